@@ -1,0 +1,141 @@
+# utrace - build, run the demo, run the tests.
+#
+#   make            build build/bin/utrace, build/bin/utracefs, build/lib/libutrace.so
+#   make run        install missing packages, build, mount, trace examples/, print the trace
+#   make test       install missing packages, build (plain and ASan+UBSan), run every test
+#   make bench      performance runs (bench/), writes docs/performance.md
+#
+# Source lists are found by wildcard: a new .c file in a directory is built
+# without touching this file.  fs/main.c and cmd/main.c hold only main(), so the
+# rest of fs/ and cmd/ can be linked into unit tests.
+
+B ?= build
+SAN ?=
+CC ?= gcc
+
+DEPS_BUILD := gcc clang make pkg-config libfuse3-dev fuse3 libelf-dev libcmocka-dev
+DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox
+
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null)
+
+WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Icommon -D_GNU_SOURCE
+# The runtime runs inside traced programs: never instrumented, symbols hidden.
+# Under SAN it gets UBSan only: an ASan library cannot be preloaded into a program
+# that was not itself built with ASan.
+RT_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec
+ifneq ($(SAN),)
+BASE_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN_LDFLAGS := -fsanitize=$(SAN)
+RT_CFLAGS += -fsanitize=undefined -fno-sanitize-recover=undefined
+RT_LDFLAGS := -fsanitize=undefined
+endif
+HOST_CFLAGS := $(BASE_CFLAGS) -fPIC
+# Programs that are traced (tests, examples).
+TRACED_CFLAGS := -O2 -g -fpatchable-function-entry=5 -Iinclude
+
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_ASM := $(wildcard common/arch/x86_64/*.S)
+RT_SRC := $(wildcard runtime/*.c)
+RT_ASM := $(wildcard runtime/arch/x86_64/*.S)
+FS_SRC := $(filter-out fs/main.c,$(wildcard fs/*.c fs/tracers/*.c fs/output/*.c))
+CMD_SRC := $(filter-out cmd/main.c,$(wildcard cmd/*.c))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+PROG_SRC := $(wildcard tests/progs/*.c)
+EXAMPLE_SRC := $(wildcard examples/*.c)
+
+obj = $(patsubst %.S,$(B)/obj/$(1)/%.o,$(patsubst %.c,$(B)/obj/$(1)/%.o,$(2)))
+
+COMMON_OBJ := $(call obj,host,$(COMMON_SRC) $(COMMON_ASM))
+RT_OBJ := $(call obj,rt,$(RT_SRC) $(RT_ASM) $(COMMON_SRC) $(COMMON_ASM))
+FS_OBJ := $(call obj,host,$(FS_SRC))
+CMD_OBJ := $(call obj,host,$(CMD_SRC))
+
+LIB := $(B)/lib/libutrace.so
+FSBIN := $(B)/bin/utracefs
+CLI := $(B)/bin/utrace
+UNITS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+PROGS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(PROG_SRC))
+EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
+
+FS_LIBS := $(FUSE_LIBS) -lelf -lpthread -lstdc++
+.PHONY: all deps deps-bench run test test-build bench clean format
+all: $(LIB) $(FSBIN) $(CLI)
+
+$(B)/obj/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/obj/host/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/obj/rt/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/obj/rt/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/common.a: $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB): $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-z,defs -Wl,-soname,libutrace.so $(RT_LDFLAGS) -o $@ $(RT_OBJ) -ldl -lpthread
+
+$(FSBIN): $(B)/obj/host/fs/main.o $(FS_OBJ) $(B)/common.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_LDFLAGS) -o $@ $^ $(FS_LIBS)
+
+$(CLI): $(B)/obj/host/cmd/main.o $(CMD_OBJ) $(B)/common.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_LDFLAGS) -o $@ $^ -lelf -lpthread
+
+# Unit tests link everything but the main() files.
+$(B)/tests/test_%: tests/unit/test_%.c $(FS_OBJ) $(CMD_OBJ) $(B)/common.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(FUSE_CFLAGS) -Ifs -Icmd -o $@ $< $(FS_OBJ) $(CMD_OBJ) $(B)/common.a \
+		$(SAN_LDFLAGS) -lcmocka $(FS_LIBS)
+
+# Traced programs: instrumented, not sanitized (the runtime is what is tested).
+$(B)/tests/progs/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACED_CFLAGS) -o $@ $< -lpthread -ldl
+$(B)/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACED_CFLAGS) -o $@ $< -lpthread
+
+test-build: all $(UNITS) $(PROGS) $(EXAMPLES)
+
+deps:
+	@missing=""; for p in $(DEPS_BUILD); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+
+deps-bench: deps
+	@missing=""; for p in $(DEPS_BENCH); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+
+run: deps
+	$(MAKE) --no-print-directory test-build
+	@sh examples/demo.sh $(B)
+
+# The suite runs twice: plain, then with AddressSanitizer + UndefinedBehaviorSanitizer.
+test: deps
+	$(MAKE) --no-print-directory test-build
+	$(MAKE) --no-print-directory test-build B=build-san SAN=address,undefined
+	@sh tests/run.sh build build-san
+
+bench: deps-bench
+	$(MAKE) --no-print-directory test-build
+	@sh bench/run.sh $(B)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ut_ctl.h - the control page: the first page of the tracing memfd.
+ *
+ * utracefs owns it and is its only writer; traced processes map it read-only.
+ * It tells the runtime what to do; the runtime never trusts it for memory safety
+ * (cpu numbers and sizes it reads are bounded by what it mapped).
+ *
+ * Changes: utracefs updates the fields, then increments `gen` and does a
+ * FUTEX_WAKE (shared, not private) on it.  Each process's control thread waits on
+ * `gen` (FUTEX_WAIT), applies the new state (patches or unpatches its sites) and
+ * answers UT_MSG_ACK with the gen it applied.  A write to current_tracer returns
+ * once every live process acknowledged, or after UT_ACK_TIMEOUT_MS.
+ */
+#ifndef UT_CTL_H
+#define UT_CTL_H
+
+#include <stdint.h>
+
+#define UT_CTL_MAGIC 0x4c544375u /* "uCTL" */
+#define UT_PROTO_VERSION 1u
+#define UT_ACK_TIMEOUT_MS 2000
+
+enum ut_tracer_id {
+	UT_TRACER_NOP = 0,
+	UT_TRACER_FUNCTION = 1,
+	UT_TRACER_FUNCTION_GRAPH = 2, /* later */
+};
+
+/* Options the runtime acts on (the rest only change how utracefs prints). */
+#define UT_CTL_OPT_FUNC_STACK_TRACE 0x1u /* write a stack event after each function event */
+
+struct ut_ctl {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t gen;	     /* futex word, bumped after every change */
+	uint32_t tracer;     /* enum ut_tracer_id: which sites are live and where they go */
+	uint32_t tracing_on; /* 0: writers record nothing (sites may stay patched) */
+	uint32_t opts;	     /* UT_CTL_OPT_* */
+	uint32_t nr_cpus;    /* rb_cpu entries and rings in the area */
+	uint32_t trace_printk; /* option trace_printk: 0 makes trace_printk() a no-op */
+	uint64_t area_size;  /* bytes of the memfd */
+	uint32_t ftrace_enabled; /* master switch (issue: dynamic ftrace) */
+	uint32_t _reserved[1009];
+};
+_Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
+_Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");
+_Static_assert(__builtin_offsetof(struct ut_ctl, tracing_on) == 16, "asm uses offset 16");
+_Static_assert(__builtin_offsetof(struct ut_ctl, opts) == 20, "asm uses offset 20");
+_Static_assert(__builtin_offsetof(struct ut_ctl, nr_cpus) == 24, "asm uses offset 24");
+
+#endif

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ut_ring.h - the shared-memory ring buffer: layout and the contract between
+ * writers (traced processes, and utracefs itself for trace_marker) and the one
+ * reader (utracefs).
+ *
+ * The whole tracing area is one memfd created by utracefs and handed to every
+ * registered process over the control socket:
+ *
+ *   offset 0                       control page (struct ut_ctl, ut_ctl.h), mapped
+ *                                  read-only by traced processes
+ *   UT_RB_CPU_OFF                  struct rb_cpu[nr_cpus], one per CPU, 128 bytes
+ *   UT_RB_DATA_OFF + cpu*UT_RB_CPU_SPAN
+ *                                  that CPU's ring: up to UT_RB_MAX_PAGES pages of
+ *                                  UT_RB_PAGE_SIZE bytes (the file is sparse; only
+ *                                  pages in use are touched)
+ *
+ * Each CPU's ring is an array of nr_pages pages used in a circle.  A page holds a
+ * struct rb_page header and UT_RB_PAGE_DATA bytes of events.  Events never cross a
+ * page boundary.  Pages are numbered by a "virtual page" number (vpage) that grows
+ * forever (modulo 2^24); vpage v lives in slot v mod nr_pages.
+ *
+ * THE WRITE POSITION.  Everything a writer publishes is in one 64-bit word,
+ * rb_cpu.wpos, which packs offset-in-page, entries-in-page, slot and vpage (see
+ * RB_WPOS_* below).  A writer:
+ *
+ *   1. reads wpos (and enabled, nr_pages, flags, read_vpage when needed);
+ *   2. writes the event bytes at data[offset] of the current page - bytes beyond
+ *      the committed offset are invisible to the reader;
+ *   3. commits with ONE store of the new wpos (offset += len, entries += 1).
+ *
+ * Steps 1-3 run inside a restartable sequence (rseq) on the current CPU, the
+ * commit store being the last instruction of the critical section.  Preemption,
+ * migration or a signal aborts and restarts the sequence, so two writers on one
+ * CPU never interleave and a writer killed at any instruction leaves wpos as it
+ * was: the half-written bytes are simply beyond the committed offset.
+ *
+ * When the event does not fit in the current page the writer, still in the same
+ * critical section, finishes the page and starts the next one:
+ *   - no-overwrite mode (RB_F_OVERWRITE clear): if next vpage - read_vpage >=
+ *     nr_pages the buffer is full; the event is dropped and the commit store is
+ *     instead `dropped = dropped + 1` (still one store, still last);
+ *   - old page: hdr.commit = current wpos (final offset and entry count);
+ *   - new page: hdr.vpage, hdr.time_stamp, hdr.base_entries = old.base_entries +
+ *     old entries, hdr.commit = 0;
+ *   - the event goes at offset 0 of the new page; commit wpos for the new page.
+ * Every store before the commit only writes values computed from state that the
+ * sequence itself read, so a restart repeats them harmlessly.
+ *
+ * THE READER never writes anything a writer writes.  It copies a page, then
+ * re-reads wpos: in overwrite mode the page of vpage v may be overwritten once the
+ * writer has begun vpage v + nr_pages - 1's successor, so a copy is valid only if
+ * afterwards  wpos.vpage - v < nr_pages - 1  and the copied hdr.vpage == v.  The
+ * readable window is therefore the last nr_pages - 1 pages.  Everything read from
+ * shared memory (lengths, types, offsets, counts) is checked: a bad event ends
+ * the page, it never crashes or hangs the reader.
+ *
+ * Per-CPU accounting, all exact and derived from the layout:
+ *   written  = cur.base_entries + wpos.entries            (all events ever committed)
+ *   entries  = written - oldest_readable.base_entries - consumed-in-oldest-page
+ *   overrun  = oldest_readable.base_entries - read_events  (overwritten, never read)
+ *   dropped  = rb_cpu.dropped                              (no-overwrite, buffer full)
+ *
+ * Changes the reader must make to writer state (reset, resize, cpumask) use
+ * enabled = 0, then a CPU barrier (run a utracefs thread on that CPU, which forces
+ * any in-flight sequence there to abort or finish), then the change, then
+ * enabled = 1.  Writers check enabled inside the sequence.
+ *
+ * Time stamps are raw TSC values (rdtsc) read inside the sequence, so they are
+ * monotonic per CPU; utracefs converts them to the selected trace_clock.
+ */
+#ifndef UT_RING_H
+#define UT_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UT_RB_PAGE_SIZE 4096u
+#define UT_RB_PAGE_HDR 32u
+#define UT_RB_PAGE_DATA (UT_RB_PAGE_SIZE - UT_RB_PAGE_HDR) /* 4064 */
+#define UT_RB_MAX_PAGES (1u << 18) /* 1 GiB per CPU at most */
+#define UT_RB_MAX_CPUS 256u
+
+/* The kernel's data page: buffer_size_kb is computed in these units. */
+#define UT_KERNEL_PAGE_DATA 4080u
+
+#define UT_CTL_SIZE 4096u
+#define UT_RB_CPU_OFF UT_CTL_SIZE
+#define UT_RB_CPU_SIZE 128u
+#define UT_RB_DATA_OFF (UT_CTL_SIZE + UT_RB_MAX_CPUS * UT_RB_CPU_SIZE) /* page aligned */
+#define UT_RB_CPU_SPAN ((uint64_t)UT_RB_MAX_PAGES * UT_RB_PAGE_SIZE)
+
+/* Total size of the memfd for nr_cpus CPUs. */
+static inline uint64_t ut_rb_area_size(unsigned int nr_cpus)
+{
+	return UT_RB_DATA_OFF + (uint64_t)nr_cpus * UT_RB_CPU_SPAN;
+}
+
+/* wpos packing: offset 12 bits | entries 10 bits | slot 18 bits | vpage 24 bits */
+#define RB_WPOS_OFF_SHIFT 0
+#define RB_WPOS_OFF_MASK 0xfffull
+#define RB_WPOS_ENT_SHIFT 12
+#define RB_WPOS_ENT_MASK 0x3ffull
+#define RB_WPOS_SLOT_SHIFT 22
+#define RB_WPOS_SLOT_MASK 0x3ffffull
+#define RB_WPOS_VPAGE_SHIFT 40
+#define RB_WPOS_VPAGE_MASK 0xffffffull
+#define RB_VPAGE_MOD (1u << 24)
+
+static inline unsigned int rb_wpos_off(uint64_t w)
+{
+	return (w >> RB_WPOS_OFF_SHIFT) & RB_WPOS_OFF_MASK;
+}
+static inline unsigned int rb_wpos_entries(uint64_t w)
+{
+	return (w >> RB_WPOS_ENT_SHIFT) & RB_WPOS_ENT_MASK;
+}
+static inline unsigned int rb_wpos_slot(uint64_t w)
+{
+	return (w >> RB_WPOS_SLOT_SHIFT) & RB_WPOS_SLOT_MASK;
+}
+static inline unsigned int rb_wpos_vpage(uint64_t w)
+{
+	return (w >> RB_WPOS_VPAGE_SHIFT) & RB_WPOS_VPAGE_MASK;
+}
+static inline uint64_t rb_wpos_make(unsigned int vpage, unsigned int slot, unsigned int entries,
+				    unsigned int off)
+{
+	return ((uint64_t)(vpage & RB_WPOS_VPAGE_MASK) << RB_WPOS_VPAGE_SHIFT) |
+	       ((uint64_t)(slot & RB_WPOS_SLOT_MASK) << RB_WPOS_SLOT_SHIFT) |
+	       ((uint64_t)(entries & RB_WPOS_ENT_MASK) << RB_WPOS_ENT_SHIFT) |
+	       ((uint64_t)(off & RB_WPOS_OFF_MASK) << RB_WPOS_OFF_SHIFT);
+}
+/* Distance a - b between two vpages, modulo 2^24. */
+static inline unsigned int rb_vpage_sub(unsigned int a, unsigned int b)
+{
+	return (a - b) & (RB_VPAGE_MOD - 1);
+}
+
+#define RB_F_OVERWRITE 0x1u
+
+/*
+ * Per-CPU writer state, 128 bytes.  First cache line: written by writers on this
+ * CPU (wpos, dropped) and, rarely and only with enabled == 0 plus a CPU barrier,
+ * by utracefs (nr_pages, flags, enabled).  Second cache line: written by utracefs
+ * only (read_vpage), read by writers when they start a page.
+ */
+struct rb_cpu {
+	uint64_t wpos;
+	uint64_t dropped;
+	uint32_t nr_pages; /* >= 3 */
+	uint32_t flags;	   /* RB_F_* */
+	uint32_t enabled;  /* 0: writers return at once, nothing is counted */
+	uint32_t _pad0;
+	uint64_t _pad1[4];
+	uint64_t read_vpage; /* no-overwrite: writers never start vpage >= read_vpage + nr_pages */
+	uint64_t _pad2[7];
+};
+_Static_assert(sizeof(struct rb_cpu) == UT_RB_CPU_SIZE, "rb_cpu layout");
+_Static_assert(offsetof(struct rb_cpu, wpos) == 0, "asm uses offset 0");
+_Static_assert(offsetof(struct rb_cpu, dropped) == 8, "asm uses offset 8");
+_Static_assert(offsetof(struct rb_cpu, nr_pages) == 16, "asm uses offset 16");
+_Static_assert(offsetof(struct rb_cpu, flags) == 20, "asm uses offset 20");
+_Static_assert(offsetof(struct rb_cpu, enabled) == 24, "asm uses offset 24");
+_Static_assert(offsetof(struct rb_cpu, read_vpage) == 64, "asm uses offset 64");
+
+/* Page header, 32 bytes, followed by UT_RB_PAGE_DATA bytes of events. */
+struct rb_page {
+	uint64_t time_stamp;   /* TSC of the first event */
+	uint64_t commit;       /* wpos snapshot when the page was finished; 0 while current */
+	uint64_t base_entries; /* events committed on this CPU before this page */
+	uint32_t vpage;	       /* which virtual page this slot holds */
+	uint32_t magic;	       /* UT_RB_PAGE_MAGIC */
+};
+_Static_assert(sizeof(struct rb_page) == UT_RB_PAGE_HDR, "rb_page layout");
+#define UT_RB_PAGE_MAGIC 0x75745042u /* "BPtu" */
+
+/*
+ * Events.  Every event starts with this 16-byte header; len is the whole event
+ * in bytes, a multiple of 8, at least 16.  Types use the kernel's ftrace ids.
+ */
+struct ut_ev {
+	uint16_t len;
+	uint8_t type;  /* UT_EV_* */
+	uint8_t flags; /* UT_EVF_* */
+	uint32_t tid;
+	uint64_t ts; /* raw TSC */
+};
+_Static_assert(sizeof(struct ut_ev) == 16, "ut_ev layout");
+
+enum {
+	UT_EV_FUNCTION = 1,	    /* struct ut_ev_func */
+	UT_EV_KERNEL_STACK = 4,	    /* struct ut_ev_stack: func_stack_trace */
+	UT_EV_PRINT = 5,	    /* struct ut_ev_print: trace_printk, trace_puts, trace_marker */
+	UT_EV_GRAPH_RET = 10,	    /* function_graph (later) */
+	UT_EV_GRAPH_ENT = 11,	    /* function_graph (later) */
+	UT_EV_RAW_DATA = 19,	    /* struct ut_ev_raw: trace_marker_raw */
+};
+
+/* Context flags of the writing thread. */
+#define UT_EVF_SIGBLOCKED 0x01 /* all async signals blocked: 'd' */
+#define UT_EVF_SIGHANDLER 0x02 /* inside a signal handler: 'h' */
+#define UT_EVF_PREEMPT1 0x10   /* written by utracefs on behalf of a write(2): preempt depth 1 */
+
+/*
+ * function: ip is the return address of the patch-site call (site + 5, the
+ * reader subtracts UT_SITE_CALL_LEN), parent_ip the return address into the caller.
+ */
+struct ut_ev_func {
+	struct ut_ev h;
+	uint64_t ip;
+	uint64_t parent_ip;
+};
+_Static_assert(sizeof(struct ut_ev_func) == 32, "ut_ev_func layout");
+#define UT_SITE_CALL_LEN 5
+
+/* print: ip of the caller (a return address) or UT_IP_MARKER; NUL-terminated text. */
+struct ut_ev_print {
+	struct ut_ev h;
+	uint64_t ip;
+	char buf[];
+};
+#define UT_IP_MARKER 1ull /* shown as tracing_mark_write */
+#define UT_PRINT_MAX 4096u /* text bytes at most (trace_marker limit) */
+
+/* trace_marker_raw: a 4-byte id then the payload. */
+struct ut_ev_raw {
+	struct ut_ev h;
+	uint32_t id;
+	uint32_t size; /* payload bytes */
+	unsigned char buf[];
+};
+
+/* func_stack_trace: nr return addresses, innermost first. */
+struct ut_ev_stack {
+	struct ut_ev h;
+	uint64_t nr;
+	uint64_t ips[];
+};
+#define UT_STACK_MAX 64u
+
+static inline struct rb_cpu *ut_rb_cpu(void *area, unsigned int cpu)
+{
+	return (struct rb_cpu *)((char *)area + UT_RB_CPU_OFF + (size_t)cpu * UT_RB_CPU_SIZE);
+}
+static inline struct rb_page *ut_rb_page(void *area, unsigned int cpu, unsigned int slot)
+{
+	return (struct rb_page *)((char *)area + UT_RB_DATA_OFF + cpu * UT_RB_CPU_SPAN +
+				  (uint64_t)slot * UT_RB_PAGE_SIZE);
+}
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ut_wire.h - the control socket between a traced process and utracefs.
+ *
+ * An AF_UNIX SOCK_SEQPACKET socket at ut_socket_path() (ut_paths.h), mode 0600
+ * in a 0700 directory; utracefs accepts only peers of its own uid (SO_PEERCRED).
+ * Every message is one packet starting with struct ut_msg_hdr.  Any thread of the
+ * process may send (a packet is atomic); only the control thread receives.
+ *
+ *   process                         utracefs
+ *   HELLO {pid, comm, exe}   --->
+ *                            <---   WELCOME {nr_cpus, area_size} + SCM_RIGHTS memfd
+ *   (maps the area, applies ctl state)
+ *   ACK {gen}                --->   (after applying every ctl generation)
+ *   TASK {tid, comm}         --->   (a thread's first event, prctl name changes)
+ *   MAPS {}                  --->   (after dlopen/dlclose: re-read /proc/PID/maps)
+ *   TRACING {on}             --->   (tracing_on()/tracing_off(): sets the tracing_on file)
+ *
+ * The connection closing (exit, exec with CLOEXEC, kill) unregisters the process;
+ * its events stay in the buffers, its tasks stay in saved_cmdlines and its maps
+ * stay known so that its events still print with symbols.
+ * After fork the child closes the inherited socket and registers anew.
+ */
+#ifndef UT_WIRE_H
+#define UT_WIRE_H
+
+#include <stdint.h>
+
+enum ut_msg_type {
+	UT_MSG_HELLO = 1,
+	UT_MSG_WELCOME = 2,
+	UT_MSG_ACK = 3,
+	UT_MSG_TASK = 4,
+	UT_MSG_MAPS = 5,
+	UT_MSG_TRACING = 6, /* tracing_on()/tracing_off() called by the program */
+};
+
+struct ut_msg_hdr {
+	uint32_t type;
+	uint32_t len; /* whole packet */
+};
+
+struct ut_msg_hello {
+	struct ut_msg_hdr h;
+	uint32_t version; /* UT_PROTO_VERSION */
+	int32_t pid;
+	int32_t tid;
+	char comm[16];
+	char exe[256]; /* readlink /proc/self/exe, may be truncated */
+};
+
+struct ut_msg_welcome {
+	struct ut_msg_hdr h;
+	uint32_t version;
+	uint32_t nr_cpus;
+	uint64_t area_size; /* map this much of the memfd passed with SCM_RIGHTS */
+};
+
+struct ut_msg_ack {
+	struct ut_msg_hdr h;
+	uint32_t gen;
+	uint32_t _pad;
+};
+
+struct ut_msg_task {
+	struct ut_msg_hdr h;
+	int32_t tid;
+	int32_t pid;
+	char comm[16];
+};
+
+struct ut_msg_maps {
+	struct ut_msg_hdr h;
+};
+
+struct ut_msg_tracing {
+	struct ut_msg_hdr h;
+	uint32_t on;
+	uint32_t _pad;
+};
+
+#endif

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tfs.h - utracefs internals shared by its parts.
+ *
+ * utracefs is the "kernel" of utrace: it owns the tracing state and the shared
+ * memory, serves the tracefs tree over FUSE and formats everything a reader sees.
+ *
+ *   state.c      the global state (struct tfs_trace), applying it to the control page
+ *                and waiting for every process to acknowledge
+ *   area.c       the memfd: creation, per-CPU reset/resize with the CPU barrier
+ *   registry.c   the control socket: processes, their tasks (comm, tgid), their maps
+ *   files.c      THE TABLE of control files: read it to learn the tree
+ *   fuse_ops.c   FUSE glue: paths -> table entries -> the ops below
+ *   one file per family of control files (current_tracer.c, buffer_size.c, ...)
+ *   ring_read.c  reading the rings: snapshots, consuming readers, statistics
+ *   clock.c      trace_clock: TSC -> the selected clock
+ *   sym.c        ip -> symbol (ELF symbol tables of each process's objects, demangling)
+ *   output/      text formatting: headers, line prefix, function lines, latency format
+ *   tracers/     one file per tracer, each a struct tracer
+ *
+ * Locking: tfs.lock (a mutex) guards struct tfs_trace; it is never held while
+ * waiting for processes (tfs_apply) or while blocking in trace_pipe.
+ */
+#ifndef TFS_H
+#define TFS_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ut_ctl.h"
+#include "ut_ring.h"
+
+/* ---- text buffers ------------------------------------------------------------ */
+
+struct tfs_buf {
+	char *data;
+	size_t len, cap;
+};
+int tfs_buf_printf(struct tfs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tfs_buf_vprintf(struct tfs_buf *b, const char *fmt, va_list ap);
+int tfs_buf_append(struct tfs_buf *b, const void *data, size_t len);
+void tfs_buf_reset(struct tfs_buf *b); /* len = 0, keeps memory */
+void tfs_buf_free(struct tfs_buf *b);
+
+/* ---- options (trace_options, options/) -------------------------------------- */
+
+/*
+ * Core options in the kernel's order (as trace_options prints them), each with
+ * its default.  Tracer-specific options (func_stack_trace, ...) are declared by
+ * the tracer (struct tracer.opts) and shown only while it is current.
+ */
+enum tfs_opt {
+	TFS_OPT_PRINT_PARENT,
+	TFS_OPT_SYM_OFFSET,
+	TFS_OPT_SYM_ADDR,
+	TFS_OPT_VERBOSE,
+	TFS_OPT_RAW,
+	TFS_OPT_HEX,
+	TFS_OPT_BIN,
+	TFS_OPT_BLOCK,
+	TFS_OPT_FIELDS,
+	TFS_OPT_TRACE_PRINTK,
+	TFS_OPT_ANNOTATE,
+	TFS_OPT_USERSTACKTRACE,
+	TFS_OPT_SYM_USEROBJ,
+	TFS_OPT_PRINTK_MSG_ONLY,
+	TFS_OPT_CONTEXT_INFO,
+	TFS_OPT_LATENCY_FORMAT,
+	TFS_OPT_RECORD_CMD,
+	TFS_OPT_RECORD_TGID,
+	TFS_OPT_OVERWRITE,
+	TFS_OPT_DISABLE_ON_FREE,
+	TFS_OPT_IRQ_INFO,
+	TFS_OPT_MARKERS,
+	TFS_OPT_EVENT_FORK,
+	TFS_OPT_TRACE_PRINTK_DEST,
+	TFS_OPT_COPY_TRACE_MARKER,
+	TFS_OPT_PAUSE_ON_TRACE,
+	TFS_OPT_HASH_PTR,
+	TFS_OPT_FUNCTION_TRACE,
+	TFS_OPT_FUNCTION_FORK,
+	TFS_OPT_STACKTRACE,
+	TFS_OPT_NR
+};
+
+struct tfs_opt_def {
+	const char *name;
+	bool def; /* default value */
+};
+extern const struct tfs_opt_def tfs_core_opts[TFS_OPT_NR];
+
+/* True when the core option is set (reads tfs.opts; no lock needed for a bit). */
+bool tfs_opt(enum tfs_opt o);
+/* True when the current tracer has its option NAME set. */
+bool tfs_tracer_opt(const char *name);
+
+/* ---- tracers ------------------------------------------------------------------ */
+
+struct tfs_event;
+struct tfs_iter;
+
+struct tracer {
+	const char *name;
+	enum ut_tracer_id id;	       /* what the runtime does for it */
+	int (*init)(void);	       /* becoming current (buffer already cleared) */
+	void (*reset)(void);	       /* no longer current */
+	void (*print_header)(struct tfs_iter *it, struct tfs_buf *b);
+	/* Format one event (context prefix included); returns 0 or -errno. */
+	int (*print_line)(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b);
+	const struct tfs_opt_def *opts; /* its own options, NULL-terminated, or NULL */
+};
+
+extern const struct tracer *const tfs_tracers[]; /* NULL-terminated, nop first */
+const struct tracer *tfs_tracer_find(const char *name);
+
+/* ---- clocks (trace_clock) ----------------------------------------------------- */
+
+enum tfs_clock {
+	TFS_CLOCK_LOCAL,
+	TFS_CLOCK_GLOBAL,
+	TFS_CLOCK_COUNTER,
+	TFS_CLOCK_UPTIME,
+	TFS_CLOCK_PERF,
+	TFS_CLOCK_MONO,
+	TFS_CLOCK_MONO_RAW,
+	TFS_CLOCK_BOOT,
+	TFS_CLOCK_X86_TSC,
+	TFS_CLOCK_NR
+};
+extern const char *const tfs_clock_names[TFS_CLOCK_NR];
+/* True for clocks printed as plain counters ("%12llu"): counter, uptime, x86-tsc. */
+bool tfs_clock_is_counter(enum tfs_clock c);
+/* Time of a raw TSC value in the current clock (ns, or ticks for counter clocks). */
+uint64_t tfs_clock_from_tsc(uint64_t tsc);
+/* "Now" in the current clock. */
+uint64_t tfs_clock_now(void);
+/* Calibrate TSC against CLOCK_MONOTONIC; called once at start. */
+void tfs_clock_init(void);
+
+/* ---- the global state ----------------------------------------------------------- */
+
+#define TFS_DEFAULT_KPAGES 346 /* 1410 KB per CPU, as the kernel's default (1408 expanded) */
+#define TFS_CPUMASK_WORDS (UT_RB_MAX_CPUS / 64)
+
+struct tfs_trace {
+	pthread_mutex_t lock;
+
+	/* the shared area */
+	int area_fd;
+	void *area;
+	uint64_t area_size;
+	unsigned int nr_cpus; /* possible CPUs */
+	struct ut_ctl *ctl;   /* == area */
+
+	/* settings */
+	const struct tracer *tracer;
+	bool tracing_on;
+	uint64_t opts;	      /* bit per enum tfs_opt */
+	uint64_t tracer_opts; /* bit per entry of tracer->opts */
+	enum tfs_clock clock;
+	unsigned int nr_kpages[UT_RB_MAX_CPUS]; /* buffer_size_kb in 4080-byte kernel pages */
+	bool buffer_expanded;			/* the kernel's "(expanded: N)" state */
+	uint64_t cpumask[TFS_CPUMASK_WORDS];
+	unsigned int saved_cmdlines_size;
+
+	/* readers */
+	int trace_pipe_readers; /* current_tracer gives EBUSY while > 0 */
+};
+extern struct tfs_trace tfs;
+
+void tfs_lock(void);
+void tfs_unlock(void);
+
+/*
+ * Publish the settings to the control page, bump gen, wake every process and wait
+ * (at most UT_ACK_TIMEOUT_MS) until each live one acknowledged.  Call without
+ * tfs.lock held.  Returns 0 (a hung process is not an error: it is reported in
+ * the daemon's log and left behind).
+ */
+int tfs_apply(void);
+
+/* ---- the area and the rings (area.c) --------------------------------------------- */
+
+int tfs_area_init(unsigned int nr_cpus);
+/* Empty one CPU's ring (cpu >= 0) or all of them (cpu < 0): the kernel's reset. */
+void tfs_ring_reset(int cpu);
+/* Give a CPU's ring room for nr_kpages kernel pages; empties it.  0 or -ENOMEM. */
+int tfs_ring_resize(unsigned int cpu, unsigned int nr_kpages);
+/* Stop or restart writes on a CPU (tracing_cpumask). */
+void tfs_ring_enable(unsigned int cpu, bool on);
+/* Wait until no write sequence that started before the call is still running on cpu. */
+void tfs_cpu_barrier(unsigned int cpu);
+/* Wake trace_pipe readers and pollers (called when new data may be there). */
+void tfs_ring_kick(void);
+
+/* ---- processes and tasks (registry.c) --------------------------------------------- */
+
+int tfs_registry_start(const char *socket_path); /* listen + accept thread */
+void tfs_registry_stop(void);
+/* Number of live registered processes. */
+unsigned int tfs_registry_count(void);
+/*
+ * Tasks seen (from HELLO/TASK messages and trace_marker writers that are known):
+ * comm of a tid (0, or -ENOENT when unknown: printed "<...>"), tgid of a tid.
+ */
+int tfs_task_comm(pid_t tid, char comm[16]);
+pid_t tfs_task_tgid(pid_t tid);
+/* Iterate saved cmdlines in the order the kernel prints them. */
+typedef void (*tfs_task_fn)(pid_t tid, pid_t tgid, const char *comm, void *arg);
+void tfs_task_foreach(tfs_task_fn fn, void *arg);
+
+/* ---- symbols (sym.c) ------------------------------------------------------------------ */
+
+/* (Re)load the memory map of a process (at HELLO and MAPS). */
+int tfs_sym_load_maps(pid_t pid);
+/*
+ * Resolve addr in the process that tid belongs to.  Fills name (demangled when
+ * demangle is set), the symbol's start and size; returns 0 or -ENOENT.
+ */
+int tfs_sym_lookup(pid_t tid, uint64_t addr, bool demangle, char *name, size_t size,
+		   uint64_t *start, uint64_t *symsize);
+
+/* ---- writing events from utracefs (trace_marker) ------------------------------------- */
+
+/* Write a print event (text not NUL-terminated, len <= UT_PRINT_MAX) for task tid. */
+int tfs_write_print(pid_t tid, uint64_t ip, const char *text, size_t len, uint8_t flags);
+
+/* ---- error_log ------------------------------------------------------------------------ */
+
+/*
+ * Add an entry: "[ts] loc: error: msg\n  Command: cmd\n" then a caret under column
+ * pos of cmd.  Keeps the last 8 entries.
+ */
+void tfs_error_log(const char *loc, const char *msg, const char *cmd, unsigned int pos);
+
+/* ---- the file tree (files.c, fuse_ops.c) ---------------------------------------------- */
+
+struct tfs_file;
+
+/* One open file. */
+struct tfs_open {
+	const struct tfs_file *file;
+	int cpu;	/* per_cpu/cpuN/... : N; otherwise -1 */
+	int flags;	/* open(2) flags */
+	pid_t pid;	/* thread id of the caller (FUSE context) */
+	struct tfs_buf content; /* made by ops->show at open: what reads return */
+	struct tfs_buf wbuf;	/* writes gathered for commit-on-close files */
+	void *priv;		/* the family's own state */
+	uint64_t fh_id;
+};
+
+struct tfs_file_ops {
+	/* Optional: called at open, before show; -errno refuses the open. */
+	int (*open)(struct tfs_open *o);
+	/* Optional: make the whole content into o->content (called at open when readable). */
+	int (*show)(struct tfs_open *o);
+	/* Optional: streaming read (trace_pipe); without it reads serve o->content. */
+	ssize_t (*read)(struct tfs_open *o, char *buf, size_t size, off_t off);
+	/* Optional: a write(2); returns bytes taken or -errno.  Without it: EINVAL... as kernel. */
+	ssize_t (*write)(struct tfs_open *o, const char *buf, size_t size, off_t off);
+	/* Optional: last close (commit-on-close files apply o->wbuf here). */
+	int (*release)(struct tfs_open *o);
+	/* Optional: open with O_TRUNC or truncate(2) (o->cpu set); e.g. `trace` clears. */
+	int (*truncate)(struct tfs_open *o);
+	/* Optional: poll mask (POLLIN | POLLRDNORM when data is there). */
+	unsigned int (*poll)(struct tfs_open *o);
+};
+
+enum tfs_file_kind { TFS_FILE, TFS_DIR };
+
+struct tfs_file {
+	const char *name;
+	enum tfs_file_kind kind;
+	unsigned int mode; /* permission bits, e.g. 0644 */
+	const struct tfs_file_ops *ops;
+	long arg;			   /* per-file argument (event id, ...) */
+	const struct tfs_file *children;   /* TFS_DIR: terminated by a NULL name */
+	const char *(*dyn_name)(unsigned int i); /* TFS_DIR with dynamic entries (options/, cpuN) */
+	const struct tfs_file *dyn_template;	 /* what each dynamic entry is */
+};
+
+extern const struct tfs_file tfs_root;
+
+/* Ops of each family, defined in their files. */
+extern const struct tfs_file_ops tfs_readme_ops, tfs_available_tracers_ops,
+	tfs_current_tracer_ops, tfs_tracing_on_ops, tfs_trace_ops, tfs_trace_pipe_ops,
+	tfs_trace_pipe_raw_ops, tfs_stats_ops, tfs_trace_options_ops, tfs_option_file_ops,
+	tfs_cpumask_ops, tfs_buffer_size_ops, tfs_buffer_total_ops, tfs_free_buffer_ops,
+	tfs_trace_clock_ops, tfs_trace_marker_ops, tfs_trace_marker_raw_ops,
+	tfs_saved_cmdlines_ops, tfs_saved_cmdlines_size_ops, tfs_saved_tgids_ops,
+	tfs_error_log_ops, tfs_header_page_ops, tfs_header_event_ops, tfs_event_format_ops;
+
+/*
+ * Parse a write to a one-value file the way the kernel does (kstrtoul on the
+ * user's text with one trailing newline allowed).  Returns 0 or -EINVAL.
+ */
+int tfs_parse_ulong(const char *buf, size_t size, unsigned long *val);
+/* The text of a write without surrounding whitespace, NUL-terminated, into out. */
+int tfs_strip(const char *buf, size_t size, char *out, size_t outsize);
+
+/* ---- reading the rings (ring_read.c) and formatting (output/) ------------------------- */
+
+/* One event as the formatter sees it (a validated copy out of the ring). */
+struct tfs_event {
+	const struct ut_ev *ev; /* len, type, flags, tid checked; payload length checked */
+	unsigned int cpu;
+	uint64_t ts; /* in the current clock (tfs_clock_from_tsc) */
+};
+
+#endif

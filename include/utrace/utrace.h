@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utrace/utrace.h - what a traced program may call, as the kernel offers it:
+ *
+ *   trace_printk(fmt, ...)  write a formatted line into the trace (shown as
+ *                           "func: text", func being the caller)
+ *   trace_puts(str)         the same for a constant string
+ *   tracing_on()            tracing_off()  tracing_is_on()
+ *                           the global switch (the tracing_on file): tracing_off()
+ *                           stops this process at once and every other one as soon
+ *                           as utracefs has seen it
+ *
+ * The program does not have to be linked with -lutrace: the entry points are weak,
+ * so it runs unchanged without the runtime (the calls do nothing and
+ * tracing_is_on() is 0), picks them up when libutrace.so is preloaded, and the
+ * calls are safe and cheap when no utracefs runs or tracing is off.
+ */
+#ifndef UTRACE_UTRACE_H
+#define UTRACE_UTRACE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int utrace_printk(const char *fmt, ...) __attribute__((weak, format(printf, 1, 2)));
+int utrace_puts(const char *str) __attribute__((weak));
+void utrace_tracing_on(void) __attribute__((weak));
+void utrace_tracing_off(void) __attribute__((weak));
+int utrace_tracing_is_on(void) __attribute__((weak));
+
+#define trace_printk(fmt, ...) (utrace_printk ? utrace_printk(fmt, ##__VA_ARGS__) : 0)
+#define trace_puts(str) (utrace_puts ? utrace_puts(str) : 0)
+
+static inline void tracing_on(void)
+{
+	if (utrace_tracing_on)
+		utrace_tracing_on();
+}
+
+static inline void tracing_off(void)
+{
+	if (utrace_tracing_off)
+		utrace_tracing_off();
+}
+
+static inline int tracing_is_on(void)
+{
+	return utrace_tracing_is_on ? utrace_tracing_is_on() : 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,108 @@
+# tests/integration/lib.sh - sourced by every integration test.
+#
+# UT_BUILD is the build directory (set by tests/run.sh).  ut_mount starts utracefs
+# on a fresh mount point and exports T (the mount) and UTRACE_TRACING (so that the
+# runtime and the CLI find it); everything is unmounted and stopped on exit.
+# Results are lines "PASS: name", "FAIL: name" (with the difference) or "SKIP: name".
+set -u
+: "${UT_BUILD:?run through tests/run.sh or set UT_BUILD}"
+: "${UT_TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
+UTRACEFS=$UT_BUILD/bin/utracefs
+UTRACE=$UT_BUILD/bin/utrace
+LIBUTRACE=$UT_BUILD/lib/libutrace.so
+PROGS=$UT_BUILD/tests/progs
+UT_TMP=$(mktemp -d /tmp/utrace-it.XXXXXX)
+UT_FS_PID=
+UT_KT_MOUNTED=
+KT=/sys/kernel/tracing
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | sed 's/^/    /'; return 0; }
+skip() { echo "SKIP: $1${2:+ ($2)}"; }
+
+# expect_eq NAME EXPECTED ACTUAL
+expect_eq() {
+	if [ "$2" = "$3" ]; then pass "$1"; else
+		fail "$1" "$(printf 'expected:\n%s\ngot:\n%s' "$2" "$3" | head -40)"
+	fi
+}
+# expect_match NAME REGEX TEXT  (grep -E on the text)
+expect_match() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then pass "$1"; else
+		fail "$1" "$(printf 'no line matches /%s/ in:\n%s' "$2" "$3" | head -40)"
+	fi
+}
+# expect_write_err NAME ERRTEXT VALUE FILE: "echo VALUE > FILE" must fail with
+# strerror text ERRTEXT (e.g. "Invalid argument").
+expect_write_err() {
+	out=$( (echo "$3" > "$4") 2>&1 ); rc=$?
+	if [ $rc -ne 0 ] && printf '%s' "$out" | grep -q "$2"; then pass "$1"; else
+		fail "$1" "exit $rc, stderr: $out"
+	fi
+}
+
+ut_cleanup() {
+	if [ -n "${T:-}" ] && mountpoint -q "$T" 2>/dev/null; then
+		fusermount3 -u "$T" 2>/dev/null || umount -l "$T" 2>/dev/null
+	fi
+	if [ -n "$UT_FS_PID" ]; then
+		kill "$UT_FS_PID" 2>/dev/null; wait "$UT_FS_PID" 2>/dev/null
+	fi
+	kt_restore
+	rm -rf "$UT_TMP"
+}
+trap ut_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ut_mount: start utracefs in the foreground (background job) and wait for the mount.
+ut_mount() {
+	T=$UT_TMP/tracing
+	mkdir -p "$T"
+	export UTRACE_TRACING=$T
+	"$UTRACEFS" -f "$T" 2>"$UT_TMP/utracefs.log" &
+	UT_FS_PID=$!
+	i=0
+	while [ $i -lt 100 ]; do
+		[ -e "$T/trace" ] && return 0
+		kill -0 "$UT_FS_PID" 2>/dev/null || break
+		sleep 0.05; i=$((i + 1))
+	done
+	echo "FAIL: utracefs did not mount"; cat "$UT_TMP/utracefs.log"
+	exit 1
+}
+# ut_umount: unmount and check utracefs exited cleanly.
+ut_umount() {
+	fusermount3 -u "$T" && wait "$UT_FS_PID"; rc=$?
+	UT_FS_PID=
+	return $rc
+}
+
+# traced PROG ARGS...: run a program with the runtime preloaded.
+traced() { LD_PRELOAD=$LIBUTRACE "$@"; }
+
+# The kernel's tracefs as an oracle.  kt_available mounts it if needed (and
+# kt_restore unmounts it again); returns 1 when there is no kernel tracefs.
+kt_available() {
+	[ "$(id -u)" -eq 0 ] || return 1
+	if [ ! -e "$KT/trace" ]; then
+		grep -qw tracefs /proc/filesystems || return 1
+		mount -t tracefs nodev "$KT" 2>/dev/null || return 1
+		UT_KT_MOUNTED=1
+	fi
+	[ -w "$KT/trace_marker" ]
+}
+# Put back what the tests may have changed, then unmount if we mounted it.
+kt_restore() {
+	[ -e "$KT/trace" ] || return 0
+	echo nop > "$KT/current_tracer" 2>/dev/null
+	echo 1 > "$KT/tracing_on" 2>/dev/null
+	echo > "$KT/trace" 2>/dev/null
+	if [ -n "$UT_KT_MOUNTED" ]; then umount "$KT" 2>/dev/null; UT_KT_MOUNTED=; fi
+}
+# tdiff NAME SCRIPT: run the script against the kernel and against $T, compare
+# (normalising time stamps, pids and cpus).  SKIP without a kernel tracefs.
+tdiff() {
+	if ! kt_available; then skip "$1" "no kernel tracefs"; return; fi
+	out=$("$UT_TOP/../shared/tools/tracefs-diff" -n "$2" "$KT" "$T" 2>&1); rc=$?
+	if [ $rc -eq 0 ]; then pass "$1"; else fail "$1" "$out"; fi
+}
