@@ -41,7 +41,7 @@ struct ut_ctl {
 	uint32_t trace_printk; /* option trace_printk: 0 makes trace_printk() a no-op */
 	uint64_t area_size;  /* bytes of the memfd */
 	uint32_t ftrace_enabled; /* master switch (issue: dynamic ftrace) */
-	uint32_t _reserved[1009];
+	uint32_t _reserved[1013];
 };
 _Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");
