@@ -1,6 +1,178 @@
 // SPDX-License-Identifier: MIT
-/* main.c - placeholder until the daemon core lands. */
-int main(void)
+/*
+ * main.c - utracefs [-f] [-d] MOUNTPOINT: set up the tracing state, the shared
+ * area and the control socket, mount the tree and serve it until unmounted
+ * (fusermount3 -u) or told to stop (SIGTERM, SIGINT).
+ *
+ * Without -f it becomes a daemon, and the command returns only once the mount
+ * and the socket are up (or with an error if they could not be set up), so that
+ * a script can use the tree right after it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "tfs.h"
+#include "ut_paths.h"
+
+static void usage(FILE *out)
 {
-	return 1;
+	fprintf(out, "usage: utracefs [-f] [-d] MOUNTPOINT\n"
+		     "  -f  stay in the foreground\n"
+		     "  -d  FUSE debug output (implies -f)\n");
+}
+
+/*
+ * Fork; the parent waits for the child to report that everything is up, and
+ * exits with the child's verdict.  Returns the pipe the child reports on.
+ */
+static int daemon_start(void)
+{
+	int p[2];
+	char ok;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		perror("utracefs: pipe");
+		exit(1);
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("utracefs: fork");
+		exit(1);
+	}
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &ok, 1) == 1)
+			exit(0);
+		waitpid(pid, NULL, 0);
+		exit(1);
+	}
+	close(p[0]);
+	setsid();
+	return p[1];
+}
+
+static void daemon_ready(int fd)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (chdir("/"))
+		perror("utracefs: chdir");
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		close(null);
+	}
+	if (write(fd, "1", 1) != 1) {
+		/* the parent is gone: nothing to tell */
+	}
+	close(fd);
+}
+
+/* The mount point as an absolute path, spelled as given (the socket sits next to it). */
+static int absolute(const char *path, char *out, size_t size)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (path[0] == '/') {
+		n = snprintf(out, size, "%s", path);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return -errno;
+		n = snprintf(out, size, "%s/%s", cwd, path);
+	}
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	while (n > 1 && out[n - 1] == '/')
+		out[--n] = '\0';
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char mnt[PATH_MAX], sock[PATH_MAX];
+	bool foreground = false, debug = false;
+	struct fuse *f;
+	struct stat st;
+	int c, err, ready = -1;
+
+	while ((c = getopt(argc, argv, "+fdh")) != -1) {
+		switch (c) {
+		case 'f':
+			foreground = true;
+			break;
+		case 'd':
+			debug = foreground = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	err = absolute(argv[optind], mnt, sizeof(mnt));
+	if (!err)
+		err = ut_socket_path_for(mnt, sock, sizeof(sock));
+	if (!err && stat(mnt, &st))
+		err = -errno;
+	if (!err && !S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	if (err) {
+		fprintf(stderr, "utracefs: %s: %s\n", argv[optind], strerror(-err));
+		return 1;
+	}
+
+	if (!foreground)
+		ready = daemon_start();
+	tfs_clock_init();
+	tfs_state_defaults(tfs_possible_cpus());
+	err = tfs_area_init(tfs.nr_cpus);
+	if (err) {
+		fprintf(stderr, "utracefs: shared area: %s\n", strerror(-err));
+		return 1;
+	}
+	err = tfs_registry_start(sock);
+	if (err) {
+		fprintf(stderr, "utracefs: %s: %s\n", sock, strerror(-err));
+		return 1;
+	}
+	f = tfs_fuse_mount(mnt, debug);
+	if (!f) {
+		fprintf(stderr, "utracefs: cannot mount %s\n", mnt);
+		tfs_registry_stop();
+		return 1;
+	}
+	err = tfs_kicker_start();
+	if (err)
+		fprintf(stderr, "utracefs: kicker: %s (trace_pipe wakes up late)\n",
+			strerror(-err));
+	if (ready >= 0)
+		daemon_ready(ready);
+
+	err = tfs_fuse_loop(f);
+
+	/* processes see EOF and go dormant; then the tree goes away */
+	tfs_registry_stop();
+	tfs_kicker_stop();
+	tfs_fuse_unmount(f);
+	tfs_area_fini();
+	/* the loop answers a signal's number when SIGTERM/SIGINT ended it: a clean end */
+	return err < 0 ? 1 : 0;
 }

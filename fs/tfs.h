@@ -97,6 +97,9 @@ extern const struct tfs_opt_def tfs_core_opts[TFS_OPT_NR];
 bool tfs_opt(enum tfs_opt o);
 /* True when the current tracer has its option NAME set. */
 bool tfs_tracer_opt(const char *name);
+/* The option bits of tracer t (bit per entry of t->opts), kept for every tracer. */
+struct tracer;
+uint64_t tfs_tracer_opts_of(const struct tracer *t);
 
 /* ---- tracers ------------------------------------------------------------------ */
 
@@ -112,9 +115,11 @@ struct tracer {
 	/* Format one event (context prefix included); returns 0 or -errno. */
 	int (*print_line)(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b);
 	const struct tfs_opt_def *opts; /* its own options, NULL-terminated, or NULL */
+	/* Optional: accept (0) or refuse (-errno) a change of its option opts[idx]. */
+	int (*set_opt)(unsigned int idx, bool set);
 };
 
-extern const struct tracer *const tfs_tracers[]; /* NULL-terminated, nop first */
+extern const struct tracer *const tfs_tracers[]; /* NULL-terminated, available_tracers order */
 const struct tracer *tfs_tracer_find(const char *name);
 
 /* ---- clocks (trace_clock) ----------------------------------------------------- */
@@ -143,7 +148,6 @@ void tfs_clock_init(void);
 
 /* ---- the global state ----------------------------------------------------------- */
 
-#define TFS_DEFAULT_KPAGES 346 /* 1410 KB per CPU, as the kernel's default (1408 expanded) */
 #define TFS_CPUMASK_WORDS (UT_RB_MAX_CPUS / 64)
 
 struct tfs_trace {
@@ -196,6 +200,23 @@ void tfs_ring_enable(unsigned int cpu, bool on);
 void tfs_cpu_barrier(unsigned int cpu);
 /* Wake trace_pipe readers and pollers (called when new data may be there). */
 void tfs_ring_kick(void);
+/*
+ * Wait for a kick (new data may be there, or the rings changed).  *seen_seq is
+ * the caller's last seen kick number (start with 0); returns 1 at once when a kick
+ * happened since, else waits up to timeout_ms (< 0: forever) and returns 1 when
+ * kicked, 0 on timeout.  *seen_seq is updated.  Never hold tfs.lock across it.
+ */
+int tfs_ring_wait(uint64_t *seen_seq, int timeout_ms);
+/* Option overwrite: switch every ring's mode without emptying it. */
+void tfs_ring_set_overwrite(bool on);
+
+/*
+ * buffer_size.c: the kernel's first-use growth of the buffer.  At start every CPU
+ * has TFS_BOOT_KPAGES (settings.h) and buffer_expanded is false ("7 (expanded:
+ * 1408)"); the first tracer write (any tracer, even the current one) grows every
+ * CPU to the kernel's 1408 KB.  No-op once expanded.  Call without tfs.lock.
+ */
+int tfs_buffer_expand(void);
 
 /* ---- processes and tasks (registry.c) --------------------------------------------- */
 
@@ -212,6 +233,8 @@ pid_t tfs_task_tgid(pid_t tid);
 /* Iterate saved cmdlines in the order the kernel prints them. */
 typedef void (*tfs_task_fn)(pid_t tid, pid_t tgid, const char *comm, void *arg);
 void tfs_task_foreach(tfs_task_fn fn, void *arg);
+/* Remember a task (tid, tgid, comm) as the kernel's saved_cmdlines does; 0 or -errno. */
+int tfs_task_record(pid_t tid, pid_t tgid, const char *comm);
 
 /* ---- symbols (sym.c) ------------------------------------------------------------------ */
 
@@ -228,6 +251,12 @@ int tfs_sym_lookup(pid_t tid, uint64_t addr, bool demangle, char *name, size_t s
 
 /* Write a print event (text not NUL-terminated, len <= UT_PRINT_MAX) for task tid. */
 int tfs_write_print(pid_t tid, uint64_t ip, const char *text, size_t len, uint8_t flags);
+/*
+ * trace_marker.c: write a raw_data event for task tid: data is the 4-byte id then
+ * the payload (len >= 4, at most what one event holds: -EINVAL otherwise).
+ * Returns 0 or what ut_rb_write returns (-EAGAIN, -ENOSPC, ...).
+ */
+int tfs_write_raw(pid_t tid, const void *data, size_t len, uint8_t flags);
 
 /* ---- error_log ------------------------------------------------------------------------ */
 

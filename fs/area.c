@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/*
+ * area.c - the shared tracing area (one memfd: control page, per-CPU writer
+ * state, rings) and every change utracefs makes to writer state.
+ *
+ * Writers never take a lock, so utracefs changes a CPU's ring only in the way
+ * ut_ring.h prescribes: enabled = 0, a CPU barrier (this thread runs on that CPU
+ * once, which aborts or completes any rseq write sequence that was in flight
+ * there), the change, then enabled = 1 if the CPU is in tracing_cpumask.  The
+ * changes are serialised among themselves by area_lock; tfs.lock is not taken
+ * here, so callers may hold it.
+ *
+ * Writers never notify anybody either: a kicker thread looks at every CPU's
+ * wpos and dropped counter every TFS_KICK_MS and wakes blocked trace_pipe
+ * readers and pollers when something moved.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "tfs.h"
+#include "ut_ring_write.h"
+
+#define TFS_KICK_MS 20
+
+static pthread_mutex_t area_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Reader wake-ups: a sequence number bumped by every kick. */
+static pthread_mutex_t kick_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t kick_cond;
+static uint64_t kick_seq;
+
+static pthread_t kicker;
+static bool kicker_running;
+static volatile bool kicker_stop;
+
+/*
+ * A request of K kernel pages (4080 data bytes each) gets enough of our pages
+ * (4064 data bytes) to hold as many bytes, plus one: the page the writer may be
+ * overwriting is never readable (ut_ring.h), so the readable window holds K.
+ */
+unsigned int tfs_kpages_to_rb_pages(unsigned int nr_kpages)
+{
+	uint64_t bytes = (uint64_t)nr_kpages * UT_KERNEL_PAGE_DATA;
+	uint64_t pages = (bytes + UT_RB_PAGE_DATA - 1) / UT_RB_PAGE_DATA + 1;
+
+	if (pages < 3)
+		pages = 3;
+	if (pages > UT_RB_MAX_PAGES)
+		pages = UT_RB_MAX_PAGES;
+	return (unsigned int)pages;
+}
+
+static bool cpu_in_mask(unsigned int cpu)
+{
+	return tfs.cpumask[cpu / 64] >> (cpu % 64) & 1;
+}
+
+static unsigned int ring_flags(void)
+{
+	return tfs_opt(TFS_OPT_OVERWRITE) ? RB_F_OVERWRITE : 0;
+}
+
+static void set_enabled(unsigned int cpu, uint32_t on)
+{
+	__atomic_store_n(&ut_rb_cpu(tfs.area, cpu)->enabled, on, __ATOMIC_SEQ_CST);
+}
+
+void tfs_cpu_barrier(unsigned int cpu)
+{
+	cpu_set_t old, one;
+
+	if (pthread_getaffinity_np(pthread_self(), sizeof(old), &old))
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	/* setting the affinity migrates this thread before it returns */
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0) {
+		sched_yield();
+		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+	}
+}
+
+/* Reset one CPU with the given page count; area_lock held. */
+static void ring_reset_locked(unsigned int cpu, unsigned int nr_pages)
+{
+	set_enabled(cpu, 0);
+	tfs_cpu_barrier(cpu);
+	ut_rb_reset_cpu(tfs.area, cpu, nr_pages, ring_flags());
+	set_enabled(cpu, cpu_in_mask(cpu));
+}
+
+int tfs_area_init(unsigned int nr_cpus)
+{
+	uint64_t size = ut_rb_area_size(nr_cpus);
+	void *area;
+	int fd;
+
+	if (!nr_cpus || nr_cpus > UT_RB_MAX_CPUS)
+		return -EINVAL;
+	fd = memfd_create("utrace", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* the file is sparse: only the pages the rings use get memory */
+	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)size)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (area == MAP_FAILED) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+
+	tfs_lock();
+	tfs.area_fd = fd;
+	tfs.area = area;
+	tfs.area_size = size;
+	tfs.nr_cpus = nr_cpus;
+	tfs.ctl = area;
+	tfs.ctl->magic = UT_CTL_MAGIC;
+	tfs.ctl->version = UT_PROTO_VERSION;
+	tfs.ctl->nr_cpus = nr_cpus;
+	tfs.ctl->area_size = size;
+	tfs.ctl->ftrace_enabled = 1;
+	tfs_unlock();
+
+	pthread_mutex_lock(&area_lock);
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++)
+		ring_reset_locked(cpu, tfs_kpages_to_rb_pages(tfs.nr_kpages[cpu]));
+	pthread_mutex_unlock(&area_lock);
+
+	tfs_lock();
+	tfs_publish_locked();
+	tfs_unlock();
+	return 0;
+}
+
+void tfs_area_fini(void)
+{
+	tfs_lock();
+	if (tfs.area)
+		munmap(tfs.area, tfs.area_size);
+	if (tfs.area_fd >= 0)
+		close(tfs.area_fd);
+	tfs.area = NULL;
+	tfs.ctl = NULL;
+	tfs.area_fd = -1;
+	tfs_unlock();
+}
+
+void tfs_ring_reset(int cpu)
+{
+	if (!tfs.area)
+		return;
+	pthread_mutex_lock(&area_lock);
+	for (unsigned int c = 0; c < tfs.nr_cpus; c++)
+		if (cpu < 0 || (unsigned int)cpu == c)
+			ring_reset_locked(c, tfs_kpages_to_rb_pages(tfs.nr_kpages[c]));
+	pthread_mutex_unlock(&area_lock);
+	tfs_ring_kick();
+}
+
+int tfs_ring_resize(unsigned int cpu, unsigned int nr_kpages)
+{
+	uint64_t max_kpages =
+	    (uint64_t)(UT_RB_MAX_PAGES - 1) * UT_RB_PAGE_DATA / UT_KERNEL_PAGE_DATA;
+
+	if (!tfs.area || cpu >= tfs.nr_cpus)
+		return -EINVAL;
+	if (!nr_kpages || nr_kpages > max_kpages)
+		return -ENOMEM;
+	pthread_mutex_lock(&area_lock);
+	ring_reset_locked(cpu, tfs_kpages_to_rb_pages(nr_kpages));
+	pthread_mutex_unlock(&area_lock);
+	tfs_ring_kick();
+	return 0;
+}
+
+void tfs_ring_enable(unsigned int cpu, bool on)
+{
+	if (!tfs.area || cpu >= tfs.nr_cpus)
+		return;
+	pthread_mutex_lock(&area_lock);
+	set_enabled(cpu, 0);
+	tfs_cpu_barrier(cpu);
+	set_enabled(cpu, on);
+	pthread_mutex_unlock(&area_lock);
+}
+
+void tfs_ring_set_overwrite(bool on)
+{
+	if (!tfs.area)
+		return;
+	pthread_mutex_lock(&area_lock);
+	for (unsigned int cpu = 0; cpu < tfs.nr_cpus; cpu++) {
+		struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+		uint32_t was = rc->enabled;
+
+		set_enabled(cpu, 0);
+		tfs_cpu_barrier(cpu);
+		if (!on) {
+			/*
+			 * No-overwrite writers stop at read_vpage + nr_pages: start
+			 * the count at the oldest page still readable, not at a
+			 * page that was overwritten long ago.
+			 */
+			unsigned int vp = rb_wpos_vpage(rc->wpos);
+			unsigned int oldest = vp >= rc->nr_pages - 2 ? vp - (rc->nr_pages - 2) : 0;
+
+			if (rb_vpage_sub(vp, (unsigned int)rc->read_vpage) > vp - oldest)
+				rc->read_vpage = oldest;
+		}
+		rc->flags = on ? rc->flags | RB_F_OVERWRITE : rc->flags & ~RB_F_OVERWRITE;
+		set_enabled(cpu, was);
+	}
+	pthread_mutex_unlock(&area_lock);
+}
+
+/* ---- waking readers ------------------------------------------------------------- */
+
+static void kick_cond_init(void)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&kick_cond, &a);
+	pthread_condattr_destroy(&a);
+}
+
+static pthread_once_t kick_once = PTHREAD_ONCE_INIT;
+
+void tfs_ring_kick(void)
+{
+	pthread_once(&kick_once, kick_cond_init);
+	pthread_mutex_lock(&kick_lock);
+	kick_seq++;
+	pthread_cond_broadcast(&kick_cond);
+	pthread_mutex_unlock(&kick_lock);
+	tfs_fuse_poll_wake();
+}
+
+int tfs_ring_wait(uint64_t *seen_seq, int timeout_ms)
+{
+	struct timespec end;
+	int kicked = 1;
+
+	pthread_once(&kick_once, kick_cond_init);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&kick_lock);
+	while (kick_seq == *seen_seq) {
+		if (timeout_ms < 0) {
+			pthread_cond_wait(&kick_cond, &kick_lock);
+		} else if (pthread_cond_timedwait(&kick_cond, &kick_lock, &end) == ETIMEDOUT) {
+			kicked = kick_seq != *seen_seq;
+			break;
+		}
+	}
+	*seen_seq = kick_seq;
+	pthread_mutex_unlock(&kick_lock);
+	return kicked;
+}
+
+static void *kicker_main(void *arg)
+{
+	uint64_t last[2 * UT_RB_MAX_CPUS] = {0};
+	struct timespec ts = {0, TFS_KICK_MS * 1000000L};
+
+	while (!kicker_stop) {
+		bool moved = false;
+
+		for (unsigned int cpu = 0; cpu < tfs.nr_cpus && tfs.area; cpu++) {
+			struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+			uint64_t w = __atomic_load_n(&rc->wpos, __ATOMIC_RELAXED);
+			uint64_t d = __atomic_load_n(&rc->dropped, __ATOMIC_RELAXED);
+
+			if (w != last[2 * cpu] || d != last[2 * cpu + 1])
+				moved = true;
+			last[2 * cpu] = w;
+			last[2 * cpu + 1] = d;
+		}
+		if (moved)
+			tfs_ring_kick();
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+int tfs_kicker_start(void)
+{
+	int err;
+
+	kicker_stop = false;
+	err = pthread_create(&kicker, NULL, kicker_main, NULL);
+	if (err)
+		return -err;
+	kicker_running = true;
+	return 0;
+}
+
+void tfs_kicker_stop(void)
+{
+	if (!kicker_running)
+		return;
+	kicker_stop = true;
+	pthread_join(kicker, NULL);
+	kicker_running = false;
+}
+
+/* ---- events written by utracefs itself ---------------------------------------------- */
+
+/* Longest text that still fits one ring page with its header and NUL. */
+#define TFS_PRINT_FIT (UT_RB_PAGE_DATA - sizeof(struct ut_ev_print) - 1)
+
+int tfs_write_print(pid_t tid, uint64_t ip, const char *text, size_t len, uint8_t flags)
+{
+	union {
+		struct ut_ev_print p;
+		uint64_t align[UT_RB_PAGE_DATA / 8];
+	} ev;
+	size_t evlen;
+	int err;
+
+	if (!tfs.area)
+		return -EAGAIN;
+	if (len > TFS_PRINT_FIT)
+		len = TFS_PRINT_FIT;
+	evlen = (sizeof(struct ut_ev_print) + len + 1 + 7) & ~(size_t)7;
+	memset((char *)&ev + evlen - 8, 0, 8); /* padding after the text */
+	ev.p.h.len = (uint16_t)evlen;
+	ev.p.h.type = UT_EV_PRINT;
+	ev.p.h.flags = flags;
+	ev.p.h.tid = (uint32_t)tid;
+	ev.p.h.ts = __builtin_ia32_rdtsc(); /* ut_rb_write takes its own in the sequence */
+	ev.p.ip = ip;
+	memcpy(ev.p.buf, text, len);
+	ev.p.buf[len] = '\0';
+	err = ut_rb_write(tfs.area, tfs.nr_cpus, &ev.p.h);
+	/*
+	 * The writer's comm is not recorded: like the kernel's, which saves a comm
+	 * only for tasks it traces, a trace_marker line of an untraced process
+	 * shows "<...>".
+	 */
+	if (err == 0)
+		tfs_ring_kick();
+	return err;
+}

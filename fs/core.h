@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core.h - declarations shared only by the core of utracefs (main.c, state.c,
+ * area.c, registry.c, fuse_ops.c, current_tracer.c): start-up, the FUSE
+ * operations, the wake-ups between the rings and the poll handles, and the
+ * acknowledgement bookkeeping between tfs_apply() and the registry.
+ */
+#ifndef TFS_CORE_H
+#define TFS_CORE_H
+
+#include <stdint.h>
+
+#include "tfs.h"
+
+/* state.c: fill `tfs` with the defaults (before tfs_area_init). */
+void tfs_state_defaults(unsigned int nr_cpus);
+/* state.c: copy the settings into the control page without waiting (lock held). */
+void tfs_publish_locked(void);
+/* Possible CPUs, from /sys/devices/system/cpu/possible (1 when unreadable). */
+unsigned int tfs_possible_cpus(void);
+
+/* area.c: kernel pages of buffer_size_kb -> ring pages (see area.c). */
+unsigned int tfs_kpages_to_rb_pages(unsigned int nr_kpages);
+/* area.c: the kicker thread (wakes trace_pipe readers and pollers). */
+int tfs_kicker_start(void);
+void tfs_kicker_stop(void);
+/* area.c: unmap and close the area (end of the daemon or of a unit test). */
+void tfs_area_fini(void);
+
+/* registry.c: wait until every live process acknowledged gen (or timeout_ms). */
+void tfs_registry_wait_acks(uint32_t gen, int timeout_ms);
+/* registry.c: forget every task (saved_cmdlines_size changed, tests). */
+void tfs_task_clear(void);
+
+/* fuse_ops.c: wake every pending poll(2) on the tree. */
+void tfs_fuse_poll_wake(void);
+/* fuse_ops.c: mount (NULL on failure), serve until unmounted or signalled, unmount. */
+struct fuse;
+struct fuse *tfs_fuse_mount(const char *mountpoint, bool debug);
+int tfs_fuse_loop(struct fuse *f);
+void tfs_fuse_unmount(struct fuse *f);
+
+/* current_tracer.c: make a tracer current (clears the rings, applies). */
+int tfs_set_tracer(const struct tracer *t);
+
+#endif

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * current_tracer.c - available_tracers and current_tracer.
+ *
+ * Switching tracers follows the kernel's order: the old tracer is reset and nop
+ * becomes current while the switch is in progress; processes are told to stop
+ * the old tracer (and acknowledge) before the rings are cleared, so that no event
+ * of the old tracer lands in the cleared buffer; then the new tracer is
+ * initialised and published, and the write returns after every process
+ * acknowledged it.  Each tracer keeps its own option values across switches (as
+ * the kernel keeps them in the tracer): options.c holds them.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core.h"
+#include "tfs.h"
+
+#define TFS_MAX_TRACER_SIZE 100 /* the kernel reads at most this much of a write */
+static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Make t current, with its own option values (kept by options.c); tfs.lock held. */
+static void make_current_locked(const struct tracer *t)
+{
+	__atomic_store_n(&tfs.tracer, t, __ATOMIC_RELEASE);
+	tfs.tracer_opts = tfs_tracer_opts_of(t);
+}
+
+int tfs_set_tracer(const struct tracer *t)
+{
+	const struct tracer *old, *nop = tfs_tracer_find("nop");
+	int err = 0;
+
+	pthread_mutex_lock(&switch_lock);
+	tfs_lock();
+	old = tfs.tracer;
+	if (t == old) {
+		tfs_unlock();
+		goto out;
+	}
+	if (tfs.trace_pipe_readers > 0) {
+		tfs_unlock();
+		err = -EBUSY;
+		goto out;
+	}
+	tfs_unlock();
+
+	if (old && old->reset)
+		old->reset();
+	tfs_lock();
+	make_current_locked(nop);
+	tfs_unlock();
+	if (old && old->id != UT_TRACER_NOP)
+		tfs_apply(); /* processes stop writing the old tracer's events */
+
+	tfs_ring_reset(-1);
+	tfs_lock();
+	make_current_locked(t);
+	tfs_unlock();
+	if (t && t->init) {
+		err = t->init();
+		if (err) {
+			tfs_lock();
+			make_current_locked(nop);
+			tfs_unlock();
+		}
+	}
+	tfs_apply();
+out:
+	pthread_mutex_unlock(&switch_lock);
+	return err;
+}
+
+/* ---- available_tracers ------------------------------------------------------------- */
+
+static int available_show(struct tfs_open *o)
+{
+	/* tfs_tracers[] is in the kernel's listing order (latest registered first) */
+	for (unsigned int i = 0; tfs_tracers[i]; i++) {
+		int err = tfs_buf_printf(&o->content, "%s%c", tfs_tracers[i]->name,
+					 tfs_tracers[i + 1] ? ' ' : '\n');
+
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+const struct tfs_file_ops tfs_available_tracers_ops = {
+    .show = available_show,
+};
+
+/* ---- current_tracer ----------------------------------------------------------------- */
+
+static int current_show(struct tfs_open *o)
+{
+	const struct tracer *t;
+	int err;
+
+	tfs_lock();
+	t = tfs.tracer;
+	err = tfs_buf_printf(&o->content, "%s\n", t ? t->name : "nop");
+	tfs_unlock();
+	return err < 0 ? err : 0;
+}
+
+static ssize_t current_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
+{
+	char name[TFS_MAX_TRACER_SIZE + 1];
+	const struct tracer *t;
+	int err;
+
+	err = tfs_strip(buf, size > TFS_MAX_TRACER_SIZE ? TFS_MAX_TRACER_SIZE : size, name,
+			sizeof(name));
+	if (err)
+		return err;
+	/* the kernel grows a boot-sized buffer on any tracer write, before the lookup */
+	err = tfs_buffer_expand();
+	if (err < 0)
+		return err;
+	t = tfs_tracer_find(name);
+	if (!t)
+		return -EINVAL;
+	err = tfs_set_tracer(t);
+	return err ? err : (ssize_t)size;
+}
+
+const struct tfs_file_ops tfs_current_tracer_ops = {
+    .show = current_show,
+    .write = current_write,
+};

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * events.c - events/header_page, events/header_event and
+ * events/ftrace/NAME/format: the binary layouts that readers of trace_pipe_raw
+ * and trace.dat (trace-cmd) parse.
+ *
+ * They describe the KERNEL's layout (4096-byte sub-buffers with 4080 bytes of
+ * data, compressed event headers, the ftrace event records), because that is
+ * what utrace emits in its binary outputs; the text is the kernel's byte for
+ * byte.  A format file's tfs_file.arg is the event's ftrace id.
+ */
+#include <errno.h>
+
+#include "tfs.h"
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static const char header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+struct field {
+	const char *decl; /* "type name" */
+	unsigned int offset, size;
+	bool is_signed;
+};
+
+struct event_format {
+	const char *name;
+	long id;
+	struct field fields[4]; /* after the common ones; ends at a NULL decl */
+	const char *print_fmt;
+};
+
+/* the fields every ftrace event starts with (struct trace_entry) */
+static const struct field common_fields[] = {
+	{"unsigned short common_type", 0, 2, false},
+	{"unsigned char common_flags", 2, 1, false},
+	{"unsigned char common_preempt_count", 3, 1, false},
+	{"int common_pid", 4, 4, true},
+};
+
+static const struct event_format formats[] = {
+	{"function", UT_EV_FUNCTION,
+	 {{"unsigned long ip", 8, 8, false},
+	  {"unsigned long parent_ip", 16, 8, false},
+	  {"unsigned long args[]", 24, 0, false}},
+	 "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip"},
+	{"kernel_stack", UT_EV_KERNEL_STACK,
+	 {{"int size", 8, 4, true}, {"unsigned long caller[8]", 16, 64, false}},
+	 "\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
+	 "\"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
+	 "(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
+	 "(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]"},
+	{"print", UT_EV_PRINT,
+	 {{"unsigned long ip", 8, 8, false}, {"char buf[]", 16, 0, false}},
+	 "\"%ps: %s\", (void *)REC->ip, REC->buf"},
+	{"raw_data", UT_EV_RAW_DATA,
+	 {{"unsigned int id", 8, 4, false}, {"char buf[]", 12, 0, false}},
+	 "\"id:%04x %08x\", REC->id, (int)REC->buf[0]"},
+};
+
+static int field_line(struct tfs_buf *b, const struct field *f)
+{
+	return tfs_buf_printf(b, "\tfield:%s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", f->decl,
+			      f->offset, f->size, f->is_signed);
+}
+
+static int format_show(struct tfs_open *o)
+{
+	const struct event_format *ev = NULL;
+	struct tfs_buf *b = &o->content;
+	int err;
+
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i].id == o->file->arg)
+			ev = &formats[i];
+	if (!ev)
+		return -ENOENT;
+	err = tfs_buf_printf(b, "name: %s\nID: %ld\nformat:\n", ev->name, ev->id);
+	for (size_t i = 0; i < sizeof(common_fields) / sizeof(common_fields[0]) && !err; i++)
+		err = field_line(b, &common_fields[i]);
+	if (!err)
+		err = tfs_buf_printf(b, "\n");
+	for (size_t i = 0; i < 4 && ev->fields[i].decl && !err; i++)
+		err = field_line(b, &ev->fields[i]);
+	return err ? err : tfs_buf_printf(b, "\nprint fmt: %s\n", ev->print_fmt);
+}
+
+static int header_page_show(struct tfs_open *o)
+{
+	return tfs_buf_append(&o->content, header_page, sizeof(header_page) - 1);
+}
+
+static int header_event_show(struct tfs_open *o)
+{
+	return tfs_buf_append(&o->content, header_event, sizeof(header_event) - 1);
+}
+
+const struct tfs_file_ops tfs_event_format_ops = {.show = format_show};
+const struct tfs_file_ops tfs_header_page_ops = {.show = header_page_show};
+const struct tfs_file_ops tfs_header_event_ops = {.show = header_event_show};

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/*
+ * files.c - THE TABLE of control files: the tracefs tree utracefs serves.
+ *
+ * Read it as the map of the tree.  Each entry is {name, kind, mode, ops}; modes
+ * are the kernel's (tracefs removes every "other" bit).  Two directories have
+ * entries that are not known at compile time; an entry found through dyn_name(i)
+ * is opened with tfs_open.cpu = i, and so are the files below such a directory:
+ *   options/      one file per core option, then the options of every tracer (the
+ *                 kernel creates a tracer's option files when it registers it);
+ *                 options/NAME is opened with cpu = its index in that list
+ *   per_cpu/      one cpuN directory per possible CPU; the files below cpuN are
+ *                 opened with cpu = N
+ * The ops of each family live in the family's own file (see fs/tfs.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "settings.h" /* tfs_option_file_name: options/ as options.c sees it */
+#include "tfs.h"
+
+#define FILE_(n, m, o, ...)                                                                        \
+	{                                                                                          \
+		.name = (n), .kind = TFS_FILE, .mode = (m), .ops = &(o), __VA_ARGS__               \
+	}
+#define DIR_(n, m, c)                                                                              \
+	{                                                                                          \
+		.name = (n), .kind = TFS_DIR, .mode = (m), .children = (c)                         \
+	}
+/* a directory whose entries are dyn_name(0), dyn_name(1), ... each like tmpl */
+#define DYN_(n, m, names, tmpl)                                                                    \
+	{                                                                                          \
+		.name = (n), .kind = TFS_DIR, .mode = (m), .dyn_name = (names),                    \
+		.dyn_template = (tmpl)                                                             \
+	}
+
+/* ---- dynamic names ---------------------------------------------------------------- */
+
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+static char cpu_names[UT_RB_MAX_CPUS][8];
+
+static void names_init(void)
+{
+	for (unsigned int cpu = 0; cpu < UT_RB_MAX_CPUS; cpu++)
+		snprintf(cpu_names[cpu], sizeof(cpu_names[cpu]), "cpu%u", cpu);
+}
+
+static const char *cpu_name(unsigned int i)
+{
+	pthread_once(&names_once, names_init);
+	return i < tfs.nr_cpus ? cpu_names[i] : NULL;
+}
+
+/* ---- the tree ---------------------------------------------------------------------- */
+
+static const struct tfs_file option_file = FILE_("option", 0640, tfs_option_file_ops);
+
+static const struct tfs_file per_cpu_files[] = {
+    FILE_("buffer_size_kb", 0640, tfs_buffer_size_ops),
+    FILE_("stats", 0440, tfs_stats_ops),
+    FILE_("trace", 0640, tfs_trace_ops),
+    FILE_("trace_pipe", 0440, tfs_trace_pipe_ops),
+    FILE_("trace_pipe_raw", 0440, tfs_trace_pipe_raw_ops),
+    {NULL},
+};
+
+static const struct tfs_file cpu_dir = DIR_("cpu", 0750, per_cpu_files);
+
+/* events/ftrace/NAME/format: arg is the event's ftrace id (ut_ring.h UT_EV_*) */
+#define EVENT_DIR(n, id)                                                                           \
+	static const struct tfs_file event_##n[] = {                                               \
+	    FILE_("format", 0440, tfs_event_format_ops, .arg = (id)),                              \
+	    {NULL},                                                                                \
+	}
+EVENT_DIR(function, UT_EV_FUNCTION);
+EVENT_DIR(kernel_stack, UT_EV_KERNEL_STACK);
+EVENT_DIR(print, UT_EV_PRINT);
+EVENT_DIR(raw_data, UT_EV_RAW_DATA);
+
+static const struct tfs_file ftrace_events[] = {
+    DIR_("function", 0755, event_function),
+    DIR_("kernel_stack", 0755, event_kernel_stack),
+    DIR_("print", 0755, event_print),
+    DIR_("raw_data", 0755, event_raw_data),
+    {NULL},
+};
+
+static const struct tfs_file events_files[] = {
+    FILE_("header_event", 0440, tfs_header_event_ops),
+    FILE_("header_page", 0440, tfs_header_page_ops),
+    DIR_("ftrace", 0755, ftrace_events),
+    {NULL},
+};
+
+static const struct tfs_file root_files[] = {
+    FILE_("README", 0440, tfs_readme_ops),
+    FILE_("available_tracers", 0440, tfs_available_tracers_ops),
+    FILE_("current_tracer", 0640, tfs_current_tracer_ops),
+    FILE_("tracing_on", 0640, tfs_tracing_on_ops),
+    FILE_("trace", 0640, tfs_trace_ops),
+    FILE_("trace_pipe", 0440, tfs_trace_pipe_ops),
+    FILE_("trace_options", 0640, tfs_trace_options_ops),
+    DYN_("options", 0750, tfs_option_file_name, &option_file),
+    FILE_("tracing_cpumask", 0640, tfs_cpumask_ops),
+    FILE_("buffer_size_kb", 0640, tfs_buffer_size_ops),
+    FILE_("buffer_total_size_kb", 0440, tfs_buffer_total_ops),
+    FILE_("free_buffer", 0200, tfs_free_buffer_ops),
+    FILE_("trace_clock", 0640, tfs_trace_clock_ops),
+    FILE_("trace_marker", 0220, tfs_trace_marker_ops),
+    FILE_("trace_marker_raw", 0220, tfs_trace_marker_raw_ops),
+    FILE_("saved_cmdlines", 0440, tfs_saved_cmdlines_ops),
+    FILE_("saved_cmdlines_size", 0640, tfs_saved_cmdlines_size_ops),
+    FILE_("saved_tgids", 0440, tfs_saved_tgids_ops),
+    FILE_("error_log", 0640, tfs_error_log_ops),
+    DYN_("per_cpu", 0750, cpu_name, &cpu_dir),
+    DIR_("events", 0755, events_files),
+    {NULL},
+};
+
+const struct tfs_file tfs_root = DIR_("", 0700, root_files);

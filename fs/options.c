@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+/*
+ * options.c - trace_options and options/NAME: the core options (the kernel's
+ * order and boot defaults), every tracer's own options, and what changing one
+ * does.
+ *
+ * Core options are bits of tfs.opts.  A tracer's options belong to the tracer, as
+ * in the kernel: options/func_stack_trace can be set while nop is current and the
+ * function tracer finds it set when it becomes current.  So the values of every
+ * tracer are kept here (tracer_vals), and tfs.tracer_opts mirrors those of the
+ * current tracer for code that reads the field.
+ *
+ * The two ways of writing behave differently, as in the kernel:
+ *   trace_options   "NAME" or "noNAME"; core options first, then the current
+ *                   tracer's; anything else EINVAL.  A tracer's set_opt hook is
+ *                   asked even when the value does not change.
+ *   options/NAME    "0" or "1" only; nothing happens when the value is the same.
+ * What the rest of utracefs must learn of a change: overwrite switches every ring's
+ * mode without emptying it (the kernel does not clear the buffer either);
+ * trace_printk, function-trace and the tracers' options are published to the
+ * processes (tfs_apply), since the runtime acts on them.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "settings.h"
+#include "tfs.h"
+
+const struct tfs_opt_def tfs_core_opts[TFS_OPT_NR] = {
+	[TFS_OPT_PRINT_PARENT] = {"print-parent", true},
+	[TFS_OPT_SYM_OFFSET] = {"sym-offset", false},
+	[TFS_OPT_SYM_ADDR] = {"sym-addr", false},
+	[TFS_OPT_VERBOSE] = {"verbose", false},
+	[TFS_OPT_RAW] = {"raw", false},
+	[TFS_OPT_HEX] = {"hex", false},
+	[TFS_OPT_BIN] = {"bin", false},
+	[TFS_OPT_BLOCK] = {"block", false},
+	[TFS_OPT_FIELDS] = {"fields", false},
+	[TFS_OPT_TRACE_PRINTK] = {"trace_printk", true},
+	[TFS_OPT_ANNOTATE] = {"annotate", true},
+	[TFS_OPT_USERSTACKTRACE] = {"userstacktrace", false},
+	[TFS_OPT_SYM_USEROBJ] = {"sym-userobj", false},
+	[TFS_OPT_PRINTK_MSG_ONLY] = {"printk-msg-only", false},
+	[TFS_OPT_CONTEXT_INFO] = {"context-info", true},
+	[TFS_OPT_LATENCY_FORMAT] = {"latency-format", false},
+	[TFS_OPT_RECORD_CMD] = {"record-cmd", true},
+	[TFS_OPT_RECORD_TGID] = {"record-tgid", false},
+	[TFS_OPT_OVERWRITE] = {"overwrite", true},
+	[TFS_OPT_DISABLE_ON_FREE] = {"disable_on_free", false},
+	[TFS_OPT_IRQ_INFO] = {"irq-info", true},
+	[TFS_OPT_MARKERS] = {"markers", true},
+	[TFS_OPT_EVENT_FORK] = {"event-fork", false},
+	[TFS_OPT_TRACE_PRINTK_DEST] = {"trace_printk_dest", true},
+	[TFS_OPT_COPY_TRACE_MARKER] = {"copy_trace_marker", true},
+	[TFS_OPT_PAUSE_ON_TRACE] = {"pause-on-trace", false},
+	[TFS_OPT_HASH_PTR] = {"hash-ptr", true},
+	[TFS_OPT_FUNCTION_TRACE] = {"function-trace", true},
+	[TFS_OPT_FUNCTION_FORK] = {"function-fork", false},
+	[TFS_OPT_STACKTRACE] = {"stacktrace", false},
+};
+
+/* the kernel's trace_options write buffer: 64 bytes, NUL included */
+#define OPT_WRITE_MAX 64
+#define MAX_TRACERS 32
+#define MAX_OPTION_FILES 128
+
+static pthread_once_t opts_once = PTHREAD_ONCE_INIT;
+static uint64_t tracer_vals[MAX_TRACERS]; /* bit per entry of tracer->opts */
+static unsigned int nr_tracers;
+
+/* options/ listing: index -> (tracer or -1 for core, option index) */
+struct opt_file {
+	const char *name;
+	int tracer;
+	unsigned int idx;
+};
+static struct opt_file opt_files[MAX_OPTION_FILES];
+static unsigned int nr_opt_files;
+static bool tgid_recorded; /* record-tgid was set once */
+
+static void add_opt_file(const char *name, int tracer, unsigned int idx)
+{
+	if (nr_opt_files == MAX_OPTION_FILES)
+		return;
+	/* two tracers may offer the same name: the kernel makes one file */
+	for (unsigned int i = 0; i < nr_opt_files; i++)
+		if (strcmp(opt_files[i].name, name) == 0)
+			return;
+	opt_files[nr_opt_files++] = (struct opt_file){name, tracer, idx};
+}
+
+static void opts_init(void)
+{
+	for (unsigned int i = 0; i < TFS_OPT_NR; i++)
+		add_opt_file(tfs_core_opts[i].name, -1, i);
+	for (nr_tracers = 0; nr_tracers < MAX_TRACERS && tfs_tracers[nr_tracers]; nr_tracers++) {
+		const struct tracer *t = tfs_tracers[nr_tracers];
+
+		for (unsigned int i = 0; t->opts && t->opts[i].name && i < 64; i++) {
+			if (t->opts[i].def)
+				tracer_vals[nr_tracers] |= 1ull << i;
+			add_opt_file(t->opts[i].name, (int)nr_tracers, i);
+		}
+	}
+}
+
+static int tracer_index(const struct tracer *t)
+{
+	pthread_once(&opts_once, opts_init);
+	for (unsigned int i = 0; i < nr_tracers; i++)
+		if (tfs_tracers[i] == t)
+			return (int)i;
+	return -1;
+}
+
+static int tracer_opt_index(const struct tracer *t, const char *name)
+{
+	for (unsigned int i = 0; t && t->opts && t->opts[i].name && i < 64; i++)
+		if (strcmp(t->opts[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const struct tracer *current_tracer(void)
+{
+	return __atomic_load_n(&tfs.tracer, __ATOMIC_ACQUIRE);
+}
+
+/* ---- what the rest of utracefs asks ---------------------------------------------- */
+
+bool tfs_opt(enum tfs_opt o)
+{
+	return (__atomic_load_n(&tfs.opts, __ATOMIC_RELAXED) >> o) & 1;
+}
+
+/* No lock: called from tfs_apply() and tfs_publish_locked() (tfs.lock may be held). */
+bool tfs_tracer_opt(const char *name)
+{
+	const struct tracer *t = current_tracer();
+	int ti = tracer_index(t), oi = tracer_opt_index(t, name);
+
+	if (ti < 0 || oi < 0)
+		return false;
+	return (__atomic_load_n(&tracer_vals[ti], __ATOMIC_RELAXED) >> oi) & 1;
+}
+
+uint64_t tfs_tracer_opts_of(const struct tracer *t)
+{
+	int ti = tracer_index(t);
+
+	return ti < 0 ? 0 : __atomic_load_n(&tracer_vals[ti], __ATOMIC_RELAXED);
+}
+
+uint64_t tfs_opts_default(void)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < TFS_OPT_NR; i++)
+		if (tfs_core_opts[i].def)
+			v |= 1ull << i;
+	return v;
+}
+
+bool tfs_opt_tgid_recorded(void)
+{
+	return __atomic_load_n(&tgid_recorded, __ATOMIC_RELAXED) || tfs_opt(TFS_OPT_RECORD_TGID);
+}
+
+int tfs_opt_find(const char *name)
+{
+	for (unsigned int i = 0; i < TFS_OPT_NR; i++)
+		if (strcmp(tfs_core_opts[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *tfs_option_file_name(unsigned int i)
+{
+	pthread_once(&opts_once, opts_init);
+	return i < nr_opt_files ? opt_files[i].name : NULL;
+}
+
+/* ---- parsing ---------------------------------------------------------------------- */
+
+int tfs_opt_parse(const char *buf, size_t size, char *name, size_t namesize, bool *neg)
+{
+	char text[OPT_WRITE_MAX];
+
+	if (size >= OPT_WRITE_MAX)
+		return -EINVAL;
+	if (tfs_strip(buf, size, text, sizeof(text)) < 0)
+		return -EINVAL;
+	*neg = strncmp(text, "no", 2) == 0;
+	const char *s = text + (*neg ? 2 : 0);
+
+	/* an empty name matches nothing: the kernel answers EINVAL too */
+	if (!*s || strlen(s) >= namesize)
+		return -EINVAL;
+	strcpy(name, s);
+	return 0;
+}
+
+int tfs_opt_parse_bool(const char *buf, size_t size, bool *val)
+{
+	unsigned long v;
+	int err = tfs_parse_ulong(buf, size, &v);
+
+	if (err)
+		return err;
+	if (v > 1)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+/* ---- changing options -------------------------------------------------------------- */
+
+/*
+ * Set core option o.  The kernel refuses to clear trace_printk_dest of the top
+ * instance (where trace_printk output goes); an unchanged value is a no-op.
+ */
+static int set_core_opt(unsigned int o, bool on)
+{
+	uint64_t bit = 1ull << o;
+
+	tfs_lock();
+	bool was = tfs.opts & bit;
+
+	if (was == on) {
+		tfs_unlock();
+		return 0;
+	}
+	if (o == TFS_OPT_TRACE_PRINTK_DEST && !on) {
+		tfs_unlock();
+		return -EINVAL;
+	}
+	__atomic_store_n(&tfs.opts, on ? tfs.opts | bit : tfs.opts & ~bit, __ATOMIC_RELAXED);
+	if (o == TFS_OPT_RECORD_TGID && on)
+		__atomic_store_n(&tgid_recorded, true, __ATOMIC_RELAXED);
+	tfs_unlock();
+
+	if (o == TFS_OPT_OVERWRITE)
+		tfs_ring_set_overwrite(on);
+	else if (o == TFS_OPT_TRACE_PRINTK || o == TFS_OPT_FUNCTION_TRACE)
+		tfs_apply(); /* options the runtime acts on (state.c publishes them) */
+	return 0;
+}
+
+/*
+ * Set option oi of tracer ti.  The tracer's set_opt may refuse (the kernel's nop
+ * tracer refuses test_nop_refuse).  always_ask: trace_options asks the tracer
+ * even when nothing changes, options/NAME does not.
+ */
+static int set_tracer_opt(unsigned int ti, unsigned int oi, bool on, bool always_ask)
+{
+	const struct tracer *t = tfs_tracers[ti];
+	uint64_t bit = 1ull << oi;
+	bool is_current;
+	int err = 0;
+
+	tfs_lock();
+	bool was = tracer_vals[ti] & bit;
+
+	if (was == on && !always_ask)
+		goto out;
+	if (t->set_opt) {
+		err = t->set_opt(oi, on); /* called with tfs.lock held */
+		if (err)
+			goto out;
+	}
+	if (was == on)
+		goto out;
+	__atomic_store_n(&tracer_vals[ti], on ? tracer_vals[ti] | bit : tracer_vals[ti] & ~bit,
+			 __ATOMIC_RELAXED);
+	is_current = tfs.tracer == t;
+	if (is_current)
+		tfs.tracer_opts = tracer_vals[ti];
+	tfs_unlock();
+	if (is_current)
+		tfs_apply(); /* e.g. func_stack_trace: the runtime writes stack events */
+	return 0;
+out:
+	tfs_unlock();
+	return err;
+}
+
+/* ---- trace_options ----------------------------------------------------------------- */
+
+static int trace_options_show(struct tfs_open *o)
+{
+	const struct tracer *t = current_tracer();
+	int ti = tracer_index(t);
+	int err = 0;
+
+	for (unsigned int i = 0; i < TFS_OPT_NR && !err; i++)
+		err = tfs_buf_printf(&o->content, "%s%s\n", tfs_opt(i) ? "" : "no",
+				     tfs_core_opts[i].name);
+	for (unsigned int i = 0; ti >= 0 && t->opts && t->opts[i].name && i < 64 && !err; i++)
+		err = tfs_buf_printf(&o->content, "%s%s\n", (tracer_vals[ti] >> i) & 1 ? "" : "no",
+				     t->opts[i].name);
+	return err;
+}
+
+static ssize_t trace_options_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
+{
+	char name[OPT_WRITE_MAX];
+	bool neg;
+	int err = tfs_opt_parse(buf, size, name, sizeof(name), &neg);
+
+	if (err)
+		return err;
+	int i = tfs_opt_find(name);
+
+	if (i >= 0) {
+		err = set_core_opt((unsigned int)i, !neg);
+	} else {
+		const struct tracer *t = current_tracer();
+		int ti = tracer_index(t), oi = tracer_opt_index(t, name);
+
+		if (ti < 0 || oi < 0)
+			return -EINVAL;
+		err = set_tracer_opt((unsigned int)ti, (unsigned int)oi, !neg, true);
+	}
+	return err ? err : (ssize_t)size;
+}
+
+const struct tfs_file_ops tfs_trace_options_ops = {
+	.show = trace_options_show,
+	.write = trace_options_write,
+};
+
+/* ---- options/NAME ------------------------------------------------------------------- */
+
+static const struct opt_file *opt_file_of(const struct tfs_open *o)
+{
+	pthread_once(&opts_once, opts_init);
+	if (o->cpu < 0 || (unsigned int)o->cpu >= nr_opt_files)
+		return NULL;
+	return &opt_files[o->cpu];
+}
+
+static bool opt_file_value(const struct opt_file *f)
+{
+	if (f->tracer < 0)
+		return tfs_opt(f->idx);
+	return (__atomic_load_n(&tracer_vals[f->tracer], __ATOMIC_RELAXED) >> f->idx) & 1;
+}
+
+static int option_file_show(struct tfs_open *o)
+{
+	const struct opt_file *f = opt_file_of(o);
+
+	if (!f)
+		return -ENOENT;
+	return tfs_buf_printf(&o->content, "%d\n", opt_file_value(f));
+}
+
+static ssize_t option_file_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
+{
+	const struct opt_file *f = opt_file_of(o);
+	bool on;
+	int err;
+
+	if (!f)
+		return -ENOENT;
+	err = tfs_opt_parse_bool(buf, size, &on);
+	if (err)
+		return err;
+	if (f->tracer < 0)
+		err = set_core_opt(f->idx, on);
+	else
+		err = set_tracer_opt((unsigned int)f->tracer, f->idx, on, false);
+	return err ? err : (ssize_t)size;
+}
+
+const struct tfs_file_ops tfs_option_file_ops = {
+	.show = option_file_show,
+	.write = option_file_write,
+};

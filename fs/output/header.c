@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * header.c - the headers of the `trace` files, as the kernel prints them:
+ * the entry counts, the column legends with and without irq-info and
+ * record-tgid, and the latency-format header.  (The "# tracer: NAME" line is
+ * printed by trace.c for every tracer; what follows is the tracer's header.)
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "output.h"
+
+static void print_event_info(struct tfs_iter *it, struct tfs_buf *b)
+{
+	tfs_buf_printf(b, "# entries-in-buffer/entries-written: %lu/%lu   #P:%u\n", it->entries,
+		       it->total, tfs.nr_cpus);
+	tfs_buf_printf(b, "#\n");
+}
+
+/* Columns without irq-info; record-tgid adds a TGID column. */
+static void print_func_header(struct tfs_iter *it, struct tfs_buf *b, bool tgid)
+{
+	print_event_info(it, b);
+	tfs_buf_printf(b, "#           TASK-PID    %s CPU#     TIMESTAMP  FUNCTION\n",
+		       tgid ? "   TGID   " : "");
+	tfs_buf_printf(b, "#              | |      %s   |         |         |\n",
+		       tgid ? "     |    " : "");
+}
+
+/* Columns with irq-info: the flag legend sits above the flag column. */
+static void print_func_header_irq(struct tfs_iter *it, struct tfs_buf *b, bool tgid)
+{
+	static const char *const legend[] = {
+		"  _-----=> irqs-off/BH-disabled", " / _----=> need-resched",
+		"| / _---=> hardirq/softirq",	    "|| / _--=> preempt-depth",
+		"||| / _-=> migrate-disable",	    "|||| /     delay",
+	};
+	int w = tgid ? 12 : 2; /* the TGID column widens everything */
+
+	print_event_info(it, b);
+	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]); i++)
+		tfs_buf_printf(b, "#                            %*s%s\n", w, "", legend[i]);
+	tfs_buf_printf(b, "#           TASK-PID  %.*s CPU#  |||||  TIMESTAMP  FUNCTION\n", w,
+		       "     TGID   ");
+	tfs_buf_printf(b, "#              | |    %.*s   |   |||||     |         |\n", w,
+		       "       |    ");
+}
+
+static void print_lat_help_header(struct tfs_buf *b)
+{
+	tfs_buf_printf(b, "#                    _------=> CPU#            \n"
+			  "#                   / _-----=> irqs-off/BH-disabled\n"
+			  "#                  | / _----=> need-resched    \n"
+			  "#                  || / _---=> hardirq/softirq \n"
+			  "#                  ||| / _--=> preempt-depth   \n"
+			  "#                  |||| / _-=> migrate-disable \n"
+			  "#                  ||||| /     delay           \n"
+			  "#  cmd     pid     |||||| time  |   caller     \n"
+			  "#     \\   /        ||||||  \\    |    /       \n");
+}
+
+const char *tfs_out_preempt_model(void)
+{
+	static char model[64];
+	struct utsname u;
+
+	if (model[0])
+		return model;
+	/* what user space can tell of the machine's kernel: its version string */
+	if (uname(&u) == 0 && strstr(u.version, "PREEMPT_RT"))
+		snprintf(model, sizeof(model), "PREEMPT_RT");
+	else if (uname(&u) == 0 && strstr(u.version, "PREEMPT_DYNAMIC"))
+		snprintf(model, sizeof(model), "PREEMPT(none)");
+	else if (uname(&u) == 0 && strstr(u.version, "PREEMPT"))
+		snprintf(model, sizeof(model), "PREEMPT");
+	else
+		snprintf(model, sizeof(model), "NONE");
+	return model;
+}
+
+/* The latency tracers' header (print_trace_header); no latency is measured yet. */
+static void print_lat_header(struct tfs_iter *it, struct tfs_buf *b)
+{
+	struct utsname u;
+	const char *name = tfs.tracer ? tfs.tracer->name : "nop";
+
+	if (uname(&u))
+		strcpy(u.release, "");
+	tfs_buf_printf(b, "# %s latency trace v1.1.5 on %s\n", name, u.release);
+	tfs_buf_printf(b, "# --------------------------------------------------------------------\n");
+	tfs_buf_printf(b, "# latency: %lu us, #%lu/%lu, CPU#%d | (M:%s VP:%d, KP:%d, SP:%d HP:%d #P:%u)\n",
+		       0ul, it->entries, it->total, 0, tfs_out_preempt_model(), 0, 0, 0, 0,
+		       tfs.nr_cpus);
+	tfs_buf_printf(b, "#    -----------------\n");
+	tfs_buf_printf(b, "#    | task: %.16s-%d (uid:%d nice:%ld policy:%ld rt_prio:%ld)\n", "", 0,
+		       0, 0l, 0l, 0l);
+	tfs_buf_printf(b, "#    -----------------\n");
+	tfs_buf_printf(b, "#\n");
+}
+
+void tfs_out_default_header(struct tfs_iter *it, struct tfs_buf *b)
+{
+	if (!tfs_opt(TFS_OPT_CONTEXT_INFO))
+		return;
+	if (it->lat_fmt) {
+		/* nothing at all when the buffer is empty */
+		if (it->snap && tfs_snap_empty(it->snap))
+			return;
+		print_lat_header(it, b);
+		if (!tfs_opt(TFS_OPT_VERBOSE))
+			print_lat_help_header(b);
+		return;
+	}
+	if (tfs_opt(TFS_OPT_VERBOSE))
+		return;
+	if (tfs_opt(TFS_OPT_IRQ_INFO))
+		print_func_header_irq(it, b, tfs_opt(TFS_OPT_RECORD_TGID));
+	else
+		print_func_header(it, b, tfs_opt(TFS_OPT_RECORD_TGID));
+}

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kernel_fmt.c - the kernel's binary formats, for trace_pipe_raw and the `bytes`
+ * counter: the size the kernel's ring buffer would give an event (4-byte header,
+ * an extra length word above 112 bytes of data, 4-byte alignment), the entry
+ * itself (common fields common_type, common_flags, common_preempt_count,
+ * common_pid, then the event's fields as events/ftrace/X/format describes them)
+ * and whole sub-buffer pages (events/header_page): a 16-byte header
+ * {u64 timestamp; u64 commit} then compressed events {type_len:5, time_delta:27}
+ * with time-extend events where a delta does not fit 27 bits.
+ */
+#include <string.h>
+
+#include "output.h"
+
+unsigned int tfs_kfmt_payload(const struct ut_ev *ev)
+{
+	switch (ev->type) {
+	case UT_EV_FUNCTION:
+		return 24; /* common fields, ip, parent_ip */
+	case UT_EV_PRINT: {
+		const struct ut_ev_print *pr = (const void *)ev;
+		unsigned int n = (unsigned int)strnlen(pr->buf, ev->len - sizeof(*pr));
+
+		/* the kernel reserves the text as written, a possible newline and the NUL */
+		if ((ev->flags & UT_EVF_NL_ADDED) && n)
+			n--;
+		return 16 + n + 2;
+	}
+	case UT_EV_KERNEL_STACK:
+		return 16 + (unsigned int)((const struct ut_ev_stack *)ev)->nr * 8;
+	case UT_EV_RAW_DATA:
+		return 12 + ((const struct ut_ev_raw *)ev)->size;
+	}
+	return 8;
+}
+
+/* The kernel's rb_calculate_event_length(): header, long-length word, alignment. */
+static unsigned int kfmt_len(unsigned int data)
+{
+	unsigned int len = data ? data : 1;
+
+	if (len > 28 * 4)
+		len += 4;
+	len = (len + 4 + 3) & ~3u;
+	if (len == 12) /* room for a time extend or padding */
+		len += 4;
+	return len;
+}
+
+unsigned int tfs_kfmt_size(const struct ut_ev *ev)
+{
+	return kfmt_len(tfs_kfmt_payload(ev));
+}
+
+static void put16(unsigned char *p, uint16_t v)
+{
+	memcpy(p, &v, 2);
+}
+static void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+static void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+unsigned int tfs_kfmt_entry(const struct ut_ev *ev, unsigned char *out, unsigned int room)
+{
+	unsigned int size = tfs_kfmt_payload(ev);
+	uint8_t kflags = 0;
+
+	if (room < size)
+		return 0;
+	memset(out, 0, size);
+	/* the kernel's TRACE_FLAG_IRQS_OFF and TRACE_FLAG_HARDIRQ */
+	if (ev->flags & UT_EVF_SIGBLOCKED)
+		kflags |= 0x01;
+	if (ev->flags & UT_EVF_SIGHANDLER)
+		kflags |= 0x08;
+	put16(out, ev->type);
+	out[2] = kflags;
+	out[3] = (ev->flags & UT_EVF_PREEMPT1) ? 1 : 0;
+	put32(out + 4, ev->tid);
+	switch (ev->type) {
+	case UT_EV_FUNCTION: {
+		const struct ut_ev_func *f = (const void *)ev;
+
+		put64(out + 8, f->ip - UT_SITE_CALL_LEN);
+		put64(out + 16, f->parent_ip);
+		break;
+	}
+	case UT_EV_PRINT: {
+		const struct ut_ev_print *pr = (const void *)ev;
+		unsigned int n = size - 18;
+
+		put64(out + 8, pr->ip);
+		memcpy(out + 16, pr->buf, n);
+		if (pr->ip == UT_IP_MARKER && (n == 0 || pr->buf[n - 1] != '\n'))
+			out[16 + n] = '\n';
+		break;
+	}
+	case UT_EV_KERNEL_STACK: {
+		const struct ut_ev_stack *st = (const void *)ev;
+
+		put32(out + 8, (uint32_t)st->nr);
+		memcpy(out + 16, st->ips, st->nr * 8);
+		break;
+	}
+	case UT_EV_RAW_DATA: {
+		const struct ut_ev_raw *r = (const void *)ev;
+
+		put32(out + 8, r->id);
+		memcpy(out + 12, r->buf, r->size);
+		break;
+	}
+	}
+	return size;
+}
+
+/* ---- sub-buffer pages ------------------------------------------------------------------ */
+
+#define KF_TYPE_TIME_EXTEND 30u
+#define KF_DELTA_BITS 27
+#define KF_MAX_SMALL_DATA (28u * 4)
+#define KF_MISSED_EVENTS (1ull << 31)
+#define KF_MISSED_STORED (1ull << 30)
+
+void tfs_kfmt_page_init(struct tfs_kpage *pg)
+{
+	memset(pg, 0, sizeof(*pg));
+}
+
+int tfs_kfmt_page_add(struct tfs_kpage *pg, const struct tfs_event *e, unsigned long lost)
+{
+	unsigned char *data = pg->page + TFS_KPAGE_HDR;
+	unsigned int ld = tfs_kfmt_payload(e->ev), len = tfs_kfmt_size(e->ev), need;
+	uint64_t delta;
+
+	if (pg->events && lost)
+		return 1; /* a loss is flagged at the start of a page */
+	if (!pg->events) {
+		pg->first_ts = pg->prev_ts = e->ts;
+		pg->lost = lost;
+	}
+	delta = e->ts > pg->prev_ts ? e->ts - pg->prev_ts : 0;
+	need = len + (delta >> KF_DELTA_BITS ? 8 : 0);
+	if (pg->used + need > TFS_KPAGE_DATA)
+		return 1;
+	if (delta >> KF_DELTA_BITS) {
+		/* time extend: low 27 bits in its header, the rest in its array[0] */
+		put32(data + pg->used,
+		      KF_TYPE_TIME_EXTEND | (uint32_t)(delta & ((1u << KF_DELTA_BITS) - 1)) << 5);
+		put32(data + pg->used + 4, (uint32_t)(delta >> KF_DELTA_BITS));
+		pg->used += 8;
+		delta = 0;
+	}
+	if (ld <= KF_MAX_SMALL_DATA) {
+		put32(data + pg->used, (len - 4) / 4 | (uint32_t)delta << 5);
+		tfs_kfmt_entry(e->ev, data + pg->used + 4, len - 4);
+	} else {
+		put32(data + pg->used, (uint32_t)delta << 5); /* type_len 0: length follows */
+		put32(data + pg->used + 4, len - 4);
+		tfs_kfmt_entry(e->ev, data + pg->used + 8, len - 8);
+	}
+	pg->used += len;
+	pg->prev_ts = e->ts;
+	pg->events++;
+	return 0;
+}
+
+void tfs_kfmt_page_finish(struct tfs_kpage *pg)
+{
+	uint64_t commit = pg->used;
+
+	if (pg->lost) {
+		uint64_t lost = pg->lost;
+
+		/* the count of missed events goes after the data when it fits */
+		if (TFS_KPAGE_DATA - pg->used >= sizeof(lost)) {
+			memcpy(pg->page + TFS_KPAGE_HDR + pg->used, &lost, sizeof(lost));
+			commit |= KF_MISSED_STORED;
+		}
+		commit |= KF_MISSED_EVENTS;
+	}
+	memcpy(pg->page, &pg->first_ts, 8);
+	memcpy(pg->page + 8, &commit, 8);
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * line.c - one event as a line of text, as the kernel's print_trace_line():
+ * "CPU:%d [LOST %lu EVENTS]", the annotate banner, the context prefix (normal
+ * or latency format), then the body of the event in the format the options
+ * select (default, raw, printk-msg-only).
+ *
+ * The utrace meaning of the flag column: 'd' when all async signals are
+ * blocked, 'h' inside a signal handler, preempt depth 1 for events utracefs
+ * wrote on behalf of a write(2) (trace_marker), the rest '.'.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "output.h"
+
+uint64_t tfs_out_ns2us(uint64_t ns)
+{
+	return (ns + 500) / 1000;
+}
+
+char tfs_out_mark(uint64_t ns)
+{
+	static const struct {
+		uint64_t ns;
+		char c;
+	} marks[] = {
+		{1000000000ull, '$'}, {100000000ull, '@'}, {10000000ull, '*'},
+		{1000000ull, '#'},    {100000ull, '!'},	   {10000ull, '+'},
+	};
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (ns > marks[i].ns)
+			return marks[i].c;
+	return ' ';
+}
+
+unsigned int tfs_out_sym_flags(void)
+{
+	return (tfs_opt(TFS_OPT_SYM_OFFSET) ? TFS_SYM_OFFSET : 0) |
+	       (tfs_opt(TFS_OPT_SYM_ADDR) ? TFS_SYM_ADDR : 0);
+}
+
+/* Demangling is the function tracer's option `demangle`; on for other tracers. */
+static bool want_demangle(void)
+{
+	const struct tracer *t = tfs.tracer;
+
+	for (unsigned int i = 0; t && t->opts && t->opts[i].name; i++)
+		if (!strcmp(t->opts[i].name, "demangle"))
+			return tfs_tracer_opt("demangle");
+	return true;
+}
+
+void tfs_out_ip_sym(struct tfs_buf *b, pid_t tid, uint64_t ip, unsigned int sym_flags)
+{
+	char name[512];
+	uint64_t start = 0, size = 0;
+
+	if (!ip) {
+		tfs_buf_append(b, "0", 1);
+		return;
+	}
+	if (tfs_sym_lookup(tid, ip, want_demangle(), name, sizeof(name), &start, &size) == 0 &&
+	    name[0]) {
+		if (sym_flags & TFS_SYM_OFFSET)
+			tfs_buf_printf(b, "%s+0x%" PRIx64 "/0x%" PRIx64, name, ip - start, size);
+		else
+			tfs_buf_printf(b, "%s", name);
+	} else {
+		tfs_buf_printf(b, "0x%08" PRIx64, ip);
+	}
+	if (sym_flags & TFS_SYM_ADDR)
+		tfs_buf_printf(b, " <%016" PRIx64 ">", ip);
+}
+
+/* The five flag characters (trace_print_lat_fmt). */
+static void print_flags(struct tfs_buf *b, const struct ut_ev *ev)
+{
+	char f[6];
+
+	f[0] = ev->flags & UT_EVF_SIGBLOCKED ? 'd' : '.';
+	f[1] = '.';
+	f[2] = ev->flags & UT_EVF_SIGHANDLER ? 'h' : '.';
+	f[3] = ev->flags & UT_EVF_PREEMPT1 ? '1' : '.';
+	f[4] = '.';
+	f[5] = '\0';
+	tfs_buf_append(b, f, 5);
+}
+
+static void task_comm(pid_t tid, char comm[16])
+{
+	if (!tfs_opt(TFS_OPT_RECORD_CMD) || tfs_task_comm(tid, comm) != 0 || !comm[0])
+		strcpy(comm, "<...>");
+	comm[15] = '\0';
+}
+
+static void print_time(struct tfs_buf *b, uint64_t ts)
+{
+	if (tfs_clock_is_counter(tfs.clock)) {
+		tfs_buf_printf(b, " %12" PRIu64, ts);
+	} else {
+		uint64_t us = tfs_out_ns2us(ts);
+
+		tfs_buf_printf(b, " %5lu.%06lu", (unsigned long)(us / 1000000),
+			       (unsigned long)(us % 1000000));
+	}
+}
+
+/* The kernel's flag byte for the verbose latency format. */
+static unsigned int kernel_flags(const struct ut_ev *ev)
+{
+	return (ev->flags & UT_EVF_SIGBLOCKED ? 0x01 : 0) | (ev->flags & UT_EVF_SIGHANDLER ? 0x08 : 0);
+}
+
+static void print_lat_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b)
+{
+	bool in_ns = !tfs_clock_is_counter(tfs.clock);
+	uint64_t abs_ts = e->ts - it->time_start, rel_ts = it->next_ts - e->ts;
+	char comm[16];
+
+	task_comm((pid_t)e->ev->tid, comm);
+	if (in_ns) {
+		abs_ts = tfs_out_ns2us(abs_ts);
+		rel_ts = tfs_out_ns2us(rel_ts);
+	}
+	if (tfs_opt(TFS_OPT_VERBOSE)) {
+		tfs_buf_printf(b, "%16s %7d %3u %u %08x %08lx ", comm, (int)e->ev->tid, e->cpu,
+			       kernel_flags(e->ev), e->ev->flags & UT_EVF_PREEMPT1 ? 1 : 0,
+			       it->idx);
+		if (in_ns)
+			tfs_buf_printf(b, "[%08" PRIx64 "] %" PRIu64 ".%03" PRIu64 "ms (+%" PRIu64
+					  ".%03" PRIu64 "ms): ",
+				       tfs_out_ns2us(e->ts), abs_ts / 1000, abs_ts % 1000,
+				       rel_ts / 1000, rel_ts % 1000);
+		else
+			tfs_buf_printf(b, "[%016" PRIx64 "] %lld (+%lld): ", e->ts,
+				       (long long)abs_ts, (long long)rel_ts);
+		return;
+	}
+	tfs_buf_printf(b, "%8.8s-%-7d %3u", comm, (int)e->ev->tid, e->cpu);
+	print_flags(b, e->ev);
+	if (in_ns)
+		tfs_buf_printf(b, " %4lldus%c: ", (long long)abs_ts, tfs_out_mark(rel_ts * 1000));
+	else
+		tfs_buf_printf(b, " %4lld: ", (long long)abs_ts);
+}
+
+void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b)
+{
+	pid_t tid = (pid_t)e->ev->tid;
+	char comm[16];
+
+	if (it->lat_fmt) {
+		print_lat_context(it, e, b);
+		return;
+	}
+	task_comm(tid, comm);
+	tfs_buf_printf(b, "%16s-%-7d ", comm, tid);
+	if (tfs_opt(TFS_OPT_RECORD_TGID)) {
+		pid_t tgid = tfs_task_tgid(tid);
+
+		if (tgid <= 0)
+			tfs_buf_printf(b, "(-------) ");
+		else
+			tfs_buf_printf(b, "(%7d) ", tgid);
+	}
+	tfs_buf_printf(b, "[%03u] ", e->cpu);
+	if (tfs_opt(TFS_OPT_IRQ_INFO))
+		print_flags(b, e->ev);
+	print_time(b, e->ts);
+	tfs_buf_append(b, ": ", 2);
+}
+
+/* The text of a print event; markers get the newline the kernel adds. */
+static void print_text(struct tfs_buf *b, const struct ut_ev_print *pr)
+{
+	size_t n = strnlen(pr->buf, pr->h.len - sizeof(*pr));
+
+	tfs_buf_append(b, pr->buf, n);
+	if (pr->ip == UT_IP_MARKER && (n == 0 || pr->buf[n - 1] != '\n'))
+		tfs_buf_append(b, "\n", 1);
+}
+
+static void print_print(struct tfs_buf *b, const struct ut_ev_print *pr, unsigned int sf)
+{
+	if (pr->ip == UT_IP_MARKER)
+		tfs_buf_printf(b, "tracing_mark_write");
+	else
+		tfs_out_ip_sym(b, (pid_t)pr->h.tid, pr->ip, sf);
+	tfs_buf_append(b, ": ", 2);
+	print_text(b, pr);
+}
+
+static void print_raw_data(struct tfs_buf *b, const struct ut_ev_raw *r)
+{
+	/* the kernel shows the whole entry, rounded up to 4 bytes, padding included */
+	unsigned int shown = ((12 + r->size + 4 + 3) & ~3u) - 4 - 12;
+
+	tfs_buf_printf(b, "# %x buf:", r->id);
+	for (unsigned int i = 0; i < shown; i++)
+		tfs_buf_printf(b, " %02x", i < r->size ? r->buf[i] : 0);
+	tfs_buf_append(b, "\n", 1);
+}
+
+static void print_body(const struct tfs_event *e, struct tfs_buf *b, unsigned int sf)
+{
+	const struct ut_ev *ev = e->ev;
+	pid_t tid = (pid_t)ev->tid;
+
+	switch (ev->type) {
+	case UT_EV_FUNCTION: {
+		const struct ut_ev_func *f = (const void *)ev;
+
+		tfs_out_ip_sym(b, tid, f->ip - UT_SITE_CALL_LEN, sf);
+		if (tfs_opt(TFS_OPT_PRINT_PARENT) && f->parent_ip) {
+			tfs_buf_append(b, " <-", 3);
+			tfs_out_ip_sym(b, tid, f->parent_ip, sf);
+		}
+		tfs_buf_append(b, "\n", 1);
+		break;
+	}
+	case UT_EV_PRINT:
+		print_print(b, (const void *)ev, sf);
+		break;
+	case UT_EV_KERNEL_STACK: {
+		const struct ut_ev_stack *st = (const void *)ev;
+
+		tfs_buf_printf(b, "<stack trace>\n");
+		for (uint64_t i = 0; i < st->nr && st->ips[i] != UINT64_MAX; i++) {
+			tfs_buf_append(b, " => ", 4);
+			tfs_out_ip_sym(b, tid, st->ips[i], sf);
+			tfs_buf_append(b, "\n", 1);
+		}
+		break;
+	}
+	case UT_EV_RAW_DATA:
+		print_raw_data(b, (const void *)ev);
+		break;
+	default:
+		tfs_buf_printf(b, "Unknown type %d\n", ev->type);
+	}
+}
+
+/* Option raw (print_raw_fmt). */
+static void print_raw(const struct tfs_event *e, struct tfs_buf *b)
+{
+	const struct ut_ev *ev = e->ev;
+
+	if (tfs_opt(TFS_OPT_CONTEXT_INFO))
+		tfs_buf_printf(b, "%d %u %" PRIu64 " ", (int)ev->tid, e->cpu, e->ts);
+	switch (ev->type) {
+	case UT_EV_FUNCTION: {
+		const struct ut_ev_func *f = (const void *)ev;
+
+		tfs_buf_printf(b, "%" PRIx64 " %" PRIx64 "\n", f->ip - UT_SITE_CALL_LEN,
+			       f->parent_ip);
+		break;
+	}
+	case UT_EV_PRINT: {
+		const struct ut_ev_print *pr = (const void *)ev;
+
+		tfs_buf_printf(b, "# %" PRIx64 " ", pr->ip);
+		print_text(b, pr);
+		break;
+	}
+	case UT_EV_RAW_DATA:
+		print_raw_data(b, (const void *)ev);
+		break;
+	default:
+		tfs_buf_printf(b, "type: %d\n", ev->type);
+	}
+}
+
+static bool started(struct tfs_iter *it, unsigned int cpu)
+{
+	uint64_t bit = 1ull << (cpu % 64);
+	bool was = it->started[cpu / 64] & bit;
+
+	it->started[cpu / 64] |= bit;
+	return was;
+}
+
+int tfs_out_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b)
+{
+	if (it->lost)
+		tfs_buf_printf(b, "CPU:%u [LOST %lu EVENTS]\n", e->cpu, it->lost);
+	if (e->ev->type == UT_EV_PRINT && tfs_opt(TFS_OPT_TRACE_PRINTK) &&
+	    tfs_opt(TFS_OPT_PRINTK_MSG_ONLY)) {
+		print_text(b, (const void *)e->ev);
+		return 0;
+	}
+	if (tfs_opt(TFS_OPT_RAW)) {
+		print_raw(e, b);
+		return 0;
+	}
+	/* the start of each CPU's data, in `trace` after the buffer overran */
+	if (tfs_opt(TFS_OPT_ANNOTATE) && it->annotate && !it->pipe && !started(it, e->cpu) &&
+	    it->idx > 1)
+		tfs_buf_printf(b, "##### CPU %u buffer started ####\n", e->cpu);
+	if (tfs_opt(TFS_OPT_CONTEXT_INFO))
+		tfs_out_context(it, e, b);
+	print_body(e, b, tfs_out_sym_flags());
+	return 0;
+}

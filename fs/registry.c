@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: MIT
+/*
+ * registry.c - the control socket (ut_wire.h): which processes are traced, their
+ * tasks (saved_cmdlines, saved_tgids) and their acknowledgements.
+ *
+ * One thread polls the listening socket and every connection.  A peer of another
+ * uid is refused (SO_PEERCRED).  Every packet is checked (size, type, NUL-ended
+ * strings, the pid it claims); a peer that sends anything else is disconnected,
+ * which is also what EOF does: the process is forgotten, while its tasks and
+ * maps stay known so that its events still print.
+ *
+ * tracing_on()/tracing_off() from a program arrive here; applying them waits for
+ * the ACKs of every process, including the sender, whose ACK this very thread
+ * must read: so they are applied by a separate applier thread.
+ *
+ * Tasks follow the kernel's saved_cmdlines: saved_cmdlines_size slots used in a
+ * circle starting at slot 1, a map from pid mod 32768 to slot, and a lookup that
+ * only succeeds when the slot still belongs to that pid.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "tfs.h"
+#include "ut_wire.h"
+
+struct tfs_proc {
+	int fd;
+	pid_t pid; /* from SO_PEERCRED */
+	bool hello;
+	bool has_ack;
+	bool hung; /* missed an ACK deadline: not waited for until it answers */
+	uint32_t acked;
+	char comm[16];
+	char exe[256];
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ack_cond = PTHREAD_COND_INITIALIZER;
+static struct tfs_proc *procs;
+static unsigned int nr_procs, cap_procs;
+
+static int listen_fd = -1;
+static int wake_pipe[2] = {-1, -1};
+static pthread_t reg_thread, apply_thread;
+static bool reg_running;
+static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+static pthread_cond_t apply_cond = PTHREAD_COND_INITIALIZER;
+static bool apply_pending, apply_stop;
+
+/* ---- tasks ------------------------------------------------------------------------ */
+
+#define TFS_PID_MAP 32768 /* the kernel's PID_MAX_DEFAULT */
+#define TFS_TGID_MAX 65536
+
+struct tfs_slot {
+	pid_t pid; /* 0: empty */
+	char comm[16];
+};
+
+struct tfs_tgid {
+	pid_t tid, tgid;
+};
+
+static pthread_mutex_t task_lock = PTHREAD_MUTEX_INITIALIZER;
+static int pid_to_slot[TFS_PID_MAP]; /* slot + 1; 0: none */
+static struct tfs_slot *slots;
+static unsigned int nr_slots, slot_idx;
+static struct tfs_tgid *tgids; /* sorted by tid */
+static unsigned int nr_tgids;
+
+/* Make the table match saved_cmdlines_size; a new size starts empty, as in the kernel. */
+static int task_table_sync(void)
+{
+	unsigned int want = __atomic_load_n(&tfs.saved_cmdlines_size, __ATOMIC_RELAXED);
+	struct tfs_slot *s;
+
+	if (!want)
+		want = 128;
+	if (slots && want == nr_slots)
+		return 0;
+	s = calloc(want, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	free(slots);
+	slots = s;
+	nr_slots = want;
+	slot_idx = 0;
+	memset(pid_to_slot, 0, sizeof(pid_to_slot));
+	return 0;
+}
+
+static void tgid_set(pid_t tid, pid_t tgid)
+{
+	unsigned int lo = 0, hi = nr_tgids;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (tgids[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < nr_tgids && tgids[lo].tid == tid) {
+		tgids[lo].tgid = tgid;
+		return;
+	}
+	if (nr_tgids == TFS_TGID_MAX)
+		return;
+	if (!tgids) {
+		tgids = calloc(TFS_TGID_MAX, sizeof(*tgids));
+		if (!tgids)
+			return;
+	}
+	memmove(&tgids[lo + 1], &tgids[lo], (nr_tgids - lo) * sizeof(*tgids));
+	tgids[lo].tid = tid;
+	tgids[lo].tgid = tgid;
+	nr_tgids++;
+}
+
+int tfs_task_record(pid_t tid, pid_t tgid, const char *comm)
+{
+	unsigned int tpid = (unsigned int)tid & (TFS_PID_MAP - 1);
+	int err, idx;
+
+	if (tid <= 0 || !comm)
+		return -EINVAL;
+	pthread_mutex_lock(&task_lock);
+	err = task_table_sync();
+	if (err) {
+		pthread_mutex_unlock(&task_lock);
+		return err;
+	}
+	idx = pid_to_slot[tpid] - 1;
+	if (idx < 0) {
+		idx = (int)((slot_idx + 1) % nr_slots);
+		pid_to_slot[tpid] = idx + 1;
+		slot_idx = (unsigned int)idx;
+	}
+	slots[idx].pid = tid;
+	snprintf(slots[idx].comm, sizeof(slots[idx].comm), "%s", comm);
+	if (tgid > 0)
+		tgid_set(tid, tgid);
+	pthread_mutex_unlock(&task_lock);
+	return 0;
+}
+
+int tfs_task_comm(pid_t tid, char comm[16])
+{
+	unsigned int tpid = (unsigned int)tid & (TFS_PID_MAP - 1);
+	int ret = -ENOENT;
+
+	if (tid <= 0)
+		return -ENOENT;
+	pthread_mutex_lock(&task_lock);
+	if (task_table_sync() == 0) {
+		int idx = pid_to_slot[tpid] - 1;
+
+		if (idx >= 0 && slots[idx].pid == tid) {
+			memcpy(comm, slots[idx].comm, 16);
+			ret = 0;
+		}
+	}
+	pthread_mutex_unlock(&task_lock);
+	return ret;
+}
+
+pid_t tfs_task_tgid(pid_t tid)
+{
+	pid_t tgid = 0;
+	unsigned int lo = 0, hi;
+
+	pthread_mutex_lock(&task_lock);
+	hi = nr_tgids;
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (tgids[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < nr_tgids && tgids[lo].tid == tid)
+		tgid = tgids[lo].tgid;
+	pthread_mutex_unlock(&task_lock);
+	return tgid;
+}
+
+void tfs_task_foreach(tfs_task_fn fn, void *arg)
+{
+	struct tfs_slot *copy;
+	unsigned int n;
+
+	/* copy first: fn may call tfs_task_tgid() or take other locks */
+	pthread_mutex_lock(&task_lock);
+	if (task_table_sync()) {
+		pthread_mutex_unlock(&task_lock);
+		return;
+	}
+	n = nr_slots;
+	copy = malloc(n * sizeof(*copy));
+	if (copy)
+		memcpy(copy, slots, n * sizeof(*copy));
+	pthread_mutex_unlock(&task_lock);
+	if (!copy)
+		return;
+	for (unsigned int i = 0; i < n; i++)
+		if (copy[i].pid > 0)
+			fn(copy[i].pid, tfs_task_tgid(copy[i].pid), copy[i].comm, arg);
+	free(copy);
+}
+
+void tfs_task_clear(void)
+{
+	pthread_mutex_lock(&task_lock);
+	free(slots);
+	slots = NULL;
+	nr_slots = 0;
+	free(tgids);
+	tgids = NULL;
+	nr_tgids = 0;
+	pthread_mutex_unlock(&task_lock);
+}
+
+/* ---- acknowledgements ------------------------------------------------------------- */
+
+static bool acked(const struct tfs_proc *p, uint32_t gen)
+{
+	return p->has_ack && (int32_t)(p->acked - gen) >= 0;
+}
+
+void tfs_registry_wait_acks(uint32_t gen, int timeout_ms)
+{
+	struct timespec end;
+
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&reg_lock);
+	for (;;) {
+		bool waiting = false;
+
+		for (unsigned int i = 0; i < nr_procs; i++)
+			if (procs[i].hello && !procs[i].hung && !acked(&procs[i], gen))
+				waiting = true;
+		if (!waiting)
+			break;
+		if (pthread_cond_timedwait(&ack_cond, &reg_lock, &end) == ETIMEDOUT) {
+			for (unsigned int i = 0; i < nr_procs; i++) {
+				struct tfs_proc *p = &procs[i];
+
+				if (!p->hello || p->hung || acked(p, gen))
+					continue;
+				p->hung = true;
+				fprintf(stderr,
+					"utracefs: process %d (%s) did not acknowledge "
+					"change %u within %d ms\n",
+					(int)p->pid, p->comm, gen, timeout_ms);
+			}
+			break;
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
+}
+
+unsigned int tfs_registry_count(void)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	for (unsigned int i = 0; i < nr_procs; i++)
+		n += procs[i].hello;
+	pthread_mutex_unlock(&reg_lock);
+	return n;
+}
+
+/* ---- the applier thread ------------------------------------------------------------- */
+
+static void *apply_main(void *arg)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (;;) {
+		while (!apply_pending && !apply_stop)
+			pthread_cond_wait(&apply_cond, &reg_lock);
+		if (apply_stop)
+			break;
+		apply_pending = false;
+		pthread_mutex_unlock(&reg_lock);
+		tfs_apply();
+		pthread_mutex_lock(&reg_lock);
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return NULL;
+}
+
+static void apply_later(void)
+{
+	pthread_mutex_lock(&reg_lock);
+	apply_pending = true;
+	pthread_cond_signal(&apply_cond);
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/* ---- connections --------------------------------------------------------------------- */
+
+static struct tfs_proc *proc_of_fd(int fd)
+{
+	for (unsigned int i = 0; i < nr_procs; i++)
+		if (procs[i].fd == fd)
+			return &procs[i];
+	return NULL;
+}
+
+static void proc_remove(unsigned int i)
+{
+	pthread_mutex_lock(&reg_lock);
+	close(procs[i].fd);
+	procs[i] = procs[--nr_procs];
+	pthread_cond_broadcast(&ack_cond); /* nobody waits for it any more */
+	pthread_mutex_unlock(&reg_lock);
+}
+
+static void accept_one(void)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != geteuid()) {
+		close(fd); /* the mount, the socket and the area are the owner's only */
+		return;
+	}
+	pthread_mutex_lock(&reg_lock);
+	if (nr_procs == cap_procs) {
+		unsigned int cap = cap_procs ? 2 * cap_procs : 16;
+		struct tfs_proc *p = realloc(procs, cap * sizeof(*p));
+
+		if (!p) {
+			pthread_mutex_unlock(&reg_lock);
+			close(fd);
+			return;
+		}
+		procs = p;
+		cap_procs = cap;
+	}
+	procs[nr_procs++] = (struct tfs_proc){.fd = fd, .pid = cred.pid};
+	pthread_mutex_unlock(&reg_lock);
+}
+
+static int send_welcome(int fd)
+{
+	struct ut_msg_welcome w = {
+	    .h = {.type = UT_MSG_WELCOME, .len = sizeof(w)},
+	    .version = UT_PROTO_VERSION,
+	    .nr_cpus = tfs.nr_cpus,
+	    .area_size = tfs.area_size,
+	};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cmsg;
+	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
+	struct msghdr mh = {
+	    .msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = cmsg.buf,
+	    .msg_controllen = sizeof(cmsg.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	memset(cmsg.buf, 0, sizeof(cmsg.buf));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &tfs.area_fd, sizeof(int));
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(w))
+		return -EIO;
+	return 0;
+}
+
+static bool str_ok(const char *s, size_t size)
+{
+	return memchr(s, '\0', size) != NULL;
+}
+
+/* Sizes of the messages a process may send; 0: not accepted from a process. */
+static size_t msg_size(uint32_t type)
+{
+	switch (type) {
+	case UT_MSG_HELLO:
+		return sizeof(struct ut_msg_hello);
+	case UT_MSG_ACK:
+		return sizeof(struct ut_msg_ack);
+	case UT_MSG_TASK:
+		return sizeof(struct ut_msg_task);
+	case UT_MSG_MAPS:
+		return sizeof(struct ut_msg_maps);
+	case UT_MSG_TRACING:
+		return sizeof(struct ut_msg_tracing);
+	}
+	return 0;
+}
+
+static int on_hello(int fd, const struct ut_msg_hello *m)
+{
+	struct tfs_proc *p;
+	pid_t pid;
+
+	if (m->version != UT_PROTO_VERSION || !str_ok(m->comm, sizeof(m->comm)) ||
+	    !str_ok(m->exe, sizeof(m->exe)))
+		return -EPROTO;
+	pthread_mutex_lock(&reg_lock);
+	p = proc_of_fd(fd);
+	if (p->hello || m->pid != p->pid) {
+		pthread_mutex_unlock(&reg_lock);
+		return -EPROTO;
+	}
+	pid = p->pid;
+	memcpy(p->comm, m->comm, sizeof(p->comm));
+	memcpy(p->exe, m->exe, sizeof(p->exe));
+	pthread_mutex_unlock(&reg_lock);
+
+	tfs_task_record(m->tid > 0 ? m->tid : pid, pid, m->comm);
+	tfs_sym_load_maps(pid);
+	if (send_welcome(fd))
+		return -EIO;
+	/* waited for only from here on: it answers with the gen it then applies */
+	pthread_mutex_lock(&reg_lock);
+	proc_of_fd(fd)->hello = true;
+	pthread_mutex_unlock(&reg_lock);
+	return 0;
+}
+
+static int on_message(int fd, const void *buf, size_t n)
+{
+	struct ut_msg_hdr h;
+	struct tfs_proc *p;
+	pid_t pid;
+	bool hello;
+
+	if (n < sizeof(h))
+		return -EPROTO;
+	memcpy(&h, buf, sizeof(h));
+	if (h.len != n || msg_size(h.type) != n)
+		return -EPROTO;
+	pthread_mutex_lock(&reg_lock);
+	p = proc_of_fd(fd);
+	pid = p->pid;
+	hello = p->hello;
+	pthread_mutex_unlock(&reg_lock);
+	if (h.type == UT_MSG_HELLO)
+		return on_hello(fd, buf);
+	if (!hello)
+		return -EPROTO;
+
+	switch (h.type) {
+	case UT_MSG_ACK: {
+		const struct ut_msg_ack *m = buf;
+
+		pthread_mutex_lock(&reg_lock);
+		p = proc_of_fd(fd);
+		p->acked = m->gen;
+		p->has_ack = true;
+		p->hung = false;
+		pthread_cond_broadcast(&ack_cond);
+		pthread_mutex_unlock(&reg_lock);
+		return 0;
+	}
+	case UT_MSG_TASK: {
+		const struct ut_msg_task *m = buf;
+
+		if (m->pid != pid || m->tid <= 0 || !str_ok(m->comm, sizeof(m->comm)))
+			return -EPROTO;
+		return tfs_task_record(m->tid, m->pid, m->comm) == -EINVAL ? -EPROTO : 0;
+	}
+	case UT_MSG_MAPS:
+		tfs_sym_load_maps(pid);
+		return 0;
+	case UT_MSG_TRACING: {
+		const struct ut_msg_tracing *m = buf;
+
+		tfs_lock();
+		tfs.tracing_on = m->on != 0;
+		tfs_unlock();
+		apply_later();
+		return 0;
+	}
+	}
+	return -EPROTO;
+}
+
+/* Read one packet; <0 ends the connection (EOF, error, bad packet). */
+static int on_readable(int fd)
+{
+	union {
+		char buf[512];
+		uint64_t align;
+	} msg;
+	union {
+		char buf[CMSG_SPACE(8 * sizeof(int))];
+		struct cmsghdr align;
+	} cmsg;
+	struct iovec iov = {.iov_base = msg.buf, .iov_len = sizeof(msg.buf)};
+	struct msghdr mh = {
+	    .msg_iov = &iov,
+	    .msg_iovlen = 1,
+	    .msg_control = cmsg.buf,
+	    .msg_controllen = sizeof(cmsg.buf),
+	};
+	ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	bool had_fds = false;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	/* nobody sends us descriptors: close any, then refuse the packet */
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			for (size_t i = 0; i < nfd; i++) {
+				int pfd;
+
+				memcpy(&pfd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				close(pfd);
+			}
+			had_fds = true;
+		}
+	}
+	if (had_fds || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		return -EPROTO;
+	return on_message(fd, msg.buf, (size_t)n);
+}
+
+static void *reg_main(void *arg)
+{
+	struct pollfd *pfd = NULL;
+	unsigned int cap = 0;
+
+	for (;;) {
+		unsigned int n;
+
+		pthread_mutex_lock(&reg_lock);
+		n = nr_procs;
+		if (n + 2 > cap) {
+			struct pollfd *q = realloc(pfd, (n + 2) * sizeof(*q));
+
+			if (q) {
+				pfd = q;
+				cap = n + 2;
+			}
+		}
+		if (n + 2 > cap)
+			n = cap >= 2 ? cap - 2 : 0;
+		for (unsigned int i = 0; i < n; i++)
+			pfd[2 + i] = (struct pollfd){.fd = procs[i].fd, .events = POLLIN};
+		pthread_mutex_unlock(&reg_lock);
+		if (!pfd)
+			break;
+		pfd[0] = (struct pollfd){.fd = wake_pipe[0], .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+
+		if (poll(pfd, n + 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents)
+			break;
+		/* downwards: removing i moves the last entry, which is done or new */
+		for (unsigned int i = n; i-- > 0;) {
+			if (!pfd[2 + i].revents)
+				continue;
+			if (on_readable(pfd[2 + i].fd) < 0)
+				proc_remove(i);
+		}
+		if (pfd[1].revents & POLLIN)
+			accept_one();
+	}
+	free(pfd);
+	return NULL;
+}
+
+/* The directory of the socket: created 0700 when missing; ours (utrace-UID) made 0700. */
+static int socket_dir(const char *path)
+{
+	char dir[sizeof(sock_path)], mine[32];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	snprintf(mine, sizeof(mine), "utrace-%u", (unsigned int)geteuid());
+	slash = strrchr(dir, '/');
+	if (slash && strcmp(slash + 1, mine) == 0)
+		chmod(dir, 0700);
+	return 0;
+}
+
+/* A socket file left by a daemon that died is removed; a live one is EADDRINUSE. */
+static int clear_stale(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+		err = -EADDRINUSE;
+	else if (errno == ECONNREFUSED)
+		unlink(sa->sun_path);
+	close(fd);
+	return err;
+}
+
+int tfs_registry_start(const char *socket_path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int err;
+
+	if (strlen(socket_path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, socket_path);
+	err = socket_dir(socket_path);
+	if (!err)
+		err = clear_stale(&sa);
+	if (err)
+		return err;
+
+	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (listen_fd < 0)
+		return -errno;
+	/* the socket inode's mode (minus umask) is what bind gives the file */
+	if (fchmod(listen_fd, 0600) || bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(socket_path, 0600) || listen(listen_fd, 64) || pipe2(wake_pipe, O_CLOEXEC)) {
+		err = -errno;
+		goto fail;
+	}
+	strcpy(sock_path, socket_path);
+	apply_stop = false;
+	err = -pthread_create(&apply_thread, NULL, apply_main, NULL);
+	if (err)
+		goto fail;
+	err = -pthread_create(&reg_thread, NULL, reg_main, NULL);
+	if (err) {
+		pthread_mutex_lock(&reg_lock);
+		apply_stop = true;
+		pthread_cond_signal(&apply_cond);
+		pthread_mutex_unlock(&reg_lock);
+		pthread_join(apply_thread, NULL);
+		goto fail;
+	}
+	reg_running = true;
+	return 0;
+fail:
+	close(listen_fd);
+	listen_fd = -1;
+	if (sock_path[0] || err != -EADDRINUSE)
+		unlink(socket_path);
+	sock_path[0] = '\0';
+	for (int i = 0; i < 2; i++) {
+		if (wake_pipe[i] >= 0)
+			close(wake_pipe[i]);
+		wake_pipe[i] = -1;
+	}
+	return err;
+}
+
+void tfs_registry_stop(void)
+{
+	if (!reg_running)
+		return;
+	if (write(wake_pipe[1], "x", 1) < 0)
+		perror("utracefs: registry stop");
+	pthread_join(reg_thread, NULL);
+	pthread_mutex_lock(&reg_lock);
+	apply_stop = true;
+	pthread_cond_signal(&apply_cond);
+	pthread_mutex_unlock(&reg_lock);
+	pthread_join(apply_thread, NULL);
+
+	/* processes see EOF and go dormant */
+	while (nr_procs)
+		proc_remove(nr_procs - 1);
+	free(procs);
+	procs = NULL;
+	cap_procs = 0;
+	close(listen_fd);
+	listen_fd = -1;
+	unlink(sock_path);
+	sock_path[0] = '\0';
+	for (int i = 0; i < 2; i++) {
+		close(wake_pipe[i]);
+		wake_pipe[i] = -1;
+	}
+	reg_running = false;
+}

@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ring_read.c - the reader side of the shared rings (contract: ut_ring.h):
+ * page copies with validation, per-CPU statistics, snapshots for the `trace`
+ * files and the consuming reader behind trace_pipe and trace_pipe_raw.
+ *
+ * Nothing read from shared memory is trusted.  A page is used only from a copy:
+ * the copy is valid when its header names the expected vpage (magic included)
+ * and, read again AFTER the copy, the writer has not begun to reuse that slot
+ * (overwrite mode: wpos.vpage - v < nr_pages - 1; no-overwrite mode: v is not
+ * older than read_vpage, which only this file moves).  Inside a copy every event
+ * is checked (tfs_rr_check_event); the first bad one ends the page and the rest
+ * of the page's entries are counted as bad, never shown.
+ *
+ * Sequence numbers.  Every event committed on a CPU since the last reset has a
+ * number: page.base_entries + its index in the page.  The consumer state of a
+ * CPU is the page and byte offset of the next event to hand out, its number P,
+ * and R, the events handed out.  From one consistent reading:
+ *   first   = max(P, base of the oldest readable page)  (first unconsumed event)
+ *   entries = written - first
+ *   overrun = first - R         (gone without being read, bad ones included)
+ * so that entries + overrun + read == written, exactly.
+ *
+ * Locking: rr_lock serialises every reader (snapshots, statistics and consumers)
+ * because they share the consumer state; it is never held while blocking.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/output.h"
+#include "ring_read.h"
+
+#define RR_RETRIES 8
+#define RR_HALF (RB_VPAGE_MOD / 2)
+
+/* One consistent reading of a CPU's writer state. */
+struct rr_view {
+	unsigned int cpu;
+	struct rb_cpu *rc;
+	uint64_t w;
+	unsigned int V, slot, nr;
+	unsigned int read_vpage;
+	bool overwrite;
+};
+
+/* A validated copy of one page. */
+struct rr_page {
+	union {
+		struct rb_page hdr;
+		unsigned char raw[UT_RB_PAGE_SIZE];
+		uint64_t align;
+	};
+	unsigned int vpage;
+	unsigned int end;     /* committed bytes of data */
+	unsigned int entries; /* committed events */
+};
+
+/* The consuming reader of one CPU (shared by every trace_pipe opener). */
+struct rr_cons {
+	unsigned int vp;  /* page of the next event */
+	unsigned int off; /* its byte offset in the page data */
+	unsigned int idx; /* its index in the page */
+	uint64_t P;	  /* its sequence number */
+	uint64_t R;	  /* events handed out since the reset */
+	uint64_t lost;	  /* overwritten before being read, not reported yet */
+	uint64_t bad;	  /* failed validation */
+	/* the page copy the next event is taken from */
+	bool loaded;
+	struct rr_page pg;
+	/* kept across resets: an empty ring shows the last oldest time, as the kernel */
+	uint64_t last_oldest;
+};
+
+static pthread_mutex_t rr_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rr_cons *cons; /* [UT_RB_MAX_CPUS], allocated on first use */
+static uint64_t time_start;
+
+static struct rr_cons *rr_cons_of(unsigned int cpu)
+{
+	if (!cons) {
+		cons = calloc(UT_RB_MAX_CPUS, sizeof(*cons));
+		if (!cons)
+			return NULL;
+	}
+	return &cons[cpu];
+}
+
+/* ---- events ------------------------------------------------------------------------- */
+
+int tfs_rr_check_event(const void *p, unsigned int room)
+{
+	const struct ut_ev *ev = p;
+	unsigned int len;
+
+	if (room < sizeof(*ev))
+		return -1;
+	len = ev->len;
+	if (len < sizeof(*ev) || (len & 7) || len > room || ev->tid > 0x7fffffffu)
+		return -1;
+	switch (ev->type) {
+	case UT_EV_FUNCTION:
+		return len == sizeof(struct ut_ev_func) ? (int)len : -1;
+	case UT_EV_PRINT: {
+		const struct ut_ev_print *pr = p;
+		unsigned int text = len - sizeof(*pr);
+
+		if (len < sizeof(*pr) + 1 || text > UT_PRINT_MAX + 8 || !memchr(pr->buf, 0, text))
+			return -1;
+		return (int)len;
+	}
+	case UT_EV_KERNEL_STACK: {
+		const struct ut_ev_stack *st = p;
+
+		if (len < sizeof(*st) || st->nr > UT_STACK_MAX ||
+		    len != sizeof(*st) + st->nr * sizeof(uint64_t))
+			return -1;
+		return (int)len;
+	}
+	case UT_EV_RAW_DATA: {
+		const struct ut_ev_raw *r = p;
+
+		if (len < sizeof(*r) || r->size > len - sizeof(*r) || len - sizeof(*r) - r->size >= 8)
+			return -1;
+		return (int)len;
+	}
+	}
+	return -1;
+}
+
+/* ---- pages ----------------------------------------------------------------------------- */
+
+static bool rr_view_read(unsigned int cpu, struct rr_view *v)
+{
+	if (!tfs.area || cpu >= tfs.nr_cpus)
+		return false;
+	v->cpu = cpu;
+	v->rc = ut_rb_cpu(tfs.area, cpu);
+	v->w = __atomic_load_n(&v->rc->wpos, __ATOMIC_ACQUIRE);
+	v->nr = __atomic_load_n(&v->rc->nr_pages, __ATOMIC_RELAXED);
+	v->overwrite = __atomic_load_n(&v->rc->flags, __ATOMIC_RELAXED) & RB_F_OVERWRITE;
+	v->read_vpage = (unsigned int)v->rc->read_vpage & (RB_VPAGE_MOD - 1);
+	v->V = rb_wpos_vpage(v->w);
+	v->slot = rb_wpos_slot(v->w);
+	return v->nr >= 3 && v->nr <= UT_RB_MAX_PAGES && v->slot < v->nr &&
+	       rb_wpos_off(v->w) <= UT_RB_PAGE_DATA;
+}
+
+/* Oldest vpage that may be read. */
+static unsigned int rr_window_start(const struct rr_view *v)
+{
+	if (!v->overwrite && rb_vpage_sub(v->V, v->read_vpage) < v->nr)
+		return v->read_vpage;
+	return (v->V - (v->nr - 2)) & (RB_VPAGE_MOD - 1);
+}
+
+/* Distance from a to the current page (how old a is); >= RR_HALF: a is ahead. */
+static unsigned int rr_age(const struct rr_view *v, unsigned int a)
+{
+	return rb_vpage_sub(v->V, a);
+}
+
+enum { RR_OK, RR_INVALID, RR_RACED };
+
+/* Copy vpage vp of the view's CPU into pg and validate it. */
+static int rr_copy_page(const struct rr_view *v, unsigned int vp, struct rr_page *pg)
+{
+	unsigned int d = rr_age(v, vp), d2, slot;
+	uint64_t w2, c;
+
+	if (d >= v->nr)
+		return RR_INVALID;
+	slot = (v->slot + v->nr - d) % v->nr;
+	memcpy(pg->raw, ut_rb_page(tfs.area, v->cpu, slot), UT_RB_PAGE_SIZE);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	w2 = __atomic_load_n(&v->rc->wpos, __ATOMIC_ACQUIRE);
+	d2 = rb_vpage_sub(rb_wpos_vpage(w2), vp);
+	if (rb_vpage_sub(rb_wpos_vpage(w2), v->V) >= RR_HALF)
+		return RR_RACED; /* wpos went back: a reset */
+	if (v->overwrite ? d2 >= v->nr - 1 : (d2 >= v->nr || rb_vpage_sub(vp, v->read_vpage) >= v->nr))
+		return RR_RACED;
+	if (pg->hdr.magic != UT_RB_PAGE_MAGIC || pg->hdr.vpage != vp)
+		return RR_INVALID;
+	c = d == 0 ? v->w : pg->hdr.commit;
+	if (rb_wpos_vpage(c) != vp || rb_wpos_off(c) > UT_RB_PAGE_DATA)
+		return RR_INVALID;
+	pg->vpage = vp;
+	pg->end = rb_wpos_off(c);
+	pg->entries = rb_wpos_entries(c);
+	return RR_OK;
+}
+
+/* The event at byte off of a copied page, or NULL when it is bad. */
+static const struct ut_ev *rr_page_event(const struct rr_page *pg, unsigned int off)
+{
+	const unsigned char *data = pg->raw + UT_RB_PAGE_HDR;
+
+	if (off >= pg->end || (off & 7))
+		return NULL;
+	if (tfs_rr_check_event(data + off, pg->end - off) < 0)
+		return NULL;
+	return (const struct ut_ev *)(data + off);
+}
+
+/* ---- the consumer's position --------------------------------------------------------------- */
+
+static void rr_cons_clear(struct rr_cons *cs)
+{
+	memset(cs, 0, offsetof(struct rr_cons, pg));
+}
+
+void tfs_rr_reset(int cpu)
+{
+	pthread_mutex_lock(&rr_lock);
+	for (unsigned int c = 0; c < UT_RB_MAX_CPUS; c++) {
+		struct rr_cons *cs = rr_cons_of(c);
+
+		if (cs && (cpu < 0 || (unsigned int)cpu == c))
+			rr_cons_clear(cs);
+	}
+	if (cpu < 0)
+		time_start = tfs_clock_now();
+	pthread_mutex_unlock(&rr_lock);
+}
+
+uint64_t tfs_rr_time_start(void)
+{
+	return __atomic_load_n(&time_start, __ATOMIC_RELAXED);
+}
+
+/* Forget the position when the ring was emptied behind our back (rr_lock held). */
+static void rr_cons_check(struct rr_cons *cs, const struct rr_view *v)
+{
+	unsigned int d = rr_age(v, cs->vp);
+
+	if (d >= RR_HALF ||
+	    (d == 0 && (cs->off > rb_wpos_off(v->w) || cs->idx > rb_wpos_entries(v->w))))
+		rr_cons_clear(cs);
+}
+
+/* Let writers reuse the pages before vp (no-overwrite mode; harmless otherwise). */
+static void rr_release(const struct rr_view *v, unsigned int vp)
+{
+	__atomic_store_n(&v->rc->read_vpage, (uint64_t)vp, __ATOMIC_RELEASE);
+}
+
+/*
+ * Find the oldest valid page at or after `from` (a copy in pg).  RR_OK, or
+ * RR_INVALID when none, RR_RACED when the writer overtook the copy.
+ */
+static int rr_first_page(const struct rr_view *v, unsigned int from, struct rr_page *pg)
+{
+	for (unsigned int vp = from;; vp = (vp + 1) & (RB_VPAGE_MOD - 1)) {
+		int r = rr_copy_page(v, vp, pg);
+
+		if (r != RR_INVALID)
+			return r;
+		if (vp == v->V)
+			return RR_INVALID;
+	}
+}
+
+/*
+ * Make cs->pg hold the page of the consumer's next event, with cs->off inside
+ * it.  1: an event is there; 0: nothing to read now; < 0: error.
+ */
+static int rr_cons_load(struct rr_cons *cs, unsigned int cpu)
+{
+	for (int tries = 0; tries < RR_RETRIES; tries++) {
+		struct rr_view v;
+		unsigned int start;
+		int r;
+
+		if (cs->loaded && cs->off < cs->pg.end && rr_page_event(&cs->pg, cs->off))
+			return 1;
+		if (!rr_view_read(cpu, &v))
+			return 0;
+		rr_cons_check(cs, &v);
+		start = rr_window_start(&v);
+		if (rr_age(&v, cs->vp) > rr_age(&v, start)) {
+			/* the writers overwrote what we had not read yet */
+			r = rr_first_page(&v, start, &cs->pg);
+			if (r == RR_RACED)
+				continue;
+			if (r == RR_INVALID)
+				return 0;
+			if (cs->pg.hdr.base_entries > cs->P)
+				cs->lost += cs->pg.hdr.base_entries - cs->P;
+			cs->P = cs->pg.hdr.base_entries;
+			cs->vp = cs->pg.vpage;
+			cs->off = cs->idx = 0;
+		} else {
+			r = rr_copy_page(&v, cs->vp, &cs->pg);
+			if (r == RR_RACED)
+				continue;
+			if (r == RR_INVALID) {
+				if (cs->vp == v.V)
+					return 0; /* not started yet (fresh ring) */
+				cs->vp = (cs->vp + 1) & (RB_VPAGE_MOD - 1);
+				cs->off = cs->idx = 0;
+				continue;
+			}
+			if (cs->pg.hdr.base_entries + cs->idx != cs->P) {
+				/* a different page than the one we were reading: reset */
+				rr_cons_clear(cs);
+				continue;
+			}
+		}
+		cs->loaded = true;
+		if (cs->off < cs->pg.end) {
+			if (rr_page_event(&cs->pg, cs->off))
+				return 1;
+			if (cs->vp == v.V)
+				return 0; /* a bad event in the page being written: wait for its end */
+		} else if (cs->vp == v.V) {
+			return 0;
+		}
+		/* page done (or bad): what was not handed out is counted as bad */
+		if (cs->pg.entries > cs->idx) {
+			cs->bad += cs->pg.entries - cs->idx;
+			cs->P += cs->pg.entries - cs->idx;
+		}
+		cs->vp = (cs->vp + 1) & (RB_VPAGE_MOD - 1);
+		cs->off = cs->idx = 0;
+		cs->loaded = false;
+		rr_release(&v, cs->vp);
+		tries = 0;
+	}
+	return 0;
+}
+
+static const struct ut_ev *rr_cons_peek(struct rr_cons *cs)
+{
+	return rr_page_event(&cs->pg, cs->off);
+}
+
+static void rr_cons_take(struct rr_cons *cs, const struct ut_ev *ev)
+{
+	cs->off += ev->len;
+	cs->idx++;
+	cs->P++;
+	cs->R++;
+	cs->lost = 0;
+}
+
+static bool cpu_selected(int filter, unsigned int cpu)
+{
+	return filter < 0 || (unsigned int)filter == cpu;
+}
+
+/*
+ * Forget the page copies: a copy is used only within the call that made it, so
+ * that statistics never count as lost an event a reader still holds.
+ */
+static void rr_cons_unload(int filter)
+{
+	for (unsigned int c = 0; c < tfs.nr_cpus; c++) {
+		struct rr_cons *cs = rr_cons_of(c);
+
+		if (cs && cpu_selected(filter, c))
+			cs->loaded = false;
+	}
+}
+
+/* The CPU whose next event comes first (lowest CPU on ties); -1: none. rr_lock held. */
+static int rr_cons_pick(int filter, int skip)
+{
+	uint64_t best_ts = 0;
+	int best = -1;
+
+	for (unsigned int c = 0; c < tfs.nr_cpus; c++) {
+		struct rr_cons *cs;
+		const struct ut_ev *ev;
+
+		if (!cpu_selected(filter, c) || (int)c == skip)
+			continue;
+		cs = rr_cons_of(c);
+		if (!cs || rr_cons_load(cs, c) != 1)
+			continue;
+		ev = rr_cons_peek(cs);
+		if (best < 0 || ev->ts < best_ts) {
+			best = (int)c;
+			best_ts = ev->ts;
+		}
+	}
+	return best;
+}
+
+long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *arg)
+{
+	long n = 0;
+
+	if (!tfs.area)
+		return 0;
+	pthread_mutex_lock(&rr_lock);
+	rr_cons_unload(cpu);
+	while (n < max) {
+		int c = rr_cons_pick(cpu, -1);
+		struct rr_cons *cs;
+		const struct ut_ev *ev;
+		struct tfs_event e;
+		int r;
+
+		if (c < 0)
+			break;
+		cs = rr_cons_of((unsigned int)c);
+		ev = rr_cons_peek(cs);
+		e.ev = ev;
+		e.cpu = (unsigned int)c;
+		e.ts = tfs_clock_from_tsc(ev->ts);
+		it->cpu = e.cpu;
+		it->lost = cs->lost;
+		it->idx++;
+		it->next_ts = e.ts;
+		if (it->lat_fmt) {
+			/*
+			 * The kernel peeks at the following event for the delay mark:
+			 * the next one in this CPU's page copy, or another CPU's first.
+			 */
+			const struct ut_ev *nx = rr_page_event(&cs->pg, cs->off + ev->len);
+			uint64_t best = nx ? nx->ts : UINT64_MAX;
+			int c2 = rr_cons_pick(cpu, c);
+
+			if (c2 >= 0 && rr_cons_peek(rr_cons_of(c2))->ts < best)
+				best = rr_cons_peek(rr_cons_of(c2))->ts;
+			if (best != UINT64_MAX)
+				it->next_ts = tfs_clock_from_tsc(best);
+		}
+		r = fn(it, &e, arg);
+		if (r) {
+			it->idx--;
+			if (r < 0 && n == 0)
+				n = r;
+			break;
+		}
+		rr_cons_take(cs, ev);
+		n++;
+	}
+	pthread_mutex_unlock(&rr_lock);
+	return n;
+}
+
+bool tfs_rr_ready(int cpu)
+{
+	bool ready;
+
+	if (!tfs.area)
+		return false;
+	pthread_mutex_lock(&rr_lock);
+	rr_cons_unload(cpu);
+	ready = rr_cons_pick(cpu, -1) >= 0;
+	pthread_mutex_unlock(&rr_lock);
+	return ready;
+}
+
+/* ---- scans: statistics and snapshots --------------------------------------------------------- */
+
+struct snap_cpu {
+	unsigned char *data;
+	size_t len, cap, pos;
+};
+
+struct tfs_snap {
+	unsigned int nr_cpus;
+	unsigned long idx;
+	bool empty;
+	struct snap_cpu c[];
+};
+
+static int snap_append(struct snap_cpu *sc, const struct ut_ev *ev)
+{
+	if (sc->len + ev->len > sc->cap) {
+		size_t cap = sc->cap ? sc->cap * 2 : 65536;
+		unsigned char *p;
+
+		while (cap < sc->len + ev->len)
+			cap *= 2;
+		p = realloc(sc->data, cap);
+		if (!p)
+			return -ENOMEM;
+		sc->data = p;
+		sc->cap = cap;
+	}
+	memcpy(sc->data + sc->len, ev, ev->len);
+	sc->len += ev->len;
+	return 0;
+}
+
+/*
+ * Walk every readable, unconsumed event of cpu (rr_lock held): fill st and, when
+ * sc is given, copy the events into it.  Retries when a writer overtook a copy.
+ */
+static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *sc)
+{
+	static struct rr_page pg; /* rr_lock held */
+	struct rr_cons *cs = rr_cons_of(cpu);
+
+	if (!cs)
+		return -ENOMEM;
+	for (int tries = 0;; tries++) {
+		struct rr_view v;
+		unsigned int start, vp;
+		bool first_found = false, raced = false;
+		uint64_t first = 0, last_base = 0;
+		unsigned int last_entries = 0;
+
+		memset(st, 0, sizeof(*st));
+		if (sc)
+			sc->len = 0;
+		if (!rr_view_read(cpu, &v))
+			return -EINVAL;
+		rr_cons_check(cs, &v);
+		st->dropped = __atomic_load_n(&v.rc->dropped, __ATOMIC_RELAXED);
+		st->read = cs->R;
+		st->bad = cs->bad;
+		start = rr_window_start(&v);
+		if (rr_age(&v, cs->vp) <= rr_age(&v, start))
+			start = cs->vp;
+		for (vp = start;; vp = (vp + 1) & (RB_VPAGE_MOD - 1)) {
+			int r = rr_copy_page(&v, vp, &pg);
+			unsigned int off = 0, idx = 0;
+
+			if (r == RR_RACED) {
+				raced = true;
+				break;
+			}
+			if (r == RR_OK) {
+				if (vp == cs->vp && pg.hdr.base_entries + cs->idx == cs->P) {
+					off = cs->off;
+					idx = cs->idx;
+				}
+				if (!first_found) {
+					first_found = true;
+					first = pg.hdr.base_entries + idx;
+					st->oldest_tsc = pg.hdr.time_stamp;
+				}
+				last_base = pg.hdr.base_entries;
+				last_entries = pg.entries;
+				while (idx < pg.entries) {
+					const struct ut_ev *ev = rr_page_event(&pg, off);
+
+					if (!ev) {
+						st->bad += pg.entries - idx;
+						break;
+					}
+					st->bytes += tfs_kfmt_size(ev);
+					if (sc && snap_append(sc, ev))
+						return -ENOMEM;
+					off += ev->len;
+					idx++;
+				}
+			}
+			if (vp == v.V)
+				break;
+		}
+		if (raced && tries < RR_RETRIES)
+			continue;
+		st->written = last_base + last_entries;
+		if (!first_found || first > st->written)
+			first = st->written;
+		st->entries = st->written - first;
+		st->overrun = first > st->read ? first - st->read : 0;
+		if (!first_found && rb_wpos_entries(v.w) == 0)
+			st->oldest_tsc = 0;
+		if (st->oldest_tsc)
+			cs->last_oldest = st->oldest_tsc;
+		else
+			st->oldest_tsc = cs->last_oldest;
+		return 0;
+	}
+}
+
+int tfs_rr_stats(unsigned int cpu, struct tfs_cpu_stats *st)
+{
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	if (!tfs.area || cpu >= tfs.nr_cpus)
+		return -EINVAL;
+	pthread_mutex_lock(&rr_lock);
+	err = rr_scan(cpu, st, NULL);
+	pthread_mutex_unlock(&rr_lock);
+	return err;
+}
+
+struct tfs_snap *tfs_snap_take(int cpu, struct tfs_iter *it)
+{
+	unsigned int n = tfs.area ? tfs.nr_cpus : 0;
+	struct tfs_snap *s = calloc(1, sizeof(*s) + n * sizeof(s->c[0]));
+	bool overruns = false;
+
+	if (!s)
+		return NULL;
+	s->nr_cpus = n;
+	s->empty = true;
+	it->entries = it->total = 0;
+	pthread_mutex_lock(&rr_lock);
+	for (unsigned int c = 0; c < n; c++) {
+		struct tfs_cpu_stats st;
+
+		/* the header counts every CPU, even in a per_cpu file (as the kernel) */
+		if (rr_scan(c, &st, cpu_selected(cpu, c) ? &s->c[c] : NULL) == -ENOMEM) {
+			pthread_mutex_unlock(&rr_lock);
+			tfs_snap_free(s);
+			return NULL;
+		}
+		it->entries += st.entries;
+		it->total += st.entries + st.overrun;
+		if (st.overrun)
+			overruns = true;
+		if (s->c[c].len)
+			s->empty = false;
+	}
+	pthread_mutex_unlock(&rr_lock);
+	it->annotate = overruns;
+	it->time_start = tfs_rr_time_start();
+	return s;
+}
+
+void tfs_snap_free(struct tfs_snap *s)
+{
+	if (!s)
+		return;
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		free(s->c[c].data);
+	free(s);
+}
+
+void tfs_snap_rewind(struct tfs_snap *s)
+{
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		s->c[c].pos = 0;
+	s->idx = 0;
+}
+
+bool tfs_snap_empty(const struct tfs_snap *s)
+{
+	return s->empty;
+}
+
+static int snap_pick(const struct tfs_snap *s)
+{
+	uint64_t best_ts = 0;
+	int best = -1;
+
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		const struct snap_cpu *sc = &s->c[c];
+		const struct ut_ev *ev;
+
+		if (sc->pos >= sc->len)
+			continue;
+		ev = (const struct ut_ev *)(sc->data + sc->pos);
+		if (best < 0 || ev->ts < best_ts) {
+			best = (int)c;
+			best_ts = ev->ts;
+		}
+	}
+	return best;
+}
+
+bool tfs_snap_next(struct tfs_snap *s, struct tfs_iter *it, struct tfs_event *e)
+{
+	int c = snap_pick(s), c2;
+	struct snap_cpu *sc;
+
+	if (c < 0)
+		return false;
+	sc = &s->c[c];
+	e->ev = (const struct ut_ev *)(sc->data + sc->pos);
+	e->cpu = (unsigned int)c;
+	e->ts = tfs_clock_from_tsc(e->ev->ts);
+	sc->pos += e->ev->len;
+	it->cpu = e->cpu;
+	it->lost = 0;
+	it->idx = ++s->idx;
+	it->next_ts = e->ts;
+	c2 = snap_pick(s);
+	if (c2 >= 0)
+		it->next_ts = tfs_clock_from_tsc(
+			((const struct ut_ev *)(s->c[c2].data + s->c[c2].pos))->ts);
+	return true;
+}

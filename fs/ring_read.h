@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring_read.h - reading the shared rings (ring_read.c) and the iterator that the
+ * formatters (output/, tracers/) and the trace files (trace.c) share.
+ *
+ * Two ways to read, as in the kernel:
+ *   - a snapshot (the `trace` files): a validated copy of every readable,
+ *     not yet consumed event of one CPU or of all, merged by time stamp;
+ *   - the consuming reader (trace_pipe, trace_pipe_raw): ONE reader state per
+ *     CPU shared by every opener, so each event is handed out once.  In
+ *     no-overwrite mode it releases pages by advancing rb_cpu.read_vpage; in
+ *     overwrite mode it reports the events the writers overwrote before it got
+ *     to them ("CPU:%d [LOST %lu EVENTS]").
+ *
+ * Conventions the writers must keep (utracefs itself and the runtime):
+ *   - print events hold the text as written, NUL-terminated, WITHOUT an added
+ *     newline; for trace_marker events (ip == UT_IP_MARKER) the formatter adds
+ *     the newline the kernel adds, and `bytes` counts what the kernel stores
+ *     (16-byte entry + text + 2).
+ *   - utracefs calls tfs_rr_reset(cpu) after emptying a ring (reset, resize,
+ *     clock or tracer change); the reader also detects resets it was not told
+ *     about, but only the call keeps `read events` and latency times exact.
+ */
+#ifndef TFS_RING_READ_H
+#define TFS_RING_READ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tfs.h"
+
+/* Per-CPU statistics (per_cpu/cpuN/stats and the trace header). */
+struct tfs_cpu_stats {
+	uint64_t entries;	 /* readable, not consumed */
+	uint64_t overrun;	 /* overwritten before anybody read them */
+	uint64_t commit_overrun; /* always 0: writers never overrun a commit */
+	uint64_t bytes;		 /* what the kernel's ring buffer would use for `entries` */
+	uint64_t oldest_tsc;	 /* time stamp (TSC) of the page of the oldest entry; 0: none */
+	uint64_t dropped;	 /* no-overwrite mode: events refused because full */
+	uint64_t read;		 /* consumed by trace_pipe readers */
+	uint64_t written;	 /* every event committed since the last reset */
+	uint64_t bad;		 /* events that failed validation (never shown) */
+};
+
+/* A snapshot: copies of the events, per CPU, in ring order. */
+struct tfs_snap;
+
+/*
+ * The iterator: what a formatter knows besides the event itself.  The reader
+ * fills the per-event fields before each print_line call.
+ */
+struct tfs_iter {
+	/* for the whole read */
+	int cpu_filter;		/* per_cpu file: its CPU; -1: all */
+	bool pipe;		/* consuming reader (trace_pipe) */
+	bool lat_fmt;		/* latency format (option latency-format) */
+	bool annotate;		/* `trace` after overruns: "##### CPU %u buffer started ####" */
+	unsigned long entries;	/* header: readable entries, all CPUs */
+	unsigned long total;	/* header: entries + overrun, all CPUs */
+	uint64_t time_start;	/* latency format: time of the last reset, clock units */
+	uint64_t started[TFS_CPUMASK_WORDS]; /* annotate: CPUs already seen */
+	/* for the current event */
+	unsigned int cpu;
+	unsigned long idx;	/* 1 for the first event of this read, then 2, ... */
+	unsigned long lost;	/* pipe: events lost on cpu just before this one */
+	uint64_t next_ts;	/* ts of the next event in order (latency format), or own */
+	/* the snapshot being walked (trace files), NULL for pipes */
+	struct tfs_snap *snap;
+};
+
+/* Read one CPU's statistics now.  0, or -EINVAL for a bad cpu / no area. */
+int tfs_rr_stats(unsigned int cpu, struct tfs_cpu_stats *st);
+
+/*
+ * Take a snapshot of cpu (or all CPUs when cpu < 0): every readable event not yet
+ * consumed.  Fills it->entries/total from the same reading.  NULL on ENOMEM.
+ */
+struct tfs_snap *tfs_snap_take(int cpu, struct tfs_iter *it);
+void tfs_snap_free(struct tfs_snap *s);
+/* Restart the walk from the first event. */
+void tfs_snap_rewind(struct tfs_snap *s);
+/*
+ * Next event in time order (ties: lowest CPU, as the kernel).  Fills e (pointing
+ * into the snapshot), it->cpu, it->idx and it->next_ts.  false at the end.
+ */
+bool tfs_snap_next(struct tfs_snap *s, struct tfs_iter *it, struct tfs_event *e);
+/* True when the snapshot holds no event. */
+bool tfs_snap_empty(const struct tfs_snap *s);
+
+/*
+ * The consuming reader.  fn is called with each next event in time order (of cpu,
+ * or all CPUs when cpu < 0), it->lost set for the first event after a loss;
+ * fn returns 0 to take the event (it is consumed), > 0 to stop before it (it stays
+ * for the next reader), < 0 to stop with that error.  At most max events.
+ * Returns the number of events consumed or -errno.  The event (and e->ev) is
+ * valid only during the call.
+ */
+typedef int (*tfs_rr_fn)(struct tfs_iter *it, const struct tfs_event *e, void *arg);
+long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *arg);
+/* True when the consuming reader of cpu (or of any CPU) has an event ready. */
+bool tfs_rr_ready(int cpu);
+
+/* A ring was emptied (cpu, or all when cpu < 0): forget the reader's position. */
+void tfs_rr_reset(int cpu);
+/* Time of the last full reset in the current clock (latency format base). */
+uint64_t tfs_rr_time_start(void);
+
+/* Validate one event at the start of p with room bytes left; its length or -1. */
+int tfs_rr_check_event(const void *p, unsigned int room);
+
+#endif

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * state.c - the global tracing state `tfs` and how it reaches traced processes.
+ *
+ * The state lives in utracefs; the runtime of each process only sees the control
+ * page.  tfs_apply() copies what the runtime acts on (tracer, tracing_on, the
+ * options it implements) into the page, bumps gen, wakes every waiter on it with
+ * a shared FUTEX_WAKE and then waits for the acknowledgements collected by the
+ * registry, so that `echo function > current_tracer` returns once every live
+ * process traces.  A process that does not answer within UT_ACK_TIMEOUT_MS is
+ * reported on the daemon's stderr and left behind: a hung program must not hang
+ * the file system.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "settings.h"
+#include "tfs.h"
+
+struct tfs_trace tfs = {.lock = PTHREAD_MUTEX_INITIALIZER, .area_fd = -1};
+
+void tfs_lock(void)
+{
+	pthread_mutex_lock(&tfs.lock);
+}
+
+void tfs_unlock(void)
+{
+	pthread_mutex_unlock(&tfs.lock);
+}
+
+unsigned int tfs_possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	unsigned int a, b, max = 0;
+	int c;
+
+	if (!f)
+		return 1;
+	/* a list like "0-3,6,8-9": the number of CPUs is the highest id + 1 */
+	while (fscanf(f, "%u", &a) == 1) {
+		b = a;
+		c = fgetc(f);
+		if (c == '-' && fscanf(f, "%u", &b) == 1)
+			c = fgetc(f);
+		if (b + 1 > max)
+			max = b + 1;
+		if (c != ',')
+			break;
+	}
+	fclose(f);
+	if (!max)
+		max = 1;
+	return max > UT_RB_MAX_CPUS ? UT_RB_MAX_CPUS : max;
+}
+
+void tfs_state_defaults(unsigned int nr_cpus)
+{
+	const struct tracer *nop = tfs_tracer_find("nop");
+
+	tfs_lock();
+	tfs.nr_cpus = nr_cpus;
+	tfs.tracer = nop;
+	tfs.tracing_on = true;
+	tfs.opts = 0;
+	for (unsigned int i = 0; i < TFS_OPT_NR; i++)
+		if (tfs_core_opts[i].def)
+			tfs.opts |= 1ull << i;
+	tfs.tracer_opts = tfs_tracer_opts_of(nop);
+	tfs.clock = TFS_CLOCK_LOCAL;
+	/*
+	 * As the kernel boots: a minimal buffer, shown "7 (expanded: 1408)", grown
+	 * to 1410 KB per CPU on first use (tfs_buffer_expand, buffer_size.c).
+	 */
+	for (unsigned int cpu = 0; cpu < UT_RB_MAX_CPUS; cpu++)
+		tfs.nr_kpages[cpu] = TFS_BOOT_KPAGES;
+	tfs.buffer_expanded = false;
+	memset(tfs.cpumask, 0, sizeof(tfs.cpumask));
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++)
+		tfs.cpumask[cpu / 64] |= 1ull << (cpu % 64);
+	/* the kernel's 128, rounded up as it fills whole pages (6552) */
+	tfs.saved_cmdlines_size = tfs_cmdlines_rounded(128);
+	tfs.trace_pipe_readers = 0;
+	tfs_unlock();
+}
+
+/*
+ * What the runtime needs of the options.  Computed before taking tfs.lock:
+ * tfs_opt() and tfs_tracer_opt() belong to the options code, which may lock.
+ */
+struct tfs_rt_opts {
+	uint32_t ctl_opts;
+	bool trace_printk;
+};
+
+static struct tfs_rt_opts tfs_rt_opts(void)
+{
+	struct tfs_rt_opts r = {0};
+
+	if (tfs_tracer_opt("func_stack_trace"))
+		r.ctl_opts |= UT_CTL_OPT_FUNC_STACK_TRACE;
+	r.trace_printk = tfs_opt(TFS_OPT_TRACE_PRINTK);
+	return r;
+}
+
+static void tfs_publish_opts_locked(const struct tfs_rt_opts *r)
+{
+	struct ut_ctl *ctl = tfs.ctl;
+
+	if (!ctl)
+		return;
+	__atomic_store_n(&ctl->tracer, tfs.tracer ? (uint32_t)tfs.tracer->id : UT_TRACER_NOP,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->tracing_on, tfs.tracing_on ? 1u : 0u, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->opts, r->ctl_opts, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->trace_printk, r->trace_printk ? 1u : 0u, __ATOMIC_RELAXED);
+}
+
+void tfs_publish_locked(void)
+{
+	/* only for start-up and tests: the option readers do not lock then */
+	struct tfs_rt_opts r = tfs_rt_opts();
+
+	tfs_publish_opts_locked(&r);
+}
+
+int tfs_apply(void)
+{
+	struct tfs_rt_opts r = tfs_rt_opts();
+	uint32_t gen;
+
+	tfs_lock();
+	if (!tfs.ctl) {
+		tfs_unlock();
+		return 0;
+	}
+	tfs_publish_opts_locked(&r);
+	/* release: a process that sees the new gen sees the fields written above */
+	gen = __atomic_add_fetch(&tfs.ctl->gen, 1, __ATOMIC_RELEASE);
+	tfs_unlock();
+
+	syscall(SYS_futex, &tfs.ctl->gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	tfs_ring_kick(); /* tracing_on changes what a blocked reader should do */
+	tfs_registry_wait_acks(gen, UT_ACK_TIMEOUT_MS);
+	return 0;
+}

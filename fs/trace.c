@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.c - the files that show the rings:
+ *
+ *   trace, per_cpu/cpuN/trace       a snapshot, not consuming; O_TRUNC empties the
+ *                                   rings (all, or that CPU); writes are accepted
+ *   trace_pipe, per_cpu/cpuN/...    consuming text; blocks until data, O_NONBLOCK
+ *                                   gives EAGAIN, poll works; no header
+ *   per_cpu/cpuN/trace_pipe_raw     consuming, binary: the kernel's 4096-byte pages
+ *   per_cpu/cpuN/stats              the per-CPU counters
+ *
+ * `trace` is formatted lazily: the snapshot is taken at open and text is made
+ * as reads advance (a read before the window starts the walk again), so a big
+ * buffer never has to exist as text all at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/output.h"
+#include "ring_read.h"
+
+#define PIPE_WAIT_MS 100
+
+static const struct tracer *cur_tracer(void)
+{
+	return tfs.tracer ? tfs.tracer : tfs_tracer_find("nop");
+}
+
+static int print_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b)
+{
+	const struct tracer *t = cur_tracer();
+
+	if (t && t->print_line)
+		return t->print_line(it, e, b);
+	return tfs_out_line(it, e, b);
+}
+
+static bool readable(const struct tfs_open *o)
+{
+	return (o->flags & O_ACCMODE) != O_WRONLY;
+}
+
+/* ---- trace --------------------------------------------------------------------------------- */
+
+struct trace_state {
+	struct tfs_iter it;
+	struct tfs_buf win; /* text from win_off on */
+	uint64_t win_off;
+	bool header_done, eof;
+};
+
+static void trace_iter_init(struct tfs_iter *it, int cpu)
+{
+	memset(it, 0, sizeof(*it));
+	it->cpu_filter = cpu;
+	it->lat_fmt = tfs_opt(TFS_OPT_LATENCY_FORMAT);
+}
+
+static int trace_snapshot(struct tfs_open *o)
+{
+	struct trace_state *st = o->priv;
+
+	tfs_snap_free(st->it.snap);
+	trace_iter_init(&st->it, o->cpu);
+	st->it.snap = tfs_snap_take(o->cpu, &st->it);
+	if (!st->it.snap)
+		return -ENOMEM;
+	tfs_buf_reset(&st->win);
+	st->win_off = 0;
+	st->header_done = st->eof = false;
+	return 0;
+}
+
+static int trace_open(struct tfs_open *o)
+{
+	struct trace_state *st;
+
+	if (!readable(o))
+		return 0;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	o->priv = st;
+	return trace_snapshot(o);
+}
+
+static void trace_header(struct trace_state *st, struct tfs_buf *b)
+{
+	const struct tracer *t = cur_tracer();
+
+	tfs_buf_printf(b, "# tracer: %s\n#\n", t ? t->name : "nop");
+	if (t && t->print_header)
+		t->print_header(&st->it, b);
+	else
+		tfs_out_default_header(&st->it, b);
+}
+
+/* Make text until the window reaches `until` or the snapshot ends. */
+static int trace_fill(struct trace_state *st, uint64_t until)
+{
+	if (!st->header_done) {
+		trace_header(st, &st->win);
+		st->header_done = true;
+	}
+	while (!st->eof && st->win_off + st->win.len < until) {
+		struct tfs_event e;
+
+		if (!tfs_snap_next(st->it.snap, &st->it, &e)) {
+			st->eof = true;
+			break;
+		}
+		if (print_line(&st->it, &e, &st->win) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static ssize_t trace_read(struct tfs_open *o, char *buf, size_t size, off_t off)
+{
+	struct trace_state *st = o->priv;
+	uint64_t pos = (uint64_t)off;
+	size_t n;
+
+	if (!st || off < 0)
+		return -EINVAL;
+	if (pos < st->win_off) {
+		/* going back: walk again from the start */
+		tfs_snap_rewind(st->it.snap);
+		memset(st->it.started, 0, sizeof(st->it.started));
+		tfs_buf_reset(&st->win);
+		st->win_off = 0;
+		st->header_done = st->eof = false;
+	}
+	if (pos > st->win_off) {
+		size_t drop = pos - st->win_off < st->win.len ? pos - st->win_off : st->win.len;
+
+		memmove(st->win.data, st->win.data + drop, st->win.len - drop);
+		st->win.len -= drop;
+		st->win_off += drop;
+	}
+	if (trace_fill(st, pos + size))
+		return -ENOMEM;
+	if (pos < st->win_off || pos - st->win_off >= st->win.len)
+		return 0;
+	n = st->win.len - (pos - st->win_off);
+	if (n > size)
+		n = size;
+	memcpy(buf, st->win.data + (pos - st->win_off), n);
+	return (ssize_t)n;
+}
+
+/* The kernel accepts and ignores writes to `trace` (only O_TRUNC clears). */
+static ssize_t trace_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
+{
+	return (ssize_t)size;
+}
+
+static int trace_truncate(struct tfs_open *o)
+{
+	tfs_ring_reset(o->cpu);
+	tfs_rr_reset(o->cpu);
+	if (o->priv)
+		return trace_snapshot(o);
+	return 0;
+}
+
+static int trace_release(struct tfs_open *o)
+{
+	struct trace_state *st = o->priv;
+
+	if (st) {
+		tfs_snap_free(st->it.snap);
+		tfs_buf_free(&st->win);
+		free(st);
+		o->priv = NULL;
+	}
+	return 0;
+}
+
+const struct tfs_file_ops tfs_trace_ops = {
+	.open = trace_open,
+	.read = trace_read,
+	.write = trace_write,
+	.truncate = trace_truncate,
+	.release = trace_release,
+};
+
+/* ---- waiting for data ------------------------------------------------------------------------ */
+
+/*
+ * A blocked read must end when its caller is interrupted or gone: the caller's
+ * signals are visible in /proc (pending and not blocked).
+ */
+static bool caller_interrupted(pid_t pid)
+{
+	char fn[64], line[256];
+	unsigned long long pnd = 0, shd = 0, blk = 0;
+	FILE *f;
+
+	if (pid <= 0)
+		return false;
+	snprintf(fn, sizeof(fn), "/proc/%d/status", (int)pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return true;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "SigPnd: %llx", &pnd);
+		sscanf(line, "ShdPnd: %llx", &shd);
+		sscanf(line, "SigBlk: %llx", &blk);
+	}
+	fclose(f);
+	return ((pnd | shd) & ~blk) != 0;
+}
+
+/*
+ * Wait until `ready`: 0, -EAGAIN (O_NONBLOCK), -EINTR, or 1 for end of file:
+ * with eof_when_off, a reader that already read something gets EOF once tracing
+ * is off and nothing is left (the kernel's trace_pipe).
+ */
+static int wait_data(struct tfs_open *o, uint64_t *seen, bool (*ready)(struct tfs_open *),
+		     bool eof_when_off)
+{
+	while (!ready(o)) {
+		if (o->flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (eof_when_off && !__atomic_load_n(&tfs.tracing_on, __ATOMIC_RELAXED))
+			return 1;
+		tfs_ring_wait(seen, PIPE_WAIT_MS);
+		if (caller_interrupted(o->pid))
+			return -EINTR;
+	}
+	return 0;
+}
+
+/* ---- trace_pipe ------------------------------------------------------------------------------ */
+
+struct pipe_state {
+	struct tfs_iter it;
+	struct tfs_buf text; /* made but not yet read */
+	size_t pos;
+	size_t want;
+	uint64_t seen;
+	bool read_any; /* something was read: EOF once tracing is off */
+};
+
+static int pipe_open(struct tfs_open *o)
+{
+	struct pipe_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	st->it.cpu_filter = o->cpu;
+	st->it.pipe = true;
+	st->it.lat_fmt = tfs_opt(TFS_OPT_LATENCY_FORMAT);
+	st->it.time_start = tfs_rr_time_start();
+	o->priv = st;
+	tfs_lock();
+	tfs.trace_pipe_readers++;
+	tfs_unlock();
+	return 0;
+}
+
+static int pipe_emit(struct tfs_iter *it, const struct tfs_event *e, void *arg)
+{
+	struct pipe_state *st = arg;
+
+	if (st->text.len >= st->want)
+		return 1; /* full: the event stays for the next read */
+	return print_line(it, e, &st->text) < 0 ? -ENOMEM : 0;
+}
+
+static bool pipe_ready(struct tfs_open *o)
+{
+	struct pipe_state *st = o->priv;
+
+	return st->pos < st->text.len || tfs_rr_ready(o->cpu);
+}
+
+static ssize_t pipe_read(struct tfs_open *o, char *buf, size_t size, off_t off)
+{
+	struct pipe_state *st = o->priv;
+	size_t n;
+
+	if (!size)
+		return 0;
+	while (st->pos >= st->text.len) {
+		long got;
+		int err;
+
+		tfs_buf_reset(&st->text);
+		st->pos = 0;
+		st->want = size;
+		got = tfs_rr_consume(o->cpu, &st->it, LONG_MAX, pipe_emit, st);
+		if (got < 0)
+			return got;
+		if (st->text.len)
+			break;
+		err = wait_data(o, &st->seen, pipe_ready, st->read_any);
+		if (err)
+			return err < 0 ? err : 0;
+	}
+	n = st->text.len - st->pos;
+	if (n > size)
+		n = size;
+	memcpy(buf, st->text.data + st->pos, n);
+	st->pos += n;
+	st->read_any = true;
+	return (ssize_t)n;
+}
+
+static unsigned int pipe_poll(struct tfs_open *o)
+{
+	return pipe_ready(o) ? POLLIN | POLLRDNORM : 0;
+}
+
+static int pipe_release(struct tfs_open *o)
+{
+	struct pipe_state *st = o->priv;
+
+	if (st) {
+		tfs_buf_free(&st->text);
+		free(st);
+		o->priv = NULL;
+		tfs_lock();
+		tfs.trace_pipe_readers--;
+		tfs_unlock();
+	}
+	return 0;
+}
+
+const struct tfs_file_ops tfs_trace_pipe_ops = {
+	.open = pipe_open,
+	.read = pipe_read,
+	.poll = pipe_poll,
+	.release = pipe_release,
+};
+
+/* ---- trace_pipe_raw ---------------------------------------------------------------------------- */
+
+struct raw_state {
+	struct tfs_kpage kp;
+	size_t len, pos; /* page bytes ready / already read */
+	uint64_t seen;
+};
+
+static int raw_open(struct tfs_open *o)
+{
+	struct raw_state *st;
+
+	if (o->cpu < 0)
+		return -EINVAL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	o->priv = st;
+	/* like trace_pipe, an open trace_pipe_raw keeps the tracer from changing */
+	tfs_lock();
+	tfs.trace_pipe_readers++;
+	tfs_unlock();
+	return 0;
+}
+
+static int raw_emit(struct tfs_iter *it, const struct tfs_event *e, void *arg)
+{
+	return tfs_kfmt_page_add(arg, e, it->lost);
+}
+
+/* Build the next page from the consumer; false when there was no event. */
+static bool raw_build(struct tfs_open *o, struct raw_state *st)
+{
+	struct tfs_iter it = {.cpu_filter = o->cpu, .pipe = true};
+
+	tfs_kfmt_page_init(&st->kp);
+	tfs_rr_consume(o->cpu, &it, LONG_MAX, raw_emit, &st->kp);
+	if (!st->kp.events)
+		return false;
+	tfs_kfmt_page_finish(&st->kp);
+	st->len = TFS_KPAGE_SIZE;
+	st->pos = 0;
+	return true;
+}
+
+static bool raw_ready(struct tfs_open *o)
+{
+	struct raw_state *st = o->priv;
+
+	return st->pos < st->len || tfs_rr_ready(o->cpu);
+}
+
+static ssize_t raw_read(struct tfs_open *o, char *buf, size_t size, off_t off)
+{
+	struct raw_state *st = o->priv;
+	size_t n;
+
+	if (!size)
+		return 0;
+	while (st->pos >= st->len) {
+		int err;
+
+		if (raw_build(o, st))
+			break;
+		err = wait_data(o, &st->seen, raw_ready, false);
+		if (err)
+			return err;
+	}
+	n = st->len - st->pos;
+	if (n > size)
+		n = size;
+	memcpy(buf, st->kp.page + st->pos, n);
+	st->pos += n;
+	return (ssize_t)n;
+}
+
+static unsigned int raw_poll(struct tfs_open *o)
+{
+	return raw_ready(o) ? POLLIN | POLLRDNORM : 0;
+}
+
+static int raw_release(struct tfs_open *o)
+{
+	if (o->priv) {
+		free(o->priv);
+		o->priv = NULL;
+		tfs_lock();
+		tfs.trace_pipe_readers--;
+		tfs_unlock();
+	}
+	return 0;
+}
+
+const struct tfs_file_ops tfs_trace_pipe_raw_ops = {
+	.open = raw_open,
+	.read = raw_read,
+	.poll = raw_poll,
+	.release = raw_release,
+};
+
+/* ---- stats --------------------------------------------------------------------------------- */
+
+static void print_stat_time(struct tfs_buf *b, const char *what, uint64_t t)
+{
+	if (tfs_clock_is_counter(tfs.clock)) {
+		tfs_buf_printf(b, "%s: %" PRIu64 "\n", what, t);
+	} else {
+		uint64_t us = tfs_out_ns2us(t);
+
+		tfs_buf_printf(b, "%s: %5" PRIu64 ".%06lu\n", what, us / 1000000,
+			       (unsigned long)(us % 1000000));
+	}
+}
+
+static int stats_show(struct tfs_open *o)
+{
+	struct tfs_cpu_stats st;
+	struct tfs_buf *b = &o->content;
+	int err;
+
+	if (o->cpu < 0)
+		return -EINVAL;
+	err = tfs_rr_stats((unsigned int)o->cpu, &st);
+	if (err)
+		return err;
+	tfs_buf_printf(b, "entries: %" PRIu64 "\n", st.entries);
+	tfs_buf_printf(b, "overrun: %" PRIu64 "\n", st.overrun);
+	tfs_buf_printf(b, "commit overrun: %" PRIu64 "\n", st.commit_overrun);
+	tfs_buf_printf(b, "bytes: %" PRIu64 "\n", st.bytes);
+	print_stat_time(b, "oldest event ts", st.oldest_tsc ? tfs_clock_from_tsc(st.oldest_tsc) : 0);
+	print_stat_time(b, "now ts", tfs_clock_now());
+	tfs_buf_printf(b, "dropped events: %" PRIu64 "\n", st.dropped);
+	tfs_buf_printf(b, "read events: %" PRIu64 "\n", st.read);
+	return 0;
+}
+
+const struct tfs_file_ops tfs_stats_ops = {
+	.show = stats_show,
+};

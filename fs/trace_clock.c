@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace_clock.c - the trace_clock file: which clock time stamps are shown in.
+ *
+ * It reads as the kernel's, minus `tai` (utrace has no TAI clock):
+ *   [local] global counter uptime perf mono mono_raw boot x86-tsc
+ * A write names one clock; like the kernel it takes at most 63 bytes, strips
+ * surrounding whitespace, answers EINVAL for an unknown name, and clears the
+ * buffer on every successful write, even of the clock already selected (time
+ * stamps of different clocks must not mix).  The conversions are in clock.c.
+ */
+#include <errno.h>
+
+#include "settings.h"
+#include "tfs.h"
+
+#define CLOCK_WRITE_MAX 64 /* the kernel's buffer, NUL included */
+
+static int trace_clock_show(struct tfs_open *o)
+{
+	return tfs_clock_format(__atomic_load_n(&tfs.clock, __ATOMIC_RELAXED), &o->content);
+}
+
+static ssize_t trace_clock_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
+{
+	char name[CLOCK_WRITE_MAX];
+	int c;
+
+	if (size >= CLOCK_WRITE_MAX || tfs_strip(buf, size, name, sizeof(name)) < 0)
+		return -EINVAL;
+	c = tfs_clock_find(name);
+	if (c < 0)
+		return -EINVAL;
+	tfs_lock();
+	__atomic_store_n(&tfs.clock, (enum tfs_clock)c, __ATOMIC_RELAXED);
+	tfs_unlock();
+	tfs_ring_reset(-1);
+	return (ssize_t)size;
+}
+
+const struct tfs_file_ops tfs_trace_clock_ops = {
+	.show = trace_clock_show,
+	.write = trace_clock_write,
+};

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace_marker.c - trace_marker and trace_marker_raw: users write events into
+ * the buffer.  utracefs writes them on behalf of the writing thread (its tid,
+ * preempt depth 1 as the kernel shows a write(2)), through the same ring writer
+ * as the traced programs.
+ *
+ * The kernel's rules, checked on a 6.18 kernel:
+ *   - option markers off: EINVAL (before anything else);
+ *   - trace_marker keeps what fits one event and reports that count (a longer
+ *     write is cut, not refused), adds a newline unless the text ends with one,
+ *     and keeps embedded NULs (the text then prints up to the first one);
+ *   - trace_marker_raw needs at least the 4-byte id and refuses (EINVAL) what
+ *     does not fit one event: raw data is all or nothing;
+ *   - nothing recorded (tracing_on 0, the CPU outside tracing_cpumask, the
+ *     buffer full without overwrite): EBADF.
+ * What fits is smaller here: our event header is 16 bytes against the kernel's
+ * 8, and our pages hold 4064 bytes against 4080, so a marker keeps 4038 bytes
+ * where the kernel keeps 4054, and a raw write takes 4044 bytes where the kernel
+ * takes 4064.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "settings.h"
+#include "tfs.h"
+#include "ut_ring_write.h"
+
+/* the kernel's limits with 4 KB sub-buffers */
+#define KERNEL_MARKER_MAX 4054u
+#define KERNEL_MARKER_RAW_MAX 4064u
+
+size_t tfs_marker_max(void)
+{
+	/* the text, its newline and the NUL must fit one event in one page */
+	size_t fit = UT_RB_PAGE_DATA - sizeof(struct ut_ev_print) - 2;
+
+	return fit < KERNEL_MARKER_MAX ? fit : KERNEL_MARKER_MAX;
+}
+
+size_t tfs_marker_raw_max(void)
+{
+	size_t fit = UT_RB_PAGE_DATA - sizeof(struct ut_ev_raw) + sizeof(uint32_t);
+
+	return fit < KERNEL_MARKER_RAW_MAX ? fit : KERNEL_MARKER_RAW_MAX;
+}
+
+size_t tfs_marker_text(const char *buf, size_t size, char *out, size_t *len)
+{
+	size_t n = size < tfs_marker_max() ? size : tfs_marker_max();
+
+	memcpy(out, buf, n);
+	*len = n;
+	if (!n || out[n - 1] != '\n')
+		out[(*len)++] = '\n';
+	return n;
+}
+
+/* Nothing could be recorded: the kernel's answer is EBADF whatever the cause. */
+static int write_err(int err)
+{
+	return err == -EAGAIN || err == -ENOSPC ? -EBADF : err;
+}
+
+static bool tracing_is_on(void)
+{
+	return __atomic_load_n(&tfs.tracing_on, __ATOMIC_RELAXED);
+}
+
+static ssize_t marker_read(struct tfs_open *o, char *buf, size_t size, off_t off)
+{
+	return -EINVAL; /* write-only, as in the kernel */
+}
+
+static ssize_t marker_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
+{
+	char text[KERNEL_MARKER_MAX + 1];
+	size_t len, taken;
+	int err;
+
+	if (!tfs_opt(TFS_OPT_MARKERS))
+		return -EINVAL;
+	taken = tfs_marker_text(buf, size, text, &len);
+	if (!tracing_is_on())
+		return -EBADF;
+	err = tfs_write_print(o->pid, UT_IP_MARKER, text, len, UT_EVF_PREEMPT1);
+	return err ? write_err(err) : (ssize_t)taken;
+}
+
+const struct tfs_file_ops tfs_trace_marker_ops = {
+	.read = marker_read,
+	.write = marker_write,
+};
+
+/* ---- trace_marker_raw ----------------------------------------------------------------- */
+
+int tfs_write_raw(pid_t tid, const void *data, size_t len, uint8_t flags)
+{
+	union {
+		struct ut_ev_raw r;
+		uint64_t align[UT_RB_PAGE_DATA / 8];
+	} ev;
+	size_t payload, evlen;
+	int err;
+
+	if (len < sizeof(uint32_t) || len > tfs_marker_raw_max())
+		return -EINVAL;
+	if (!tfs.area)
+		return -EAGAIN;
+	payload = len - sizeof(uint32_t);
+	evlen = (sizeof(struct ut_ev_raw) + payload + 7) & ~(size_t)7;
+	memset((char *)&ev + evlen - 8, 0, 8); /* no stale bytes in the padding */
+	ev.r.h.len = (uint16_t)evlen;
+	ev.r.h.type = UT_EV_RAW_DATA;
+	ev.r.h.flags = flags;
+	ev.r.h.tid = (uint32_t)tid;
+	ev.r.h.ts = tfs_clock_tsc(); /* the ring writer stamps it again in its sequence */
+	memcpy(&ev.r.id, data, sizeof(uint32_t));
+	ev.r.size = (uint32_t)payload;
+	memcpy(ev.r.buf, (const char *)data + sizeof(uint32_t), payload);
+	err = ut_rb_write(tfs.area, tfs.nr_cpus, &ev.r.h);
+	if (err == 0)
+		tfs_ring_kick();
+	return err;
+}
+
+static ssize_t marker_raw_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
+{
+	int err;
+
+	if (!tfs_opt(TFS_OPT_MARKERS))
+		return -EINVAL;
+	if (size < sizeof(uint32_t) || size > tfs_marker_raw_max())
+		return -EINVAL;
+	if (!tracing_is_on())
+		return -EBADF;
+	err = tfs_write_raw(o->pid, buf, size, UT_EVF_PREEMPT1);
+	return err ? write_err(err) : (ssize_t)size;
+}
+
+const struct tfs_file_ops tfs_trace_marker_raw_ops = {
+	.read = marker_read,
+	.write = marker_raw_write,
+};

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tracers.c - the list of tracers.  The kernel adds each tracer at the head of
+ * its list as it registers it, nop first, so available_tracers prints them in
+ * reverse order of registration ("function nop"): this array is in that order.
+ */
+#include <string.h>
+
+#include "tracers.h"
+
+const struct tracer *const tfs_tracers[] = {
+	&tfs_function_tracer,
+	&tfs_nop_tracer,
+	NULL,
+};
+
+const struct tracer *tfs_tracer_find(const char *name)
+{
+	for (unsigned int i = 0; tfs_tracers[i]; i++)
+		if (!strcmp(tfs_tracers[i]->name, name))
+			return tfs_tracers[i];
+	return NULL;
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* tracers.h - the tracers defined in fs/tracers/, one file each. */
+#ifndef TFS_TRACERS_H
+#define TFS_TRACERS_H
+
+#include "../tfs.h"
+
+extern const struct tracer tfs_nop_tracer;
+extern const struct tracer tfs_function_tracer;
+
+#endif
