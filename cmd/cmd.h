@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd.h - the utrace command line: what its subcommands share.
+ *
+ *   main.c       dispatch only: finds the subcommand, handles `help`
+ *   util.c       messages, reading and writing tracefs files, paths next to the binary
+ *   mnt.c        is a utracefs mounted here? mounting and unmounting it
+ *   optdefs.c    the default value of every option (for reset and stat)
+ *   <name>.c     one subcommand each, as a struct cli_command
+ *
+ * Exit statuses: 0 success, 1 failure (a file system or system error), 2 bad usage.
+ * Every message goes to stderr, prefixed with "utrace CMD: ".
+ */
+#ifndef UT_CMD_H
+#define UT_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+struct cli_command {
+	const char *name;
+	const char *summary; /* one line for `utrace help` */
+	const char *usage;   /* full text for `utrace CMD -h` */
+	int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name */
+};
+
+extern const struct cli_command cli_cmd_mount, cli_cmd_umount, cli_cmd_cflags, cli_cmd_record,
+	cli_cmd_report, cli_cmd_show, cli_cmd_start, cli_cmd_stop, cli_cmd_reset, cli_cmd_list,
+	cli_cmd_stat;
+
+/* ---- messages (util.c) --------------------------------------------------------- */
+
+/* The prefix of every message ("utrace record"); set by main before running a command. */
+void cli_set_name(const char *name);
+const char *cli_name(void);
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "utrace CMD: PATH: strerror(-err)"; returns CLI_FAIL. */
+int cli_file_error(const char *path, int err);
+/* Bad usage: the message, then "Try 'utrace CMD -h'."; returns CLI_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print cmd->usage on stdout; returns CLI_OK. */
+int cli_print_usage(const struct cli_command *cmd);
+
+/*
+ * Parse the options every subcommand shares with its own: OPTSTRING in getopt
+ * syntax ('+' first stops at the first operand).  Returns the option character,
+ * -1 at the end (optind is then the first operand), 'h' for -h/--help, or '?'
+ * after printing a message for an unknown option or a missing argument.
+ * Call with *first = true to restart parsing (getopt keeps global state).
+ */
+int cli_getopt(int argc, char **argv, const char *optstring, bool *first);
+
+/*
+ * For subcommands with no options but -h and at most max_operands operands:
+ * returns -1 when the command should go on (*operand = the operand or NULL),
+ * else the exit status to return (usage printed, or a usage error).
+ */
+int cli_parse_simple(int argc, char **argv, const struct cli_command *cmd, int max_operands,
+		     char **operand);
+
+/* ---- tracefs files (util.c) ---------------------------------------------------- */
+
+/* DIR/NAME into buf; -ENAMETOOLONG when it does not fit. */
+int cli_path(char *buf, size_t size, const char *dir, const char *name);
+/* Write VALUE plus a newline to DIR/NAME, as `echo VALUE > DIR/NAME` does.  0 or -errno. */
+int cli_write_file(const char *dir, const char *name, const char *value);
+/* The same, printing "PATH: strerror" on failure.  0 or CLI_FAIL. */
+int cli_set(const char *dir, const char *name, const char *value);
+/* Whole file into a malloc'ed NUL-terminated buffer.  0 or -errno. */
+int cli_read_file(const char *path, char **out, size_t *len);
+/* Like cli_read_file on DIR/NAME, with the trailing newline removed. */
+int cli_read_value(const char *dir, const char *name, char **out);
+/* Copy the file at PATH to fd OUT.  0, or -errno with *failed_path set to what failed. */
+int cli_copy(const char *path, int out, const char **failed_path);
+/* Empty the trace buffer: open DIR/trace with O_TRUNC.  0 or CLI_FAIL (message printed). */
+int cli_clear_trace(const char *dir);
+
+/* ---- where things are ------------------------------------------------------------ */
+
+/* The directory of the running utrace binary (from /proc/self/exe).  0 or -errno. */
+int cli_self_dir(char *buf, size_t size);
+/* A file relative to the binary's directory ("utracefs", "../lib/libutrace.so"). */
+int cli_sibling(char *buf, size_t size, const char *rel);
+/* The value to give LD_PRELOAD: OLD (may be NULL or empty) with LIB appended. */
+int cli_preload_value(char *buf, size_t size, const char *old, const char *lib);
+/*
+ * The tracing directory a command works on: ARG when given (a MOUNTPOINT operand),
+ * else ut_tracing_dir() ($UTRACE_TRACING, else ${XDG_RUNTIME_DIR:-/tmp}/utrace-UID/tracing).
+ */
+int cli_tracing_dir(char *buf, size_t size, const char *arg);
+
+/* ---- the mount (mnt.c) ------------------------------------------------------------ */
+
+enum cli_mnt_state {
+	CLI_MNT_NONE,  /* nothing is mounted there */
+	CLI_MNT_LIVE,  /* a utracefs that answers */
+	CLI_MNT_STALE, /* a utracefs whose daemon is gone (ENOTCONN) */
+	CLI_MNT_OTHER, /* some other file system */
+};
+
+/*
+ * Find the top mount at the absolute path MNTPT in a mountinfo stream; copies its
+ * file system type and source.  Returns 1 when found, 0 when not.
+ */
+int cli_mountinfo_find(const char *mountinfo, const char *mntpt, char *fstype, size_t tsize,
+		       char *source, size_t ssize);
+/* Is this a utracefs mount, from the type and source mountinfo shows? */
+bool cli_is_utracefs(const char *fstype, const char *source);
+enum cli_mnt_state cli_mount_state(const char *dir);
+/*
+ * Mount utracefs at DIR (creating it, and missing parents with mode 0700) unless a
+ * live one is there already; a stale one is unmounted first.  Returns 0 when it
+ * mounted, 1 when one was mounted already, -errno after printing why it failed.
+ */
+int cli_mount(const char *dir);
+/* Unmount DIR with fusermount3.  0, or -errno after printing why. */
+int cli_umount(const char *dir);
+/* For commands that need the mount: 0, or CLI_FAIL after "no utracefs mounted at DIR". */
+int cli_need_mount(const char *dir);
+/* cli_tracing_dir(NULL) into buf, then cli_need_mount: 0 or CLI_FAIL after a message. */
+int cli_mounted_dir(char *buf, size_t size);
+
+/*
+ * Run ARGV (argv[0] searched in PATH) and wait for it.  Returns its exit status,
+ * 128 + signal when killed, or -errno when it could not be started.
+ */
+int cli_run_wait(char *const argv[]);
+
+/* ---- record (record.c) ----------------------------------------------------------- */
+
+#define CLI_RECORD_DEFAULT_OUTPUT "utrace.txt"
+
+struct cli_record_opts {
+	const char *tracer; /* -p */
+	const char *output; /* -o, default CLI_RECORD_DEFAULT_OUTPUT; "-" is stdout */
+	char **cmd;	    /* NULL-terminated */
+};
+/* Returns -1 when the recording should go on, else the exit status to return. */
+int cli_record_parse(int argc, char **argv, struct cli_record_opts *o);
+
+/* ---- stat (stat.c) --------------------------------------------------------------- */
+
+/* The number after "KEY: " in a per_cpu/cpuN/stats text.  0 or -ENOENT. */
+int cli_stats_value(const char *stats, const char *key, unsigned long long *val);
+
+/* ---- options (optdefs.c) ------------------------------------------------------- */
+
+/* Default of option NAME as the kernel has it: 1, 0, or -1 when unknown. */
+int cli_option_default(const char *name);
+
+#endif

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reset.c - `utrace reset`: put the mounted utracefs back to how it starts:
+ * tracer nop, every known option at its default, tracing on, buffer empty.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+/* Each file of options/ that is not at its default is written back to it. */
+static int reset_options(const char *dir)
+{
+	char optdir[PATH_MAX], *val;
+	struct dirent *d;
+	DIR *dp;
+	int rc = 0, def;
+
+	cli_path(optdir, sizeof(optdir), dir, "options");
+	dp = opendir(optdir);
+	if (!dp)
+		return cli_file_error(optdir, errno);
+	while ((d = readdir(dp))) {
+		def = cli_option_default(d->d_name);
+		if (def < 0 || cli_read_value(optdir, d->d_name, &val))
+			continue; /* not an option we know the default of */
+		if (atoi(val) != def)
+			rc |= cli_set(optdir, d->d_name, def ? "1" : "0");
+		free(val);
+	}
+	closedir(dp);
+	return rc ? CLI_FAIL : 0;
+}
+
+static int run(int argc, char **argv)
+{
+	char dir[PATH_MAX];
+	int rc = cli_parse_simple(argc, argv, &cli_cmd_reset, 0, NULL);
+
+	if (rc >= 0)
+		return rc;
+	if (cli_mounted_dir(dir, sizeof(dir)))
+		return CLI_FAIL;
+	/* The tracer first: its own options must be reset while they are not in use. */
+	rc = cli_set(dir, "current_tracer", "nop");
+	rc |= reset_options(dir);
+	rc |= cli_set(dir, "tracing_on", "1");
+	rc |= cli_clear_trace(dir);
+	return rc ? CLI_FAIL : CLI_OK;
+}
+
+const struct cli_command cli_cmd_reset = {
+	.name = "reset",
+	.summary = "back to the start: tracer nop, default options, tracing on, empty buffer",
+	.run = run,
+	.usage = "usage: utrace reset\n"
+		 "\n"
+		 "Set current_tracer to nop, put every option of options/ back to its\n"
+		 "default (the kernel's), turn tracing on and empty the trace buffer.\n"
+		 "Buffer sizes and the trace clock are left as they are.\n",
+};

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stat.c - `utrace stat`: the state of the mounted utracefs at a glance, in the
+ * manner of `trace-cmd stat`: tracer, tracing on/off, buffer sizes, clock, the
+ * options that differ from their defaults, and the counters of each CPU's buffer.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+int cli_stats_value(const char *stats, const char *key, unsigned long long *val)
+{
+	size_t klen = strlen(key);
+	const char *line;
+
+	for (line = stats; *line; line++) {
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			*val = strtoull(line + klen + 1, NULL, 10);
+			return 0;
+		}
+		line = strchr(line, '\n');
+		if (!line)
+			break;
+	}
+	return -ENOENT;
+}
+
+/* Print "TITLE: VALUE" from a file; a missing file is shown as such, not fatal. */
+static int show_value(const char *dir, const char *file, const char *title)
+{
+	char *val;
+	int err = cli_read_value(dir, file, &val);
+
+	if (err) {
+		printf("%s: (%s: %s)\n", title, file, strerror(-err));
+		return CLI_FAIL;
+	}
+	printf("%s: %s\n", title, val);
+	free(val);
+	return 0;
+}
+
+static int show_clock(const char *dir)
+{
+	char *val, *open, *close;
+	int err = cli_read_value(dir, "trace_clock", &val);
+
+	if (err) {
+		printf("Clock: (trace_clock: %s)\n", strerror(-err));
+		return CLI_FAIL;
+	}
+	/* "[local] global counter ...": the selected one is in brackets. */
+	open = strchr(val, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (close) {
+		*close = '\0';
+		printf("Clock: %s\n", open + 1);
+	} else {
+		printf("Clock: %s\n", val);
+	}
+	free(val);
+	return 0;
+}
+
+/* trace_options lines that are not at the kernel's default. */
+static int show_options(const char *dir)
+{
+	char *val, *tok, *save;
+	int err = cli_read_value(dir, "trace_options", &val), changed = 0, def;
+
+	if (err) {
+		printf("Options: (trace_options: %s)\n", strerror(-err));
+		return CLI_FAIL;
+	}
+	printf("Options not at their defaults:\n");
+	for (tok = strtok_r(val, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
+		bool set = strncmp(tok, "no", 2) != 0;
+
+		def = cli_option_default(set ? tok : tok + 2);
+		if (def < 0 && !set) { /* an option whose name starts with "no" */
+			def = cli_option_default(tok);
+			set = true;
+		}
+		if (def >= 0 && def != set) {
+			printf("   %s\n", tok);
+			changed++;
+		}
+	}
+	if (!changed)
+		printf("   (none)\n");
+	free(val);
+	return 0;
+}
+
+static int cmp_cpu(const struct dirent **a, const struct dirent **b)
+{
+	return atoi((*a)->d_name + 3) - atoi((*b)->d_name + 3);
+}
+
+static int is_cpu(const struct dirent *d)
+{
+	return !strncmp(d->d_name, "cpu", 3) && d->d_name[3] >= '0' && d->d_name[3] <= '9';
+}
+
+static void show_cpu(const char *percpu, const char *cpu)
+{
+	static const char *const keys[] = {"entries", "overrun", "commit overrun",
+					   "dropped events", "read events", "bytes"};
+	char path[PATH_MAX], *stats;
+	unsigned long long v;
+	size_t i;
+
+	if (snprintf(path, sizeof(path), "%s/%s/stats", percpu, cpu) >= (int)sizeof(path) ||
+	    cli_read_file(path, &stats, NULL)) {
+		printf("  %4s  (%s unreadable)\n", cpu + 3, path);
+		return;
+	}
+	printf("  %4s", cpu + 3);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (cli_stats_value(stats, keys[i], &v))
+			printf(" %15s", "-");
+		else
+			printf(" %15llu", v);
+	}
+	printf("\n");
+	free(stats);
+}
+
+static int show_cpus(const char *dir)
+{
+	char percpu[PATH_MAX];
+	struct dirent **cpus;
+	int n, i;
+
+	cli_path(percpu, sizeof(percpu), dir, "per_cpu");
+	n = scandir(percpu, &cpus, is_cpu, cmp_cpu);
+	if (n < 0) {
+		printf("Per-CPU buffers: (%s: %s)\n", percpu, strerror(errno));
+		return CLI_FAIL;
+	}
+	printf("Per-CPU buffers (per_cpu/cpuN/stats):\n");
+	printf("  %4s %15s %15s %15s %15s %15s %15s\n", "CPU", "entries", "overrun",
+	       "commit overrun", "dropped", "read", "bytes");
+	for (i = 0; i < n; i++) {
+		show_cpu(percpu, cpus[i]->d_name);
+		free(cpus[i]);
+	}
+	free(cpus);
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	char dir[PATH_MAX];
+	int rc = cli_parse_simple(argc, argv, &cli_cmd_stat, 0, NULL);
+
+	if (rc >= 0)
+		return rc;
+	if (cli_mounted_dir(dir, sizeof(dir)))
+		return CLI_FAIL;
+	printf("Mount: %s\n", dir);
+	rc = show_value(dir, "current_tracer", "Tracer");
+	rc |= show_value(dir, "tracing_on", "Tracing on");
+	rc |= show_clock(dir);
+	printf("\n");
+	rc |= show_value(dir, "buffer_size_kb", "Buffer size (kb per CPU)");
+	rc |= show_value(dir, "buffer_total_size_kb", "Buffer total size (kb)");
+	printf("\n");
+	rc |= show_options(dir);
+	printf("\n");
+	rc |= show_cpus(dir);
+	return rc ? CLI_FAIL : CLI_OK;
+}
+
+const struct cli_command cli_cmd_stat = {
+	.name = "stat",
+	.summary = "show the tracing state: tracer, buffers, clock, options, counters",
+	.run = run,
+	.usage = "usage: utrace stat\n"
+		 "\n"
+		 "Show the state of the mounted utracefs: the current tracer, whether\n"
+		 "tracing is on, the clock, buffer sizes, the options that are not at their\n"
+		 "defaults, and for each CPU the counters of per_cpu/cpuN/stats (entries in\n"
+		 "the buffer, overrun, commit overrun, dropped events, read events, bytes).\n",
+};

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * util.c - what every subcommand of utrace uses: messages and exit statuses,
+ * option parsing, reading and writing tracefs files the way echo and cat do, and
+ * finding the files installed next to the utrace binary.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "ut_paths.h"
+
+static const char *name_ = "utrace";
+
+void cli_set_name(const char *name)
+{
+	name_ = name;
+}
+
+const char *cli_name(void)
+{
+	return name_;
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", name_);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_file_error(const char *path, int err)
+{
+	cli_error("%s: %s", path, strerror(err < 0 ? -err : err));
+	return CLI_FAIL;
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", name_);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s -h' for more information.\n", name_);
+	return CLI_USAGE;
+}
+
+int cli_print_usage(const struct cli_command *cmd)
+{
+	fputs(cmd->usage, stdout);
+	return CLI_OK;
+}
+
+int cli_getopt(int argc, char **argv, const char *optstring, bool *first)
+{
+	static const struct option help[] = {{"help", no_argument, NULL, 'h'}, {0}};
+	char spec[64];
+	int c;
+
+	/* ':' first: a missing argument gives ':' so that it can be told from an unknown one. */
+	if (snprintf(spec, sizeof(spec), "%s:%sh", *optstring == '+' ? "+" : "",
+		     optstring + (*optstring == '+')) >= (int)sizeof(spec))
+		return '?';
+	if (*first) {
+		optind = 0; /* GNU getopt: 0 reinitialises everything */
+		*first = false;
+	}
+	opterr = 0;
+	c = getopt_long(argc, argv, spec, help, NULL);
+	if (c == ':') {
+		cli_usage_error("option '-%c' needs an argument", optopt);
+		return '?';
+	}
+	if (c == '?') {
+		if (optopt)
+			cli_usage_error("unknown option '-%c'", optopt);
+		else
+			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		return '?';
+	}
+	return c;
+}
+
+int cli_parse_simple(int argc, char **argv, const struct cli_command *cmd, int max_operands,
+		     char **operand)
+{
+	bool first = true;
+	int c;
+
+	c = cli_getopt(argc, argv, "+", &first);
+	if (c == 'h')
+		return cli_print_usage(cmd);
+	if (c != -1)
+		return CLI_USAGE;
+	if (argc - optind > max_operands)
+		return cli_usage_error("unexpected argument '%s'", argv[optind + max_operands]);
+	if (operand)
+		*operand = optind < argc ? argv[optind] : NULL;
+	return -1;
+}
+
+int cli_path(char *buf, size_t size, const char *dir, const char *name)
+{
+	int n = snprintf(buf, size, "%s/%s", dir, name);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int cli_write_file(const char *dir, const char *name, const char *value)
+{
+	char path[PATH_MAX], *line;
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, err = cli_path(path, sizeof(path), dir, name);
+
+	if (err)
+		return err;
+	line = malloc(len + 1);
+	if (!line)
+		return -ENOMEM;
+	memcpy(line, value, len);
+	line[len] = '\n';
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(line);
+		return -errno;
+	}
+	/* One write(2), as echo does: tracefs files act on each write. */
+	n = write(fd, line, len + 1);
+	err = n < 0 ? -errno : (size_t)n != len + 1 ? -EIO : 0;
+	/* Some files (filters) act on close: its error counts too. */
+	if (close(fd) && !err)
+		err = -errno;
+	free(line);
+	return err;
+}
+
+int cli_set(const char *dir, const char *name, const char *value)
+{
+	char path[PATH_MAX];
+	int err = cli_write_file(dir, name, value);
+
+	if (!err)
+		return 0;
+	cli_path(path, sizeof(path), dir, name);
+	return cli_file_error(path, err);
+}
+
+int cli_read_file(const char *path, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1), *grown;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf) {
+		int err = fd < 0 ? -errno : -ENOMEM;
+
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return err;
+	}
+	for (;;) {
+		if (n == cap) {
+			grown = realloc(buf, 2 * cap + 1);
+			if (!grown) {
+				r = -1;
+				errno = ENOMEM;
+				break;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	if (r < 0) {
+		int err = -errno;
+
+		close(fd);
+		free(buf);
+		return err;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int cli_read_value(const char *dir, const char *name, char **out)
+{
+	char path[PATH_MAX];
+	size_t len;
+	int err = cli_path(path, sizeof(path), dir, name);
+
+	if (!err)
+		err = cli_read_file(path, out, &len);
+	if (err)
+		return err;
+	while (len && ((*out)[len - 1] == '\n'))
+		(*out)[--len] = '\0';
+	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int cli_copy(const char *path, int out, const char **failed_path)
+{
+	char buf[65536];
+	ssize_t n;
+	int err = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*failed_path = path;
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = -errno;
+		if (n <= 0)
+			break;
+		err = write_all(out, buf, (size_t)n);
+		if (err) {
+			*failed_path = NULL; /* the output failed, not the file */
+			break;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+int cli_clear_trace(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (cli_path(path, sizeof(path), dir, "trace"))
+		return cli_file_error(dir, ENAMETOOLONG);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return cli_file_error(path, errno);
+	close(fd);
+	return 0;
+}
+
+int cli_self_dir(char *buf, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	if ((size_t)snprintf(buf, size, "%s", dirname(exe)) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int cli_sibling(char *buf, size_t size, const char *rel)
+{
+	char dir[PATH_MAX], joined[PATH_MAX];
+	int err = cli_self_dir(dir, sizeof(dir));
+
+	if (!err)
+		err = cli_path(joined, sizeof(joined), dir, rel);
+	if (err)
+		return err;
+	/* Canonical when it exists (messages read better); as is otherwise. */
+	if (realpath(joined, dir) && strlen(dir) < size) {
+		strcpy(buf, dir);
+		return 0;
+	}
+	if (strlen(joined) >= size)
+		return -ENAMETOOLONG;
+	strcpy(buf, joined);
+	return 0;
+}
+
+int cli_preload_value(char *buf, size_t size, const char *old, const char *lib)
+{
+	int n;
+
+	/* After what is there: a sanitizer runtime must stay first. */
+	if (old && *old)
+		n = snprintf(buf, size, "%s:%s", old, lib);
+	else
+		n = snprintf(buf, size, "%s", lib);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int cli_tracing_dir(char *buf, size_t size, const char *arg)
+{
+	if (arg) {
+		if (!*arg)
+			return -EINVAL;
+		if ((size_t)snprintf(buf, size, "%s", arg) >= size)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	return ut_tracing_dir(buf, size);
+}

@@ -1,0 +1,256 @@
+#!/bin/sh
+# 50_cli.sh - the utrace command line end to end: every subcommand through a real
+# utracefs mount and a traced program (examples/hello), and every misuse with its
+# message and exit status (2 bad usage, 1 failure).
+. "$(dirname "$0")/lib.sh"
+
+HELLO=$UT_BUILD/examples/hello
+M2=$UT_TMP/m2/sub/tracing # mounted by `utrace mount` itself
+M3=$UT_TMP/m3/tracing	  # mounted and unmounted by `utrace record`
+
+# Unmount what `utrace mount`/`record` may have left behind, then lib.sh's cleanup.
+cli_cleanup() {
+	for m in "$M2" "$M3"; do
+		if grep -q " $m " /proc/self/mountinfo 2>/dev/null; then
+			fusermount3 -u -z "$m" 2>/dev/null
+		fi
+	done
+	ut_cleanup
+}
+trap cli_cleanup EXIT
+
+# expect_rc NAME RC REGEX CMD...: CMD exits with RC and its stderr matches REGEX
+# (NOERR: stderr is empty).  CMD's stdout is left in $UT_TMP/out.
+expect_rc() {
+	name=$1 want=$2 re=$3
+	shift 3
+	"$@" >"$UT_TMP/out" 2>"$UT_TMP/err"; rc=$?
+	if [ "$re" = NOERR ]; then
+		[ -s "$UT_TMP/err" ] && rc="$rc, stderr not empty"
+		re=
+	fi
+	if [ "$rc" = "$want" ] && { [ -z "$re" ] || grep -Eq -- "$re" "$UT_TMP/err"; }; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc (want $want), stderr: $(cat "$UT_TMP/err")"
+	fi
+}
+is_mounted() { grep -q " $1 " /proc/self/mountinfo; }
+# daemon_of DIR: the pid of the utracefs serving DIR (started by utrace mount).
+daemon_of() {
+	for p in /proc/[0-9]*; do
+		case $(tr '\0' ' ' 2>/dev/null < "$p/cmdline") in
+		*"utracefs $1 ") echo "${p#/proc/}"; return ;;
+		esac
+	done
+}
+
+# ---- help and bad usage (no mount needed) ---------------------------------------
+expect_rc "no command: usage, 2" 2 "usage: utrace COMMAND" "$UTRACE"
+expect_rc "unknown command: 2" 2 "unknown command 'frobnicate'" "$UTRACE" frobnicate
+out=$("$UTRACE" help); rc=$?
+for c in mount umount cflags record report show start stop reset list stat; do
+	if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -Eq "^  $c "; then
+		fail "help lists $c" "$out"; continue
+	fi
+	out2=$("$UTRACE" "$c" -h) && printf '%s' "$out2" | grep -q "^usage: utrace $c" &&
+		[ "$("$UTRACE" help "$c")" = "$out2" ] || fail "$c -h prints its usage" "$out2"
+done
+pass "help lists every command; CMD -h and help CMD print the usage"
+expect_rc "help of an unknown command: 2" 2 "unknown command 'nope'" "$UTRACE" help nope
+expect_rc "record without -p: 2" 2 "no tracer given" "$UTRACE" record -- true
+expect_rc "record without CMD: 2" 2 "no command to run" "$UTRACE" record -p function
+expect_rc "record -p without value: 2" 2 "option '-p' needs an argument" "$UTRACE" record -p
+expect_rc "record unknown option: 2" 2 "unknown option '-x'" "$UTRACE" record -x -p nop true
+expect_rc "list unknown option: 2" 2 "unknown option '-z'" "$UTRACE" list -z
+expect_rc "show bad CPU: 2" 2 "bad CPU number 'abc'" "$UTRACE" show -c abc
+expect_rc "start with an argument: 2" 2 "unexpected argument 'now'" "$UTRACE" start now
+expect_rc "stop with an option: 2" 2 "unknown option '-f'" "$UTRACE" stop -f
+expect_rc "reset with an argument: 2" 2 "unexpected argument 'all'" "$UTRACE" reset all
+expect_rc "stat with an argument: 2" 2 "unexpected argument 'x'" "$UTRACE" stat x
+expect_rc "mount with two mount points: 2" 2 "unexpected argument 'b'" "$UTRACE" mount a b
+expect_rc "cflags unknown option: 2" 2 "unknown option '--cxx'" "$UTRACE" cflags --cxx
+expect_rc "report extra argument: 2" 2 "unexpected argument 'x'" "$UTRACE" report x
+expect_rc "report of a missing file: 1" 1 "/nonexistent/rec.txt: No such file or directory" \
+	"$UTRACE" report -i /nonexistent/rec.txt
+printf 'hello\n' >"$UT_TMP/notrace.txt"
+expect_rc "report of a non-recording: 1" 1 "not a utrace recording" \
+	"$UTRACE" report -i "$UT_TMP/notrace.txt"
+
+# ---- nothing mounted: every command that needs the mount says so -----------------
+export UTRACE_TRACING=$UT_TMP/none
+mkdir -p "$UTRACE_TRACING"
+for c in show start stop reset stat "list -t"; do
+	# shellcheck disable=SC2086
+	expect_rc "$c without a mount: 1" 1 "no utracefs mounted at $UTRACE_TRACING" "$UTRACE" $c
+done
+expect_rc "umount without a mount: 1" 1 "no utracefs mounted there" "$UTRACE" umount
+
+# ---- cflags ---------------------------------------------------------------------
+cf=$("$UTRACE" cflags)
+expect_match "cflags has the patchable-entry flag" '(^| )-fpatchable-function-entry=5( |$)' "$cf"
+# shellcheck disable=SC2086
+if cc $cf -O2 -o "$UT_TMP/hello" "$UT_TOP/examples/hello.c" 2>"$UT_TMP/err" &&
+	objdump -d "$UT_TMP/hello" | grep -A1 '<square>:' | grep -q nop; then
+	pass "a program builds with \$(utrace cflags) and has patchable entries"
+else
+	fail "a program builds with \$(utrace cflags)" "$(cat "$UT_TMP/err")"
+fi
+ld=$("$UTRACE" cflags --ldflags)
+# shellcheck disable=SC2086
+if cc $cf -O2 -o "$UT_TMP/hello-linked" "$UT_TOP/examples/hello.c" $ld 2>"$UT_TMP/err" &&
+	readelf -d "$UT_TMP/hello-linked" | grep -q 'NEEDED.*libutrace.so' &&
+	"$UT_TMP/hello-linked" >/dev/null; then
+	pass "cflags --ldflags links the runtime and the program runs"
+else
+	fail "cflags --ldflags" "$ld: $(cat "$UT_TMP/err")"
+fi
+
+# ---- utrace mount / umount on the default place ($UTRACE_TRACING) -----------------
+export UTRACE_TRACING=$M2
+expect_rc "mount at \$UTRACE_TRACING" 0 NOERR "$UTRACE" mount
+if is_mounted "$M2" && [ -e "$M2/trace" ]; then pass "mount is up when mount returns"; else
+	fail "mount is up when mount returns" "$(grep utrace /proc/self/mountinfo)"
+fi
+expect_eq "mount prints the mount point" "utracefs mounted at $M2" "$(cat "$UT_TMP/out")"
+expect_eq "created parents are private (0700)" "700 700" \
+	"$(stat -c %a "$UT_TMP/m2" "$UT_TMP/m2/sub" | tr '\n' ' ' | sed 's/ $//')"
+expect_rc "mount again is a no-op (0)" 0 NOERR "$UTRACE" mount
+expect_eq "mount again says so" "utracefs already mounted at $M2" "$(cat "$UT_TMP/out")"
+# A dead daemon leaves a stale mount: commands say so, mount repairs it.
+pid=$(daemon_of "$M2")
+if [ -n "$pid" ]; then
+	kill -9 "$pid"
+	i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	expect_rc "a stale mount is reported" 1 "is gone" "$UTRACE" show
+	expect_rc "mount replaces a stale mount" 0 "unmounting the dead mount" "$UTRACE" mount
+	[ -e "$M2/trace" ] && pass "the new mount answers" || fail "the new mount answers"
+else
+	fail "find the daemon started by utrace mount" "$(ps -ef | grep utracefs)"
+fi
+expect_rc "umount" 0 NOERR "$UTRACE" umount
+if is_mounted "$M2"; then fail "umount removes the mount"; else pass "umount removes the mount"; fi
+expect_rc "umount again: 1" 1 "no utracefs mounted there" "$UTRACE" umount
+expect_rc "umount of a plain directory: 1" 1 "no utracefs mounted there" "$UTRACE" umount "$UT_TMP"
+expect_rc "mount over another file system: 1" 1 "another file system is mounted there" \
+	"$UTRACE" mount /proc
+
+# ---- record mounts and unmounts by itself ------------------------------------------
+export UTRACE_TRACING=$M3
+expect_rc "record with nothing mounted" 0 "trace saved to $UT_TMP/auto.txt" \
+	"$UTRACE" record -p function -o "$UT_TMP/auto.txt" -- "$HELLO"
+if is_mounted "$M3"; then fail "record unmounts what it mounted"; else
+	pass "record unmounts what it mounted"
+fi
+expect_match "record (own mount) traced the program" 'sum_of_squares' "$(cat "$UT_TMP/auto.txt")"
+
+# ---- everything else through lib.sh's mount -----------------------------------------
+ut_mount # exports UTRACE_TRACING=$T
+
+expect_rc "record -p function" 0 "trace saved to $UT_TMP/rec.txt" \
+	"$UTRACE" record -p function -o "$UT_TMP/rec.txt" -- "$HELLO" 4 tester
+expect_eq "the program's own output is untouched" "hello, tester
+sum of the squares of 1..4 = 30" "$(cat "$UT_TMP/out")"
+rec=$(cat "$UT_TMP/rec.txt")
+expect_eq "the recording starts with the function tracer's header" "# tracer: function" \
+	"$(printf '%s\n' "$rec" | head -1)"
+expect_match "the recording has the program's functions" ' sum_of_squares( <-main)?$' "$rec"
+expect_eq "square was called 4 times" 4 "$(printf '%s\n' "$rec" | grep -c ' square\( <-sum_of_squares\)\?$')"
+expect_eq "record puts the tracer back to nop" nop "$(cat "$T/current_tracer")"
+expect_eq "record leaves tracing on" 1 "$(cat "$T/tracing_on")"
+expect_eq "report prints the recording" "$rec" "$("$UTRACE" report -i "$UT_TMP/rec.txt")"
+(cd "$UT_TMP" && "$UTRACE" record -p function -- "$HELLO" >/dev/null 2>&1)
+expect_match "record's default output is utrace.txt" 'sum_of_squares' \
+	"$(cd "$UT_TMP" && "$UTRACE" report 2>&1)"
+
+expect_rc "record returns CMD's exit status" 7 "" "$UTRACE" record -p nop -o - -- sh -c 'exit 7'
+expect_rc "record of a missing program: 127" 127 "no-such-prog: No such file or directory" \
+	"$UTRACE" record -p nop -o "$UT_TMP/x.txt" -- "$UT_TMP/no-such-prog"
+expect_rc "record with an unknown tracer: 2" 2 "unknown tracer 'bogus'" \
+	"$UTRACE" record -p bogus -o "$UT_TMP/x.txt" -- true
+expect_rc "record to an unwritable file: 1" 1 "/nonexistent/x.txt: No such file or directory" \
+	"$UTRACE" record -p nop -o /nonexistent/x.txt -- true
+# (ASan accepts a preload only with its link-order check off)
+LD_PRELOAD=libm.so.6 ASAN_OPTIONS=verify_asan_link_order=0 "$UTRACE" record -p nop \
+	-o "$UT_TMP/x.txt" -- sh -c 'echo "$LD_PRELOAD"' >"$UT_TMP/out" 2>/dev/null
+lib=$(cd "$(dirname "$LIBUTRACE")" && pwd -P)/libutrace.so
+expect_eq "record appends the runtime to LD_PRELOAD" "libm.so.6:$lib" "$(cat "$UT_TMP/out")"
+
+# A program linked with the flags of `cflags --ldflags` loads the runtime by itself.
+if [ -x "$UT_TMP/hello-linked" ]; then
+	echo function > "$T/current_tracer"
+	"$UT_TMP/hello-linked" >/dev/null
+	linked=$(cat "$T/trace")
+	echo nop > "$T/current_tracer"
+	expect_match "a program linked with --ldflags is traced without LD_PRELOAD" \
+		'hello-linked-[0-9]+ .* sum_of_squares' "$linked"
+fi
+
+# ---- start, stop, show ----------------------------------------------------------------
+expect_rc "stop" 0 NOERR "$UTRACE" stop
+expect_eq "stop writes tracing_on 0" 0 "$(cat "$T/tracing_on")"
+expect_rc "start" 0 NOERR "$UTRACE" start
+expect_eq "start writes tracing_on 1" 1 "$(cat "$T/tracing_on")"
+echo function > "$T/current_tracer"
+traced "$HELLO" >/dev/null
+echo 0 > "$T/tracing_on"
+expect_eq "show prints the trace file" "$(cat "$T/trace")" "$("$UTRACE" show)"
+expect_match "show has the traced program" 'sum_of_squares' "$("$UTRACE" show)"
+expect_eq "show -c 0 prints CPU 0's trace" "$(cat "$T/per_cpu/cpu0/trace")" "$("$UTRACE" show -c 0)"
+expect_rc "show -c of a missing CPU: 1" 1 "per_cpu/cpu9999/trace: No such file or directory" \
+	"$UTRACE" show -c 9999
+
+# show -p streams trace_pipe until stopped.
+echo 1 > "$T/tracing_on"
+"$UTRACE" show -p >"$UT_TMP/pipe.out" 2>&1 &
+sp=$!
+sleep 0.2
+echo pipe-marker > "$T/trace_marker"
+i=0; while ! grep -q pipe-marker "$UT_TMP/pipe.out" && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
+kill "$sp"; wait "$sp" 2>/dev/null
+expect_match "show -p streams trace_pipe" 'tracing_mark_write: pipe-marker$' "$(cat "$UT_TMP/pipe.out")"
+
+# ---- stat -------------------------------------------------------------------------------
+echo 0 > "$T/options/overwrite"
+echo 0 > "$T/tracing_on"
+st=$("$UTRACE" stat); rc=$?
+expect_eq "stat exits 0" 0 "$rc"
+expect_match "stat shows the tracer" '^Tracer: function$' "$st"
+expect_match "stat shows tracing off" '^Tracing on: 0$' "$st"
+expect_match "stat shows the clock" "^Clock: $(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")\$" "$st"
+expect_eq "stat shows the buffer size" "$(cat "$T/buffer_size_kb")" \
+	"$(printf '%s\n' "$st" | sed -n 's/^Buffer size (kb per CPU): //p')"
+expect_match "stat shows a changed option" '^   nooverwrite$' "$st"
+ncpu=$(ls -d "$T"/per_cpu/cpu* | wc -l)
+expect_eq "stat has a row per CPU" "$ncpu" "$(printf '%s\n' "$st" | grep -cE '^ +[0-9]+ +[0-9]+ ')"
+e0=$(sed -n 's/^entries: //p' "$T/per_cpu/cpu0/stats")
+expect_match "stat shows CPU 0's entries" "^ +0 +$e0 " "$st"
+
+# ---- reset --------------------------------------------------------------------------------
+echo 1 > "$T/options/sym-offset"
+expect_rc "reset" 0 NOERR "$UTRACE" reset
+expect_eq "reset: tracer nop" nop "$(cat "$T/current_tracer")"
+expect_eq "reset: tracing on" 1 "$(cat "$T/tracing_on")"
+expect_eq "reset: options back to defaults" "1 0" "$(cat "$T/options/overwrite") $(cat "$T/options/sym-offset")"
+expect_eq "reset: buffer empty" "" "$(grep -v '^#' "$T/trace")"
+expect_match "stat after reset: no changed option" '^   \(none\)$' "$("$UTRACE" stat)"
+
+# ---- list -----------------------------------------------------------------------------------
+expect_eq "list -t: one tracer a line" "$(tr ' ' '\n' < "$T/available_tracers" | grep .)" \
+	"$("$UTRACE" list -t)"
+expect_eq "list -o: trace_options" "$(cat "$T/trace_options")" "$("$UTRACE" list -o)"
+ev=$("$UTRACE" list -e)
+expect_match "list -e: ftrace:function" '^ftrace:function$' "$ev"
+expect_match "list -e: ftrace:print" '^ftrace:print$' "$ev"
+all=$("$UTRACE" list)
+expect_match "list: events, tracers and options under titles" '^tracers:$' "$all"
+expect_match "list: options title" '^options:$' "$all"
+if [ -e "$T/available_filter_functions" ]; then
+	expect_eq "list -f: available_filter_functions" "$(cat "$T/available_filter_functions")" \
+		"$("$UTRACE" list -f)"
+else
+	expect_rc "list -f without available_filter_functions: 1" 1 "not available yet" \
+		"$UTRACE" list -f
+fi
+
+ut_umount && pass "utracefs exits cleanly after the CLI's use" || fail "utracefs exit status"

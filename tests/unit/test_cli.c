@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_cli.c - the utrace command line without a mount: where it looks for the
+ * mount, how it reads mountinfo, argument parsing and exit statuses of every
+ * subcommand's misuse, LD_PRELOAD composition, file helpers and stats parsing.
+ * (Everything through a real mount is in tests/integration/50_cli.sh.)
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cmd.h"
+#include "ut_paths.h"
+
+static void clear_env(void)
+{
+	unsetenv("UTRACE_TRACING");
+	unsetenv("XDG_RUNTIME_DIR");
+}
+
+static void test_tracing_dir_rules(void **state)
+{
+	char buf[PATH_MAX], want[PATH_MAX];
+
+	clear_env();
+	snprintf(want, sizeof(want), "/tmp/utrace-%u/tracing", (unsigned int)getuid());
+	assert_int_equal(cli_tracing_dir(buf, sizeof(buf), NULL), 0);
+	assert_string_equal(buf, want);
+
+	setenv("XDG_RUNTIME_DIR", "/run/user/4242", 1);
+	snprintf(want, sizeof(want), "/run/user/4242/utrace-%u/tracing", (unsigned int)getuid());
+	assert_int_equal(cli_tracing_dir(buf, sizeof(buf), NULL), 0);
+	assert_string_equal(buf, want);
+
+	/* An empty UTRACE_TRACING is as if unset. */
+	setenv("UTRACE_TRACING", "", 1);
+	assert_int_equal(cli_tracing_dir(buf, sizeof(buf), NULL), 0);
+	assert_string_equal(buf, want);
+
+	setenv("UTRACE_TRACING", "/some/where/tracing", 1);
+	assert_int_equal(cli_tracing_dir(buf, sizeof(buf), NULL), 0);
+	assert_string_equal(buf, "/some/where/tracing");
+
+	/* A MOUNTPOINT operand wins over the environment. */
+	assert_int_equal(cli_tracing_dir(buf, sizeof(buf), "/explicit"), 0);
+	assert_string_equal(buf, "/explicit");
+	assert_int_equal(cli_tracing_dir(buf, sizeof(buf), ""), -EINVAL);
+	assert_int_equal(cli_tracing_dir(buf, 8, NULL), -ENAMETOOLONG);
+	assert_int_equal(cli_tracing_dir(buf, 4, "/explicit"), -ENAMETOOLONG);
+
+	/* The socket follows the mount. */
+	assert_int_equal(ut_socket_path(buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/some/where/tracing.sock");
+	clear_env();
+}
+
+static const char mountinfo[] =
+	"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+	"40 22 0:35 / /tmp/with\\040space rw,nosuid - fuse.utracefs utracefs rw,user_id=0\n"
+	"41 22 0:36 / /tmp/stacked rw - tmpfs tmpfs rw\n"
+	"42 41 0:37 / /tmp/stacked rw,nosuid master:3 shared:7 - fuse utracefs rw\n"
+	"43 22 0:38 / /tmp/other rw - fuse.sshfs host:/x rw\n";
+
+static void test_mountinfo(void **state)
+{
+	char type[64], src[64];
+
+	assert_int_equal(cli_mountinfo_find(mountinfo, "/tmp/with space", type, sizeof(type), src,
+					    sizeof(src)),
+			 1);
+	assert_string_equal(type, "fuse.utracefs");
+	assert_string_equal(src, "utracefs");
+	/* The last mount on a path is the visible one; optional fields are skipped. */
+	assert_int_equal(cli_mountinfo_find(mountinfo, "/tmp/stacked", type, sizeof(type), src,
+					    sizeof(src)),
+			 1);
+	assert_string_equal(type, "fuse");
+	assert_string_equal(src, "utracefs");
+	assert_int_equal(cli_mountinfo_find(mountinfo, "/tmp", type, sizeof(type), src,
+					    sizeof(src)),
+			 0);
+	assert_int_equal(cli_mountinfo_find(mountinfo, "/tmp/with", type, sizeof(type), src,
+					    sizeof(src)),
+			 0);
+	assert_int_equal(cli_mountinfo_find("", "/", type, sizeof(type), src, sizeof(src)), 0);
+
+	assert_true(cli_is_utracefs("fuse.utracefs", "anything"));
+	assert_true(cli_is_utracefs("fuse", "utracefs"));
+	assert_false(cli_is_utracefs("fuse.sshfs", "host:/x"));
+	assert_false(cli_is_utracefs("tmpfs", "utracefs"));
+}
+
+static void test_mount_state_without_mount(void **state)
+{
+	char tmpl[] = "/tmp/test_cli.XXXXXX", sub[PATH_MAX];
+
+	assert_non_null(mkdtemp(tmpl));
+	assert_int_equal(cli_mount_state(tmpl), CLI_MNT_NONE);
+	snprintf(sub, sizeof(sub), "%s/missing/tracing", tmpl);
+	assert_int_equal(cli_mount_state(sub), CLI_MNT_NONE);
+	/* "/" is always a mount point and never a utracefs. */
+	assert_int_equal(cli_mount_state("/"), CLI_MNT_OTHER);
+	/* Commands that need a mount refuse with status 1. */
+	assert_int_equal(cli_need_mount(tmpl), CLI_FAIL);
+	assert_int_equal(cli_umount(tmpl), -EINVAL);
+	rmdir(tmpl);
+}
+
+static void test_preload(void **state)
+{
+	char buf[64];
+
+	assert_int_equal(cli_preload_value(buf, sizeof(buf), NULL, "/l/libutrace.so"), 0);
+	assert_string_equal(buf, "/l/libutrace.so");
+	assert_int_equal(cli_preload_value(buf, sizeof(buf), "", "/l/libutrace.so"), 0);
+	assert_string_equal(buf, "/l/libutrace.so");
+	/* Appended: a sanitizer runtime that must come first stays first. */
+	assert_int_equal(cli_preload_value(buf, sizeof(buf), "libasan.so.8", "/l/libutrace.so"), 0);
+	assert_string_equal(buf, "libasan.so.8:/l/libutrace.so");
+	assert_int_equal(cli_preload_value(buf, 10, "libasan.so.8", "/l/libutrace.so"),
+			 -ENAMETOOLONG);
+}
+
+#define ARGV(...) ((char *[]){__VA_ARGS__, NULL})
+#define ARGC(...) ((int)(sizeof((char *[]){__VA_ARGS__}) / sizeof(char *)))
+#define PARSE(o, ...) cli_record_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), o)
+
+static void test_record_parse(void **state)
+{
+	struct cli_record_opts o;
+
+	assert_int_equal(PARSE(&o, "record", "-p", "function", "-o", "out.txt", "--", "ls", "-l"),
+			 -1);
+	assert_string_equal(o.tracer, "function");
+	assert_string_equal(o.output, "out.txt");
+	assert_string_equal(o.cmd[0], "ls");
+	assert_string_equal(o.cmd[1], "-l");
+	assert_null(o.cmd[2]);
+
+	/* Without "--": the first operand starts CMD, whose options stay its own. */
+	assert_int_equal(PARSE(&o, "record", "-pnop", "prog", "-o", "x"), -1);
+	assert_string_equal(o.tracer, "nop");
+	assert_string_equal(o.output, CLI_RECORD_DEFAULT_OUTPUT);
+	assert_string_equal(o.cmd[0], "prog");
+	assert_string_equal(o.cmd[1], "-o");
+
+	assert_int_equal(PARSE(&o, "record", "-h"), CLI_OK);
+	assert_int_equal(PARSE(&o, "record", "--help"), CLI_OK);
+	assert_int_equal(PARSE(&o, "record", "--", "ls"), CLI_USAGE);		 /* no -p */
+	assert_int_equal(PARSE(&o, "record", "-p", "function"), CLI_USAGE);	 /* no CMD */
+	assert_int_equal(PARSE(&o, "record", "-p", "function", "--"), CLI_USAGE); /* no CMD */
+	assert_int_equal(PARSE(&o, "record", "-p"), CLI_USAGE);		 /* no TRACER */
+	assert_int_equal(PARSE(&o, "record", "-x", "-p", "f", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "--bogus", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-p", "f", "-o", "", "ls"), CLI_USAGE);
+	/* Parsing starts afresh each time (getopt keeps global state). */
+	assert_int_equal(PARSE(&o, "record", "-p", "function", "true"), -1);
+	assert_string_equal(o.cmd[0], "true");
+}
+
+/* Each subcommand's misuse, with no mount: bad usage is 2, a missing mount 1. */
+static void test_misuse_exit_status(void **state)
+{
+	char tmpl[] = "/tmp/test_cli.XXXXXX";
+
+	assert_non_null(mkdtemp(tmpl));
+	setenv("UTRACE_TRACING", tmpl, 1); /* an empty directory: nothing mounted */
+	assert_int_equal(cli_cmd_start.run(ARGC("start", "x"), ARGV("start", "x")), CLI_USAGE);
+	assert_int_equal(cli_cmd_stop.run(ARGC("stop", "-q"), ARGV("stop", "-q")), CLI_USAGE);
+	assert_int_equal(cli_cmd_reset.run(ARGC("reset", "a"), ARGV("reset", "a")), CLI_USAGE);
+	assert_int_equal(cli_cmd_stat.run(ARGC("stat", "-z"), ARGV("stat", "-z")), CLI_USAGE);
+	assert_int_equal(cli_cmd_list.run(ARGC("list", "-x"), ARGV("list", "-x")), CLI_USAGE);
+	assert_int_equal(cli_cmd_list.run(ARGC("list", "-t", "y"), ARGV("list", "-t", "y")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_show.run(ARGC("show", "-c", "one"), ARGV("show", "-c", "one")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_show.run(ARGC("show", "-c"), ARGV("show", "-c")), CLI_USAGE);
+	assert_int_equal(cli_cmd_report.run(ARGC("report", "a"), ARGV("report", "a")), CLI_USAGE);
+	assert_int_equal(cli_cmd_mount.run(ARGC("mount", "a", "b"), ARGV("mount", "a", "b")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_umount.run(ARGC("umount", "a", "b"), ARGV("umount", "a", "b")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_cflags.run(ARGC("cflags", "--x"), ARGV("cflags", "--x")),
+			 CLI_USAGE);
+	/* Well formed, but nothing is mounted. */
+	assert_int_equal(cli_cmd_start.run(ARGC("start"), ARGV("start")), CLI_FAIL);
+	assert_int_equal(cli_cmd_show.run(ARGC("show"), ARGV("show")), CLI_FAIL);
+	assert_int_equal(cli_cmd_list.run(ARGC("list", "-t"), ARGV("list", "-t")), CLI_FAIL);
+	assert_int_equal(cli_cmd_stat.run(ARGC("stat"), ARGV("stat")), CLI_FAIL);
+	assert_int_equal(cli_cmd_umount.run(ARGC("umount"), ARGV("umount")), CLI_FAIL);
+	/* A missing recording names the file. */
+	assert_int_equal(cli_cmd_report.run(ARGC("report", "-i", "/nonexistent/rec"),
+					    ARGV("report", "-i", "/nonexistent/rec")),
+			 CLI_FAIL);
+	/* Help is not an error. */
+	assert_int_equal(cli_cmd_stat.run(ARGC("stat", "-h"), ARGV("stat", "-h")), CLI_OK);
+	assert_int_equal(cli_cmd_list.run(ARGC("list", "--help"), ARGV("list", "--help")), CLI_OK);
+	clear_env();
+	rmdir(tmpl);
+}
+
+static void test_files(void **state)
+{
+	char tmpl[] = "/tmp/test_cli.XXXXXX", path[PATH_MAX], *val;
+	size_t len;
+	FILE *f;
+
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(path, sizeof(path), "%s/tracing_on", tmpl);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	/* As echo: the value and a newline. */
+	assert_int_equal(cli_write_file(tmpl, "tracing_on", "1"), 0);
+	assert_int_equal(cli_read_file(path, &val, &len), 0);
+	assert_int_equal(len, 2);
+	assert_string_equal(val, "1\n");
+	free(val);
+	assert_int_equal(cli_read_value(tmpl, "tracing_on", &val), 0);
+	assert_string_equal(val, "1");
+	free(val);
+	assert_int_equal(cli_write_file(tmpl, "missing", "1"), -ENOENT);
+	assert_int_equal(cli_set(tmpl, "missing", "1"), CLI_FAIL);
+	assert_int_equal(cli_read_value(tmpl, "missing", &val), -ENOENT);
+
+	/* Clearing the trace truncates it. */
+	snprintf(path, sizeof(path), "%s/trace", tmpl);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("# tracer: nop\n", f);
+	fclose(f);
+	assert_int_equal(cli_clear_trace(tmpl), 0);
+	assert_int_equal(cli_read_file(path, &val, &len), 0);
+	assert_int_equal(len, 0);
+	free(val);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/tracing_on", tmpl);
+	unlink(path);
+	assert_int_equal(cli_clear_trace(tmpl), CLI_FAIL);
+	rmdir(tmpl);
+}
+
+static void test_self_paths(void **state)
+{
+	char self[PATH_MAX], exe[PATH_MAX], sib[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_int_equal(cli_self_dir(self, sizeof(self)), 0);
+	assert_int_equal(strncmp(exe, self, strlen(self)), 0);
+	assert_int_equal(exe[strlen(self)], '/');
+	assert_null(strchr(exe + strlen(self) + 1, '/'));
+	/* Resolved when it exists ("." is the directory itself). */
+	assert_int_equal(cli_sibling(sib, sizeof(sib), "."), 0);
+	assert_string_equal(sib, self);
+	assert_int_equal(cli_sibling(sib, sizeof(sib), "no-such-file"), 0);
+	assert_int_equal(strncmp(sib, self, strlen(self)), 0);
+	assert_string_equal(sib + strlen(self), "/no-such-file");
+}
+
+static void test_stats_and_options(void **state)
+{
+	static const char stats[] = "entries: 12\n"
+				    "overrun: 3\n"
+				    "commit overrun: 7\n"
+				    "bytes: 4096\n"
+				    "oldest event ts:   716.394774\n"
+				    "now ts:   727.178524\n"
+				    "dropped events: 5\n"
+				    "read events: 9\n";
+	unsigned long long v = 0;
+
+	assert_int_equal(cli_stats_value(stats, "entries", &v), 0);
+	assert_int_equal(v, 12);
+	/* "overrun" is its own line, not the end of "commit overrun". */
+	assert_int_equal(cli_stats_value(stats, "overrun", &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(cli_stats_value(stats, "commit overrun", &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(cli_stats_value(stats, "dropped events", &v), 0);
+	assert_int_equal(v, 5);
+	assert_int_equal(cli_stats_value(stats, "read events", &v), 0);
+	assert_int_equal(v, 9);
+	assert_int_equal(cli_stats_value(stats, "read", &v), -ENOENT);
+	assert_int_equal(cli_stats_value("", "entries", &v), -ENOENT);
+
+	assert_int_equal(cli_option_default("print-parent"), 1);
+	assert_int_equal(cli_option_default("overwrite"), 1);
+	assert_int_equal(cli_option_default("sym-offset"), 0);
+	assert_int_equal(cli_option_default("func_stack_trace"), 0);
+	assert_int_equal(cli_option_default("no-such-option"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tracing_dir_rules),
+		cmocka_unit_test(test_mountinfo),
+		cmocka_unit_test(test_mount_state_without_mount),
+		cmocka_unit_test(test_preload),
+		cmocka_unit_test(test_record_parse),
+		cmocka_unit_test(test_misuse_exit_status),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_self_paths),
+		cmocka_unit_test(test_stats_and_options),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
