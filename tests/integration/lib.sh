@@ -33,15 +33,17 @@ expect_match() {
 	fi
 }
 # expect_write_err NAME ERRTEXT VALUE FILE: "echo VALUE > FILE" must fail with
-# strerror text ERRTEXT (e.g. "Invalid argument").
+# strerror text ERRTEXT (e.g. "Invalid argument").  /bin/echo, because dash's
+# built-in echo reports every failed write as "I/O error".
 expect_write_err() {
-	out=$( (echo "$3" > "$4") 2>&1 ); rc=$?
+	out=$( (/bin/echo "$3" > "$4") 2>&1 ); rc=$?
 	if [ $rc -ne 0 ] && printf '%s' "$out" | grep -q "$2"; then pass "$1"; else
 		fail "$1" "exit $rc, stderr: $out"
 	fi
 }
 
 ut_cleanup() {
+	for p in $(jobs -p); do kill -KILL "$p" 2>/dev/null; done
 	if [ -n "${T:-}" ] && mountpoint -q "$T" 2>/dev/null; then
 		fusermount3 -u "$T" 2>/dev/null || umount -l "$T" 2>/dev/null
 	fi

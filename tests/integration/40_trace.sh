@@ -1,0 +1,174 @@
+#!/bin/sh
+# 40_trace.sh - the files that show the rings, through a real mount: the trace
+# header and trace_marker lines against the kernel's, per_cpu stats, trace_pipe
+# (consuming, blocking, O_NONBLOCK, two readers at once), trace_pipe_raw pages.
+. "$(dirname "$0")/lib.sh"
+
+if [ ! -x "$UTRACEFS" ]; then
+	skip "40_trace" "no utracefs in $UT_BUILD"
+	exit 0
+fi
+ut_mount
+
+# ---- the trace file against the kernel's -------------------------------------------
+S=$UT_TMP/header.script
+cat > "$S" <<'EOF'
+echo > $T/trace
+cat $T/trace
+echo hi > $T/trace_marker
+printf 'x' > $T/trace_marker
+printf 'two\nlines\n' > $T/trace_marker
+cat $T/trace
+echo 0 > $T/options/irq-info
+cat $T/trace
+echo 1 > $T/options/record-tgid
+cat $T/trace | sed -E 's/-[0-9]+ +\(/-PID (/'
+echo 1 > $T/options/irq-info
+cat $T/trace | sed -E 's/-[0-9]+ +\(/-PID (/'
+echo 0 > $T/options/record-tgid
+echo 0 > $T/options/context-info
+cat $T/trace
+echo 1 > $T/options/context-info
+echo 1 > $T/options/raw
+cat $T/trace | sed -E 's/^[0-9]+ [0-9]+ [0-9]+ # [0-9a-f]+ /PID CPU TS # IP /'
+echo 0 > $T/options/raw
+echo 1 > $T/options/printk-msg-only
+cat $T/trace
+echo 0 > $T/options/printk-msg-only
+echo 1 > $T/options/latency-format
+cat $T/trace | grep -c 'tracing_mark_write'
+echo 0 > $T/options/latency-format
+echo 1 > $T/options/verbose
+cat $T/trace
+echo 0 > $T/options/verbose
+echo > $T/trace
+cat $T/trace
+echo 1 > $T/options/latency-format
+cat $T/trace
+echo 0 > $T/options/latency-format
+EOF
+tdiff "trace header and marker lines as the kernel's" "$S"
+
+# ---- stats: layout, and the counters summed over the CPUs --------------------------------
+S=$UT_TMP/stats.script
+cat > "$S" <<'EOF'
+echo > $T/trace
+cat $T/per_cpu/cpu0/stats | sed -E 's/^(oldest event ts|now ts): +[0-9]+\.[0-9]{6}$/\1: TIME/'
+echo hi > $T/trace_marker
+printf 'ab' > $T/trace_marker
+printf '\001\000\000\000abcd' > $T/trace_marker_raw
+for c in $T/per_cpu/cpu*; do cat $c/stats; done | awk -F': ' '/^(entries|overrun|commit overrun|bytes|dropped events|read events):/ { s[$1] += $2 } END { print s["entries"], s["overrun"], s["commit overrun"], s["bytes"], s["dropped events"], s["read events"] }'
+cat $T/trace | tail -1
+echo > $T/trace
+EOF
+tdiff "per_cpu stats as the kernel's" "$S"
+
+# ---- trace_pipe ---------------------------------------------------------------------------
+S=$UT_TMP/pipe.script
+cat > "$S" <<'EOF'
+echo > $T/trace
+echo a > $T/trace_marker
+echo b > $T/trace_marker
+echo 0 > $T/tracing_on
+timeout 2 cat $T/trace_pipe
+echo 1 > $T/tracing_on
+cat $T/trace
+EOF
+tdiff "trace_pipe: no header, EOF once read and tracing is off" "$S"
+
+echo > "$T/trace"
+for i in 1 2 3; do echo "pipe$i" > "$T/trace_marker"; done
+out=$(timeout 1 cat "$T/trace_pipe"); rc=$?
+expect_eq "trace_pipe hands out every event" "pipe1 pipe2 pipe3" \
+	"$(printf '%s\n' "$out" | sed -n 's/.*tracing_mark_write: //p' | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "trace_pipe blocks until interrupted" 124 "$rc"
+expect_eq "trace_pipe has no header" "" "$(printf '%s\n' "$out" | grep '^#')"
+expect_eq "what trace_pipe read is gone from trace" "0" "$(grep -c tracing_mark_write "$T/trace")"
+expect_eq "read events counts it" "3" \
+	"$(cat "$T"/per_cpu/cpu*/stats | awk -F': ' '/^read events/ { s += $2 } END { print s }')"
+
+err=$(dd if="$T/trace_pipe" of=/dev/null iflag=nonblock count=1 2>&1); rc=$?
+if [ $rc -ne 0 ] && printf '%s' "$err" | grep -q "Resource temporarily unavailable"; then
+	pass "trace_pipe with O_NONBLOCK: EAGAIN when empty"
+else
+	fail "trace_pipe with O_NONBLOCK: EAGAIN when empty" "rc $rc: $err"
+fi
+
+cat "$T/trace_pipe" > "$UT_TMP/late" &
+reader=$!
+sleep 0.3
+echo late > "$T/trace_marker"
+sleep 0.5
+kill "$reader" 2>/dev/null; wait "$reader" 2>/dev/null
+expect_match "a blocked trace_pipe read wakes up for new data" "tracing_mark_write: late$" \
+	"$(cat "$UT_TMP/late")"
+
+# two readers at once: disjoint, and together everything
+echo > "$T/trace"
+cat "$T/trace_pipe" > "$UT_TMP/r1" &
+r1=$!
+cat "$T/trace_pipe" > "$UT_TMP/r2" &
+r2=$!
+i=1
+while [ $i -le 300 ]; do echo "m$i" > "$T/trace_marker"; i=$((i + 1)); done
+sleep 1
+kill "$r1" "$r2" 2>/dev/null; wait "$r1" "$r2" 2>/dev/null
+sed -n 's/.*tracing_mark_write: //p' "$UT_TMP/r1" | sort > "$UT_TMP/s1"
+sed -n 's/.*tracing_mark_write: //p' "$UT_TMP/r2" | sort > "$UT_TMP/s2"
+expect_eq "two trace_pipe readers never get the same event" "" "$(comm -12 "$UT_TMP/s1" "$UT_TMP/s2")"
+expect_eq "two trace_pipe readers together get every event" "300" \
+	"$(cat "$UT_TMP/s1" "$UT_TMP/s2" | sort -u | wc -l | tr -d ' ')"
+
+# per_cpu files: one CPU each, and O_TRUNC of one CPU empties only that one
+echo > "$T/trace"
+for c in 0 1; do taskset -c $c sh -c "echo cpu$c > $T/trace_marker" 2>/dev/null; done
+n0=$(grep -c tracing_mark_write "$T/per_cpu/cpu0/trace")
+n1=$(grep -c tracing_mark_write "$T/per_cpu/cpu1/trace" 2>/dev/null)
+n1=${n1:-0}
+expect_eq "per_cpu traces split the events" "2" "$((n0 + n1))"
+hdr=$(sed -n 3p "$T/per_cpu/cpu0/trace")
+expect_eq "per_cpu trace header counts every CPU" "# entries-in-buffer/entries-written: 2/2   #P:$(ls -d "$T"/per_cpu/cpu* | wc -l)" "$hdr"
+: > "$T/per_cpu/cpu0/trace"
+expect_eq "O_TRUNC of per_cpu/cpu0/trace empties cpu0 only" "$n1" \
+	"$(grep -c tracing_mark_write "$T/trace")"
+
+# trace_pipe_raw: whole 4096-byte pages in the kernel's layout
+echo > "$T/trace"
+echo rawpage > "$T/trace_marker"
+: > "$UT_TMP/raw"
+for c in "$T"/per_cpu/cpu*; do
+	dd if="$c/trace_pipe_raw" bs=4096 count=1 iflag=nonblock >> "$UT_TMP/raw" 2>/dev/null
+done
+expect_eq "trace_pipe_raw gives one page" "4096" "$(wc -c < "$UT_TMP/raw" | tr -d ' ')"
+# commit (bytes 8..15): 4-byte header + print entry of 16 + "rawpage\n\0" -> 28 + 4 = 32
+expect_eq "trace_pipe_raw page commit" "32" \
+	"$(od -A n -t u4 -j 8 -N 4 "$UT_TMP/raw" | tr -d ' ')"
+expect_match "trace_pipe_raw page holds the text" "rawpage" "$(tr -c 'a-z\n' '.' < "$UT_TMP/raw")"
+expect_eq "trace_pipe_raw consumed it" "0" "$(grep -c tracing_mark_write "$T/trace")"
+
+# losses: overwrite mode reports them in trace_pipe, no-overwrite mode drops
+sum_stat() { cat "$T"/per_cpu/cpu*/stats | awk -F': ' -v k="$1" '$1 == k { s += $2 } END { print s + 0 }'; }
+echo 4 > "$T/buffer_size_kb"
+echo > "$T/trace"
+i=0
+while [ $i -lt 2000 ]; do echo "line $i" > "$T/trace_marker"; i=$((i + 1)); done
+entries=$(sum_stat entries) overrun=$(sum_stat overrun)
+expect_eq "entries + overrun == written" 2000 "$((entries + overrun))"
+out=$(timeout 1 cat "$T/trace_pipe")
+expect_eq "trace_pipe reports every loss" "$overrun" \
+	"$(printf '%s\n' "$out" | sed -n 's/^CPU:[0-9]* \[LOST \([0-9]*\) EVENTS\]$/\1/p' | awk '{ s += $1 } END { print s + 0 }')"
+expect_eq "trace_pipe hands out what was left" "$entries" \
+	"$(printf '%s\n' "$out" | grep -c tracing_mark_write)"
+expect_eq "read events after the loss" "$entries" "$(sum_stat 'read events')"
+echo 0 > "$T/options/overwrite"
+echo > "$T/trace"
+i=0
+while [ $i -lt 2000 ]; do echo "line $i" > "$T/trace_marker" 2>/dev/null; i=$((i + 1)); done
+expect_eq "no-overwrite: entries + dropped == written" 2000 \
+	"$(($(sum_stat entries) + $(sum_stat 'dropped events')))"
+expect_eq "no-overwrite: nothing overwritten" 0 "$(sum_stat overrun)"
+expect_eq "no-overwrite: the oldest events stay" "line 0" \
+	"$(grep -m1 -o 'tracing_mark_write: line [0-9]*$' "$T/trace" | sed 's/.*: //')"
+echo 1 > "$T/options/overwrite"
+
+ut_umount || fail "utracefs exits cleanly"

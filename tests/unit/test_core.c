@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_core.c - the core of utracefs without FUSE: parsing, the shared area and
+ * its rings, the registry (a real socket with fake processes in threads), ACK
+ * waiting in tfs_apply, tracer switching and the saved_cmdlines table.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pwd.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core.h"
+#include "tfs.h"
+#include "ut_ring_write.h"
+#include "ut_wire.h"
+
+#define NR_CPUS 2
+
+static char tmpdir[64];
+static char sockpath[128];
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- parse.c ----------------------------------------------------------------------- */
+
+static void test_parse_ulong(void **state)
+{
+	static const struct {
+		const char *in;
+		int err;
+		unsigned long val;
+	} cases[] = {
+	    /* what the kernel's tracing_on answers to echo (newline included) */
+	    {"5\n", 0, 5},
+	    {"0\n", 0, 0},
+	    {"+1\n", 0, 1},
+	    {"1", 0, 1},
+	    {" 1\n", -EINVAL, 0},
+	    {"-1\n", -EINVAL, 0},
+	    {"0x1\n", -EINVAL, 0},
+	    {"1 \n", -EINVAL, 0},
+	    {"abc\n", -EINVAL, 0},
+	    {"\n", -EINVAL, 0},
+	    {"1\n\n", -EINVAL, 0},
+	    {"99999999999999999999999\n", -ERANGE, 0},
+	    {"18446744073709551615\n", 0, ULONG_MAX},
+	    {"18446744073709551616\n", -ERANGE, 0},
+	    {"000000000000000000000000000000000000000000000000000000000000001\n", 0, 1},
+	};
+	unsigned long v;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = 12345;
+		int err = tfs_parse_ulong(cases[i].in, strlen(cases[i].in), &v);
+
+		if (err != cases[i].err)
+			fail_msg("'%s': got %d, want %d", cases[i].in, err, cases[i].err);
+		if (!err)
+			assert_int_equal(v, cases[i].val);
+	}
+	/* only the first 66 bytes count: 70 zeros then "1" reads as 0 */
+	char longz[80];
+
+	memset(longz, '0', 70);
+	strcpy(longz + 70, "1\n");
+	assert_int_equal(tfs_parse_ulong(longz, strlen(longz), &v), 0);
+	assert_int_equal(v, 0);
+	/* an embedded NUL ends the text */
+	assert_int_equal(tfs_parse_ulong("1\0junk", 6, &v), 0);
+	assert_int_equal(v, 1);
+}
+
+static void test_strip(void **state)
+{
+	char out[8];
+
+	assert_int_equal(tfs_strip("  nop \n", 7, out, sizeof(out)), 0);
+	assert_string_equal(out, "nop");
+	assert_int_equal(tfs_strip("\n", 1, out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	assert_int_equal(tfs_strip("function\n", 9, out, sizeof(out)), -EINVAL);
+	assert_int_equal(tfs_strip("ab\0cd", 5, out, sizeof(out)), 0);
+	assert_string_equal(out, "ab");
+}
+
+/* ---- area.c ------------------------------------------------------------------------ */
+
+static struct ut_ev_func fev(uint32_t tid)
+{
+	struct ut_ev_func e = {.h = {.len = sizeof(e), .type = UT_EV_FUNCTION, .tid = tid}};
+
+	e.ip = 0x1000;
+	return e;
+}
+
+static void test_kpages(void **state)
+{
+	/* enough 4064-byte pages for K*4080 bytes, plus the overwrite window */
+	assert_int_equal(tfs_kpages_to_rb_pages(1), 3);
+	assert_int_equal(tfs_kpages_to_rb_pages(100), 102); /* 408000 / 4064 = 100.4 */
+	assert_int_equal(tfs_kpages_to_rb_pages(354), 357); /* the kernel's 1410 KB */
+	for (unsigned int k = 1; k < 5000; k += 37) {
+		unsigned int p = tfs_kpages_to_rb_pages(k);
+
+		assert_true((uint64_t)(p - 1) * UT_RB_PAGE_DATA >=
+			    (uint64_t)k * UT_KERNEL_PAGE_DATA);
+		assert_true((uint64_t)(p - 2) * UT_RB_PAGE_DATA <
+			    (uint64_t)k * UT_KERNEL_PAGE_DATA);
+	}
+}
+
+static void test_area_layout(void **state)
+{
+	struct stat st;
+
+	assert_non_null(tfs.area);
+	assert_int_equal(tfs.ctl->magic, UT_CTL_MAGIC);
+	assert_int_equal(tfs.ctl->version, UT_PROTO_VERSION);
+	assert_int_equal(tfs.ctl->nr_cpus, NR_CPUS);
+	assert_int_equal(tfs.ctl->area_size, ut_rb_area_size(NR_CPUS));
+	assert_int_equal(tfs.ctl->ftrace_enabled, 1);
+	assert_int_equal(tfs.ctl->tracing_on, 1);
+	assert_int_equal(fstat(tfs.area_fd, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal((uint64_t)st.st_size, tfs.area_size);
+	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+
+		/* the kernel's default: 1410 KB a CPU, 354 of its pages */
+		assert_int_equal(tfs.nr_kpages[cpu], 354);
+		assert_int_equal(rc->nr_pages, tfs_kpages_to_rb_pages(354));
+		assert_int_equal(rc->enabled, 1);
+		assert_int_equal(rc->wpos, 0);
+		assert_int_equal(ut_rb_page(tfs.area, cpu, 0)->magic, UT_RB_PAGE_MAGIC);
+	}
+}
+
+static void test_ring_reset_resize(void **state)
+{
+	struct ut_ev_func e = fev(42);
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, 1);
+
+	/* fill a few pages of CPU 1, then resize: empty, new size, enabled */
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
+	assert_true(rb_wpos_vpage(rc->wpos) > 0);
+	assert_int_equal(tfs_ring_resize(1, 100), 0);
+	assert_int_equal(rc->nr_pages, 102);
+	assert_int_equal(rc->wpos, 0);
+	assert_int_equal(rc->dropped, 0);
+	assert_int_equal(rc->read_vpage, 0);
+	assert_int_equal(rc->enabled, 1);
+	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
+	assert_int_equal(rb_wpos_entries(rc->wpos), 1);
+	assert_int_equal(tfs_ring_resize(1, 0), -ENOMEM);
+	assert_int_equal(tfs_ring_resize(NR_CPUS, 10), -EINVAL);
+
+	/* reset of one CPU keeps its size (from tfs.nr_kpages) and leaves the other alone */
+	tfs.nr_kpages[1] = 100;
+	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 0, &e.h), 0);
+	tfs_ring_reset(1);
+	assert_int_equal(rc->wpos, 0);
+	assert_int_equal(rc->nr_pages, 102);
+	assert_int_not_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0);
+	tfs_ring_reset(-1);
+	assert_int_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0);
+
+	/* a CPU outside the mask is not written; back in, it is */
+	tfs_ring_enable(1, false);
+	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), -EAGAIN);
+	tfs_ring_enable(1, true);
+	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
+	tfs.cpumask[0] &= ~2ull;
+	tfs_ring_reset(1); /* a reset must not re-enable a masked CPU */
+	assert_int_equal(rc->enabled, 0);
+	tfs.cpumask[0] |= 2ull;
+	tfs_ring_reset(1);
+	assert_int_equal(rc->enabled, 1);
+	tfs.nr_kpages[1] = 354;
+	tfs_ring_reset(-1);
+}
+
+static void test_overwrite_switch(void **state)
+{
+	struct ut_ev_func e = fev(7);
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, 0);
+
+	tfs_ring_set_overwrite(true);
+	assert_true(rc->flags & RB_F_OVERWRITE);
+	/* wrap the ring several times, then stop overwriting: the count starts from
+	 * the oldest readable page, so nr_pages - 2 more pages still fit */
+	for (unsigned int i = 0; i < 3 * rc->nr_pages * (UT_RB_PAGE_DATA / sizeof(e)); i++)
+		ut_rb_write_on_cpu(tfs.area, 0, &e.h);
+	uint64_t before = rc->wpos;
+
+	tfs_ring_set_overwrite(false);
+	assert_false(rc->flags & RB_F_OVERWRITE);
+	assert_int_equal(rc->wpos, before); /* not emptied */
+	/* the rest of the current page and one more page (no page is then
+	 * overwritten), then the buffer is full */
+	unsigned int ok = 0;
+
+	while (ut_rb_write_on_cpu(tfs.area, 0, &e.h) == 0 && ok < 100000)
+		ok++;
+	assert_true(ok > UT_RB_PAGE_DATA / sizeof(e) - 1);
+	assert_true(ok <= 2 * (UT_RB_PAGE_DATA / sizeof(e)));
+	assert_int_equal(rc->dropped, 1);
+	tfs_ring_set_overwrite(true);
+	tfs_ring_reset(-1);
+}
+
+static void test_write_print(void **state)
+{
+	static const char text[] = "hello marker";
+	uint64_t seq = 0;
+	int found = 0;
+
+	tfs_ring_wait(&seq, 0); /* catch up with earlier kicks */
+	assert_int_equal(tfs_write_print(4242, UT_IP_MARKER, text, strlen(text), UT_EVF_PREEMPT1),
+			 0);
+	assert_int_equal(tfs_ring_wait(&seq, 0), 1); /* the write kicked readers */
+	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+		const struct ut_ev_print *p;
+
+		if (!rc->wpos)
+			continue;
+		p = (const void *)(ut_rb_page(tfs.area, cpu, 0) + 1);
+		assert_int_equal(p->h.type, UT_EV_PRINT);
+		assert_int_equal(p->h.tid, 4242);
+		assert_int_equal(p->h.flags, UT_EVF_PREEMPT1);
+		assert_int_equal(p->h.len % 8, 0);
+		assert_true(p->h.len >= sizeof(*p) + sizeof(text));
+		assert_int_equal(p->ip, UT_IP_MARKER);
+		assert_string_equal(p->buf, text);
+		found++;
+	}
+	assert_int_equal(found, 1);
+	/* the writer's comm is saved, as the kernel's record-cmd does */
+	if (tfs_opt(TFS_OPT_RECORD_CMD)) {
+		pid_t self = (pid_t)syscall(SYS_gettid);
+		char comm[16], want[16] = "";
+		FILE *f = fopen("/proc/self/comm", "r");
+
+		assert_non_null(f);
+		assert_non_null(fgets(want, sizeof(want), f));
+		fclose(f);
+		want[strcspn(want, "\n")] = '\0';
+		assert_int_equal(tfs_write_print(self, UT_IP_MARKER, "x", 1, 0), 0);
+		assert_int_equal(tfs_task_comm(self, comm), 0);
+		assert_string_equal(comm, want);
+		assert_int_equal(tfs_task_tgid(self), getpid());
+	}
+	/* too long for a page: cut, never rejected */
+	char big[UT_PRINT_MAX];
+
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(tfs_write_print(1, UT_IP_MARKER, big, sizeof(big), 0), 0);
+	/* no kick for a while: the wait times out */
+	assert_int_equal(tfs_ring_wait(&seq, 0), 1);
+	assert_int_equal(tfs_ring_wait(&seq, 30), 0);
+	tfs_ring_reset(-1);
+}
+
+/* ---- registry.c: fake processes ------------------------------------------------------ */
+
+struct peer {
+	int fd;
+	struct ut_ctl *ctl;
+	uint64_t size;
+	pthread_t thread;
+	volatile int stop;
+	int ack_delay_ms;
+	uint32_t seen_tracer; /* ctl->tracer when it acknowledged the last gen */
+	uint32_t seen_on;
+	uint32_t gen; /* last applied */
+};
+
+static int peer_connect(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	strcpy(sa.sun_path, sockpath);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int send_msg(int fd, const void *m, size_t len)
+{
+	return send(fd, m, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+static void hello_msg(struct ut_msg_hello *h, const char *comm)
+{
+	memset(h, 0, sizeof(*h));
+	h->h.type = UT_MSG_HELLO;
+	h->h.len = sizeof(*h);
+	h->version = UT_PROTO_VERSION;
+	h->pid = getpid();
+	h->tid = (int32_t)syscall(SYS_gettid);
+	snprintf(h->comm, sizeof(h->comm), "%s", comm);
+	snprintf(h->exe, sizeof(h->exe), "/bin/fake");
+}
+
+/* HELLO, then WELCOME with the memfd, mapped read-only like the runtime does. */
+static int peer_hello(struct peer *p, const char *comm)
+{
+	struct ut_msg_hello h;
+	struct ut_msg_welcome w;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cmsg;
+	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cmsg.buf,
+			    .msg_controllen = sizeof(cmsg.buf)};
+	struct cmsghdr *c;
+	int memfd;
+
+	hello_msg(&h, comm);
+	if (send_msg(p->fd, &h, sizeof(h)))
+		return -1;
+	if (recvmsg(p->fd, &mh, MSG_CMSG_CLOEXEC) != sizeof(w))
+		return -1;
+	c = CMSG_FIRSTHDR(&mh);
+	if (w.h.type != UT_MSG_WELCOME || !c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&memfd, CMSG_DATA(c), sizeof(int));
+	p->size = w.area_size;
+	p->ctl = mmap(NULL, w.area_size, PROT_READ, MAP_SHARED, memfd, 0);
+	close(memfd);
+	return p->ctl == MAP_FAILED ? -1 : (int)w.nr_cpus;
+}
+
+static void send_ack(struct peer *p, uint32_t gen)
+{
+	struct ut_msg_ack a = {.h = {.type = UT_MSG_ACK, .len = sizeof(a)}, .gen = gen};
+
+	send_msg(p->fd, &a, sizeof(a));
+}
+
+static void *peer_main(void *arg);
+
+/* Apply the current state once (synchronously, so no change can be missed), then
+ * follow changes in a thread, like the runtime's control thread. */
+static int peer_start(struct peer *p)
+{
+	p->gen = __atomic_load_n(&p->ctl->gen, __ATOMIC_ACQUIRE);
+	p->seen_tracer = p->ctl->tracer;
+	p->seen_on = p->ctl->tracing_on;
+	send_ack(p, p->gen);
+	return pthread_create(&p->thread, NULL, peer_main, p);
+}
+
+/* The control thread of a fake process: wait on gen, "apply", acknowledge. */
+static void *peer_main(void *arg)
+{
+	struct peer *p = arg;
+	uint32_t gen = p->gen;
+
+	while (!p->stop) {
+		struct timespec to = {0, 50 * 1000000L};
+		uint32_t g;
+
+		syscall(SYS_futex, &p->ctl->gen, FUTEX_WAIT, gen, &to, NULL, 0);
+		g = __atomic_load_n(&p->ctl->gen, __ATOMIC_ACQUIRE);
+		if (g == gen)
+			continue;
+		gen = g;
+		if (p->ack_delay_ms)
+			usleep(p->ack_delay_ms * 1000);
+		p->seen_tracer = p->ctl->tracer;
+		p->seen_on = p->ctl->tracing_on;
+		send_ack(p, gen);
+	}
+	return NULL;
+}
+
+static void wait_count(unsigned int n)
+{
+	for (int i = 0; i < 200 && tfs_registry_count() != n; i++)
+		usleep(10000);
+	assert_int_equal(tfs_registry_count(), n);
+}
+
+static void test_hello_welcome(void **state)
+{
+	struct peer p = {0};
+
+	p.fd = peer_connect();
+	assert_true(p.fd >= 0);
+	assert_int_equal(peer_hello(&p, "fakeproc"), NR_CPUS);
+	assert_int_equal(p.size, tfs.area_size);
+	assert_int_equal(p.ctl->magic, UT_CTL_MAGIC);
+	wait_count(1);
+	/* the task of the HELLO is known by its comm and tgid */
+	char comm[16];
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	assert_int_equal(tfs_task_comm(tid, comm), 0);
+	assert_string_equal(comm, "fakeproc");
+	assert_int_equal(tfs_task_tgid(tid), getpid());
+
+	/* TASK with a foreign pid is a protocol error: disconnected */
+	struct ut_msg_task t = {
+	    .h = {.type = UT_MSG_TASK, .len = sizeof(t)}, .tid = 99999, .pid = getpid() + 1};
+
+	strcpy(t.comm, "bad");
+	assert_int_equal(send_msg(p.fd, &t, sizeof(t)), 0);
+	char b;
+
+	assert_int_equal(recv(p.fd, &b, 1, 0), 0); /* EOF */
+	wait_count(0);
+	assert_int_equal(tfs_task_comm(99999, comm), -ENOENT);
+	/* its tasks stay known after it is gone */
+	assert_int_equal(tfs_task_comm(tid, comm), 0);
+	munmap(p.ctl, p.size);
+	close(p.fd);
+}
+
+static void test_bad_packets(void **state)
+{
+	struct ut_msg_hello h;
+	char b;
+	int fd;
+
+	/* anything before HELLO */
+	struct ut_msg_ack a = {.h = {.type = UT_MSG_ACK, .len = sizeof(a)}};
+
+	fd = peer_connect();
+	assert_int_equal(send_msg(fd, &a, sizeof(a)), 0);
+	assert_int_equal(recv(fd, &b, 1, 0), 0);
+	close(fd);
+	/* a comm without its NUL */
+	fd = peer_connect();
+	hello_msg(&h, "x");
+	memset(h.comm, 'a', sizeof(h.comm));
+	assert_int_equal(send_msg(fd, &h, sizeof(h)), 0);
+	assert_int_equal(recv(fd, &b, 1, 0), 0);
+	close(fd);
+	/* a length that is not the packet's */
+	fd = peer_connect();
+	hello_msg(&h, "x");
+	h.h.len = 12;
+	assert_int_equal(send_msg(fd, &h, sizeof(h)), 0);
+	assert_int_equal(recv(fd, &b, 1, 0), 0);
+	close(fd);
+	/* an unknown type */
+	fd = peer_connect();
+	hello_msg(&h, "x");
+	h.h.type = 77;
+	assert_int_equal(send_msg(fd, &h, sizeof(h)), 0);
+	assert_int_equal(recv(fd, &b, 1, 0), 0);
+	close(fd);
+	/* a HELLO that claims another pid */
+	fd = peer_connect();
+	hello_msg(&h, "x");
+	h.pid = getpid() + 1;
+	assert_int_equal(send_msg(fd, &h, sizeof(h)), 0);
+	assert_int_equal(recv(fd, &b, 1, 0), 0);
+	close(fd);
+	wait_count(0);
+}
+
+static void test_other_uid_refused(void **state)
+{
+	struct passwd *pw = getpwnam("nobody");
+	pid_t pid;
+	int status;
+
+	if (geteuid() != 0 || !pw)
+		skip();
+	/* let the other uid reach the socket: only SO_PEERCRED stands in the way */
+	assert_int_equal(chmod(tmpdir, 0755), 0);
+	assert_int_equal(chmod(sockpath, 0666), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct ut_msg_hello h;
+		char b;
+		int fd;
+
+		if (setgid(pw->pw_gid) || setuid(pw->pw_uid))
+			_exit(3);
+		fd = peer_connect();
+		if (fd < 0)
+			_exit(4);
+		hello_msg(&h, "intruder");
+		send_msg(fd, &h, sizeof(h));
+		/* refused: EOF (or a reset) instead of WELCOME */
+		_exit(recv(fd, &b, 1, 0) <= 0 ? 0 : 5);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	chmod(sockpath, 0600);
+	chmod(tmpdir, 0700);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(tfs_registry_count(), 0);
+}
+
+/* ---- state.c: tfs_apply waits for ACKs -------------------------------------------------- */
+
+static void test_apply_waits_for_acks(void **state)
+{
+	struct peer p = {0};
+	double t0;
+
+	p.fd = peer_connect();
+	assert_true(p.fd >= 0);
+	assert_true(peer_hello(&p, "acker") > 0);
+	p.ack_delay_ms = 200;
+	assert_int_equal(peer_start(&p), 0);
+	wait_count(1);
+
+	tfs_lock();
+	tfs.tracing_on = false;
+	tfs_unlock();
+	t0 = now_s();
+	assert_int_equal(tfs_apply(), 0);
+	/* returned after the (delayed) ACK, which saw the new state, long before the timeout */
+	assert_true(now_s() - t0 >= 0.15);
+	assert_true(now_s() - t0 < UT_ACK_TIMEOUT_MS / 1000.0 * 0.75);
+	assert_int_equal(p.seen_on, 0);
+	assert_int_equal(tfs.ctl->tracing_on, 0);
+
+	/* TRACING from the program: applied without blocking the registry */
+	struct ut_msg_tracing tr = {.h = {.type = UT_MSG_TRACING, .len = sizeof(tr)}, .on = 1};
+
+	p.ack_delay_ms = 0;
+	assert_int_equal(send_msg(p.fd, &tr, sizeof(tr)), 0);
+	for (int i = 0; i < 200 && !p.seen_on; i++)
+		usleep(10000);
+	assert_int_equal(p.seen_on, 1);
+	assert_true(tfs.tracing_on);
+
+	p.stop = 1;
+	pthread_join(p.thread, NULL);
+	close(p.fd);
+	wait_count(0);
+	munmap(p.ctl, p.size);
+}
+
+static void test_apply_hung_process(void **state)
+{
+	struct peer p = {0};
+	double t0;
+
+	p.fd = peer_connect();
+	assert_true(peer_hello(&p, "hung") > 0); /* never acknowledges */
+	wait_count(1);
+	t0 = now_s();
+	assert_int_equal(tfs_apply(), 0);
+	assert_true(now_s() - t0 >= UT_ACK_TIMEOUT_MS / 1000.0 * 0.9);
+	/* left behind: the next change does not wait for it again */
+	t0 = now_s();
+	assert_int_equal(tfs_apply(), 0);
+	assert_true(now_s() - t0 < 0.5);
+	close(p.fd);
+	wait_count(0);
+	munmap(p.ctl, p.size);
+}
+
+/* ---- current_tracer.c -------------------------------------------------------------------- */
+
+static int fake_inits, fake_resets;
+static int fake_init(void)
+{
+	fake_inits++;
+	return 0;
+}
+static void fake_reset(void)
+{
+	fake_resets++;
+}
+static const struct tracer fake_function = {
+    .name = "fake_function", .id = UT_TRACER_FUNCTION, .init = fake_init, .reset = fake_reset};
+static const struct tracer fake_nop = {.name = "fake_nop", .id = UT_TRACER_NOP};
+
+static void test_set_tracer(void **state)
+{
+	struct peer p = {0};
+	struct ut_ev_func e = fev(1);
+	const struct tracer *old = tfs.tracer;
+
+	p.fd = peer_connect();
+	assert_true(peer_hello(&p, "switcher") > 0);
+	assert_int_equal(peer_start(&p), 0);
+	wait_count(1);
+
+	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 0, &e.h), 0);
+	assert_int_equal(tfs_set_tracer(&fake_function), 0);
+	assert_ptr_equal(tfs.tracer, &fake_function);
+	assert_int_equal(fake_inits, 1);
+	assert_int_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0); /* the switch cleared the rings */
+	assert_int_equal(tfs.ctl->tracer, UT_TRACER_FUNCTION);
+	assert_int_equal(p.seen_tracer, UT_TRACER_FUNCTION); /* returned after the ACK */
+
+	/* the same tracer again: nothing happens */
+	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 0, &e.h), 0);
+	assert_int_equal(tfs_set_tracer(&fake_function), 0);
+	assert_int_equal(fake_inits, 1);
+	assert_int_not_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0);
+
+	/* busy while trace_pipe is open */
+	tfs.trace_pipe_readers = 1;
+	assert_int_equal(tfs_set_tracer(&fake_nop), -EBUSY);
+	assert_ptr_equal(tfs.tracer, &fake_function);
+	tfs.trace_pipe_readers = 0;
+
+	assert_int_equal(tfs_set_tracer(&fake_nop), 0);
+	assert_int_equal(fake_resets, 1);
+	assert_int_equal(p.seen_tracer, UT_TRACER_NOP);
+	assert_int_equal(tfs_set_tracer(old), 0);
+
+	p.stop = 1;
+	pthread_join(p.thread, NULL);
+	close(p.fd);
+	wait_count(0);
+	munmap(p.ctl, p.size);
+}
+
+/* ---- registry.c: the saved_cmdlines table ---------------------------------------------- */
+
+struct collect {
+	pid_t tids[1024];
+	char comms[1024][16];
+	int n;
+};
+
+static void collect(pid_t tid, pid_t tgid, const char *comm, void *arg)
+{
+	struct collect *c = arg;
+
+	c->tids[c->n] = tid;
+	snprintf(c->comms[c->n], 16, "%s", comm);
+	c->n++;
+}
+
+static void test_task_table(void **state)
+{
+	static struct collect c;
+	char comm[16], name[16];
+
+	tfs_task_clear();
+	tfs.saved_cmdlines_size = 4;
+	for (int i = 1; i <= 3; i++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		assert_int_equal(tfs_task_record(1000 + i, 1000, name), 0);
+	}
+	/* slots are used from 1 on: 1001 in slot 1, 1002 in 2, 1003 in 3 */
+	c.n = 0;
+	tfs_task_foreach(collect, &c);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.tids[0], 1001);
+	assert_int_equal(c.tids[2], 1003);
+	/* the 4th goes to slot 0 and prints first; the 5th evicts slot 1 (1001) */
+	assert_int_equal(tfs_task_record(1004, 1000, "t4"), 0);
+	assert_int_equal(tfs_task_record(1005, 1000, "t5"), 0);
+	c.n = 0;
+	tfs_task_foreach(collect, &c);
+	assert_int_equal(c.n, 4);
+	assert_int_equal(c.tids[0], 1004);
+	assert_int_equal(c.tids[1], 1005);
+	assert_string_equal(c.comms[1], "t5");
+	assert_int_equal(tfs_task_comm(1001, comm), -ENOENT);
+	assert_int_equal(tfs_task_comm(1005, comm), 0);
+	/* a known task renamed keeps its slot */
+	assert_int_equal(tfs_task_record(1002, 1000, "renamed"), 0);
+	assert_int_equal(tfs_task_comm(1002, comm), 0);
+	assert_string_equal(comm, "renamed");
+	/* the tgid survives eviction from saved_cmdlines (saved_tgids is separate) */
+	assert_int_equal(tfs_task_tgid(1001), 1000);
+	assert_int_equal(tfs_task_tgid(4), 0);
+	/* a pid that shares pid mod 32768 takes over the slot */
+	assert_int_equal(tfs_task_record(1002 + 32768, 1, "alias"), 0);
+	assert_int_equal(tfs_task_comm(1002, comm), -ENOENT);
+	/* a new size starts empty */
+	tfs.saved_cmdlines_size = 128;
+	c.n = 0;
+	tfs_task_foreach(collect, &c);
+	assert_int_equal(c.n, 0);
+	assert_int_equal(tfs_task_record(0, 0, "x"), -EINVAL);
+}
+
+static int group_setup(void **state)
+{
+	int err;
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_core.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(sockpath, sizeof(sockpath), "%s/tracing.sock", tmpdir);
+	tfs_clock_init();
+	tfs_state_defaults(NR_CPUS);
+	err = tfs_area_init(NR_CPUS);
+	if (err)
+		return err;
+	return tfs_registry_start(sockpath);
+}
+
+static int group_teardown(void **state)
+{
+	struct stat st;
+
+	tfs_registry_stop();
+	/* the socket is gone with the registry */
+	if (stat(sockpath, &st) == 0)
+		return -1;
+	tfs_area_fini();
+	rmdir(tmpdir);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_ulong),
+	    cmocka_unit_test(test_strip),
+	    cmocka_unit_test(test_kpages),
+	    cmocka_unit_test(test_area_layout),
+	    cmocka_unit_test(test_ring_reset_resize),
+	    cmocka_unit_test(test_overwrite_switch),
+	    cmocka_unit_test(test_write_print),
+	    cmocka_unit_test(test_hello_welcome),
+	    cmocka_unit_test(test_bad_packets),
+	    cmocka_unit_test(test_other_uid_refused),
+	    cmocka_unit_test(test_apply_waits_for_acks),
+	    cmocka_unit_test(test_apply_hung_process),
+	    cmocka_unit_test(test_set_tracer),
+	    cmocka_unit_test(test_task_table),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_output.c - the text of headers and lines (fs/output/, fs/tracers/) for
+ * each option combination, against lines the kernel printed on this machine's
+ * /sys/kernel/tracing (nop tracer, trace_marker, trace_marker_raw) and against
+ * the kernel's formats for function and stack events, whose addresses resolve
+ * in this test's own process.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "output/output.h"
+#include "settings.h"
+#include "tracers/tracers.h"
+
+/* A function to trace: its address is known, its name is in .symtab. */
+__attribute__((noinline, used)) int out_anchor(int x)
+{
+	return x * 3 + 1;
+}
+__attribute__((noinline, used)) int out_caller(int x)
+{
+	return out_anchor(x) + 2;
+}
+
+static struct tfs_buf b;
+
+static void opt(enum tfs_opt o, bool on)
+{
+	if (on)
+		tfs.opts |= 1ull << o;
+	else
+		tfs.opts &= ~(1ull << o);
+}
+
+static int setup(void **state)
+{
+	tfs.opts = tfs_opts_default();
+	tfs.nr_cpus = 2;
+	tfs.clock = TFS_CLOCK_LOCAL;
+	tfs.tracer = &tfs_nop_tracer;
+	tfs_buf_reset(&b);
+	return 0;
+}
+
+/* A trace_marker event as utracefs writes it: tid 5456, cpu 0, 671.014606 s. */
+static union {
+	struct ut_ev_print p;
+	unsigned char raw[256];
+} marker;
+
+static struct tfs_event marker_event(const char *text)
+{
+	struct tfs_event e = {.ev = &marker.p.h, .cpu = 0, .ts = 671014606123ull};
+
+	memset(&marker, 0, sizeof(marker));
+	marker.p.h.type = UT_EV_PRINT;
+	marker.p.h.flags = UT_EVF_PREEMPT1;
+	marker.p.h.tid = 5456;
+	marker.p.ip = UT_IP_MARKER;
+	strcpy(marker.p.buf, text);
+	marker.p.h.len = (uint16_t)((sizeof(marker.p) + strlen(text) + 1 + 7) & ~7u);
+	return e;
+}
+
+static const char *line(struct tfs_iter *it, const struct tfs_event *e)
+{
+	tfs_buf_reset(&b);
+	assert_int_equal(tfs_out_line(it, e, &b), 0);
+	return b.data;
+}
+
+static void test_marker_lines(void **state)
+{
+	struct tfs_iter it = {0};
+	struct tfs_event e = marker_event("hi\n");
+
+	/* each expected line was printed by the kernel for `echo hi > trace_marker` */
+	assert_string_equal(line(&it, &e),
+			    "           <...>-5456    [000] ...1.   671.014606: tracing_mark_write: hi\n");
+	opt(TFS_OPT_IRQ_INFO, false);
+	assert_string_equal(line(&it, &e),
+			    "           <...>-5456    [000]    671.014606: tracing_mark_write: hi\n");
+	opt(TFS_OPT_RECORD_TGID, true);
+	assert_string_equal(line(&it, &e),
+			    "           <...>-5456    (-------) [000]    671.014606: tracing_mark_write: hi\n");
+	opt(TFS_OPT_IRQ_INFO, true);
+	assert_string_equal(line(&it, &e),
+			    "           <...>-5456    (-------) [000] ...1.   671.014606: tracing_mark_write: hi\n");
+	opt(TFS_OPT_CONTEXT_INFO, false);
+	assert_string_equal(line(&it, &e), "tracing_mark_write: hi\n");
+	opt(TFS_OPT_CONTEXT_INFO, true);
+	opt(TFS_OPT_RECORD_TGID, false);
+	/* the kernel adds the newline a marker write lacks */
+	e = marker_event("x");
+	assert_string_equal(line(&it, &e),
+			    "           <...>-5456    [000] ...1.   671.014606: tracing_mark_write: x\n");
+	/* raw: "pid cpu ts # ip text" */
+	opt(TFS_OPT_RAW, true);
+	e = marker_event("hi\n");
+	assert_string_equal(line(&it, &e), "5456 0 671014606123 # 1 hi\n");
+	opt(TFS_OPT_RAW, false);
+	opt(TFS_OPT_PRINTK_MSG_ONLY, true);
+	assert_string_equal(line(&it, &e), "hi\n");
+}
+
+static void test_flags_and_time(void **state)
+{
+	struct tfs_iter it = {0};
+	struct tfs_event e = marker_event("a\n");
+
+	marker.p.h.flags = UT_EVF_SIGBLOCKED | UT_EVF_SIGHANDLER;
+	e.cpu = 1;
+	e.ts = 999999500ull; /* rounds up to the next second, as ns2usecs */
+	assert_string_equal(line(&it, &e),
+			    "           <...>-5456    [001] d.h..     1.000000: tracing_mark_write: a\n");
+	tfs.clock = TFS_CLOCK_COUNTER;
+	e.ts = 1234567;
+	assert_string_equal(line(&it, &e),
+			    "           <...>-5456    [001] d.h..      1234567: tracing_mark_write: a\n");
+}
+
+static void test_latency_line(void **state)
+{
+	struct tfs_iter it = {.lat_fmt = true};
+	struct tfs_event e = marker_event("hi\n");
+
+	/* the kernel printed this 408237840 us after its last reset */
+	it.time_start = e.ts - 408237840000ull;
+	it.next_ts = e.ts;
+	assert_string_equal(line(&it, &e),
+			    "   <...>-5456      0...1. 408237840us : tracing_mark_write: hi\n");
+	it.next_ts = e.ts + 150000; /* 150 us to the next event: '!' */
+	assert_string_equal(line(&it, &e),
+			    "   <...>-5456      0...1. 408237840us!: tracing_mark_write: hi\n");
+	assert_int_equal(tfs_out_mark(1000000001ull), '$');
+	assert_int_equal(tfs_out_mark(10001ull), '+');
+	assert_int_equal(tfs_out_mark(10000ull), ' ');
+}
+
+static void test_raw_data(void **state)
+{
+	union {
+		struct ut_ev_raw r;
+		unsigned char b[64];
+	} u;
+	struct tfs_iter it = {0};
+	struct tfs_event e = {.ev = &u.r.h, .cpu = 1, .ts = 820094216000ull};
+
+	memset(&u, 0, sizeof(u));
+	u.r.h = (struct ut_ev){.len = 32, .type = UT_EV_RAW_DATA, .flags = UT_EVF_PREEMPT1,
+			       .tid = 8574};
+	u.r.id = 1;
+	u.r.size = 2;
+	memcpy(u.r.buf, "ab", 2);
+	/* the kernel shows the entry's padding too */
+	assert_string_equal(line(&it, &e),
+			    "           <...>-8574    [001] ...1.   820.094216: # 1 buf: 61 62 00 00\n");
+	u.r.size = 0;
+	u.r.id = 3;
+	assert_string_equal(line(&it, &e),
+			    "           <...>-8574    [001] ...1.   820.094216: # 3 buf:\n");
+}
+
+static void test_lost_and_annotate(void **state)
+{
+	struct tfs_iter it = {.pipe = true, .lost = 12};
+	struct tfs_event e = marker_event("hi\n");
+
+	assert_string_equal(line(&it, &e),
+			    "CPU:0 [LOST 12 EVENTS]\n"
+			    "           <...>-5456    [000] ...1.   671.014606: tracing_mark_write: hi\n");
+	struct tfs_iter t = {.annotate = true, .idx = 1};
+	line(&t, &e); /* the first line of the trace gets no banner */
+	assert_null(strstr(b.data, "#####"));
+	e.cpu = 1;
+	t.idx = 2;
+	assert_string_equal(line(&t, &e),
+			    "##### CPU 1 buffer started ####\n"
+			    "           <...>-5456    [001] ...1.   671.014606: tracing_mark_write: hi\n");
+	t.idx = 3;
+	assert_null(strstr(line(&t, &e), "#####"));
+}
+
+static const char *header(struct tfs_iter *it)
+{
+	tfs_buf_reset(&b);
+	tfs.tracer->print_header(it, &b);
+	return b.data;
+}
+
+static void test_headers(void **state)
+{
+	struct tfs_iter it = {.entries = 1, .total = 1};
+
+	assert_string_equal(header(&it),
+			    "# entries-in-buffer/entries-written: 1/1   #P:2\n"
+			    "#\n"
+			    "#                                _-----=> irqs-off/BH-disabled\n"
+			    "#                               / _----=> need-resched\n"
+			    "#                              | / _---=> hardirq/softirq\n"
+			    "#                              || / _--=> preempt-depth\n"
+			    "#                              ||| / _-=> migrate-disable\n"
+			    "#                              |||| /     delay\n"
+			    "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+			    "#              | |         |   |||||     |         |\n");
+	opt(TFS_OPT_RECORD_TGID, true);
+	assert_string_equal(header(&it),
+			    "# entries-in-buffer/entries-written: 1/1   #P:2\n"
+			    "#\n"
+			    "#                                          _-----=> irqs-off/BH-disabled\n"
+			    "#                                         / _----=> need-resched\n"
+			    "#                                        | / _---=> hardirq/softirq\n"
+			    "#                                        || / _--=> preempt-depth\n"
+			    "#                                        ||| / _-=> migrate-disable\n"
+			    "#                                        |||| /     delay\n"
+			    "#           TASK-PID       TGID    CPU#  |||||  TIMESTAMP  FUNCTION\n"
+			    "#              | |           |       |   |||||     |         |\n");
+	opt(TFS_OPT_IRQ_INFO, false);
+	assert_string_equal(header(&it),
+			    "# entries-in-buffer/entries-written: 1/1   #P:2\n"
+			    "#\n"
+			    "#           TASK-PID       TGID    CPU#     TIMESTAMP  FUNCTION\n"
+			    "#              | |           |       |         |         |\n");
+	opt(TFS_OPT_RECORD_TGID, false);
+	assert_string_equal(header(&it),
+			    "# entries-in-buffer/entries-written: 1/1   #P:2\n"
+			    "#\n"
+			    "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
+			    "#              | |         |         |         |\n");
+	opt(TFS_OPT_CONTEXT_INFO, false);
+	assert_string_equal(header(&it), "");
+	opt(TFS_OPT_CONTEXT_INFO, true);
+	opt(TFS_OPT_VERBOSE, true);
+	assert_string_equal(header(&it), "");
+}
+
+static void test_latency_header(void **state)
+{
+	struct tfs_iter it = {.entries = 1, .total = 1, .lat_fmt = true};
+	char first[256];
+
+	header(&it);
+	snprintf(first, sizeof(first), "# nop latency trace v1.1.5 on ");
+	assert_memory_equal(b.data, first, strlen(first));
+	assert_non_null(strstr(b.data,
+			       "\n# --------------------------------------------------------------------\n"
+			       "# latency: 0 us, #1/1, CPU#0 | (M:"));
+	assert_non_null(strstr(b.data, " VP:0, KP:0, SP:0 HP:0 #P:2)\n"
+				       "#    -----------------\n"
+				       "#    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n"
+				       "#    -----------------\n"
+				       "#\n"
+				       "#                    _------=> CPU#            \n"
+				       "#                   / _-----=> irqs-off/BH-disabled\n"
+				       "#                  | / _----=> need-resched    \n"
+				       "#                  || / _---=> hardirq/softirq \n"
+				       "#                  ||| / _--=> preempt-depth   \n"
+				       "#                  |||| / _-=> migrate-disable \n"
+				       "#                  ||||| /     delay           \n"
+				       "#  cmd     pid     |||||| time  |   caller     \n"
+				       "#     \\   /        ||||||  \\    |    /       \n"));
+}
+
+static struct tfs_event func_event(struct ut_ev_func *f, uint64_t ip, uint64_t parent)
+{
+	memset(f, 0, sizeof(*f));
+	f->h = (struct ut_ev){.len = sizeof(*f), .type = UT_EV_FUNCTION,
+			      .tid = (uint32_t)getpid()};
+	f->ip = ip + UT_SITE_CALL_LEN; /* the return address of the site call */
+	f->parent_ip = parent;
+	return (struct tfs_event){.ev = &f->h, .cpu = 1, .ts = 5000000000ull};
+}
+
+static void test_function_lines(void **state)
+{
+	struct ut_ev_func f;
+	struct tfs_iter it = {0};
+	uint64_t anchor = (uintptr_t)out_anchor, caller = (uintptr_t)out_caller;
+	struct tfs_event e = func_event(&f, anchor, caller + 1);
+	char want[512], name[64];
+	uint64_t start, size;
+
+	tfs.tracer = &tfs_function_tracer;
+	opt(TFS_OPT_CONTEXT_INFO, false);
+	assert_string_equal(line(&it, &e), "out_anchor <-out_caller\n");
+	opt(TFS_OPT_PRINT_PARENT, false);
+	assert_string_equal(line(&it, &e), "out_anchor\n");
+	opt(TFS_OPT_PRINT_PARENT, true);
+	opt(TFS_OPT_SYM_OFFSET, true);
+	assert_int_equal(tfs_sym_lookup(getpid(), caller, true, name, sizeof(name), &start, &size), 0);
+	uint64_t csize = size;
+	assert_int_equal(tfs_sym_lookup(getpid(), anchor, true, name, sizeof(name), &start, &size), 0);
+	snprintf(want, sizeof(want), "out_anchor+0x0/0x%" PRIx64 " <-out_caller+0x1/0x%" PRIx64 "\n",
+		 size, csize);
+	assert_string_equal(line(&it, &e), want);
+	opt(TFS_OPT_SYM_ADDR, true);
+	snprintf(want, sizeof(want),
+		 "out_anchor+0x0/0x%" PRIx64 " <%016" PRIx64 "> <-out_caller+0x1/0x%" PRIx64
+		 " <%016" PRIx64 ">\n",
+		 size, anchor, csize, caller + 1);
+	assert_string_equal(line(&it, &e), want);
+	opt(TFS_OPT_SYM_ADDR, false);
+	opt(TFS_OPT_SYM_OFFSET, false);
+	/* unknown addresses: hex, at least 8 digits; a zero parent is not shown */
+	e = func_event(&f, 0x10, 0);
+	assert_string_equal(line(&it, &e), "0x00000010\n");
+	e = func_event(&f, anchor, 0x1234);
+	assert_string_equal(line(&it, &e), "out_anchor <-0x00001234\n");
+	opt(TFS_OPT_RAW, true);
+	snprintf(want, sizeof(want), "%" PRIx64 " 1234\n", anchor);
+	assert_string_equal(line(&it, &e), want);
+	opt(TFS_OPT_RAW, false);
+	opt(TFS_OPT_CONTEXT_INFO, true);
+	/* the whole line with a context: the comm is unknown to the registry */
+	snprintf(want, sizeof(want), "           <...>-%-7d [001] .....     5.000000: out_anchor <-0x00001234\n",
+		 (int)getpid());
+	assert_string_equal(line(&it, &e), want);
+}
+
+static void test_stack_lines(void **state)
+{
+	union {
+		struct ut_ev_stack s;
+		unsigned char b[128];
+	} u;
+	struct tfs_iter it = {0};
+	struct tfs_event e = {.ev = &u.s.h, .cpu = 0, .ts = 1000};
+
+	u.s.h = (struct ut_ev){.len = sizeof(u.s) + 16, .type = UT_EV_KERNEL_STACK,
+			       .tid = (uint32_t)getpid()};
+	u.s.nr = 2;
+	u.s.ips[0] = (uintptr_t)out_anchor + 3;
+	u.s.ips[1] = 0x20;
+	opt(TFS_OPT_CONTEXT_INFO, false);
+	assert_string_equal(line(&it, &e), "<stack trace>\n => out_anchor\n => 0x00000020\n");
+	opt(TFS_OPT_RAW, true);
+	assert_string_equal(line(&it, &e), "type: 4\n");
+}
+
+static void test_trace_printk_line(void **state)
+{
+	struct tfs_iter it = {0};
+	struct tfs_event e = marker_event("value 3\n");
+
+	marker.p.ip = (uintptr_t)out_caller + 4;
+	marker.p.h.tid = (uint32_t)getpid();
+	marker.p.h.flags = 0;
+	opt(TFS_OPT_CONTEXT_INFO, false);
+	assert_string_equal(line(&it, &e), "out_caller: value 3\n");
+}
+
+/* A C function under a C++ name, ns::foo(int), and the function tracer's demangle option. */
+__attribute__((noinline, used)) int out_cxx(int x) __asm__("_ZN2ns3fooEi");
+__attribute__((noinline, used)) int out_cxx(int x)
+{
+	return x + 5;
+}
+
+static void set_trace_option(const char *text)
+{
+	struct tfs_open o = {.cpu = -1, .flags = 1 /* O_WRONLY */};
+
+	assert_int_equal(tfs_trace_options_ops.write(&o, text, strlen(text), 0), strlen(text));
+}
+
+static void test_demangle_option(void **state)
+{
+	struct ut_ev_func f;
+	struct tfs_iter it = {0};
+	struct tfs_event e = func_event(&f, (uintptr_t)out_cxx, 0);
+
+	tfs.tracer = &tfs_function_tracer;
+	opt(TFS_OPT_CONTEXT_INFO, false);
+	assert_true(tfs_tracer_opt("demangle")); /* on by default */
+	assert_string_equal(line(&it, &e), "ns::foo(int)\n");
+	set_trace_option("nodemangle\n");
+	assert_string_equal(line(&it, &e), "_ZN2ns3fooEi\n");
+	set_trace_option("demangle\n");
+	assert_string_equal(line(&it, &e), "ns::foo(int)\n");
+	/* other tracers have no such option: names are demangled */
+	tfs.tracer = &tfs_nop_tracer;
+	assert_string_equal(line(&it, &e), "ns::foo(int)\n");
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* trace_pipe_raw pages: header, compressed event headers, time extends, losses. */
+static void test_kernel_page(void **state)
+{
+	static struct tfs_kpage pg;
+	struct ut_ev_func f;
+	struct tfs_event m = marker_event("hi\n"), e;
+	const unsigned char *d = pg.page + TFS_KPAGE_HDR;
+	uint64_t big = (1ull << 27) + 12345; /* does not fit the 27-bit delta */
+
+	m.ts = 1000;
+	tfs_kfmt_page_init(&pg);
+	assert_int_equal(tfs_kfmt_page_add(&pg, &m, 0), 0);
+	e = func_event(&f, 0x401000, 0x401234);
+	e.ts = 1010;
+	assert_int_equal(tfs_kfmt_page_add(&pg, &e, 0), 0);
+	e.ts = 1010 + big;
+	assert_int_equal(tfs_kfmt_page_add(&pg, &e, 0), 0);
+	tfs_kfmt_page_finish(&pg);
+
+	assert_int_equal(get64(pg.page), 1000);		   /* time stamp of the page */
+	assert_int_equal(get64(pg.page + 8), 28 + 28 + 8 + 28); /* commit: data bytes */
+	/* print: 16 + "hi\n" + 2 = 21 bytes of entry: type_len 6 (24 bytes), delta 0 */
+	assert_int_equal(get32(d), 6);
+	assert_int_equal(get32(d + 4) & 0xffff, 5);		  /* common_type */
+	assert_int_equal(d[4 + 3], 1);				  /* common_preempt_count */
+	assert_int_equal(get32(d + 8), 5456);			  /* common_pid */
+	assert_int_equal(get64(d + 12), UT_IP_MARKER);		  /* ip */
+	assert_memory_equal(d + 20, "hi\n", 4);		  /* buf */
+	/* function, 10 ns later: ip is the site address, then the parent */
+	assert_int_equal(get32(d + 28), 6 | 10 << 5);
+	assert_int_equal(get32(d + 32) & 0xffff, 1);
+	assert_int_equal(get64(d + 40), 0x401000);
+	assert_int_equal(get64(d + 48), 0x401234);
+	/* a time extend, then the event with delta 0 */
+	assert_int_equal(get32(d + 56), 30 | (uint32_t)(big & ((1u << 27) - 1)) << 5);
+	assert_int_equal(get32(d + 60), big >> 27);
+	assert_int_equal(get32(d + 64), 6);
+	assert_int_equal(get64(d + 76), 0x401000);
+
+	/* a loss starts a new page, flagged, with the count after the data */
+	assert_int_equal(tfs_kfmt_page_add(&pg, &e, 7), 1);
+	tfs_kfmt_page_init(&pg);
+	assert_int_equal(tfs_kfmt_page_add(&pg, &e, 7), 0);
+	tfs_kfmt_page_finish(&pg);
+	assert_int_equal(get64(pg.page + 8), 28 | 1ull << 31 | 1ull << 30);
+	assert_int_equal(get64(d + 28), 7);
+
+	/* a page takes what fits in 4080 bytes */
+	tfs_kfmt_page_init(&pg);
+	unsigned int n = 0;
+	while (tfs_kfmt_page_add(&pg, &e, 0) == 0)
+		n++;
+	assert_int_equal(n, TFS_KPAGE_DATA / 28);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_marker_lines, setup),
+		cmocka_unit_test_setup(test_flags_and_time, setup),
+		cmocka_unit_test_setup(test_latency_line, setup),
+		cmocka_unit_test_setup(test_raw_data, setup),
+		cmocka_unit_test_setup(test_lost_and_annotate, setup),
+		cmocka_unit_test_setup(test_headers, setup),
+		cmocka_unit_test_setup(test_latency_header, setup),
+		cmocka_unit_test_setup(test_function_lines, setup),
+		cmocka_unit_test_setup(test_stack_lines, setup),
+		cmocka_unit_test_setup(test_trace_printk_line, setup),
+		cmocka_unit_test_setup(test_demangle_option, setup),
+		cmocka_unit_test_setup(test_kernel_page, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
