@@ -83,7 +83,9 @@ static ssize_t marker_write(struct tfs_open *o, const char *buf, size_t size, of
 	taken = tfs_marker_text(buf, size, text, &len);
 	if (!tracing_is_on())
 		return -EBADF;
-	err = tfs_write_print(o->pid, UT_IP_MARKER, text, len, UT_EVF_PREEMPT1);
+	/* the newline we add is not counted in `bytes`: the kernel adds it when printing */
+	err = tfs_write_print(o->pid, UT_IP_MARKER, text, len,
+			      UT_EVF_PREEMPT1 | (len > taken ? UT_EVF_NL_ADDED : 0));
 	return err ? write_err(err) : (ssize_t)taken;
 }
 

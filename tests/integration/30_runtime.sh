@@ -1,0 +1,89 @@
+#!/bin/sh
+# 30_runtime.sh - libutrace through a real utracefs mount: function events of an
+# instrumented program (preloaded and linked), nop leaves no events, trace_printk,
+# fork, live switching while threads run, SIGKILL of a traced process.
+. "$(dirname "$0")/lib.sh"
+
+P=$PROGS/rt_calls
+ut_mount
+
+# site_bytes PID ADDR: the 5 bytes at ADDR in process PID, as "0f 1f 44 00 00"
+site_bytes() {
+	dd if=/proc/$1/mem iflag=skip_bytes skip=$(($2)) bs=5 count=1 2>/dev/null |
+		od -An -tx1 | sed 's/^ *//;s/ *$//'
+}
+
+# -- no daemon: unchanged program, 5-byte NOPs -------------------------------------
+out=$(UTRACE_TRACING=$UT_TMP/none/tracing traced "$P" bytes)
+expect_eq "no daemon: sites become 5-byte NOPs" "0f 1f 44 00 00" "$out"
+
+# -- function tracer ---------------------------------------------------------------
+echo function > "$T/current_tracer"
+out=$(traced "$P" calls 100)
+pid=$(echo "$out" | sed -n 's/.* pid \([0-9]*\)$/\1/p')
+n=$(grep -c "rt_calls-$pid .* leaf <-caller\$" "$T/trace")
+expect_eq "function: one line per call" 100 "$n"
+expect_match "function: caller traced" "rt_calls-$pid .* caller <-main\$" "$(cat "$T/trace")"
+
+# -- nop ---------------------------------------------------------------------------
+echo nop > "$T/current_tracer"
+echo > "$T/trace"
+traced "$P" calls 100 >/dev/null
+n=$(grep -c "leaf" "$T/trace")
+expect_eq "nop: no function events" 0 "$n"
+
+# -- trace_printk, tracing_off -----------------------------------------------------
+echo function > "$T/current_tracer"
+echo > "$T/trace"
+traced "$P" printk >/dev/null
+tr=$(cat "$T/trace")
+expect_match "trace_printk text" "hello 42 from printk" "$tr"
+expect_match "trace_puts text" "a constant string" "$tr"
+expect_eq "tracing_off() sets tracing_on to 0" 0 "$(cat "$T/tracing_on")"
+expect_eq "no events after tracing_off()" 10 "$(echo "$tr" | grep -c 'leaf <-caller$')"
+echo 1 > "$T/tracing_on"
+
+# -- fork --------------------------------------------------------------------------
+echo > "$T/trace"
+out=$(traced "$P" fork 10)
+child=$(echo "$out" | sed -n 's/.* child \([0-9]*\) .*/\1/p')
+expect_eq "fork: child's events carry its tid" 20 "$(grep -c "rt_calls-$child .* leaf <-caller\$" "$T/trace")"
+
+# -- linked with -lutrace ----------------------------------------------------------
+echo > "$T/trace"
+if cc -O2 -fpatchable-function-entry=5 -I"$UT_TOP/include" -o "$UT_TMP/linked" \
+	"$UT_TOP/tests/progs/rt_calls.c" -L"$UT_BUILD/lib" -Wl,-rpath,"$UT_BUILD/lib" -lutrace \
+	-lpthread 2>"$UT_TMP/cc.log"; then
+	out=$("$UT_TMP/linked" calls 50)
+	pid=$(echo "$out" | sed -n 's/.* pid \([0-9]*\)$/\1/p')
+	expect_eq "linked with -lutrace" 50 "$(grep -c "linked-$pid .* leaf <-caller\$" "$T/trace")"
+else
+	fail "linked with -lutrace" "$(cat "$UT_TMP/cc.log")"
+fi
+
+# -- switching while threads run, then SIGKILL --------------------------------------
+echo nop > "$T/current_tracer"
+LD_PRELOAD=$LIBUTRACE "$P" spin > "$UT_TMP/spin.out" & # $! must be the program itself
+spin=$!
+i=0
+while [ ! -s "$UT_TMP/spin.out" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+leaf=$(sed -n 's/^leaf \(0x[0-9a-f]*\)$/\1/p' "$UT_TMP/spin.out")
+i=0
+while [ $i -lt 100 ]; do
+	echo function > "$T/current_tracer"
+	echo nop > "$T/current_tracer"
+	i=$((i + 1))
+done
+kill -0 $spin 2>/dev/null && pass "switching 100 times: program alive" || fail "switching: program died"
+expect_eq "switching: site is a NOP at the end" "0f 1f 44 00 00" "$(site_bytes $spin "$leaf")"
+echo function > "$T/current_tracer"
+expect_eq "function on: site is a call" "e8" "$(site_bytes $spin "$leaf" | cut -c1-2)"
+sleep 0.2
+kill -9 $spin
+wait $spin 2>/dev/null
+out=$(timeout 10 cat "$T/trace"); rc=$?
+expect_eq "after SIGKILL: trace readable" 0 "$rc"
+expect_match "after SIGKILL: the dead process's events remain" "rt_calls-$spin .* leaf <-caller" "$out"
+echo nop > "$T/current_tracer"
+
+ut_umount || fail "utracefs exited cleanly"
