@@ -13,7 +13,7 @@ B ?= build
 SAN ?=
 CC ?= gcc
 
-DEPS_BUILD := gcc clang make pkg-config libfuse3-dev fuse3 libelf-dev libcmocka-dev
+DEPS_BUILD := gcc g++ clang make pkg-config libfuse3-dev fuse3 libelf-dev libcmocka-dev
 DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox
 
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
@@ -43,6 +43,7 @@ FS_SRC := $(filter-out fs/main.c,$(wildcard fs/*.c fs/tracers/*.c fs/output/*.c)
 CMD_SRC := $(filter-out cmd/main.c,$(wildcard cmd/*.c))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 PROG_SRC := $(wildcard tests/progs/*.c)
+PROG_CXX_SRC := $(wildcard tests/progs/*.cc)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 
 obj = $(patsubst %.S,$(B)/obj/$(1)/%.o,$(patsubst %.c,$(B)/obj/$(1)/%.o,$(2)))
@@ -56,7 +57,8 @@ LIB := $(B)/lib/libutrace.so
 FSBIN := $(B)/bin/utracefs
 CLI := $(B)/bin/utrace
 UNITS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
-PROGS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(PROG_SRC))
+PROGS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(PROG_SRC)) \
+	$(patsubst tests/progs/%.cc,$(B)/tests/progs/%,$(PROG_CXX_SRC))
 EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
 
 FS_LIBS := $(FUSE_LIBS) -lelf -lpthread -lstdc++
@@ -102,6 +104,9 @@ $(B)/tests/test_%: tests/unit/test_%.c $(FS_OBJ) $(CMD_OBJ) $(B)/common.a
 $(B)/tests/progs/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -o $@ $< -lpthread -ldl
+$(B)/tests/progs/%: tests/progs/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(TRACED_CFLAGS) -o $@ $< -lpthread -ldl
 $(B)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -o $@ $< -lpthread
