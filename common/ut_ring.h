@@ -201,6 +201,7 @@ enum {
 #define UT_EVF_SIGBLOCKED 0x01 /* all async signals blocked: 'd' */
 #define UT_EVF_SIGHANDLER 0x02 /* inside a signal handler: 'h' */
 #define UT_EVF_PREEMPT1 0x10   /* written by utracefs on behalf of a write(2): preempt depth 1 */
+#define UT_EVF_NL_ADDED 0x20   /* print: the writer added the final newline (kernel byte count) */
 
 /*
  * function: ip is the return address of the patch-site call (site + 5, the

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * api.c - what traced programs call (include/utrace/utrace.h) and the C slow
+ * paths of the trampoline (a thread's first event, func_stack_trace).
+ *
+ * All of it preserves errno and takes the per-thread recursion guard, so that a
+ * traced function called from inside (a program's own malloc, say) or a signal
+ * handler that interrupts it cannot recurse into it.
+ */
+#include <errno.h>
+#include <execinfo.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt.h"
+#include "ut_ring_write.h"
+#include "ut_wire.h"
+
+#define PRINTK_LEVELS 4 /* nesting: thread, signal handler, handler in handler, ... */
+#define PRINTK_EV_MAX (sizeof(struct ut_ev_print) + UT_PRINT_MAX + 8)
+#define PRINTK_MAX 1024u /* the kernel's TRACE_BUF_SIZE: longer text is cut */
+#define PUTS_MAX (UT_RB_PAGE_DATA - sizeof(struct ut_ev_print) - 1) /* one event fits a page */
+
+static __thread char printk_bufs[PRINTK_LEVELS][PRINTK_EV_MAX] __attribute__((aligned(8)));
+
+uint32_t ut_rt_thread_first(void)
+{
+	int saved = errno;
+
+	if (ut_thr.guard)
+		return ut_thr.tid;
+	ut_thr.guard = 1;
+	if (!ut_thr.tid) {
+		uint32_t tid = (uint32_t)syscall(SYS_gettid);
+
+		ut_thr.sigblocked = ut_sigblocked_now();
+		ut_evflags_update();
+		ut_send_task(tid);
+		ut_thr.tid = tid;
+	}
+	ut_thr.guard = 0;
+	errno = saved;
+	return ut_thr.tid;
+}
+
+static void write_ev(struct ut_ctl *ctl, struct ut_ev *ev)
+{
+	if (ut_rb_write(ctl, ut_rt_nr_cpus, ev) == -ENOSYS)
+		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * func_stack_trace: the caller chain of the traced function, innermost first,
+ * starting with the traced function itself (frame[0] = site + 5), as return
+ * addresses.  backtrace() unwinds through the trampoline with its CFI.
+ */
+void ut_rt_stack_event(uintptr_t *frame)
+{
+	struct {
+		struct ut_ev_stack s;
+		uint64_t ips[UT_STACK_MAX];
+	} ev;
+	void *bt[UT_STACK_MAX + 8];
+	struct ut_ctl *ctl = ut_rt_ctl;
+	int saved = errno, n, i;
+
+	if (ut_thr.guard || !ctl)
+		return;
+	ut_thr.guard = 1;
+	n = backtrace(bt, UT_STACK_MAX + 8);
+	for (i = 0; i < n && (uintptr_t)bt[i] != frame[0]; i++)
+		;
+	if (i == n) { /* could not unwind: at least the function and its caller */
+		ev.ips[0] = frame[0];
+		ev.ips[1] = frame[1];
+		ev.s.nr = 2;
+	} else {
+		for (ev.s.nr = 0; i < n && ev.s.nr < UT_STACK_MAX; i++)
+			ev.ips[ev.s.nr++] = (uintptr_t)bt[i];
+	}
+	ev.s.h = (struct ut_ev){.len = (uint16_t)(sizeof(ev.s) + ev.s.nr * 8),
+				.type = UT_EV_KERNEL_STACK,
+				.flags = ut_thr.evflags,
+				.tid = ut_thr.tid};
+	write_ev(ctl, &ev.s.h);
+	ut_thr.guard = 0;
+	errno = saved;
+}
+
+static struct ut_ctl *printk_ctl(void)
+{
+	struct ut_ctl *ctl = ut_rt_ctl;
+
+	if (!ctl || !ctl->tracing_on || ut_rt_off || !ctl->trace_printk)
+		return NULL;
+	return ctl;
+}
+
+/* Write a print event with text (len bytes, no NUL needed); returns len or 0. */
+static int write_print(struct ut_ctl *ctl, uintptr_t ip, struct ut_ev_print *ev, size_t len)
+{
+	if (!ut_thr.tid && !ut_rt_thread_first())
+		return 0;
+	ev->buf[len] = 0;
+	ev->h = (struct ut_ev){.len = (uint16_t)((sizeof(*ev) + len + 1 + 7) & ~7ul),
+			       .type = UT_EV_PRINT,
+			       .flags = ut_thr.evflags,
+			       .tid = ut_thr.tid};
+	ev->ip = ip;
+	write_ev(ctl, &ev->h);
+	return (int)len;
+}
+
+UT_EXPORT int utrace_printk(const char *fmt, ...)
+{
+	struct ut_ctl *ctl = printk_ctl();
+	uintptr_t ip = (uintptr_t)__builtin_return_address(0);
+	int saved = errno, n, ret = 0;
+	uint32_t depth = ut_thr.printk_depth;
+	va_list ap;
+
+	if (!ctl || depth >= PRINTK_LEVELS)
+		return 0;
+	ut_thr.printk_depth = depth + 1;
+	struct ut_ev_print *ev = (struct ut_ev_print *)printk_bufs[depth];
+
+	va_start(ap, fmt);
+	n = vsnprintf(ev->buf, PRINTK_MAX, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		ret = write_print(ctl, ip, ev, (size_t)n < PRINTK_MAX ? (size_t)n : PRINTK_MAX - 1);
+	ut_thr.printk_depth = depth;
+	errno = saved;
+	return ret;
+}
+
+UT_EXPORT int utrace_puts(const char *str)
+{
+	struct ut_ctl *ctl = printk_ctl();
+	uintptr_t ip = (uintptr_t)__builtin_return_address(0);
+	int saved = errno, ret;
+	uint32_t depth = ut_thr.printk_depth;
+	size_t len;
+
+	if (!ctl || !str || depth >= PRINTK_LEVELS)
+		return 0;
+	ut_thr.printk_depth = depth + 1;
+	struct ut_ev_print *ev = (struct ut_ev_print *)printk_bufs[depth];
+
+	len = strnlen(str, PUTS_MAX);
+	memcpy(ev->buf, str, len);
+	ret = write_print(ctl, ip, ev, len);
+	ut_thr.printk_depth = depth;
+	errno = saved;
+	return ret;
+}
+
+static void send_tracing(uint32_t on)
+{
+	struct ut_msg_tracing m = {.h = {UT_MSG_TRACING, sizeof(m)}, .on = on};
+	int saved = errno;
+
+	ut_send(&m, sizeof(m));
+	errno = saved;
+}
+
+UT_EXPORT void utrace_tracing_on(void)
+{
+	ut_rt_off = 0;
+	send_tracing(1);
+}
+
+UT_EXPORT void utrace_tracing_off(void)
+{
+	ut_rt_off = 1; /* this process stops at once; the others when utracefs sees it */
+	send_tracing(0);
+}
+
+UT_EXPORT int utrace_tracing_is_on(void)
+{
+	struct ut_ctl *ctl = ut_rt_ctl;
+
+	return ctl && ctl->tracing_on && !ut_rt_off;
+}

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tramp.S - ut_tramp_function: the function tracer's hot path.
+ *
+ * A patched site is `call stub` at a function's entry; the object's stub does
+ * `jmp *slot` to here.  So on entry [rsp] = site + 5 (the event's ip) and
+ * [rsp + 8] = the caller's return address (parent_ip): nothing of the traced
+ * function has run yet.
+ *
+ * The fast path calls nothing: it checks that the process is attached, that
+ * tracing is on (ctl->tracing_on and the process's own tracing_off() flag), then
+ * writes one 32-byte UT_EV_FUNCTION event with exactly the algorithm of
+ * ut_rb_write_on_cpu() (common/ut_ring_ref.c) inside an rseq critical section
+ * whose last instruction is the commit store (ut_ring.h).  The time stamp is read
+ * inside the sequence so that it is monotonic per CPU.
+ *
+ * Registers: at a function's entry the arguments (rdi rsi rdx rcx r8 r9), rax (al:
+ * vector registers of a varargs call), r10 (static chain) and xmm0-7 may be live;
+ * r11 is not.  The fast path uses no xmm register and saves the eight general
+ * ones it touches plus rbx.  The slow paths (a thread's first event, the stack
+ * trace of func_stack_trace) call C and save xmm0-7 as well.
+ *
+ * Without rseq (glibc built or tuned without it) nothing is written: the event is
+ * counted in ut_rt_lost.  An atomic fallback writer is left for later.
+ */
+
+#define RB_DATA_OFF 36864	/* UT_RB_DATA_OFF */
+#define RB_PAGE_DATA 4064	/* UT_RB_PAGE_DATA */
+#define RB_MAX_PAGES 0x40000	/* UT_RB_MAX_PAGES */
+#define RB_PAGE_MAGIC 0x75745042
+#define RSEQ_SIG 0x53053053
+#define EV_HDR_FUNC 0x10020	/* len 32, type UT_EV_FUNCTION */
+#define OPT_FUNC_STACK_TRACE 1	/* UT_CTL_OPT_FUNC_STACK_TRACE */
+#define FRAME 72		/* bytes pushed: [rsp + FRAME] = site + 5 */
+
+	/*
+	 * For calls into C: the traced function's entry need not be 16-byte aligned
+	 * (GCC's -fipa-stack-alignment drops the alignment of calls to functions that
+	 * do not need it), so align the stack explicitly; rbx (saved) keeps the old rsp.
+	 */
+	.macro SAVE_XMM
+	movq %rsp, %rbx
+	.cfi_def_cfa_register %rbx
+	andq $-16, %rsp
+	subq $128, %rsp
+	movdqa %xmm0, 0(%rsp)
+	movdqa %xmm1, 16(%rsp)
+	movdqa %xmm2, 32(%rsp)
+	movdqa %xmm3, 48(%rsp)
+	movdqa %xmm4, 64(%rsp)
+	movdqa %xmm5, 80(%rsp)
+	movdqa %xmm6, 96(%rsp)
+	movdqa %xmm7, 112(%rsp)
+	.endm
+
+	.macro RESTORE_XMM
+	movdqa 0(%rsp), %xmm0
+	movdqa 16(%rsp), %xmm1
+	movdqa 32(%rsp), %xmm2
+	movdqa 48(%rsp), %xmm3
+	movdqa 64(%rsp), %xmm4
+	movdqa 80(%rsp), %xmm5
+	movdqa 96(%rsp), %xmm6
+	movdqa 112(%rsp), %xmm7
+	movq %rbx, %rsp
+	.cfi_def_cfa_register %rsp
+	.endm
+
+	.macro PUSH reg
+	pushq \reg
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset \reg, 0
+	.endm
+
+	.macro POP reg
+	popq \reg
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore \reg
+	.endm
+
+	.text
+	.globl ut_tramp_function
+	.hidden ut_tramp_function
+	.type ut_tramp_function, @function
+	.balign 64
+ut_tramp_function:
+	.cfi_startproc
+	movq ut_rt_ctl(%rip), %r11		/* the area; NULL while detached */
+	testq %r11, %r11
+	jz 1f
+	cmpl $0, 16(%r11)			/* ctl->tracing_on */
+	je 1f
+	cmpl $0, ut_rt_off(%rip)		/* tracing_off() in this process */
+	je .Ltrace
+1:	ret
+
+.Ltrace:
+	PUSH %rax
+	PUSH %rcx
+	PUSH %rdx
+	PUSH %rsi
+	PUSH %rdi
+	PUSH %r8
+	PUSH %r9
+	PUSH %r10
+	PUSH %rbx
+	movq ut_thr@gottpoff(%rip), %r10
+	movl %fs:(%r10), %eax			/* ut_thr.tid */
+	testl %eax, %eax
+	jz .Lfirst
+.Lhave_tid:
+	movzbl %fs:4(%r10), %r9d		/* ut_thr.evflags */
+	cmpl $0, ut_rt_rseq_ok(%rip)
+	je .Llost
+	shlq $32, %rax
+	shll $24, %r9d
+	orq %rax, %r9
+	orq $EV_HDR_FUNC, %r9			/* r9: the event's first 8 bytes */
+
+.Lrestart:
+	movq ut_rt_rseq_off(%rip), %r10
+	addq %fs:0, %r10			/* r10: struct rseq of this thread */
+	leaq .Lcs(%rip), %rax
+	movq %rax, 8(%r10)			/* arm rseq->rseq_cs */
+.Lstart:
+	rdtsc
+	shlq $32, %rdx
+	orq %rax, %rdx				/* rdx: ts */
+	movl 4(%r10), %eax			/* cpu_id */
+	cmpl ut_rt_nr_cpus(%rip), %eax
+	jae .Lbadcpu
+	movl %eax, %r8d
+	shlq $7, %rax
+	leaq 4096(%r11,%rax), %rcx		/* rcx: rc = struct rb_cpu */
+	cmpl $0, 24(%rcx)			/* enabled */
+	je .Ldone
+	movq (%rcx), %rsi			/* rsi: w = wpos */
+	movl 16(%rcx), %edi			/* edi: nr_pages */
+	cmpl $3, %edi
+	jb .Ldone
+	cmpl $RB_MAX_PAGES, %edi
+	ja .Ldone
+	shlq $30, %r8
+	addq %r11, %r8
+	addq $RB_DATA_OFF, %r8			/* r8: this CPU's page 0 */
+	movq %rsi, %rbx
+	shrq $22, %rbx
+	andl $0x3ffff, %ebx			/* rbx: slot */
+	cmpl %edi, %ebx
+	jae .Ldone
+	movl %esi, %eax
+	andl $0xfff, %eax			/* eax: off */
+	cmpl $(RB_PAGE_DATA - 32), %eax
+	ja .Lnewpage
+
+	movq %rbx, %rdi
+	shlq $12, %rdi
+	addq %r8, %rdi				/* the current page */
+	testl %eax, %eax
+	jnz 2f
+	movq %rdx, (%rdi)			/* page->time_stamp */
+2:	leaq 32(%rdi,%rax), %rax
+	movq %r9, (%rax)
+	movq %rdx, 8(%rax)
+	movq FRAME(%rsp), %rdi
+	movq %rdi, 16(%rax)			/* ip = site + 5 */
+	movq FRAME+8(%rsp), %rdi
+	movq %rdi, 24(%rax)			/* parent_ip */
+	leaq 4096+32(%rsi), %rsi		/* entries + 1, off + 32 */
+	jmp .Lcommit
+
+.Lnewpage:
+	movq %rsi, %r10
+	shrq $40, %r10
+	incl %r10d
+	andl $0xffffff, %r10d			/* r10: nvp (rseq is re-read on restart) */
+	testl $1, 20(%rcx)			/* RB_F_OVERWRITE */
+	jnz 3f
+	movl %r10d, %eax
+	subl 64(%rcx), %eax			/* nvp - (unsigned int)read_vpage */
+	andl $0xffffff, %eax
+	cmpl %edi, %eax
+	jb 3f
+	movq 8(%rcx), %rsi			/* full: the commit is dropped + 1 */
+	incq %rsi
+	addq $8, %rcx
+	jmp .Lcommit
+3:	leal 1(%rbx), %eax
+	cmpl %edi, %eax
+	jb 4f
+	xorl %eax, %eax				/* eax: nslot */
+4:	shlq $12, %rbx
+	addq %r8, %rbx				/* rbx: old page */
+	movq %rsi, 8(%rbx)			/* op->commit = w */
+	movq %rax, %rdi
+	shlq $12, %rdi
+	addq %r8, %rdi				/* rdi: new page */
+	movl %r10d, 24(%rdi)			/* np->vpage */
+	movl $RB_PAGE_MAGIC, 28(%rdi)
+	movq $0, 8(%rdi)			/* np->commit */
+	movq %rsi, %r8
+	shrq $12, %r8
+	andl $0x3ff, %r8d
+	addq 16(%rbx), %r8
+	movq %r8, 16(%rdi)			/* np->base_entries */
+	movq %rdx, (%rdi)			/* np->time_stamp */
+	movq %r9, 32(%rdi)
+	movq %rdx, 40(%rdi)
+	movq FRAME(%rsp), %r8
+	movq %r8, 48(%rdi)
+	movq FRAME+8(%rsp), %r8
+	movq %r8, 56(%rdi)
+	shlq $40, %r10
+	shlq $22, %rax
+	orq %rax, %r10
+	orq $(4096 + 32), %r10			/* entries 1, off 32 */
+	movq %r10, %rsi
+.Lcommit:
+	movq %rsi, (%rcx)			/* THE commit: last instruction of the sequence */
+.Lpost:
+	testl $OPT_FUNC_STACK_TRACE, 20(%r11)	/* ctl->opts */
+	jnz .Lstack
+.Ldone:
+	POP %rbx
+	POP %r10
+	POP %r9
+	POP %r8
+	POP %rdi
+	POP %rsi
+	POP %rdx
+	POP %rcx
+	POP %rax
+	ret
+	.cfi_adjust_cfa_offset FRAME
+	.cfi_rel_offset %rax, 64
+	.cfi_rel_offset %rcx, 56
+	.cfi_rel_offset %rdx, 48
+	.cfi_rel_offset %rsi, 40
+	.cfi_rel_offset %rdi, 32
+	.cfi_rel_offset %r8, 24
+	.cfi_rel_offset %r9, 16
+	.cfi_rel_offset %r10, 8
+	.cfi_rel_offset %rbx, 0
+
+.Lbadcpu:
+	testl %eax, %eax			/* cpu_id < 0: rseq not registered */
+	jns .Ldone
+.Llost:
+	lock incq ut_rt_lost(%rip)
+	jmp .Ldone
+
+.Lstack:
+	SAVE_XMM
+	leaq FRAME(%rbx), %rdi			/* &[site + 5, parent, ...] */
+	call ut_rt_stack_event
+	RESTORE_XMM
+	jmp .Ldone
+
+.Lfirst:
+	SAVE_XMM
+	call ut_rt_thread_first			/* tid, or 0 (recursion, detached) */
+	RESTORE_XMM
+	testl %eax, %eax
+	jz .Ldone
+	movq ut_rt_ctl(%rip), %r11
+	testq %r11, %r11
+	jz .Ldone
+	movq ut_thr@gottpoff(%rip), %r10
+	jmp .Lhave_tid
+
+	/* The signature: the 4 bytes before the abort label (ud1 so that a fall-through traps). */
+	.byte 0x0f, 0xb9, 0x3d
+	.long RSEQ_SIG
+.Labort:
+	jmp .Lrestart				/* the kernel cleared rseq_cs: re-arm and retry */
+	.cfi_endproc
+	.size ut_tramp_function, . - ut_tramp_function
+
+	/* struct rseq_cs {u32 version, flags; u64 start_ip, post_commit_offset, abort_ip} */
+	.section .data.rel.ro, "aw"
+	.balign 32
+.Lcs:
+	.long 0, 0
+	.quad .Lstart
+	.quad .Lpost - .Lstart
+	.quad .Labort
+
+	.section .note.GNU-stack, "", @progbits

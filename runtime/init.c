@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+/*
+ * init.c - libutrace's start: the process-wide state, the constructor and fork.
+ *
+ * The constructor (before main, or at load when linked with -lutrace) checks
+ * rseq, installs the SIGTRAP handler, finds every site and turns GCC's NOPs into
+ * 5-byte NOPs, then attaches to utracefs if its socket exists and starts the
+ * control thread.  Without a daemon the program runs with NOPs only.
+ *
+ * fork: the child keeps the patched sites and the mapping (MAP_SHARED) but not
+ * the threads: it forgets the cached tid, registers as a new process on a new
+ * connection and restarts the control thread.  exec: the socket is CLOEXEC.
+ */
+#include <errno.h>
+#include <execinfo.h>
+#include <pthread.h>
+#include <sys/rseq.h>
+
+#include "rt.h"
+
+struct ut_ctl *volatile ut_rt_ctl;
+uint32_t ut_rt_nr_cpus;
+volatile uint32_t ut_rt_off;
+long ut_rt_rseq_off;
+uint32_t ut_rt_rseq_ok;
+volatile uint64_t ut_rt_lost;
+pthread_mutex_t ut_rt_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+__thread struct ut_thread ut_thr __attribute__((tls_model("initial-exec")));
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&ut_rt_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&ut_rt_lock);
+}
+
+static void fork_child(void)
+{
+	/* The owner recorded in the lock is the parent's thread id: start afresh. */
+	pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+	ut_rt_lock = fresh;
+	ut_thr.tid = 0;
+	ut_control_after_fork_child();
+}
+
+__attribute__((constructor)) static void ut_init(void)
+{
+	int saved = errno;
+	void *bt[2];
+
+	if (__rseq_size >= 20) {
+		ut_rt_rseq_off = __rseq_offset;
+		ut_rt_rseq_ok = 1;
+	}
+	if (ut_sites_init() || ut_patch_init())
+		goto out;
+	backtrace(bt, 2); /* loads the unwinder now, not inside a traced function */
+	pthread_mutex_lock(&ut_rt_lock);
+	ut_sites_scan();
+	pthread_mutex_unlock(&ut_rt_lock);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	ut_control_start();
+out:
+	errno = saved;
+}

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: MIT
+/*
+ * interpose.c - the libc functions the runtime wraps.
+ *
+ *  - dlopen/dlclose: new objects bring new sites (found and converted before the
+ *    handle is returned) and new symbols (UT_MSG_MAPS tells utracefs); objects
+ *    that went away are never patched again.
+ *  - sigaction/signal: user handlers run inside a wrapper that marks the thread
+ *    "inside a signal handler" (UT_EVF_SIGHANDLER, 'h').  SIGTRAP stays ours: the
+ *    program's disposition is remembered and chained to (patch.c).
+ *  - prctl(PR_SET_NAME)/pthread_setname_np (own thread): a new comm is announced to
+ *    utracefs (UT_MSG_TASK) once the thread has traced anything.
+ *  - sigprocmask/pthread_sigmask: track "all async signals blocked"
+ *    (UT_EVF_SIGBLOCKED, 'd'), and never let SIGTRAP be blocked (a blocked
+ *    synchronous SIGTRAP from our int3 would kill the thread).
+ *
+ * Limitation: a handler left with siglongjmp() leaves the thread marked as inside
+ * a handler until the next wrapped handler returns.
+ *
+ * Limitation: dlopen() sees libutrace as its caller, so the program's own
+ * DT_RUNPATH is not searched for relative names (uftrace has the same property).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <ucontext.h>
+
+#include "rt.h"
+
+static struct sigaction user_act[NSIG]; /* the program's handlers that we wrap */
+
+void *ut_real(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+#define REAL(type, name)                                                                           \
+	static type real_##name;                                                                   \
+	if (!real_##name)                                                                          \
+		real_##name = (type)ut_real(#name);
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
+typedef void *(*dlopen_fn)(const char *, int);
+typedef int (*dlclose_fn)(void *);
+typedef int (*prctl_fn)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+typedef int (*setname_fn)(pthread_t, const char *);
+
+int ut_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	REAL(sigaction_fn, sigaction);
+	return real_sigaction(sig, act, old);
+}
+
+int ut_real_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	REAL(sigmask_fn, pthread_sigmask);
+	return real_pthread_sigmask(how, set, old);
+}
+
+/* Every signal that can arrive asynchronously and can be blocked is blocked. */
+static uint8_t all_async_blocked(const sigset_t *m)
+{
+	for (int s = 1; s < NSIG; s++) {
+		switch (s) {
+		case SIGKILL:
+		case SIGSTOP:
+		case SIGSEGV:
+		case SIGBUS:
+		case SIGILL:
+		case SIGFPE:
+		case SIGTRAP:
+		case SIGSYS:
+		case 32:
+		case 33: /* glibc's own */
+			continue;
+		}
+		if (!sigismember(m, s))
+			return 0;
+	}
+	return 1;
+}
+
+uint8_t ut_sigblocked_now(void)
+{
+	sigset_t cur;
+
+	if (ut_real_sigprocmask(SIG_BLOCK, NULL, &cur))
+		return 0;
+	return all_async_blocked(&cur);
+}
+
+void ut_evflags_update(void)
+{
+	ut_thr.evflags =
+	    (ut_thr.sigdepth ? UT_EVF_SIGHANDLER : 0) | (ut_thr.sigblocked ? UT_EVF_SIGBLOCKED : 0);
+}
+
+static void wrap_handler(int sig, siginfo_t *si, void *ucv)
+{
+	struct sigaction a = user_act[sig];
+	ucontext_t *uc = ucv;
+	uint8_t old_blocked = ut_thr.sigblocked;
+	sigset_t m = uc->uc_sigmask;
+
+	if (a.sa_flags & SA_RESETHAND) /* the kernel has reset it already */
+		user_act[sig].sa_handler = SIG_DFL;
+	sigorset(&m, &m, &a.sa_mask);
+	if (!(a.sa_flags & SA_NODEFER))
+		sigaddset(&m, sig);
+	ut_thr.sigdepth++;
+	ut_thr.sigblocked = all_async_blocked(&m);
+	ut_evflags_update();
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, si, ucv);
+	else if (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN)
+		a.sa_handler(sig);
+	ut_thr.sigdepth--;
+	ut_thr.sigblocked = old_blocked;
+	ut_evflags_update();
+}
+
+UT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction prev = sig > 0 && sig < NSIG ? user_act[sig] : (struct sigaction){0};
+	struct sigaction w, k;
+	int ret;
+
+	if (sig == SIGTRAP)
+		return ut_sigtrap_set_chained(act, old);
+	if (sig <= 0 || sig >= NSIG || !act || act->sa_handler == SIG_DFL ||
+	    act->sa_handler == SIG_IGN) {
+		ret = ut_real_sigaction(sig, act, &k);
+	} else {
+		user_act[sig] = *act;
+		w = *act;
+		w.sa_sigaction = wrap_handler;
+		w.sa_flags |= SA_SIGINFO;
+		ret = ut_real_sigaction(sig, &w, &k);
+	}
+	if (ret == 0 && old)
+		*old = k.sa_sigaction == wrap_handler ? prev : k;
+	return ret;
+}
+
+UT_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
+{
+	struct sigaction sa = {.sa_handler = handler, .sa_flags = SA_RESTART}, old;
+
+	/* BSD semantics, as glibc's signal() */
+	sigemptyset(&sa.sa_mask);
+	if (sig > 0 && sig < NSIG)
+		sigaddset(&sa.sa_mask, sig);
+	if (sigaction(sig, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+/* The mask after how/set applied to old. */
+static void mask_after(int how, const sigset_t *set, const sigset_t *old, sigset_t *out)
+{
+	if (how == SIG_SETMASK) {
+		*out = *set;
+	} else if (how == SIG_BLOCK) {
+		sigorset(out, old, set);
+	} else {
+		*out = *old;
+		for (int s = 1; s < NSIG; s++)
+			if (sigismember(set, s))
+				sigdelset(out, s);
+	}
+}
+
+static int set_mask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t s, o, now;
+	int ret;
+
+	if (set && how != SIG_UNBLOCK) {
+		s = *set;
+		sigdelset(&s, SIGTRAP);
+		set = &s;
+	}
+	ret = ut_real_sigprocmask(how, set, &o);
+	if (ret == 0) {
+		if (set) {
+			mask_after(how, set, &o, &now);
+			ut_thr.sigblocked = all_async_blocked(&now);
+			ut_evflags_update();
+		}
+		if (old)
+			*old = o;
+	}
+	return ret;
+}
+
+UT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return set_mask(how, set, old);
+}
+
+UT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int ret = set_mask(how, set, old);
+
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	return 0;
+}
+
+UT_EXPORT void *dlopen(const char *file, int mode)
+{
+	REAL(dlopen_fn, dlopen);
+	void *h = real_dlopen(file, mode);
+	int saved = errno;
+
+	if (h && ut_sites) {
+		pthread_mutex_lock(&ut_rt_lock);
+		ut_sites_scan();
+		pthread_mutex_unlock(&ut_rt_lock);
+		ut_send_maps();
+	}
+	errno = saved;
+	return h;
+}
+
+UT_EXPORT int dlclose(void *h)
+{
+	REAL(dlclose_fn, dlclose);
+	int ret, saved;
+
+	/* Held across the unload so that no batch patches an object being unmapped. */
+	pthread_mutex_lock(&ut_rt_lock);
+	ret = real_dlclose(h);
+	saved = errno;
+	if (ut_sites)
+		ut_sites_prune();
+	pthread_mutex_unlock(&ut_rt_lock);
+	ut_send_maps();
+	errno = saved;
+	return ret;
+}
+
+/* The thread's comm changed: tell utracefs, if it already knows the thread. */
+static void comm_changed(void)
+{
+	int saved = errno;
+
+	if (ut_thr.tid)
+		ut_send_task(ut_thr.tid);
+	errno = saved;
+}
+
+UT_EXPORT int prctl(int option, ...)
+{
+	REAL(prctl_fn, prctl);
+	unsigned long a2, a3, a4, a5;
+	va_list ap;
+	int ret;
+
+	/* as glibc's own prctl: the kernel takes four more words whatever the option */
+	va_start(ap, option);
+	a2 = va_arg(ap, unsigned long);
+	a3 = va_arg(ap, unsigned long);
+	a4 = va_arg(ap, unsigned long);
+	a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	ret = real_prctl(option, a2, a3, a4, a5);
+	if (ret == 0 && option == PR_SET_NAME)
+		comm_changed();
+	return ret;
+}
+
+UT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	REAL(setname_fn, pthread_setname_np);
+	int ret = real_pthread_setname_np(th, name);
+
+	if (ret == 0 && pthread_equal(th, pthread_self()))
+		comm_changed();
+	return ret;
+}

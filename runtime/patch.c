@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * patch.c - changing live code: the breakpoint protocol and the SIGTRAP handler.
+ *
+ * A site is 5 bytes at a function's entry: GCC's five 1-byte NOPs, a 5-byte NOP,
+ * or `call stub`.  Other threads may execute a site while it changes, so every
+ * change of a batch of sites goes, as the kernel's text_poke_bp() does:
+ *
+ *   1. write int3 (0xcc) on byte 0 of every site, sync all cores;
+ *   2. write bytes 1-4, sync;
+ *   3. write byte 0, sync.
+ *
+ * "sync" is membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE): every thread of
+ * the process executes a core-serialising instruction before it returns, so no
+ * core runs stale bytes.  A thread that reaches a site between steps 1 and 3
+ * traps; our SIGTRAP handler emulates what the site is becoming (site.want): a
+ * NOP (rip = site + 5) or the call (push site + 5, rip = stub).  A thread that
+ * trapped but reaches the handler after step 3 finds no int3 any more and simply
+ * re-executes the site.  Traps that are not ours go to the program's handler.
+ *
+ * A thread stopped in the middle of GCC's five 1-byte NOPs (bytes 1-4) while they
+ * are converted could resume in the middle of the new instruction.  The
+ * conversion happens before main() and right after dlopen() returns, when no
+ * thread has had a reason to run that code yet; that is the remaining risk.
+ */
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+static int sync_core_ok;
+static struct sigaction chained; /* the program's SIGTRAP disposition */
+static enum ut_site_state cur_want = UT_SITE_NOP5;
+
+static const unsigned char nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+
+static void sync_cores(void)
+{
+	if (sync_core_ok)
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void chain_sigtrap(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction sa = chained;
+
+	if (sa.sa_flags & SA_SIGINFO) {
+		if (sa.sa_sigaction)
+			sa.sa_sigaction(sig, si, uc);
+	} else if (sa.sa_handler == SIG_IGN) {
+		return;
+	} else if (sa.sa_handler == SIG_DFL) {
+		/* The default action (core dump) once this handler returns. */
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+		ut_real_sigaction(SIGTRAP, &dfl, NULL);
+		syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), SIGTRAP);
+	} else {
+		sa.sa_handler(sig);
+	}
+}
+
+static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	greg_t *g = uc->uc_mcontext.gregs;
+	uintptr_t addr = (uintptr_t)g[REG_RIP] - 1;
+	struct ut_obj *o;
+	struct ut_site *s = si->si_code == SI_KERNEL ? ut_site_find(addr, &o) : NULL;
+
+	if (!s)
+		return chain_sigtrap(sig, si, ucv);
+	if (*(volatile unsigned char *)addr != 0xcc) {
+		g[REG_RIP] = (greg_t)addr; /* the change finished meanwhile: run the new bytes */
+		return;
+	}
+	if (__atomic_load_n(&s->want, __ATOMIC_ACQUIRE) == UT_SITE_CALL && o->stub) {
+		uintptr_t sp = (uintptr_t)g[REG_RSP] - 8;
+
+		*(uintptr_t *)sp = addr + 5;
+		g[REG_RSP] = (greg_t)sp;
+		g[REG_RIP] = (greg_t)o->stub;
+	} else {
+		g[REG_RIP] = (greg_t)(addr + 5);
+	}
+}
+
+int ut_patch_init(void)
+{
+	struct sigaction sa = {.sa_sigaction = on_sigtrap, .sa_flags = SA_SIGINFO | SA_RESTART};
+
+	sync_core_ok = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+			       0, 0) == 0;
+	sigemptyset(&sa.sa_mask);
+	return ut_real_sigaction(SIGTRAP, &sa, &chained) ? -errno : 0;
+}
+
+int ut_sigtrap_set_chained(const struct sigaction *act, struct sigaction *old)
+{
+	if (old)
+		*old = chained;
+	if (act)
+		chained = *act;
+	return 0;
+}
+
+enum ut_site_state ut_patch_current_want(void)
+{
+	return cur_want;
+}
+
+static void site_bytes(const struct ut_obj *o, const struct ut_site *s, enum ut_site_state st,
+		       unsigned char out[5])
+{
+	if (st == UT_SITE_CALL) {
+		int32_t rel = (int32_t)(o->stub - (s->addr + 5));
+
+		out[0] = 0xe8;
+		memcpy(out + 1, &rel, 4);
+	} else {
+		memcpy(out, nop5, 5);
+	}
+}
+
+static int text_protect(const struct ut_obj *o, int prot)
+{
+	uintptr_t lo = o->text_lo & ~4095ul, hi = (o->text_hi + 4095) & ~4095ul;
+
+	return mprotect((void *)lo, hi - lo, prot);
+}
+
+/* Mark the sites of objects [from, nr) that must change to `want`; returns how many. */
+static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *objs)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = from; i < ut_nr_objs; i++) {
+		struct ut_obj *o = &ut_objs[i];
+		enum ut_site_state st = want == UT_SITE_CALL && !o->stub ? UT_SITE_NOP5 : want;
+
+		objs[i] = 0;
+		if (o->dead)
+			continue;
+		for (uint32_t k = 0; k < o->nr; k++) {
+			struct ut_site *s = &ut_sites[o->first + k];
+
+			s->busy = s->state != st;
+			if (s->busy) {
+				__atomic_store_n(&s->want, st, __ATOMIC_RELEASE);
+				objs[i] = 1;
+				n++;
+			}
+		}
+		if (objs[i] && text_protect(o, PROT_READ | PROT_WRITE | PROT_EXEC)) {
+			for (uint32_t k = 0; k < o->nr; k++)
+				ut_sites[o->first + k].busy = 0;
+			objs[i] = 0;
+		}
+	}
+	return n;
+}
+
+/* One step of the protocol on every busy site: 0 int3, 1 tail, 2 first byte. */
+static void write_step(uint32_t from, const uint8_t *objs, int step)
+{
+	for (uint32_t i = from; i < ut_nr_objs; i++) {
+		struct ut_obj *o = &ut_objs[i];
+
+		if (!objs[i])
+			continue;
+		for (uint32_t k = 0; k < o->nr; k++) {
+			struct ut_site *s = &ut_sites[o->first + k];
+			volatile unsigned char *code = (volatile unsigned char *)s->addr;
+			unsigned char b[5];
+
+			if (!s->busy)
+				continue;
+			site_bytes(o, s, s->want, b);
+			if (step == 0) {
+				code[0] = 0xcc;
+			} else if (step == 1) {
+				for (int j = 1; j < 5; j++)
+					code[j] = b[j];
+			} else {
+				code[0] = b[0];
+				s->state = s->want;
+				s->busy = 0;
+			}
+		}
+	}
+}
+
+static int patch_batch(uint32_t from, enum ut_site_state want)
+{
+	static uint8_t objs[UT_MAX_OBJS];
+
+	if (!select_sites(from, want, objs))
+		return 0;
+	for (int step = 0; step < 3; step++) {
+		write_step(from, objs, step);
+		sync_cores();
+	}
+	for (uint32_t i = from; i < ut_nr_objs; i++)
+		if (objs[i])
+			text_protect(&ut_objs[i], PROT_READ | PROT_EXEC);
+	return 0;
+}
+
+int ut_patch_all(enum ut_site_state want)
+{
+	cur_want = want;
+	return patch_batch(0, want);
+}
+
+int ut_patch_new_objs(uint32_t from_obj)
+{
+	return patch_batch(from_obj, cur_want);
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt.h - libutrace internals shared by the runtime's files.
+ *
+ *   init.c       constructor, fork handling, the process-wide state below
+ *   sites.c      finding patch sites (__patchable_function_entries of every object)
+ *   patch.c      live patching (int3 + membarrier SYNC_CORE) and the SIGTRAP handler
+ *   stubs.c      one stub page near each object: `jmp *slot`, slot = the trampoline
+ *   control.c    the socket to utracefs, the control thread, attach/detach
+ *   api.c        include/utrace/utrace.h and the trampoline's C slow paths
+ *   interpose.c  dlopen/dlclose, sigaction/signal, sigprocmask/pthread_sigmask,
+ *                prctl/pthread_setname_np
+ *   arch/x86_64/tramp.S   the function tracer's hot path
+ *
+ * Everything here is hidden (-fvisibility=hidden); only the public API and the
+ * interposed libc functions are exported, with UT_EXPORT.
+ */
+#ifndef UT_RT_H
+#define UT_RT_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ut_ctl.h"
+#include "ut_ring.h"
+
+#define UT_EXPORT __attribute__((visibility("default")))
+
+/*
+ * Per-thread state, initial-exec TLS.  tramp.S reads tid (offset 0) and evflags
+ * (offset 4): keep them there.
+ */
+struct ut_thread {
+	uint32_t tid;	    /* 0 until the thread's first event (then UT_MSG_TASK is sent) */
+	uint8_t evflags;    /* UT_EVF_* of this thread right now */
+	uint8_t guard;	    /* recursion guard of the slow paths */
+	uint8_t sigdepth;   /* nesting of wrapped signal handlers */
+	uint8_t sigblocked; /* all async signals blocked (outside handlers) */
+	uint32_t printk_depth;
+};
+extern __thread struct ut_thread ut_thr;
+
+/* ---- process-wide state read by the trampoline (init.c) --------------------------- */
+
+extern struct ut_ctl *volatile ut_rt_ctl; /* the mapped area, NULL while detached */
+extern uint32_t ut_rt_nr_cpus;		  /* min(ctl->nr_cpus, what the mapping holds) */
+extern volatile uint32_t ut_rt_off;	  /* tracing_off() was called in this process */
+extern long ut_rt_rseq_off;		  /* __rseq_offset */
+extern uint32_t ut_rt_rseq_ok;		  /* __rseq_size >= 20 */
+extern volatile uint64_t ut_rt_lost;	  /* events not written: rseq not registered */
+
+/* One lock for sites, objects, patching and the connection (never on the hot path). */
+extern pthread_mutex_t ut_rt_lock;
+
+/* ---- objects and sites (sites.c) --------------------------------------------------- */
+
+enum ut_site_state {
+	UT_SITE_NOP1X5 = 0, /* five 1-byte NOPs as GCC emits them (converted at once) */
+	UT_SITE_NOP5,	    /* one 5-byte NOP 0f 1f 44 00 00 */
+	UT_SITE_CALL,	    /* call rel32 to the object's stub */
+};
+
+struct ut_site {
+	uintptr_t addr;
+	uint8_t state; /* enum ut_site_state, what the bytes are */
+	uint8_t want;  /* what they are becoming (read by the SIGTRAP handler) */
+	uint8_t busy;  /* in the current patch batch */
+	uint8_t _pad[5];
+};
+
+#define UT_MAX_OBJS 1024u
+#define UT_MAX_SITES (1u << 22)
+
+struct ut_obj {
+	uintptr_t base;		    /* load bias (dlpi_addr) */
+	uintptr_t text_lo, text_hi; /* the executable PT_LOAD segments' span */
+	uintptr_t stub;		    /* stub page, 0 if none could be placed near */
+	uint32_t first, nr;	    /* its sites: ut_sites[first .. first + nr), sorted */
+	uint32_t dead;		    /* unloaded (dlclose): never touched again */
+	uint32_t skipped;	    /* entries that were not patchable NOPs */
+	char name[256];
+};
+
+extern struct ut_obj ut_objs[UT_MAX_OBJS];
+extern volatile uint32_t ut_nr_objs;
+extern struct ut_site *ut_sites; /* reserved once, never moves */
+extern volatile uint32_t ut_nr_sites;
+
+int ut_sites_init(void);
+/* Find new objects and their sites, converting GCC's NOPs.  Call with ut_rt_lock. */
+int ut_sites_scan(void);
+/* Mark objects that are no longer loaded as dead.  Call with ut_rt_lock. */
+void ut_sites_prune(void);
+/* The site at addr, or NULL; async-signal-safe. */
+struct ut_site *ut_site_find(uintptr_t addr, struct ut_obj **objp);
+
+/* ---- patching (patch.c) ---------------------------------------------------------- */
+
+int ut_patch_init(void);
+/* Turn every live site into `want` (UT_SITE_NOP5 or UT_SITE_CALL).  Call with ut_rt_lock. */
+int ut_patch_all(enum ut_site_state want);
+/* Convert the GCC NOP sites of objects [from_obj, ut_nr_objs) into 5-byte NOPs. */
+int ut_patch_new_objs(uint32_t from_obj);
+/* The SIGTRAP handler the program installed (chained to), kept by interpose.c. */
+int ut_sigtrap_set_chained(const struct sigaction *act, struct sigaction *old);
+enum ut_site_state ut_patch_current_want(void);
+
+/* ---- stubs (stubs.c) ------------------------------------------------------------- */
+
+uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi);
+void ut_tramp_function(void); /* tramp.S */
+
+/* ---- control (control.c) --------------------------------------------------------- */
+
+int ut_control_start(void);
+void ut_control_after_fork_child(void);
+int ut_send(const void *msg, size_t len); /* any thread; 0 or -errno */
+void ut_send_task(uint32_t tid);
+void ut_send_maps(void);
+
+/* ---- interposition (interpose.c) --------------------------------------------------- */
+
+void *ut_real(const char *name);
+int ut_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+int ut_real_sigprocmask(int how, const sigset_t *set, sigset_t *old);
+/* Recompute ut_thr.evflags from the signal state. */
+void ut_evflags_update(void);
+uint8_t ut_sigblocked_now(void);
+
+/* ---- events from C (api.c) ------------------------------------------------------- */
+
+uint32_t ut_rt_thread_first(void); /* trampoline slow path: returns the tid or 0 */
+void ut_rt_stack_event(uintptr_t *frame);
+
+#endif

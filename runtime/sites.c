@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sites.c - finding the patch sites of every loaded object.
+ *
+ * A function compiled with -fpatchable-function-entry=5 starts with five bytes of
+ * NOPs (after endbr64 under -fcf-protection) and its address is recorded in the
+ * section __patchable_function_entries.  That section is SHF_ALLOC, so the dynamic
+ * loader has already relocated its entries: we read the section headers from the
+ * object's file (by hand, with pread: no libelf inside traced programs) to learn
+ * where the section is, and read the entries from memory at load bias + sh_addr.
+ *
+ * Objects and sites live in arrays that never move (the objects in .bss, the
+ * sites in one reserved mapping), so that the SIGTRAP handler can search them at
+ * any moment without a lock: entries are filled before the counts that publish
+ * them are increased.  An object's sites are sorted by address.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+struct ut_obj ut_objs[UT_MAX_OBJS];
+volatile uint32_t ut_nr_objs;
+struct ut_site *ut_sites;
+volatile uint32_t ut_nr_sites;
+
+static const unsigned char nop1x5[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
+static const unsigned char nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+
+int ut_sites_init(void)
+{
+	void *p = mmap(NULL, (size_t)UT_MAX_SITES * sizeof(struct ut_site), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	ut_sites = p;
+	return 0;
+}
+
+static int read_full(int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t n = pread(fd, buf, len, off);
+
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* Temporary buffers come from mmap: the traced program's malloc may be traced. */
+static void *tmp_alloc(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Calls fn(addr, size) for every __patchable_function_entries section of the ELF
+ * file at path.  Returns the number of sections or a negative errno.
+ */
+static int for_each_pfe_section(const char *path, void (*fn)(uint64_t, uint64_t, void *), void *arg)
+{
+	static const char want[] = "__patchable_function_entries";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL, sh0;
+	char *names = NULL;
+	size_t shnum, sh_len = 0, names_len = 0;
+	int found = 0, err = -ENOEXEC;
+
+	if (fd < 0)
+		return -errno;
+	if (read_full(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh.e_shoff == 0)
+		goto out;
+	shnum = eh.e_shnum;
+	if (shnum == 0) { /* extended numbering: the count is in section 0 */
+		if (read_full(fd, &sh0, sizeof(sh0), (off_t)eh.e_shoff))
+			goto out;
+		shnum = sh0.sh_size;
+	}
+	if (shnum == 0 || shnum > 1000000 || eh.e_shstrndx >= shnum)
+		goto out;
+	sh_len = shnum * sizeof(Elf64_Shdr);
+	sh = tmp_alloc(sh_len);
+	if (!sh || read_full(fd, sh, sh_len, (off_t)eh.e_shoff))
+		goto out;
+	names_len = sh[eh.e_shstrndx].sh_size;
+	if (names_len == 0 || names_len > (64u << 20))
+		goto out;
+	names = tmp_alloc(names_len + 1);
+	if (!names || read_full(fd, names, names_len, (off_t)sh[eh.e_shstrndx].sh_offset))
+		goto out;
+	names[names_len] = 0;
+	for (size_t i = 0; i < shnum; i++) {
+		if (sh[i].sh_name >= names_len || strcmp(names + sh[i].sh_name, want) ||
+		    !(sh[i].sh_flags & SHF_ALLOC) || sh[i].sh_type == SHT_NOBITS)
+			continue;
+		fn(sh[i].sh_addr, sh[i].sh_size, arg);
+		found++;
+	}
+	err = found;
+out:
+	if (sh)
+		munmap(sh, sh_len);
+	if (names)
+		munmap(names, names_len + 1);
+	close(fd);
+	return err;
+}
+
+/* Append the sane entries of one section to the sites of the object being added. */
+static void add_section(uint64_t addr, uint64_t size, void *arg)
+{
+	struct ut_obj *o = arg;
+	const uintptr_t *ent = (const uintptr_t *)(o->base + addr);
+
+	for (uint64_t i = 0; i < size / sizeof(uintptr_t); i++) {
+		uintptr_t a = ent[i];
+		uint32_t n = o->first + o->nr;
+
+		if (a == 0 || a < o->text_lo || a + 5 > o->text_hi || n >= UT_MAX_SITES) {
+			o->skipped++;
+			continue;
+		}
+		ut_sites[n] = (struct ut_site){.addr = a};
+		o->nr++;
+	}
+}
+
+/* Shell sort by address, then drop duplicates (no malloc, no qsort). */
+static void sort_sites(struct ut_obj *o)
+{
+	struct ut_site *s = ut_sites + o->first;
+	uint32_t n = o->nr, gap, i, j, k = 0;
+
+	for (gap = n / 2; gap > 0; gap /= 2)
+		for (i = gap; i < n; i++) {
+			struct ut_site t = s[i];
+
+			for (j = i; j >= gap && s[j - gap].addr > t.addr; j -= gap)
+				s[j] = s[j - gap];
+			s[j] = t;
+		}
+	for (i = 0; i < n; i++)
+		if (k == 0 || s[k - 1].addr != s[i].addr)
+			s[k++] = s[i];
+	o->nr = k;
+}
+
+/* Classify each site by its bytes; anything but NOPs is left alone for good. */
+static void classify_sites(struct ut_obj *o)
+{
+	struct ut_site *s = ut_sites + o->first;
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < o->nr; i++) {
+		const unsigned char *code = (const unsigned char *)s[i].addr;
+
+		if (!memcmp(code, nop1x5, 5)) {
+			s[i].state = s[i].want = UT_SITE_NOP1X5;
+		} else if (!memcmp(code, nop5, 4)) { /* clang 14 emits 0f 1f 44 00 08 */
+			s[i].state = s[i].want = UT_SITE_NOP5;
+		} else {
+			o->skipped++;
+			continue;
+		}
+		s[k++] = s[i];
+	}
+	o->nr = k;
+}
+
+static int known(uintptr_t base, const char *name)
+{
+	for (uint32_t i = 0; i < ut_nr_objs; i++)
+		if (!ut_objs[i].dead && ut_objs[i].base == base && !strcmp(ut_objs[i].name, name))
+			return 1;
+	return 0;
+}
+
+static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	int *first = data;
+	const char *name = info->dlpi_name;
+	uint32_t idx = ut_nr_objs;
+	struct ut_obj *o = &ut_objs[idx];
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+
+	if (*first && (!name || !*name))
+		name = "/proc/self/exe";
+	*first = 0;
+	if (!name || !*name || known(info->dlpi_addr, name) || idx >= UT_MAX_OBJS)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	/* Never the runtime itself. */
+	if (lo >= hi || ((uintptr_t)ut_tramp_function >= lo && (uintptr_t)ut_tramp_function < hi))
+		return 0;
+	memset(o, 0, sizeof(*o));
+	o->base = info->dlpi_addr;
+	o->text_lo = lo;
+	o->text_hi = hi;
+	o->first = ut_nr_sites;
+	strncpy(o->name, name, sizeof(o->name) - 1);
+	if (for_each_pfe_section(name, add_section, o) <= 0 || o->nr == 0)
+		return 0; /* not recorded: nothing to patch (vdso, libc, ...) */
+	sort_sites(o);
+	classify_sites(o);
+	o->stub = ut_stub_alloc(lo, hi);
+	__atomic_store_n(&ut_nr_sites, o->first + o->nr, __ATOMIC_RELEASE);
+	__atomic_store_n(&ut_nr_objs, idx + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int ut_sites_scan(void)
+{
+	uint32_t before = ut_nr_objs;
+	int first = 1;
+
+	dl_iterate_phdr(scan_one, &first);
+	return ut_patch_new_objs(before);
+}
+
+static int still_loaded(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uint8_t *alive = data;
+	const char *name = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+
+	for (uint32_t i = 0; i < ut_nr_objs; i++)
+		if (ut_objs[i].base == info->dlpi_addr && !strcmp(ut_objs[i].name, name))
+			alive[i] = 1;
+	return 0;
+}
+
+void ut_sites_prune(void)
+{
+	static uint8_t alive[UT_MAX_OBJS];
+
+	memset(alive, 0, sizeof(alive));
+	dl_iterate_phdr(still_loaded, alive);
+	for (uint32_t i = 0; i < ut_nr_objs; i++)
+		if (!alive[i])
+			ut_objs[i].dead = 1;
+}
+
+struct ut_site *ut_site_find(uintptr_t addr, struct ut_obj **objp)
+{
+	uint32_t nobj = __atomic_load_n(&ut_nr_objs, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < nobj; i++) {
+		struct ut_obj *o = &ut_objs[i];
+
+		if (o->dead || addr < o->text_lo || addr >= o->text_hi)
+			continue;
+		struct ut_site *s = ut_sites + o->first;
+		uint32_t lo = 0, hi = o->nr;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (s[mid].addr == addr) {
+				if (objp)
+					*objp = o;
+				return &s[mid];
+			}
+			if (s[mid].addr < addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	return NULL;
+}
