@@ -249,6 +249,11 @@ static void test_trace_marker(void **state)
 	assert_string_equal(p->buf, "hi\n");
 	assert_int_equal(p->h.tid, 4242);
 	assert_int_equal(p->ip, UT_IP_MARKER);
+	/* "hi" got its newline from us: marked so that `bytes` counts as the kernel's */
+	assert_int_equal(p->h.flags, UT_EVF_PREEMPT1 | UT_EVF_NL_ADDED);
+	assert_int_equal(tfs_trace_marker_ops.write(&o, "ho\n", 3, 0), 3);
+	p = (const void *)last_event(UT_EV_PRINT);
+	assert_string_equal(p->buf, "ho\n");
 	assert_int_equal(p->h.flags, UT_EVF_PREEMPT1);
 	memset(big, 'x', sizeof(big));
 	assert_int_equal(tfs_trace_marker_ops.write(&o, big, sizeof(big), 0), tfs_marker_max());
