@@ -32,9 +32,16 @@
 
 static struct sigaction user_act[NSIG]; /* the program's handlers that we wrap */
 
+/*
+ * The next definition after ours.  When libc comes before libutrace.so in the
+ * search order (LD_PRELOAD=libc.so.6:libutrace.so) there is none after us, and
+ * then the first one in the global scope is libc's (it precedes ours).
+ */
 void *ut_real(const char *name)
 {
-	return dlsym(RTLD_NEXT, name);
+	void *fn = dlsym(RTLD_NEXT, name);
+
+	return fn ? fn : dlsym(RTLD_DEFAULT, name);
 }
 
 #define REAL(type, name)                                                                           \

@@ -24,6 +24,10 @@ expect_eq "every call of work() is traced" 1000 "$(grep -c ' work <-outer$' "$T/
 expect_eq "every call of outer() is traced" 1000 "$(grep -c ' outer <-' "$T/trace")"
 expect_match "lines carry the program's comm" '^ +e2e_calls-[0-9]+ +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: work <-outer$' "$(cat "$T/trace")"
 
+echo > "$T/trace"
+LD_PRELOAD=libc.so.6:$LIBUTRACE "$P" -n 10 > /dev/null
+expect_eq "traced with libc before the runtime in LD_PRELOAD" 10 "$(grep -c ' work <-outer$' "$T/trace")"
+
 # 2. nop traces nothing and the sites cost nothing.
 echo nop > "$T/current_tracer"
 traced "$P" -n 1000 > /dev/null
