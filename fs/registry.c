@@ -100,7 +100,8 @@ static int task_table_sync(void)
 	return 0;
 }
 
-static void tgid_set(pid_t tid, pid_t tgid)
+/* Where tid is, or would go, in the sorted tgids[] (task_lock held). */
+static unsigned int tgid_index(pid_t tid)
 {
 	unsigned int lo = 0, hi = nr_tgids;
 
@@ -112,6 +113,13 @@ static void tgid_set(pid_t tid, pid_t tgid)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static void tgid_set(pid_t tid, pid_t tgid)
+{
+	unsigned int lo = tgid_index(tid);
+
 	if (lo < nr_tgids && tgids[lo].tid == tid) {
 		tgids[lo].tgid = tgid;
 		return;
@@ -179,18 +187,10 @@ int tfs_task_comm(pid_t tid, char comm[16])
 pid_t tfs_task_tgid(pid_t tid)
 {
 	pid_t tgid = 0;
-	unsigned int lo = 0, hi;
 
 	pthread_mutex_lock(&task_lock);
-	hi = nr_tgids;
-	while (lo < hi) {
-		unsigned int mid = (lo + hi) / 2;
+	unsigned int lo = tgid_index(tid);
 
-		if (tgids[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < nr_tgids && tgids[lo].tid == tid)
 		tgid = tgids[lo].tgid;
 	pthread_mutex_unlock(&task_lock);
