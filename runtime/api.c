@@ -36,6 +36,7 @@ uint32_t ut_rt_thread_first(void)
 	if (!ut_thr.tid) {
 		uint32_t tid = (uint32_t)syscall(SYS_gettid);
 
+		ut_rseq_thread_init(); /* NULL: its events are counted in ut_rt_lost */
 		ut_thr.sigblocked = ut_sigblocked_now();
 		ut_evflags_update();
 		ut_send_task(tid);

@@ -2,27 +2,25 @@
 /*
  * init.c - libutrace's start: the process-wide state, the constructor and fork.
  *
- * The constructor (before main, or at load when linked with -lutrace) checks
- * rseq, installs the SIGTRAP handler, finds every site and turns GCC's NOPs into
- * 5-byte NOPs, then attaches to utracefs if its socket exists and starts the
- * control thread.  Without a daemon the program runs with NOPs only.
+ * The constructor (before main, or at load when linked with -lutrace) installs
+ * the SIGTRAP handler, finds every site and turns GCC's NOPs into 5-byte NOPs,
+ * then attaches to utracefs if its socket exists and starts the control thread.
+ * Without a daemon the program runs with NOPs only.
  *
  * fork: the child keeps the patched sites and the mapping (MAP_SHARED) but not
- * the threads: it forgets the cached tid, registers as a new process on a new
+ * the threads: it forgets the cached tid (but keeps ut_thr.rseq: the kernel copies
+ * the forking thread's rseq registration), registers as a new process on a new
  * connection and restarts the control thread.  exec: the socket is CLOEXEC.
  */
 #include <errno.h>
 #include <execinfo.h>
 #include <pthread.h>
-#include <sys/rseq.h>
 
 #include "rt.h"
 
 struct ut_ctl *volatile ut_rt_ctl;
 uint32_t ut_rt_nr_cpus;
 volatile uint32_t ut_rt_off;
-long ut_rt_rseq_off;
-uint32_t ut_rt_rseq_ok;
 volatile uint64_t ut_rt_lost;
 pthread_mutex_t ut_rt_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 __thread struct ut_thread ut_thr __attribute__((tls_model("initial-exec")));
@@ -52,10 +50,6 @@ __attribute__((constructor)) static void ut_init(void)
 	int saved = errno;
 	void *bt[2];
 
-	if (__rseq_size >= 20) {
-		ut_rt_rseq_off = __rseq_offset;
-		ut_rt_rseq_ok = 1;
-	}
 	if (ut_sites_init() || ut_patch_init())
 		goto out;
 	backtrace(bt, 2); /* loads the unwinder now, not inside a traced function */

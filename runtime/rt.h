@@ -8,6 +8,7 @@
  *   stubs.c      one stub page near each object: `jmp *slot`, slot = the trampoline
  *   control.c    the socket to utracefs, the control thread, attach/detach
  *   api.c        include/utrace/utrace.h and the trampoline's C slow paths
+ *   rseq.c       each thread's rseq area: glibc's, or one registered by the runtime
  *   interpose.c  dlopen/dlclose, sigaction/signal, sigprocmask/pthread_sigmask,
  *                prctl/pthread_setname_np
  *   arch/x86_64/tramp.S   the function tracer's hot path
@@ -30,8 +31,8 @@
 #define UT_EXPORT __attribute__((visibility("default")))
 
 /*
- * Per-thread state, initial-exec TLS.  tramp.S reads tid (offset 0) and evflags
- * (offset 4): keep them there.
+ * Per-thread state, initial-exec TLS.  tramp.S reads tid (offset 0), evflags
+ * (offset 4) and rseq (offset 16): keep them there.
  */
 struct ut_thread {
 	uint32_t tid;	    /* 0 until the thread's first event (then UT_MSG_TASK is sent) */
@@ -40,6 +41,7 @@ struct ut_thread {
 	uint8_t sigdepth;   /* nesting of wrapped signal handlers */
 	uint8_t sigblocked; /* all async signals blocked (outside handlers) */
 	uint32_t printk_depth;
+	struct rseq *rseq; /* the registered area events are written with, NULL: none (rseq.c) */
 };
 extern __thread struct ut_thread ut_thr;
 
@@ -48,9 +50,7 @@ extern __thread struct ut_thread ut_thr;
 extern struct ut_ctl *volatile ut_rt_ctl; /* the mapped area, NULL while detached */
 extern uint32_t ut_rt_nr_cpus;		  /* min(ctl->nr_cpus, what the mapping holds) */
 extern volatile uint32_t ut_rt_off;	  /* tracing_off() was called in this process */
-extern long ut_rt_rseq_off;		  /* __rseq_offset */
-extern uint32_t ut_rt_rseq_ok;		  /* __rseq_size >= 20 */
-extern volatile uint64_t ut_rt_lost;	  /* events not written: rseq not registered */
+extern volatile uint64_t ut_rt_lost;	  /* events not written: no rseq area (rseq.c) */
 
 /* One lock for sites, objects, patching and the connection (never on the hot path). */
 extern pthread_mutex_t ut_rt_lock;
@@ -129,6 +129,14 @@ int ut_real_sigprocmask(int how, const sigset_t *set, sigset_t *old);
 /* Recompute ut_thr.evflags from the signal state. */
 void ut_evflags_update(void);
 uint8_t ut_sigblocked_now(void);
+
+/* ---- rseq (rseq.c) ---------------------------------------------------------------- */
+
+struct rseq;
+/* Choose (and if needed register) this thread's area; sets ut_thr.rseq.  Slow path. */
+struct rseq *ut_rseq_thread_init(void);
+/* ut_thr.rseq, for ut_rb_write (rb_write.S) when glibc registered no area. */
+struct rseq *ut_rb_rseq_fallback(void);
 
 /* ---- events from C (api.c) ------------------------------------------------------- */
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # 30_runtime.sh - libutrace through a real utracefs mount: function events of an
 # instrumented program (preloaded and linked), nop leaves no events, trace_printk,
-# fork, live switching while threads run, SIGKILL of a traced process.
+# fork, glibc without rseq (the runtime registers its own), live switching while
+# threads run, SIGKILL of a traced process.
 . "$(dirname "$0")/lib.sh"
 
 P=$PROGS/rt_calls
@@ -50,6 +51,27 @@ out=$(traced "$P" fork 10)
 child=$(echo "$out" | sed -n 's/.* child \([0-9]*\) .*/\1/p')
 n=$(grep -c "rt_calls-$child .* leaf <-caller\$" "$T/trace")
 expect_eq "fork: child's events carry its tid" 20 "$n"
+
+# -- glibc without rseq: the runtime's own area, every thread exact -----------------
+echo > "$T/trace"
+out=$(GLIBC_TUNABLES=glibc.pthread.rseq=0 traced "$P" threads 4 2000)
+expect_eq "no glibc rseq: glibc registered none" "rseq 0" "$(echo "$out" | grep -o 'rseq [0-9]*')"
+tr=$(grep " leaf <-caller\$" "$T/trace")
+expect_eq "no glibc rseq: 4 x 2000 calls, twice" 16000 "$(echo "$tr" | grep -c .)"
+expect_eq "no glibc rseq: 2000 lines for each of 8 threads" "8 x 2000" \
+	"$(echo "$tr" | awk '{print $1}' | sort | uniq -c | awk '{print $1}' | sort | uniq -c |
+		awk '{print $1 " x " $2}')"
+echo > "$T/trace"
+GLIBC_TUNABLES=glibc.pthread.rseq=0 traced "$P" printk >/dev/null
+tr=$(cat "$T/trace")
+expect_match "no glibc rseq: trace_printk text" "hello 42 from printk" "$tr"
+expect_eq "no glibc rseq: function events" 10 "$(echo "$tr" | grep -c 'leaf <-caller$')"
+echo 1 > "$T/tracing_on"
+echo > "$T/trace"
+out=$(GLIBC_TUNABLES=glibc.pthread.rseq=0 traced "$P" fork 10)
+child=$(echo "$out" | sed -n 's/.* child \([0-9]*\) .*/\1/p')
+n=$(grep -c "rt_calls-$child .* leaf <-caller\$" "$T/trace")
+expect_eq "no glibc rseq: fork child inherits the registration" 20 "$n"
 
 # -- linked with -lutrace ----------------------------------------------------------
 echo > "$T/trace"

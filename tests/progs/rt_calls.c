@@ -15,6 +15,9 @@
  *   rt_calls signal N       N calls from inside a SIGUSR1 handler, then N calls with
  *                           every signal blocked
  *   rt_calls bench N        time N calls of leaf(): prints "ns/call X" (best of 5)
+ *   rt_calls threads T N    T threads (besides main) call leaf() N times each, all at
+ *                           once, then T more (reusing the first ones' stacks and TLS);
+ *                           prints "leaf SITE pid PID rseq SIZE" (glibc's __rseq_size)
  *   rt_calls rename N       N calls, prctl(PR_SET_NAME, "renamed"), N calls
  *   rt_calls closefds N     close every descriptor above 2 (as daemons do), wait a
  *                           little, then N calls
@@ -30,6 +33,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/rseq.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -207,6 +211,34 @@ static int do_closefds(unsigned long n)
 	return do_calls(n);
 }
 
+static unsigned long threads_n;
+static pthread_barrier_t threads_go;
+
+static void *calls_thread(void *arg)
+{
+	pthread_barrier_wait(&threads_go); /* all threads run at the same time */
+	caller(threads_n);
+	return NULL;
+}
+
+static int do_threads(int nthreads, unsigned long n)
+{
+	pthread_t th[64];
+
+	if (nthreads < 1 || nthreads > 64)
+		return 2;
+	threads_n = n;
+	pthread_barrier_init(&threads_go, NULL, (unsigned int)nthreads);
+	for (int wave = 0; wave < 2; wave++) {
+		for (int i = 0; i < nthreads; i++)
+			pthread_create(&th[i], NULL, calls_thread, NULL);
+		for (int i = 0; i < nthreads; i++)
+			pthread_join(th[i], NULL);
+	}
+	printf("leaf %p pid %d rseq %u\n", (void *)site_of(leaf), (int)getpid(), __rseq_size);
+	return 0;
+}
+
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -240,6 +272,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(mode, "calls"))
 		return do_calls(n);
+	if (!strcmp(mode, "threads"))
+		return do_threads((int)n, argc > 3 ? strtoul(argv[3], NULL, 0) : 1000);
 	if (!strcmp(mode, "bytes"))
 		return do_bytes();
 	if (!strcmp(mode, "printk"))

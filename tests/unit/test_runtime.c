@@ -14,15 +14,23 @@
  *    are NOPs at the end;
  *  - SIGKILL in the middle of heavy tracing leaves the rings consistent;
  *  - the daemon going away unpatches, and a daemon coming back is attached to;
- *  - the same program linked with -lutrace instead of preloaded.
+ *  - the same program linked with -lutrace instead of preloaded;
+ *  - glibc without rseq (GLIBC_TUNABLES=glibc.pthread.rseq=0): the runtime registers
+ *    its own area per thread and traces exactly as with glibc's; a kernel without rseq
+ *    (seccomp makes the syscall fail with ENOSYS): nothing written, program unharmed.
  */
 #include <fcntl.h>
 #include <libgen.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/rseq.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
@@ -31,6 +39,22 @@
 
 static char build[PATH_MAX], top[PATH_MAX], lib[PATH_MAX + 32], prog[PATH_MAX + 32];
 static struct fake_daemon fd;
+static int spawn_no_rseq; /* the child sees a kernel without rseq (ENOSYS) */
+
+/* seccomp: rseq() fails with ENOSYS, as on a kernel built without it. */
+static int deny_rseq(void)
+{
+	struct sock_filter f[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rseq, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
 
 /* Start argv with the runtime preloaded (or not); stdout goes to *outfd. */
 static pid_t spawn(const char *const argv[], int preload, int *outfd)
@@ -47,6 +71,8 @@ static pid_t spawn(const char *const argv[], int preload, int *outfd)
 			setenv("LD_PRELOAD", lib, 1);
 		else
 			unsetenv("LD_PRELOAD");
+		if (spawn_no_rseq && deny_rseq())
+			_exit(126);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -130,6 +156,8 @@ static void test_function_events(void **state)
 	assert_int_equal(fd_start(&fd, UT_TRACER_FUNCTION), 0);
 	assert_int_equal(run(calls, 1, out, sizeof(out)), 0);
 	assert_int_equal(sscanf(out, "leaf %lx parent %lx pid %d", &leaf, &parent, &pid), 3);
+	/* exit closed the connection; the daemon has read every message before the EOF */
+	assert_int_equal(wait_live(0), 0);
 	fd_drain(&fd);
 	assert_int_equal(fd_count(&fd, (uint32_t)pid, leaf + 5, NULL), 1000);
 	pthread_mutex_lock(&fd.mu);
@@ -141,7 +169,6 @@ static void test_function_events(void **state)
 	assert_true(fd.tasks >= 1);
 	assert_int_equal(fd.task_tids[0], (uint32_t)pid);
 	pthread_mutex_unlock(&fd.mu);
-	assert_int_equal(wait_live(0), 0); /* exit closed the connection */
 
 	/* nop tracer: sites stay NOPs, nothing is written */
 	fd_reset_rings(&fd);
@@ -623,6 +650,117 @@ static void test_linked(void **state)
 	fd_stop(&fd);
 }
 
+/*
+ * Threads of a program whose glibc did not register rseq (and, as a control, whose
+ * did): every call of every thread is one event, through the trampoline, through
+ * ut_rb_write (trace_printk, stack traces), in a fork child, and in threads that reuse
+ * the stacks and TLS of exited ones.
+ */
+static void check_threads_exact(unsigned int want_rseq_size)
+{
+	const char *argv[] = {prog, "threads", "4", "2000", NULL};
+	uint32_t tids[64];
+	unsigned long leaf;
+	unsigned int size;
+	int pid, ntids, first, exact = 0;
+	char out[512];
+
+	fd_reset_rings(&fd);
+	pthread_mutex_lock(&fd.mu);
+	first = fd.tasks;
+	pthread_mutex_unlock(&fd.mu);
+	assert_int_equal(run(argv, 1, out, sizeof(out)), 0);
+	assert_int_equal(sscanf(out, "leaf %lx pid %d rseq %u", &leaf, &pid, &size), 3);
+	assert_int_equal(size, want_rseq_size); /* glibc's registration is as intended */
+	assert_int_equal(wait_live(0), 0);
+	fd_drain(&fd);
+	assert_int_equal(fd_count(&fd, 0, leaf + 5, NULL), 2 * 4 * 2000);
+	pthread_mutex_lock(&fd.mu);
+	ntids = fd.tasks - first;
+	assert_true(fd.tasks <= 64);
+	memcpy(tids, fd.task_tids + first, (size_t)ntids * sizeof(tids[0]));
+	assert_int_equal(fd.bad, 0);
+	pthread_mutex_unlock(&fd.mu);
+	assert_int_equal(ntids, 1 + 2 * 4); /* main and the 8 threads */
+	for (int i = 0; i < ntids; i++)
+		exact += fd_count(&fd, tids[i], leaf + 5, NULL) == 2000;
+	assert_int_equal(exact, 2 * 4);
+	for (unsigned int c = 0; c < fd.nr_cpus; c++)
+		assert_int_equal(ut_rb_cpu(fd.area, c)->dropped, 0);
+}
+
+static void test_no_glibc_rseq(void **state)
+{
+	const char *printk[] = {prog, "printk", NULL}, *forkp[] = {prog, "fork", "10", NULL};
+	const char *calls[] = {prog, "calls", "10", NULL};
+	unsigned long leaf, parent;
+	int child, ppid, pid;
+	char out[512];
+
+	assert_int_equal(fd_start(&fd, UT_TRACER_FUNCTION), 0);
+	check_threads_exact(__rseq_size);
+	setenv("GLIBC_TUNABLES", "glibc.pthread.rseq=0", 1);
+	check_threads_exact(0);
+
+	fd_reset_rings(&fd);
+	assert_int_equal(run(printk, 1, out, sizeof(out)), 0);
+	assert_int_equal(sscanf(out, "leaf %lx", &leaf), 1);
+	fd_drain(&fd);
+	assert_int_equal(fd_count(&fd, 0, leaf + 5, NULL), 10);
+	pthread_mutex_lock(&fd.mu);
+	assert_int_equal(fd.nprints, 2); /* ut_rb_write with the runtime's area */
+	assert_string_equal(fd.prints[0], "hello 42 from printk\n");
+	pthread_mutex_unlock(&fd.mu);
+
+	fd_reset_rings(&fd);
+	assert_int_equal(run(forkp, 1, out, sizeof(out)), 0);
+	assert_int_equal(sscanf(out, "leaf %lx child %d parent %d", &leaf, &child, &ppid), 3);
+	fd_drain(&fd);
+	assert_int_equal(fd_count(&fd, (uint32_t)ppid, leaf + 5, NULL), 10);
+	assert_int_equal(fd_count(&fd, (uint32_t)child, leaf + 5, NULL), 20); /* inherited */
+
+	fd_reset_rings(&fd);
+	assert_int_equal(fd_publish(&fd, UT_TRACER_FUNCTION, UT_CTL_OPT_FUNC_STACK_TRACE), 0);
+	assert_int_equal(run(calls, 1, out, sizeof(out)), 0);
+	assert_int_equal(sscanf(out, "leaf %lx parent %lx pid %d", &leaf, &parent, &pid), 3);
+	fd_drain(&fd);
+	assert_int_equal(fd_count(&fd, (uint32_t)pid, leaf + 5, NULL), 10);
+	pthread_mutex_lock(&fd.mu);
+	assert_true(fd.stacks >= 12);
+	pthread_mutex_unlock(&fd.mu);
+	unsetenv("GLIBC_TUNABLES");
+	fd_stop(&fd);
+}
+
+/* No rseq in the kernel at all: events are lost (counted), the program runs unharmed. */
+static void test_no_kernel_rseq(void **state)
+{
+	const char *threads[] = {prog, "threads", "2", "500", NULL};
+	const char *printk[] = {prog, "printk", NULL};
+	unsigned long leaf;
+	unsigned int size;
+	int pid;
+	char out[512];
+
+	assert_int_equal(fd_start(&fd, UT_TRACER_FUNCTION), 0);
+	spawn_no_rseq = 1;
+	assert_int_equal(run(threads, 1, out, sizeof(out)), 0);
+	assert_int_equal(sscanf(out, "leaf %lx pid %d rseq %u", &leaf, &pid, &size), 3);
+	assert_int_equal(size, 0);
+	assert_int_equal(run(printk, 1, out, sizeof(out)), 0);
+	spawn_no_rseq = 0;
+	fd_drain(&fd);
+	assert_int_equal(fd_count(&fd, 0, leaf + 5, NULL), 0);
+	pthread_mutex_lock(&fd.mu);
+	assert_int_equal(fd.nprints, 0);
+	assert_true(fd.tasks >= 1 + 2 * 2); /* the threads did run traced code */
+	assert_int_equal(fd.bad, 0);
+	pthread_mutex_unlock(&fd.mu);
+	for (unsigned int c = 0; c < fd.nr_cpus; c++)
+		assert_int_equal(written(fd.area, c), 0);
+	fd_stop(&fd);
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
@@ -657,6 +795,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_dlopen),
 	    cmocka_unit_test(test_compilers),
 	    cmocka_unit_test(test_linked),
+	    cmocka_unit_test(test_no_glibc_rseq),
+	    cmocka_unit_test(test_no_kernel_rseq),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

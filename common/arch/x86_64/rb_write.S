@@ -10,8 +10,11 @@
  * no-overwrite mode) are the same instruction `mov %rcx, (%rdx)`: each path sets
  * the address and the value, then falls into it.
  *
- * It uses nothing but its arguments and glibc's rseq registration (__rseq_offset,
- * __rseq_size), so utracefs (trace_marker) links it as well as the runtime.
+ * It uses its arguments and glibc's rseq registration (__rseq_offset, __rseq_size).
+ * When glibc registered no area for the thread it asks ut_rb_rseq_fallback(), a
+ * weak hidden symbol: libutrace.so defines it (runtime/rseq.c: the area the runtime
+ * registered itself); elsewhere (utracefs, whose glibc always registers) it is
+ * undefined, i.e. 0, and the result is -ENOSYS.
  *
  *   int ut_rb_write(void *area, unsigned int nr_cpus, struct ut_ev *ev)
  *   returns 0, -ENOSPC (dropped), -EAGAIN (ring disabled / bad cpu), -EINVAL
@@ -46,13 +49,14 @@ ut_rb_write:
 	ja .Leinval
 	movq __rseq_size@GOTPCREL(%rip), %rcx
 	cmpl $20, (%rcx)
-	jb .Lenosys
+	jb .Lfallback
 	movq __rseq_offset@GOTPCREL(%rip), %rcx
 	movq (%rcx), %rcx
 	addq %fs:0, %rcx			/* struct rseq of this thread */
 	cmpl $0, 4(%rcx)			/* cpu_id < 0: not registered */
-	jl .Lenosys
+	jl .Lfallback
 
+.Lhave_rseq:
 	pushq %rbx
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbx, 0
@@ -227,6 +231,32 @@ ut_rb_write:
 .Lenosys:
 	movl $-ENOSYS, %eax
 	ret
+
+	/* No area of glibc's: the runtime's own, if linked in (eax: len is recomputed). */
+.Lfallback:
+	movq ut_rb_rseq_fallback@GOTPCREL(%rip), %rcx
+	testq %rcx, %rcx
+	jz .Lenosys
+	pushq %rdi
+	.cfi_adjust_cfa_offset 8
+	pushq %rsi
+	.cfi_adjust_cfa_offset 8
+	pushq %rdx				/* rsp is 16-byte aligned for the call */
+	.cfi_adjust_cfa_offset 8
+	call *%rcx
+	popq %rdx
+	.cfi_adjust_cfa_offset -8
+	popq %rsi
+	.cfi_adjust_cfa_offset -8
+	popq %rdi
+	.cfi_adjust_cfa_offset -8
+	testq %rax, %rax
+	jz .Lenosys
+	movq %rax, %rcx
+	cmpl $0, 4(%rcx)			/* cpu_id < 0: not registered */
+	jl .Lenosys
+	movzwl (%rdx), %eax			/* len (checked above) */
+	jmp .Lhave_rseq
 	.cfi_endproc
 	.size ut_rb_write, . - ut_rb_write
 
@@ -242,5 +272,8 @@ ut_rb_write_cs:
 	.quad .Lstart
 	.quad .Lpost - .Lstart
 	.quad .Labort
+
+	.weak ut_rb_rseq_fallback
+	.hidden ut_rb_rseq_fallback
 
 	.section .note.GNU-stack, "", @progbits

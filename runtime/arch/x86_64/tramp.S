@@ -20,8 +20,9 @@
  * ones it touches plus rbx.  The slow paths (a thread's first event, the stack
  * trace of func_stack_trace) call C and save xmm0-7 as well.
  *
- * Without rseq (glibc built or tuned without it) nothing is written: the event is
- * counted in ut_rt_lost.  An atomic fallback writer is left for later.
+ * The rseq area is ut_thr.rseq, chosen once per thread by the slow path of its
+ * first event (rseq.c: glibc's, or one the runtime registered).  NULL (the kernel
+ * has no rseq) means nothing is written: the event is counted in ut_rt_lost.
  */
 
 #define RB_DATA_OFF 36864	/* UT_RB_DATA_OFF */
@@ -110,16 +111,15 @@ ut_tramp_function:
 	jz .Lfirst
 .Lhave_tid:
 	movzbl %fs:4(%r10), %r9d		/* ut_thr.evflags */
-	cmpl $0, ut_rt_rseq_ok(%rip)
-	je .Llost
+	movq %fs:16(%r10), %r10			/* r10: ut_thr.rseq, this thread's struct rseq */
+	testq %r10, %r10
+	jz .Llost
 	shlq $32, %rax
 	shll $24, %r9d
 	orq %rax, %r9
 	orq $EV_HDR_FUNC, %r9			/* r9: the event's first 8 bytes */
 
 .Lrestart:
-	movq ut_rt_rseq_off(%rip), %r10
-	addq %fs:0, %r10			/* r10: struct rseq of this thread */
 	leaq .Lcs(%rip), %rax
 	movq %rax, 8(%r10)			/* arm rseq->rseq_cs */
 .Lstart:
@@ -173,7 +173,7 @@ ut_tramp_function:
 	movq %rsi, %r10
 	shrq $40, %r10
 	incl %r10d
-	andl $0xffffff, %r10d			/* r10: nvp (rseq is re-read on restart) */
+	andl $0xffffff, %r10d			/* r10: nvp (.Labort reloads the rseq pointer) */
 	testl $1, 20(%rcx)			/* RB_F_OVERWRITE */
 	jnz 3f
 	movl %r10d, %eax
@@ -271,8 +271,10 @@ ut_tramp_function:
 	/* The signature: the 4 bytes before the abort label (ud1 so that a fall-through traps). */
 	.byte 0x0f, 0xb9, 0x3d
 	.long RSEQ_SIG
-.Labort:
-	jmp .Lrestart				/* the kernel cleared rseq_cs: re-arm and retry */
+.Labort:					/* the kernel cleared rseq_cs: re-arm and retry */
+	movq ut_thr@gottpoff(%rip), %r10
+	movq %fs:16(%r10), %r10			/* ut_thr.rseq */
+	jmp .Lrestart
 	.cfi_endproc
 	.size ut_tramp_function, . - ut_tramp_function
 
