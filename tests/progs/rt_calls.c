@@ -19,8 +19,8 @@
  *                           once, then T more (reusing the first ones' stacks and TLS);
  *                           prints "leaf SITE pid PID rseq SIZE" (glibc's __rseq_size)
  *   rt_calls rename N       N calls, prctl(PR_SET_NAME, "renamed"), N calls
- *   rt_calls closefds N     close every descriptor above 2 (as daemons do), wait a
- *                           little, then N calls
+ *   rt_calls closefds N     close every descriptor above 2 (as daemons do), wait
+ *                           until the runtime registered again, then N calls
  *   rt_calls dlopen SO N    dlopen SO, call its dso_fn() N times, dlclose, call it again
  *                           after a second dlopen; prints "dso_fn SITE"
  */
@@ -205,9 +205,15 @@ static int do_rename(unsigned long n)
 
 static int do_closefds(unsigned long n)
 {
+	int i;
+
 	for (int fd = 3; fd < 1024; fd++)
 		close(fd);
-	usleep(1500 * 1000); /* the runtime notices and registers again */
+	/* the runtime notices (tracing_is_on() is 0 while detached) and registers again */
+	for (i = 0; i < 200 && tracing_is_on(); i++)
+		usleep(10 * 1000);
+	for (i = 0; i < 1000 && !tracing_is_on(); i++)
+		usleep(10 * 1000);
 	return do_calls(n);
 }
 
