@@ -1,0 +1,230 @@
+# bench/micro.sh - workload "calls": ten million calls to one small function.
+#
+# Sourced by bench/run.sh.  Builds bench/micro/calls.c several ways, finds uftrace's
+# fastest recording mode, then runs every configuration in rounds: each round runs each
+# configuration once, in an order rotated by one every round, so slow drifts of the
+# machine (other load, frequency, caches) fall on all configurations alike.
+#
+# Results, under $BENCH_OUT/calls/:
+#   runs.tsv      config round ns_per_call entry_bytes
+#   events.tsv    config round written lost      (utrace rows: events utracefs counted)
+#   rows.tsv      config status text             (status: ok, or "na" and why)
+#   commands.tsv  config command                  (what the report prints as "exact command")
+#   uftrace-modes.tsv  mode run ns_per_call       (the search for uftrace's best mode)
+
+CALLS_SRC=$BENCH_DIR/micro/calls.c
+CALLS_CFLAGS="-O2 -g -Wall -Wextra"
+
+# The configurations, in the order of the report's table.
+CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-function uftrace-same uftrace-best"
+
+# uftrace's candidate modes: "name binary options".  Every one records every call of
+# bench_leaf; -e (--estimate-return) records entries only, like utrace's function tracer.
+UFT_COMMON="--no-libcall --no-event --no-sched"
+uftrace_modes() {
+	cat <<EOF
+pg calls-pg $UFT_COMMON
+pg-single calls-pg --libmcount-single $UFT_COMMON
+pg-single-entry calls-pg --libmcount-single -e $UFT_COMMON
+fentry-single-entry calls-fentry --libmcount-single -e $UFT_COMMON
+fpe-single calls-fpe -P . --libmcount-single $UFT_COMMON
+fpe-single-entry calls-fpe -P . --libmcount-single -e $UFT_COMMON
+EOF
+}
+
+calls_build() {
+	b=$BENCH_OUT/bin
+	mkdir -p "$b"
+	# shellcheck disable=SC2086
+	gcc $CALLS_CFLAGS -o "$b/calls-plain" "$CALLS_SRC" -lpthread &&
+		gcc $CALLS_CFLAGS -fpatchable-function-entry=5 -o "$b/calls-fpe" "$CALLS_SRC" -lpthread &&
+		gcc $CALLS_CFLAGS -pg -o "$b/calls-pg" "$CALLS_SRC" -lpthread &&
+		gcc $CALLS_CFLAGS -pg -mfentry -o "$b/calls-fentry" "$CALLS_SRC" -lpthread
+}
+
+# ns_of: the ns_per_call and entry fields of the program's line, as "NS ENTRY".
+ns_of() { sed -n 's/.*ns_per_call=\([0-9.]*\) entry=\([0-9a-f]*\).*/\1 \2/p'; }
+
+# uftrace_run BINARY OPTIONS...: one recording into tmpfs (the fastest place uftrace can
+# write to), deleted afterwards; prints the program's line.
+uftrace_run() {
+	ubin=$1
+	shift
+	rm -rf "$BENCH_UDATA"
+	# shellcheck disable=SC2086
+	to 300 uftrace record -d "$BENCH_UDATA" "$@" "$BENCH_OUT/bin/$ubin" $CALLS_ARGS \
+		</dev/null 2>/dev/null
+	rm -rf "$BENCH_UDATA"
+}
+
+# uftrace_pick_best: three runs of each candidate mode, alternated; the lowest median wins.
+uftrace_pick_best() {
+	: > "$CALLS_OUT/uftrace-modes.tsv"
+	for r in 1 2 3; do
+		uftrace_modes | while read -r mode ubin opts; do
+			# shellcheck disable=SC2086
+			set -- $(uftrace_run "$ubin" $opts | ns_of)
+			[ -n "${1:-}" ] && echo "$mode $r $1" >> "$CALLS_OUT/uftrace-modes.tsv"
+		done
+	done
+	UFT_BEST=$(awk '{ print $1, $3 }' "$CALLS_OUT/uftrace-modes.tsv" | stats_by_key |
+		sort -k4,4g | head -1 | cut -d' ' -f1)
+	UFT_BEST_BIN=$(uftrace_modes | awk -v m="$UFT_BEST" '$1 == m { print $2 }')
+	UFT_BEST_OPTS=$(uftrace_modes | awk -v m="$UFT_BEST" '$1 == m { $1 = $2 = ""; print }')
+}
+
+# calls_command CONFIG: the command line of one configuration, as the report shows it.
+calls_command() {
+	p="bench/out/bin"
+	case $1 in
+	plain) echo "$p/calls-plain $CALLS_ARGS" ;;
+	fpe) echo "$p/calls-fpe $CALLS_ARGS" ;;
+	ut-dormant) echo "UTRACE_TRACING=/nonexistent LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS" ;;
+	ut-nop) echo "UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS" \
+		"(utracefs -f \$MNT running, current_tracer nop)" ;;
+	ut-function) echo "echo function > \$MNT/current_tracer;" \
+		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
+		"echo nop > \$MNT/current_tracer" ;;
+	uftrace-same) echo "uftrace record -d /dev/shm/DIR -P . $UFT_COMMON $p/calls-fpe $CALLS_ARGS" ;;
+	uftrace-best) echo "uftrace record -d /dev/shm/DIR" $UFT_BEST_OPTS "$p/$UFT_BEST_BIN $CALLS_ARGS" ;;
+	esac
+}
+
+# calls_available CONFIG: "ok" or "na WHY".
+calls_available() {
+	case $1 in
+	ut-dormant) [ "$UT_RUNTIME_OK" = 1 ] && echo ok || echo "na $UT_RUNTIME_WHY" ;;
+	ut-nop | ut-function) [ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
+	uftrace-best) [ -n "$UFT_BEST_BIN" ] && echo ok || echo "na no uftrace mode recorded" ;;
+	uftrace-*) command -v uftrace >/dev/null && echo ok || echo "na uftrace not installed" ;;
+	*) echo ok ;;
+	esac
+}
+
+# calls_run_one CONFIG ROUND: one run; appends to runs.tsv (and events.tsv).
+calls_run_one() {
+	b=$BENCH_OUT/bin
+	before=
+	case $1 in
+	plain) line=$(to 60 "$b/calls-plain" $CALLS_ARGS) ;;
+	fpe) line=$(to 60 "$b/calls-fpe" $CALLS_ARGS) ;;
+	ut-dormant)
+		line=$(UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 60 "$b/calls-fpe" \
+			$CALLS_ARGS) ;;
+	ut-nop | ut-function)
+		tfs_write "$BENCH_MNT/trace" ""
+		before=$(tfs_events "$BENCH_MNT")
+		[ "$1" = ut-function ] && tfs_write "$BENCH_MNT/current_tracer" function
+		line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
+			$CALLS_ARGS)
+		after=$(tfs_events "$BENCH_MNT")
+		tfs_write "$BENCH_MNT/current_tracer" nop ;;
+	uftrace-same) line=$(uftrace_run calls-fpe -P . $UFT_COMMON) ;;
+	uftrace-best) line=$(uftrace_run "$UFT_BEST_BIN" $UFT_BEST_OPTS) ;;
+	esac
+	set -- "$1" "$2" $(printf '%s\n' "$line" | ns_of)
+	if [ -z "${3:-}" ]; then
+		# A configuration that failed or hung once is not run again: a broken tracer must
+		# not cost its time limit in every round.  The report says it failed.
+		echo "bench: $1 round $2 printed no result; not running $1 again" >&2
+		echo "$1 $2" >> "$CALLS_OUT/failed.tsv"
+		return 0
+	fi
+	echo "$1 $2 $3 $4" >> "$CALLS_OUT/runs.tsv"
+	if [ -n "$before" ]; then
+		set -- "$1" "$2" $before $after
+		echo "$1 $2 $(($5 - $3)) $(($6 - $4))" >> "$CALLS_OUT/events.tsv"
+	fi
+}
+
+# cat_trace_throughput: fill a larger buffer with function events, then time `cat trace`
+# three times (reading trace does not consume) into a tmpfs file, so that the disk is not
+# what is measured.  Writes cat-trace.tsv: run seconds bytes events; CAT_WHY says why not.
+cat_trace_throughput() {
+	m=$BENCH_MNT
+	f=$BENCH_UDATA.trace
+	: > "$CALLS_OUT/cat-trace.tsv"
+	old_kb=$(to 10 cat "$m/buffer_size_kb" | cut -d" " -f1)
+	if ! tfs_write "$m/buffer_size_kb" "$BENCH_CAT_KB"; then
+		CAT_WHY="echo $BENCH_CAT_KB > buffer_size_kb failed"
+		return 0
+	fi
+	tfs_write "$m/trace" ""
+	tfs_write "$m/current_tracer" function
+	UTRACE_TRACING=$m LD_PRELOAD=$LIBUTRACE to 120 "$BENCH_OUT/bin/calls-fpe" $CALLS_ARGS \
+		>/dev/null
+	# The tracer stays on while reading (the traced program has exited, so nothing is
+	# written): switching to nop must not be what empties the buffer.
+	for r in 1 2 3; do
+		t0=$(now_s)
+		to 300 cat "$m/trace" > "$f"
+		t1=$(now_s)
+		bytes=$(wc -c < "$f")
+		events=$(grep -vc '^#' "$f")
+		echo "$r $t0 $t1 $bytes $events" |
+			awk '{ printf "%s %.6f %s %s\n", $1, $3 - $2, $4, $5 }' >> "$CALLS_OUT/cat-trace.tsv"
+	done
+	rm -f "$f"
+	tfs_write "$m/current_tracer" nop
+	tfs_write "$m/trace" ""
+	tfs_write "$m/buffer_size_kb" "$old_kb"
+}
+
+workload_calls() {
+	CALLS_OUT=$BENCH_OUT/calls
+	rm -rf "$CALLS_OUT"
+	mkdir -p "$CALLS_OUT"
+	CALLS_ARGS="-n $BENCH_CALLS -c $BENCH_CPU"
+	calls_build || return 1
+	utrace_probe "$BENCH_OUT/bin/calls-fpe"
+	echo "bench: runtime: $UT_RUNTIME_WHY" >&2
+	echo "bench: utracefs: $UT_FUNC_WHY" >&2
+	UFT_BEST_BIN=
+	UFT_BEST_OPTS=
+	if command -v uftrace >/dev/null; then
+		echo "bench: searching uftrace's fastest mode" >&2
+		uftrace_pick_best
+	fi
+	configs=
+	: > "$CALLS_OUT/rows.tsv"
+	: > "$CALLS_OUT/commands.tsv"
+	for c in $CALLS_CONFIGS; do
+		a=$(calls_available "$c")
+		echo "$c $a" >> "$CALLS_OUT/rows.tsv"
+		echo "$c $(calls_command "$c")" >> "$CALLS_OUT/commands.tsv"
+		[ "$a" = ok ] && configs="$configs $c"
+	done
+	mounted=
+	CAT_WHY="it needs a working function tracer ($UT_FUNC_WHY)"
+	if [ "$UT_FUNC_OK" = 1 ]; then
+		tfs_mount "$BENCH_MNT" "$BENCH_OUT/utracefs.log" && mounted=1
+	fi
+	: > "$CALLS_OUT/runs.tsv"
+	: > "$CALLS_OUT/events.tsv"
+	: > "$CALLS_OUT/failed.tsv"
+	r=1
+	while [ $r -le "$BENCH_REPEAT" ]; do
+		echo "bench: calls round $r/$BENCH_REPEAT" >&2
+		# Rotate the order by one each round.
+		set -- $configs
+		i=1
+		while [ $i -lt $r ] && [ $# -gt 1 ]; do
+			first=$1
+			shift
+			set -- "$@" "$first"
+			i=$((i + 1))
+		done
+		for c in "$@"; do
+			grep -q "^$c " "$CALLS_OUT/failed.tsv" || calls_run_one "$c" "$r"
+		done
+		r=$((r + 1))
+	done
+	if [ -n "$mounted" ]; then
+		# Read after the runs: before first use the kernel's format is "7 (expanded: 1408)".
+		UT_BUFFER_KB=$(to 10 cat "$BENCH_MNT/buffer_size_kb")
+		UT_OVERWRITE=$(to 10 cat "$BENCH_MNT/options/overwrite")
+		echo "bench: timing cat trace" >&2
+		cat_trace_throughput
+		tfs_umount "$BENCH_MNT"
+	fi
+}
