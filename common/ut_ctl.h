@@ -30,6 +30,15 @@ enum ut_tracer_id {
 /* Options the runtime acts on (the rest only change how utracefs prints). */
 #define UT_CTL_OPT_FUNC_STACK_TRACE 0x1u /* write a stack event after each function event */
 
+/*
+ * write_mode, decided once by utracefs when it creates the area: RSEQ when the
+ * kernel has rseq (every writer uses it; a thread without an area loses its
+ * events, counted), LOCKED when it has none (ENOSYS): every writer then takes the
+ * per-CPU ring's lock word (rb_cpu.lock, ut_ring.h) instead.  The two never mix.
+ */
+#define UT_CTL_WRITE_RSEQ 0u
+#define UT_CTL_WRITE_LOCKED 1u
+
 struct ut_ctl {
 	uint32_t magic;
 	uint32_t version;
@@ -41,12 +50,14 @@ struct ut_ctl {
 	uint32_t trace_printk; /* option trace_printk: 0 makes trace_printk() a no-op */
 	uint64_t area_size;  /* bytes of the memfd */
 	uint32_t ftrace_enabled; /* master switch (issue: dynamic ftrace) */
-	uint32_t _reserved[1013];
+	uint32_t write_mode; /* UT_CTL_WRITE_*: how writers without rseq serialise */
+	uint32_t _reserved[1012];
 };
 _Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracing_on) == 16, "asm uses offset 16");
 _Static_assert(__builtin_offsetof(struct ut_ctl, opts) == 20, "asm uses offset 20");
 _Static_assert(__builtin_offsetof(struct ut_ctl, nr_cpus) == 24, "asm uses offset 24");
+_Static_assert(__builtin_offsetof(struct ut_ctl, write_mode) == 44, "asm uses offset 44");
 
 #endif

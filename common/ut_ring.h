@@ -66,6 +66,12 @@
  * any in-flight sequence there to abort or finish), then the change, then
  * enabled = 1.  Writers check enabled inside the sequence.
  *
+ * WITHOUT RSEQ (the kernel has none; ut_ctl.write_mode == UT_CTL_WRITE_LOCKED) every
+ * writer instead holds rb_cpu.lock (its tid, taken with cmpxchg) around the same
+ * steps 1-3 (ut_rb_write_locked, ut_ring_write.h), and utracefs's CPU barrier also
+ * takes and drops that lock.  A dead holder's lock is stolen: its half-written
+ * bytes are beyond the committed offset, exactly as after an rseq abort.
+ *
  * Time stamps are raw TSC values (rdtsc) read inside the sequence, so they are
  * monotonic per CPU; utracefs converts them to the selected trace_clock.
  */
@@ -151,7 +157,7 @@ struct rb_cpu {
 	uint32_t nr_pages; /* >= 3 */
 	uint32_t flags;	   /* RB_F_* */
 	uint32_t enabled;  /* 0: writers return at once, nothing is counted */
-	uint32_t _pad0;
+	uint32_t lock;	   /* locked write mode only: tid of the writer holding the ring, 0 */
 	uint64_t _pad1[4];
 	uint64_t read_vpage; /* no-overwrite: writers never start vpage >= read_vpage + nr_pages */
 	uint64_t _pad2[7];
@@ -162,6 +168,7 @@ _Static_assert(offsetof(struct rb_cpu, dropped) == 8, "asm uses offset 8");
 _Static_assert(offsetof(struct rb_cpu, nr_pages) == 16, "asm uses offset 16");
 _Static_assert(offsetof(struct rb_cpu, flags) == 20, "asm uses offset 20");
 _Static_assert(offsetof(struct rb_cpu, enabled) == 24, "asm uses offset 24");
+_Static_assert(offsetof(struct rb_cpu, lock) == 28, "lock word in the first cache line");
 _Static_assert(offsetof(struct rb_cpu, read_vpage) == 64, "asm uses offset 64");
 
 /* Page header, 32 bytes, followed by UT_RB_PAGE_DATA bytes of events. */

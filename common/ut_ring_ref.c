@@ -37,7 +37,9 @@ int ut_rb_write_on_cpu(void *area, unsigned int cpu, const struct ut_ev *ev)
 		memcpy((char *)(p + 1) + off, ev, len);
 		if (off == 0)
 			p->time_stamp = ev->ts;
-		rc->wpos = rb_wpos_make(vp, slot, ent + 1, off + len); /* commit */
+		/* commit; a release store so that compiled C keeps it last (locked writers) */
+		__atomic_store_n(&rc->wpos, rb_wpos_make(vp, slot, ent + 1, off + len),
+				 __ATOMIC_RELEASE);
 		return UT_RB_OK;
 	}
 
@@ -46,7 +48,7 @@ int ut_rb_write_on_cpu(void *area, unsigned int cpu, const struct ut_ev *ev)
 
 	if (!(rc->flags & RB_F_OVERWRITE) &&
 	    rb_vpage_sub(nvp, (unsigned int)rc->read_vpage) >= nr) {
-		rc->dropped = rc->dropped + 1; /* commit */
+		__atomic_store_n(&rc->dropped, rc->dropped + 1, __ATOMIC_RELEASE); /* commit */
 		return -ENOSPC;
 	}
 
@@ -60,7 +62,8 @@ int ut_rb_write_on_cpu(void *area, unsigned int cpu, const struct ut_ev *ev)
 	np->base_entries = op->base_entries + ent;
 	np->time_stamp = ev->ts;
 	memcpy(np + 1, ev, len);
-	rc->wpos = rb_wpos_make(nvp, nslot, 1, len); /* commit */
+	/* commit */
+	__atomic_store_n(&rc->wpos, rb_wpos_make(nvp, nslot, 1, len), __ATOMIC_RELEASE);
 	return UT_RB_OK;
 }
 

@@ -23,6 +23,7 @@
 /* -EAGAIN: the ring is disabled (cpumask, reset, resize); nothing counted. */
 /* -EINVAL: bad event length. */
 /* -ENOSYS: rseq is not registered for this thread (ut_rb_write only). */
+/* -EDEADLK, -EBUSY: ut_rb_write_locked only, see there. */
 
 /*
  * Write ev (ev->len bytes, ev->len a multiple of 8, 16 <= len <= UT_RB_PAGE_DATA)
@@ -30,6 +31,34 @@
  * the critical section.  nr_cpus bounds the cpu number read from rseq.
  */
 int ut_rb_write(void *area, unsigned int nr_cpus, struct ut_ev *ev);
+
+/*
+ * The same write for a kernel without rseq (ut_ctl.write_mode == UT_CTL_WRITE_LOCKED):
+ * takes the lock word of the ring of the CPU sched_getcpu() names (rb_cpu.lock,
+ * holding the caller's tid), stamps ev->ts and runs ut_rb_write_on_cpu() there.  A
+ * lock whose holder is dead is stolen after UT_RB_LOCK_STEAL_MS.  Results as
+ * ut_rb_write, never -ENOSYS, plus -EDEADLK: the thread is already inside this
+ * function (a signal handler interrupted it), nothing written; -EBUSY: a live
+ * holder kept the lock UT_RB_LOCK_GIVEUP_MS (stopped?), nothing written.  Callers
+ * count both as lost events.  Async-signal-safe.
+ */
+int ut_rb_write_locked(void *area, unsigned int nr_cpus, struct ut_ev *ev);
+
+#define UT_RB_LOCK_STEAL_MS 20	 /* wait before asking whether the holder still lives */
+#define UT_RB_LOCK_GIVEUP_MS 2000 /* wait at most this long for a live holder */
+
+/*
+ * Take / drop one ring's lock as ut_rb_write_locked does (utracefs's CPU barrier
+ * in locked mode).  ut_rb_lock returns 0, or -EBUSY as above.
+ */
+int ut_rb_lock(void *area, unsigned int cpu);
+void ut_rb_unlock(void *area, unsigned int cpu);
+
+/* Tests only: called by ut_rb_write_locked while it holds the lock of `cpu`. */
+extern void (*ut_rb_locked_hook)(void *area, unsigned int cpu);
+
+/* Whether the kernel has rseq at all (utracefs chooses ut_ctl.write_mode with it). */
+int ut_rb_kernel_has_rseq(void);
 
 /* The reference algorithm for one CPU; ts is taken as given in ev->ts. */
 int ut_rb_write_on_cpu(void *area, unsigned int cpu, const struct ut_ev *ev);

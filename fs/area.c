@@ -3,10 +3,12 @@
  * area.c - the shared tracing area (one memfd: control page, per-CPU writer
  * state, rings) and every change utracefs makes to writer state.
  *
- * Writers never take a lock, so utracefs changes a CPU's ring only in the way
- * ut_ring.h prescribes: enabled = 0, a CPU barrier (this thread runs on that CPU
- * once, which aborts or completes any rseq write sequence that was in flight
- * there), the change, then enabled = 1 if the CPU is in tracing_cpumask.  The
+ * Writers never take a lock (but see below), so utracefs changes a CPU's ring only
+ * in the way ut_ring.h prescribes: enabled = 0, a CPU barrier (this thread runs on
+ * that CPU once, which aborts or completes any rseq write sequence that was in
+ * flight there), the change, then enabled = 1 if the CPU is in tracing_cpumask.
+ * In the locked write mode (a kernel without rseq, chosen here at start) writers
+ * hold the ring's lock word instead, and the barrier takes and drops that lock.  The
  * changes are serialised among themselves by area_lock; tfs.lock is not taken
  * here, so callers may hold it.
  *
@@ -76,6 +78,12 @@ void tfs_cpu_barrier(unsigned int cpu)
 {
 	cpu_set_t old, one;
 
+	/* locked mode: a writer holds the lock from its read of enabled to its commit */
+	if (tfs.ctl && tfs.ctl->write_mode == UT_CTL_WRITE_LOCKED) {
+		if (ut_rb_lock(tfs.area, cpu) == 0)
+			ut_rb_unlock(tfs.area, cpu);
+		return;
+	}
 	if (pthread_getaffinity_np(pthread_self(), sizeof(old), &old))
 		return;
 	CPU_ZERO(&one);
@@ -133,6 +141,8 @@ int tfs_area_init(unsigned int nr_cpus)
 	tfs.ctl->nr_cpus = nr_cpus;
 	tfs.ctl->area_size = size;
 	tfs.ctl->ftrace_enabled = 1;
+	/* no rseq in this kernel (ENOSYS): every writer takes the rings' locks */
+	tfs.ctl->write_mode = ut_rb_kernel_has_rseq() ? UT_CTL_WRITE_RSEQ : UT_CTL_WRITE_LOCKED;
 	tfs_unlock();
 
 	pthread_mutex_lock(&area_lock);
@@ -326,6 +336,14 @@ void tfs_kicker_stop(void)
 
 /* ---- events written by utracefs itself ---------------------------------------------- */
 
+/* Write ev on the current CPU's ring with the writer of the area's write mode. */
+int tfs_ring_write(struct ut_ev *ev)
+{
+	if (tfs.ctl->write_mode == UT_CTL_WRITE_LOCKED)
+		return ut_rb_write_locked(tfs.area, tfs.nr_cpus, ev);
+	return ut_rb_write(tfs.area, tfs.nr_cpus, ev);
+}
+
 /* Longest text that still fits one ring page with its header and NUL. */
 #define TFS_PRINT_FIT (UT_RB_PAGE_DATA - sizeof(struct ut_ev_print) - 1)
 
@@ -352,7 +370,7 @@ int tfs_write_print(pid_t tid, uint64_t ip, const char *text, size_t len, uint8_
 	ev.p.ip = ip;
 	memcpy(ev.p.buf, text, len);
 	ev.p.buf[len] = '\0';
-	err = ut_rb_write(tfs.area, tfs.nr_cpus, &ev.p.h);
+	err = tfs_ring_write(&ev.p.h);
 	/*
 	 * The writer's comm is not recorded: like the kernel's, which saves a comm
 	 * only for tasks it traces, a trace_marker line of an untraced process

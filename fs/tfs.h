@@ -249,6 +249,11 @@ int tfs_sym_lookup(pid_t tid, uint64_t addr, bool demangle, char *name, size_t s
 
 /* ---- writing events from utracefs (trace_marker) ------------------------------------- */
 
+/*
+ * Write ev with the ring writer of the area's write mode (ut_rb_write, or
+ * ut_rb_write_locked where the kernel has no rseq); returns what it returns.
+ */
+int tfs_ring_write(struct ut_ev *ev);
 /* Write a print event (text not NUL-terminated, len <= UT_PRINT_MAX) for task tid. */
 int tfs_write_print(pid_t tid, uint64_t ip, const char *text, size_t len, uint8_t flags);
 /*

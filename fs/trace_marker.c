@@ -59,7 +59,14 @@ size_t tfs_marker_text(const char *buf, size_t size, char *out, size_t *len)
 /* Nothing could be recorded: the kernel's answer is EBADF whatever the cause. */
 static int write_err(int err)
 {
-	return err == -EAGAIN || err == -ENOSPC ? -EBADF : err;
+	switch (err) {
+	case -EAGAIN:
+	case -ENOSPC:
+	case -EBUSY:   /* locked mode: the ring's lock could not be had */
+	case -EDEADLK:
+		return -EBADF;
+	}
+	return err;
 }
 
 static bool tracing_is_on(void)
@@ -120,7 +127,7 @@ int tfs_write_raw(pid_t tid, const void *data, size_t len, uint8_t flags)
 	memcpy(&ev.r.id, data, sizeof(uint32_t));
 	ev.r.size = (uint32_t)payload;
 	memcpy(ev.r.buf, (const char *)data + sizeof(uint32_t), payload);
-	err = ut_rb_write(tfs.area, tfs.nr_cpus, &ev.r.h);
+	err = tfs_ring_write(&ev.r.h);
 	if (err == 0)
 		tfs_ring_kick();
 	return err;

@@ -47,10 +47,50 @@ uint32_t ut_rt_thread_first(void)
 	return ut_thr.tid;
 }
 
+/*
+ * A thread without an rseq area writes with the ring's lock when utracefs says the
+ * kernel has no rseq at all (locked mode, ut_ctl.h); otherwise, or when the lock
+ * cannot be had (-EDEADLK: a handler interrupted this thread's own locked write;
+ * -EBUSY: a live holder never let go), the event is counted in ut_rt_lost.
+ */
 static void write_ev(struct ut_ctl *ctl, struct ut_ev *ev)
 {
-	if (ut_rb_write(ctl, ut_rt_nr_cpus, ev) == -ENOSYS)
+	int err = ut_rb_write(ctl, ut_rt_nr_cpus, ev);
+
+	if (err == -ENOSYS && ctl->write_mode == UT_CTL_WRITE_LOCKED)
+		err = ut_rb_write_locked(ctl, ut_rt_nr_cpus, ev);
+	if (err == -ENOSYS || err == -EDEADLK || err == -EBUSY)
 		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * tramp.S, a thread without rseq in locked mode: the function event (frame[0] =
+ * site + 5, frame[1] = parent), then its stack trace if func_stack_trace is on.
+ */
+void ut_rt_func_locked(uintptr_t *frame)
+{
+	struct ut_ev_func ev;
+	struct ut_ctl *ctl = ut_rt_ctl;
+	int saved = errno;
+
+	if (!ctl)
+		return;
+	if (ut_thr.guard) { /* inside one of our slow paths (a handler interrupted it) */
+		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	ut_thr.guard = 1;
+	ev = (struct ut_ev_func){.h = {.len = sizeof(ev),
+				       .type = UT_EV_FUNCTION,
+				       .flags = ut_thr.evflags,
+				       .tid = ut_thr.tid},
+				 .ip = frame[0],
+				 .parent_ip = frame[1]};
+	write_ev(ctl, &ev.h);
+	ut_thr.guard = 0;
+	errno = saved;
+	if (ctl->opts & UT_CTL_OPT_FUNC_STACK_TRACE)
+		ut_rt_stack_event(frame);
 }
 
 /*

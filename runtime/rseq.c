@@ -13,9 +13,11 @@
  *
  * The choice is made once per thread, in the slow path of its first event
  * (ut_rt_thread_first), and cached in ut_thr.rseq: the hot path then only loads
- * that pointer, and NULL means "no rseq": the event is counted in ut_rt_lost.
- * That happens when the kernel has no rseq (ENOSYS) or someone else registered a
- * different area for the thread behind glibc's back (EBUSY, EINVAL).
+ * that pointer, and NULL means "no rseq": the event is written under the ring's
+ * lock if utracefs chose the locked write mode (a kernel without rseq, ut_ctl.h),
+ * else counted in ut_rt_lost.  That happens when the kernel has no rseq (ENOSYS)
+ * or someone else registered a different area for the thread behind glibc's back
+ * (EBUSY, EINVAL).
  *
  * Lifetime.  ut_rseq_own is static TLS of libutrace.so, which is preloaded or linked
  * and never unloaded, so it lives exactly as long as the thread's static TLS block.

@@ -51,6 +51,7 @@ extern struct ut_ctl *volatile ut_rt_ctl; /* the mapped area, NULL while detache
 extern uint32_t ut_rt_nr_cpus;		  /* min(ctl->nr_cpus, what the mapping holds) */
 extern volatile uint32_t ut_rt_off;	  /* tracing_off() was called in this process */
 extern volatile uint64_t ut_rt_lost;	  /* events not written: no rseq area (rseq.c) */
+						  /* and no lock (api.c write_ev) */
 
 /* One lock for sites, objects, patching and the connection (never on the hot path). */
 extern pthread_mutex_t ut_rt_lock;
@@ -142,5 +143,6 @@ struct rseq *ut_rb_rseq_fallback(void);
 
 uint32_t ut_rt_thread_first(void); /* trampoline slow path: returns the tid or 0 */
 void ut_rt_stack_event(uintptr_t *frame);
+void ut_rt_func_locked(uintptr_t *frame); /* tramp.S: no rseq area, locked write mode */
 
 #endif

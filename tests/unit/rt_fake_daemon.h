@@ -310,6 +310,12 @@ static void *fd_reader(void *arg)
 	return NULL;
 }
 
+/* ut_ctl.write_mode as utracefs sets it at start: locked where the kernel has no rseq. */
+static void fd_set_write_mode(struct fake_daemon *d, uint32_t mode)
+{
+	__atomic_store_n(&d->ctl->write_mode, mode, __ATOMIC_SEQ_CST);
+}
+
 /* Publish a change: bump gen, wake every process, wait until each live one ACKed. */
 static int fd_publish(struct fake_daemon *d, uint32_t tracer, uint32_t opts)
 {

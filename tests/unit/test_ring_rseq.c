@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_ring_rseq.c - the rseq ring writer ut_rb_write() (common/arch/x86_64/rb_write.S)
- * against the reference algorithm and under concurrency.
+ * against the reference algorithm and under concurrency, and the same concurrency
+ * tests for the locked writer ut_rb_write_locked() (common/ut_ring_lock.c) used where
+ * the kernel has no rseq.
  *
  *  - identical input, one thread pinned to CPU 0: ut_rb_write and ut_rb_write_on_cpu
  *    produce the same bytes (ts is copied from the rseq writer's result);
@@ -9,7 +11,10 @@
  *    small rings that wrap, while this process reads with its own validating
  *    reader: every event read is intact, no event is lost or duplicated in
  *    no-overwrite mode, and the counters are exact in both modes;
- *  - writers killed with SIGKILL in the middle leave the rings consistent.
+ *  - writers killed with SIGKILL in the middle leave the rings consistent;
+ *  - locked writer: a writer SIGKILLed while it holds a ring's lock (and left
+ *    garbage beyond the committed offset) delays the others by the steal delay
+ *    only; a signal handler writing while its thread holds a lock gets -EDEADLK.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +65,9 @@ struct shared {
 static void *area;
 static unsigned int nr_cpus;
 static struct shared *sh;
+static int have_rseq; /* libc registered rseq: ut_rb_write can be tested */
+/* The writer under test: ut_rb_write, or ut_rb_write_locked for the locked tests. */
+static int (*write_fn)(void *area, unsigned int nr_cpus, struct ut_ev *ev) = ut_rb_write;
 
 static uint64_t fill_word(uint32_t writer, uint64_t seq, unsigned int i)
 {
@@ -172,6 +181,9 @@ static void compare_mode(unsigned int flags)
 static void test_same_as_reference(void **state)
 {
 	cpu_set_t old;
+
+	if (!have_rseq)
+		skip();
 
 	assert_non_null(ut_rb_write_cs);
 	sched_getaffinity(0, sizeof(old), &old);
@@ -293,6 +305,13 @@ static uint64_t snapshot(struct reader *r, unsigned int cpu, int count, uint64_t
 	return count ? total : 0;
 }
 
+/* The rseq writer's tests cannot run where libc registered no rseq. */
+static void skip_without_writer(void)
+{
+	if (write_fn == ut_rb_write && !have_rseq)
+		skip();
+}
+
 /* ---- writers -------------------------------------------------------------------- */
 
 static int run_writer(uint32_t id)
@@ -303,7 +322,7 @@ static int run_writer(uint32_t id)
 		;
 	for (uint64_t seq = 0; seq < PER_WRITER; seq++) {
 		make_ev(&e, id, seq);
-		int ret = ut_rb_write(area, nr_cpus, &e.h);
+		int ret = write_fn(area, nr_cpus, &e.h);
 
 		if (ret == 0) {
 			sh->done_bits[id][seq / 8] |= 1u << (seq % 8);
@@ -381,8 +400,11 @@ static uint64_t written(unsigned int cpu)
 static void test_concurrent_no_overwrite(void **state)
 {
 	struct run run;
-	struct reader *r = calloc(1, sizeof(*r));
+	struct reader *r;
 	uint64_t sum_written = 0, sum_dropped = 0, sum_consumed = 0, ok = 0, nospc = 0;
+
+	skip_without_writer();
+	r = calloc(1, sizeof(*r));
 
 	start_writers(&run, 0);
 	while (writers_running(&run))
@@ -414,8 +436,11 @@ static void test_concurrent_no_overwrite(void **state)
 static void test_concurrent_overwrite(void **state)
 {
 	struct run run;
-	struct reader *r = calloc(1, sizeof(*r));
+	struct reader *r;
 	uint64_t sum_written = 0, ok = 0;
+
+	skip_without_writer();
+	r = calloc(1, sizeof(*r));
 
 	start_writers(&run, RB_F_OVERWRITE);
 	while (writers_running(&run))
@@ -443,6 +468,7 @@ static void test_concurrent_overwrite(void **state)
 /* Writers killed at random points: what is committed stays intact and countable. */
 static void test_sigkill_writers(void **state)
 {
+	skip_without_writer();
 	for (unsigned int round = 0; round < 2; round++) {
 		unsigned int flags = round ? RB_F_OVERWRITE : 0;
 		struct run run;
@@ -476,22 +502,170 @@ static int setup(void **state)
 	nr_cpus = (unsigned int)get_nprocs_conf();
 	area = map_area(nr_cpus);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	write_fn = ut_rb_write;
 	return sh == MAP_FAILED;
+}
+
+static int setup_locked(void **state)
+{
+	int err = setup(state);
+
+	write_fn = ut_rb_write_locked;
+	return err;
+}
+
+/* ---- the locked writer: a dead holder, a nested writer ---------------------------- */
+
+static int hold_fd = -1;
+
+/* In the child: report the lock held, leave garbage beyond wpos, wait to be killed. */
+static void hold_hook(void *a, unsigned int cpu)
+{
+	struct rb_cpu *rc = ut_rb_cpu(a, cpu);
+	uint64_t w = rc->wpos;
+	unsigned int off = rb_wpos_off(w);
+	char c = 1;
+
+	memset((char *)(ut_rb_page(a, cpu, rb_wpos_slot(w)) + 1) + off, 0xa5,
+	       UT_RB_PAGE_DATA - off);
+	if (write(hold_fd, &c, 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void test_locked_dead_holder(void **state)
+{
+	unsigned int flags = (unsigned int)(uintptr_t)*state;
+	struct reader *r = calloc(1, sizeof(*r));
+	uint64_t ok = 0, sum_written = 0;
+	int p[2], st;
+	struct run run;
+	pid_t holder;
+	char c;
+
+	reset_all(area, nr_cpus, NR_PAGES, flags);
+	assert_int_equal(pipe(p), 0);
+	holder = fork();
+	assert_true(holder >= 0);
+	if (holder == 0) {
+		struct test_ev e;
+
+		alarm(30); /* never outlives a failed test */
+		pin_cpu0();
+		hold_fd = p[1];
+		ut_rb_locked_hook = hold_hook;
+		make_ev(&e, 0, 0);
+		ut_rb_write_locked(area, nr_cpus, &e.h);
+		_exit(2);
+	}
+	int got = (int)read(p[0], &c, 1);
+	uint32_t lock = ut_rb_cpu(area, 0)->lock;
+
+	kill(holder, SIGKILL); /* not reaped yet: a zombie holds the lock */
+	assert_int_equal(got, 1);
+	assert_int_equal(lock, (uint32_t)holder);
+
+	uint64_t t0 = now_ms();
+
+	start_writers(&run, flags);
+	while (writers_running(&run))
+		for (unsigned int c2 = 0; c2 < nr_cpus; c2++)
+			if (!flags)
+				consume(r, c2, 0);
+	uint64_t took = now_ms() - t0;
+
+	assert_int_equal(waitpid(holder, &st, 0), holder);
+	for (unsigned int c2 = 0; c2 < nr_cpus; c2++) {
+		if (flags) {
+			uint64_t oldest = 0, entries = snapshot(r, c2, 1, &oldest);
+
+			assert_int_equal(written(c2), entries + oldest);
+		} else {
+			consume(r, c2, 1);
+			assert_int_equal(r->consumed[c2], written(c2));
+		}
+		sum_written += written(c2);
+		assert_int_equal(ut_rb_cpu(area, c2)->lock, 0);
+	}
+	for (unsigned int i = 0; i < NR_WRITERS; i++) {
+		ok += sh->ok[i];
+		assert_int_equal(sh->eagain[i], 0);
+		if (!flags)
+			assert_memory_equal(sh->done_bits[i], sh->seen_bits[i],
+					    sizeof(sh->done_bits[i]));
+	}
+	assert_int_equal(r->bad, 0);
+	assert_int_equal(sum_written, ok);
+	if (flags)
+		assert_int_equal(ok, (uint64_t)NR_WRITERS * PER_WRITER);
+	/* the dead holder cost the steal delay once, not the give-up delay per writer */
+	assert_true(took >= UT_RB_LOCK_STEAL_MS && took < UT_RB_LOCK_GIVEUP_MS);
+	close(p[0]);
+	close(p[1]);
+	free(r);
+}
+
+static int nested_ret = 1;
+
+static void nested_handler(int sig)
+{
+	struct test_ev e;
+
+	make_ev(&e, 1, 1);
+	nested_ret = ut_rb_write_locked(area, nr_cpus, &e.h);
+}
+
+static void raise_hook(void *a, unsigned int cpu)
+{
+	raise(SIGUSR1);
+}
+
+static void test_locked_nested(void **state)
+{
+	struct sigaction sa = {.sa_handler = nested_handler}, old;
+	struct test_ev e;
+	uint64_t before = 0, after = 0;
+
+	reset_all(area, nr_cpus, NR_PAGES, 0);
+	for (unsigned int c = 0; c < nr_cpus; c++)
+		before += written(c);
+	sigaction(SIGUSR1, &sa, &old);
+	ut_rb_locked_hook = raise_hook;
+	make_ev(&e, 0, 0);
+	assert_int_equal(ut_rb_write_locked(area, nr_cpus, &e.h), 0);
+	ut_rb_locked_hook = NULL;
+	sigaction(SIGUSR1, &old, NULL);
+	assert_int_equal(nested_ret, -EDEADLK); /* gave up instead of waiting for itself */
+	for (unsigned int c = 0; c < nr_cpus; c++) {
+		after += written(c);
+		assert_int_equal(ut_rb_cpu(area, c)->lock, 0);
+	}
+	assert_int_equal(after - before, 1);
+	/* and the thread writes normally afterwards */
+	assert_int_equal(ut_rb_write_locked(area, nr_cpus, &e.h), 0);
+	e.h.len = 20;
+	assert_int_equal(ut_rb_write_locked(area, nr_cpus, &e.h), -EINVAL);
 }
 
 int main(void)
 {
 	struct test_ev probe;
 
-	/* Without rseq there is nothing to test here: say so instead of failing. */
+	/* Without rseq only the locked writer can be tested: the others are skipped. */
 	make_ev(&probe, 0, 0);
 	void *a = map_area(1);
 
 	reset_all(a, 1, NR_PAGES, 0);
-	if (ut_rb_write(a, 1, &probe.h) == -ENOSYS) {
-		printf("SKIP: rseq is not registered by libc\n");
-		return 0;
-	}
+	have_rseq = ut_rb_write(a, 1, &probe.h) != -ENOSYS;
 	munmap(a, ut_rb_area_size(1));
 
 	const struct CMUnitTest tests[] = {
@@ -499,6 +673,14 @@ int main(void)
 	    cmocka_unit_test_setup(test_concurrent_no_overwrite, setup),
 	    cmocka_unit_test_setup(test_concurrent_overwrite, setup),
 	    cmocka_unit_test_setup(test_sigkill_writers, setup),
+	    cmocka_unit_test_setup(test_concurrent_no_overwrite, setup_locked),
+	    cmocka_unit_test_setup(test_concurrent_overwrite, setup_locked),
+	    cmocka_unit_test_setup(test_sigkill_writers, setup_locked),
+	    cmocka_unit_test_prestate_setup_teardown(test_locked_dead_holder, setup_locked, NULL,
+						     (void *)0),
+	    cmocka_unit_test_prestate_setup_teardown(test_locked_dead_holder, setup_locked, NULL,
+						     (void *)(uintptr_t)RB_F_OVERWRITE),
+	    cmocka_unit_test_setup(test_locked_nested, setup_locked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

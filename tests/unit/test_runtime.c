@@ -17,7 +17,8 @@
  *  - the same program linked with -lutrace instead of preloaded;
  *  - glibc without rseq (GLIBC_TUNABLES=glibc.pthread.rseq=0): the runtime registers
  *    its own area per thread and traces exactly as with glibc's; a kernel without rseq
- *    (seccomp makes the syscall fail with ENOSYS): nothing written, program unharmed.
+ *    (seccomp makes the syscall fail with ENOSYS): nothing written, program unharmed,
+ *    unless the control page says "locked": then every call is one event again.
  */
 #include <fcntl.h>
 #include <libgen.h>
@@ -732,15 +733,28 @@ static void test_no_glibc_rseq(void **state)
 	fd_stop(&fd);
 }
 
-/* No rseq in the kernel at all: events are lost (counted), the program runs unharmed. */
+/*
+ * No rseq in the kernel at all.  In rseq write mode (the daemon believes the kernel
+ * has rseq) events are lost (counted), the program runs unharmed; in locked mode
+ * (what utracefs chooses on such a kernel) every call is one event again, through
+ * the trampoline, ut_rb_write's callers (trace_printk, stack traces) and threads.
+ */
 static void test_no_kernel_rseq(void **state)
 {
 	const char *threads[] = {prog, "threads", "2", "500", NULL};
-	const char *printk[] = {prog, "printk", NULL};
-	unsigned long leaf;
+	const char *printk[] = {prog, "printk", NULL}, *calls[] = {prog, "calls", "10", NULL};
+	unsigned long leaf, parent;
 	unsigned int size;
-	int pid;
+	int pid, st;
 	char out[512];
+
+	/* what utracefs asks to choose the write mode: yes here, no under the filter */
+	assert_int_equal(ut_rb_kernel_has_rseq(), 1);
+	pid = fork();
+	if (pid == 0)
+		_exit(deny_rseq() ? 2 : ut_rb_kernel_has_rseq());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 
 	assert_int_equal(fd_start(&fd, UT_TRACER_FUNCTION), 0);
 	spawn_no_rseq = 1;
@@ -758,6 +772,42 @@ static void test_no_kernel_rseq(void **state)
 	pthread_mutex_unlock(&fd.mu);
 	for (unsigned int c = 0; c < fd.nr_cpus; c++)
 		assert_int_equal(written(fd.area, c), 0);
+
+	fd_set_write_mode(&fd, UT_CTL_WRITE_LOCKED);
+	fd_reset_rings(&fd);
+	spawn_no_rseq = 1;
+	assert_int_equal(run(threads, 1, out, sizeof(out)), 0);
+	assert_int_equal(sscanf(out, "leaf %lx pid %d rseq %u", &leaf, &pid, &size), 3);
+	assert_int_equal(size, 0);
+	fd_drain(&fd);
+	assert_int_equal(fd_count(&fd, 0, leaf + 5, NULL), 2 * 2 * 500);
+
+	fd_reset_rings(&fd);
+	assert_int_equal(run(printk, 1, out, sizeof(out)), 0);
+	assert_int_equal(sscanf(out, "leaf %lx", &leaf), 1);
+	fd_drain(&fd);
+	assert_int_equal(fd_count(&fd, 0, leaf + 5, NULL), 10);
+	pthread_mutex_lock(&fd.mu);
+	assert_int_equal(fd.nprints, 2);
+	assert_string_equal(fd.prints[0], "hello 42 from printk\n");
+	assert_int_equal(fd.bad, 0);
+	pthread_mutex_unlock(&fd.mu);
+
+	fd_reset_rings(&fd);
+	assert_int_equal(fd_publish(&fd, UT_TRACER_FUNCTION, UT_CTL_OPT_FUNC_STACK_TRACE), 0);
+	assert_int_equal(run(calls, 1, out, sizeof(out)), 0);
+	assert_int_equal(sscanf(out, "leaf %lx parent %lx", &leaf, &parent), 2);
+	spawn_no_rseq = 0;
+	fd_drain(&fd);
+	assert_int_equal(fd_count(&fd, 0, leaf + 5, NULL), 10);
+	pthread_mutex_lock(&fd.mu);
+	assert_true(fd.stacks >= 12);
+	assert_int_equal(fd.bad, 0);
+	pthread_mutex_unlock(&fd.mu);
+	for (unsigned int c = 0; c < fd.nr_cpus; c++) {
+		assert_int_equal(ut_rb_cpu(fd.area, c)->dropped, 0);
+		assert_int_equal(ut_rb_cpu(fd.area, c)->lock, 0); /* every writer let go */
+	}
 	fd_stop(&fd);
 }
 

@@ -22,7 +22,9 @@
  *
  * The rseq area is ut_thr.rseq, chosen once per thread by the slow path of its
  * first event (rseq.c: glibc's, or one the runtime registered).  NULL (the kernel
- * has no rseq) means nothing is written: the event is counted in ut_rt_lost.
+ * has no rseq) means the event goes through a C slow path that takes the ring's
+ * lock (ut_rt_func_locked) when utracefs chose the locked write mode
+ * (ctl->write_mode), and is counted in ut_rt_lost otherwise.
  */
 
 #define RB_DATA_OFF 36864	/* UT_RB_DATA_OFF */
@@ -32,6 +34,8 @@
 #define RSEQ_SIG 0x53053053
 #define EV_HDR_FUNC 0x10020	/* len 32, type UT_EV_FUNCTION */
 #define OPT_FUNC_STACK_TRACE 1	/* UT_CTL_OPT_FUNC_STACK_TRACE */
+#define CTL_WRITE_MODE 44	/* offsetof(struct ut_ctl, write_mode) */
+#define CTL_WRITE_LOCKED 1	/* UT_CTL_WRITE_LOCKED */
 #define FRAME 72		/* bytes pushed: [rsp + FRAME] = site + 5 */
 
 	/*
@@ -245,8 +249,17 @@ ut_tramp_function:
 .Lbadcpu:
 	testl %eax, %eax			/* cpu_id < 0: rseq not registered */
 	jns .Ldone
-.Llost:
+.Llost:						/* r11: the control page */
+	cmpl $CTL_WRITE_LOCKED, CTL_WRITE_MODE(%r11)
+	je .Llocked
 	lock incq ut_rt_lost(%rip)
+	jmp .Ldone
+
+.Llocked:					/* the event (and its stack) under the ring's lock */
+	SAVE_XMM
+	leaq FRAME(%rbx), %rdi			/* &[site + 5, parent] */
+	call ut_rt_func_locked
+	RESTORE_XMM
 	jmp .Ldone
 
 .Lstack:
