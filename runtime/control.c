@@ -102,6 +102,22 @@ void ut_send_maps(void)
 	ut_send(&m, sizeof(m));
 }
 
+/*
+ * Keep the socket away from the descriptors a program uses by number: a program
+ * started with stdout closed would otherwise print into it.
+ */
+static int fd_out_of_the_way(int fd)
+{
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+
+	if (high < 0)
+		high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (high < 0)
+		return fd;
+	close(fd);
+	return high;
+}
+
 static int connect_daemon(void)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -113,6 +129,7 @@ static int connect_daemon(void)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	fd = fd_out_of_the_way(fd);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {

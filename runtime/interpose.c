@@ -146,6 +146,8 @@ UT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 		w = *act;
 		w.sa_sigaction = wrap_handler;
 		w.sa_flags |= SA_SIGINFO;
+		/* the handler may run traced code while a site is an int3: keep SIGTRAP open */
+		sigdelset(&w.sa_mask, SIGTRAP);
 		ret = ut_real_sigaction(sig, &w, &k);
 	}
 	if (ret == 0 && old)

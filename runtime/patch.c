@@ -99,7 +99,11 @@ int ut_patch_init(void)
 
 	sync_core_ok = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
 			       0, 0) == 0;
-	sigemptyset(&sa.sa_mask);
+	/*
+	 * Nothing may interrupt the handler: a signal handler run inside it would
+	 * meet our int3 with SIGTRAP blocked, and the kernel kills the process then.
+	 */
+	sigfillset(&sa.sa_mask);
 	return ut_real_sigaction(SIGTRAP, &sa, &chained) ? -errno : 0;
 }
 

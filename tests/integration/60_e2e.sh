@@ -53,6 +53,26 @@ n=$(grep -c "^ *e2e_calls-[0-9]* .* work <-outer\$" "$T/trace")
 expect_eq "after the switches every call is traced (2 threads x 5000)" 10000 "$n"
 echo nop > "$T/current_tracer"
 
+# 3b. The same with a signal storm: handlers that run traced code, with every
+# signal blocked inside them, or with none blocked (so that they can also land
+# inside the runtime's SIGTRAP handler).  Either way no int3 may meet a blocked SIGTRAP.
+for mask in fill empty; do
+	LD_PRELOAD=$LIBUTRACE "$PROGS/e2e_sigstorm" 3 $mask > "$UT_TMP/storm.out" &
+	storm=$!
+	i=0
+	while [ $i -lt 60 ] && kill -0 $storm 2>/dev/null; do
+		echo function > "$T/current_tracer"; echo nop > "$T/current_tracer"
+		i=$((i + 1))
+	done
+	wait $storm; rc=$?
+	expect_eq "signal storm ($mask mask) survives tracer switches" "0 survived" "$rc $(cat "$UT_TMP/storm.out")"
+done
+
+# 3c. A program started with standard output closed keeps it: the runtime's
+# socket goes elsewhere.
+(LD_PRELOAD=$LIBUTRACE "$PROGS/e2e_sigstorm" 0 empty >&-); rc=$?
+expect_eq "the runtime's socket never takes descriptors 0-2" 0 "$rc"
+
 # 4. SIGKILL in the middle of heavy tracing.
 echo function > "$T/current_tracer"
 echo 1 > "$T/options/record-tgid"
