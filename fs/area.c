@@ -17,6 +17,7 @@
  * readers and pollers when something moved.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,6 +70,12 @@ static unsigned int ring_flags(void)
 	return tfs_opt(TFS_OPT_OVERWRITE) ? RB_F_OVERWRITE : 0;
 }
 
+/*
+ * The write mode, kept here: every process can write the shared control page
+ * (it holds the memfd), so utracefs never reads its own settings back from it.
+ */
+static uint32_t write_mode = UT_CTL_WRITE_RSEQ;
+
 static void set_enabled(unsigned int cpu, uint32_t on)
 {
 	__atomic_store_n(&ut_rb_cpu(tfs.area, cpu)->enabled, on, __ATOMIC_SEQ_CST);
@@ -79,7 +86,7 @@ void tfs_cpu_barrier(unsigned int cpu)
 	cpu_set_t old, one;
 
 	/* locked mode: a writer holds the lock from its read of enabled to its commit */
-	if (tfs.ctl && tfs.ctl->write_mode == UT_CTL_WRITE_LOCKED) {
+	if (write_mode == UT_CTL_WRITE_LOCKED) {
 		if (ut_rb_lock(tfs.area, cpu) == 0)
 			ut_rb_unlock(tfs.area, cpu);
 		return;
@@ -112,11 +119,15 @@ int tfs_area_init(unsigned int nr_cpus)
 
 	if (!nr_cpus || nr_cpus > UT_RB_MAX_CPUS)
 		return -EINVAL;
-	fd = memfd_create("utrace", MFD_CLOEXEC);
+	fd = memfd_create("utrace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	/* the file is sparse: only the pages the rings use get memory */
-	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)size)) {
+	/*
+	 * The file is sparse: only the pages the rings use get memory.  Its size is
+	 * sealed: a process that shrank it would make utracefs fault on its own map.
+	 */
+	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)size) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
 		int err = -errno;
 
 		close(fd);
@@ -142,7 +153,8 @@ int tfs_area_init(unsigned int nr_cpus)
 	tfs.ctl->area_size = size;
 	tfs.ctl->ftrace_enabled = 1;
 	/* no rseq in this kernel (ENOSYS): every writer takes the rings' locks */
-	tfs.ctl->write_mode = ut_rb_kernel_has_rseq() ? UT_CTL_WRITE_RSEQ : UT_CTL_WRITE_LOCKED;
+	write_mode = ut_rb_kernel_has_rseq() ? UT_CTL_WRITE_RSEQ : UT_CTL_WRITE_LOCKED;
+	tfs.ctl->write_mode = write_mode;
 	tfs_unlock();
 
 	pthread_mutex_lock(&area_lock);
@@ -339,7 +351,7 @@ void tfs_kicker_stop(void)
 /* Write ev on the current CPU's ring with the writer of the area's write mode. */
 int tfs_ring_write(struct ut_ev *ev)
 {
-	if (tfs.ctl->write_mode == UT_CTL_WRITE_LOCKED)
+	if (write_mode == UT_CTL_WRITE_LOCKED)
 		return ut_rb_write_locked(tfs.area, tfs.nr_cpus, ev);
 	return ut_rb_write(tfs.area, tfs.nr_cpus, ev);
 }

@@ -458,8 +458,8 @@ int tfs_fuse_loop(struct fuse *f)
 
 	if (!cfg)
 		return -ENOMEM;
-	/* each blocked trace_pipe reader holds a thread */
-	fuse_loop_cfg_set_max_threads(cfg, 64);
+	/* every blocked trace_pipe reader holds a thread: leave room for the rest */
+	fuse_loop_cfg_set_max_threads(cfg, 1024);
 	fuse_loop_cfg_set_clone_fd(cfg, 0);
 	if (fuse_set_signal_handlers(se)) {
 		fuse_loop_cfg_destroy(cfg);

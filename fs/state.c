@@ -141,8 +141,15 @@ int tfs_apply(void)
 		return 0;
 	}
 	tfs_publish_opts_locked(&r);
-	/* release: a process that sees the new gen sees the fields written above */
-	gen = __atomic_add_fetch(&tfs.ctl->gen, 1, __ATOMIC_RELEASE);
+	/*
+	 * The generation is counted here, not read back from the shared page that
+	 * any process could scribble on.  Release: a process that sees the new gen
+	 * sees the fields written above.
+	 */
+	static uint32_t last_gen;
+
+	gen = ++last_gen;
+	__atomic_store_n(&tfs.ctl->gen, gen, __ATOMIC_RELEASE);
 	tfs_unlock();
 
 	syscall(SYS_futex, &tfs.ctl->gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);

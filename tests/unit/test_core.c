@@ -5,6 +5,7 @@
  * waiting in tfs_apply, tracer switching and the saved_cmdlines table.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pwd.h>
@@ -130,6 +131,36 @@ static void test_kpages(void **state)
 		assert_true((uint64_t)(p - 2) * UT_RB_PAGE_DATA <
 			    (uint64_t)k * UT_KERNEL_PAGE_DATA);
 	}
+}
+
+/*
+ * What a hostile process can do with the memfd it is given must not hurt utracefs:
+ * the size is sealed, and settings scribbled into the control page are not read back.
+ */
+static void test_area_hostile(void **state)
+{
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, 0);
+	struct timespec t0, t1;
+	uint32_t gen = tfs.ctl->gen;
+
+	assert_true(fcntl(tfs.area_fd, F_GET_SEALS) & F_SEAL_SHRINK);
+	assert_int_equal(ftruncate(tfs.area_fd, 0), -1);
+	assert_int_equal(errno, EPERM);
+
+	/* a "locked" write mode and a live lock holder: the barrier must not wait on it */
+	tfs.ctl->write_mode = UT_CTL_WRITE_LOCKED;
+	__atomic_store_n(&rc->lock, (uint32_t)getpid(), __ATOMIC_SEQ_CST);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tfs_ring_reset(0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 1);
+	__atomic_store_n(&rc->lock, 0, __ATOMIC_SEQ_CST);
+	tfs.ctl->write_mode = UT_CTL_WRITE_RSEQ;
+
+	/* a scribbled generation does not steer the next one */
+	tfs.ctl->gen = 12345;
+	assert_int_equal(tfs_apply(), 0);
+	assert_int_equal(tfs.ctl->gen, gen + 1);
 }
 
 static void test_area_layout(void **state)
@@ -740,6 +771,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_ulong),
 	    cmocka_unit_test(test_strip),
 	    cmocka_unit_test(test_kpages),
+	    cmocka_unit_test(test_area_hostile),
 	    cmocka_unit_test(test_area_layout),
 	    cmocka_unit_test(test_ring_reset_resize),
 	    cmocka_unit_test(test_overwrite_switch),
