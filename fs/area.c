@@ -102,12 +102,26 @@ void tfs_cpu_barrier(unsigned int cpu)
 	}
 }
 
+/*
+ * Give back the memory of the pages past the ring's end: after a shrink or
+ * free_buffer, or pages a misbehaving process touched beyond the ring.
+ */
+static void ring_release_tail(unsigned int cpu, unsigned int nr_pages)
+{
+	off_t start = (off_t)((char *)ut_rb_page(tfs.area, cpu, nr_pages) - (char *)tfs.area);
+	off_t len = (off_t)(UT_RB_MAX_PAGES - nr_pages) * UT_RB_PAGE_SIZE;
+
+	if (nr_pages < UT_RB_MAX_PAGES)
+		fallocate(tfs.area_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, start, len);
+}
+
 /* Reset one CPU with the given page count; area_lock held. */
 static void ring_reset_locked(unsigned int cpu, unsigned int nr_pages)
 {
 	set_enabled(cpu, 0);
 	tfs_cpu_barrier(cpu);
 	ut_rb_reset_cpu(tfs.area, cpu, nr_pages, ring_flags());
+	ring_release_tail(cpu, nr_pages);
 	set_enabled(cpu, cpu_in_mask(cpu));
 }
 

@@ -12,6 +12,7 @@
  * the forking thread's rseq registration), registers as a new process on a new
  * connection and restarts the control thread.  exec: the socket is CLOEXEC.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <pthread.h>
@@ -24,6 +25,46 @@ volatile uint32_t ut_rt_off;
 volatile uint64_t ut_rt_lost;
 pthread_mutex_t ut_rt_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 __thread struct ut_thread ut_thr __attribute__((tls_model("initial-exec")));
+/* fxsave until ut_init knows better: right on every x86_64 CPU, just not enough with AVX */
+uint64_t ut_rt_xsave_size = 512;
+uint32_t ut_rt_xsave_mode = UT_XSAVE_FX;
+uint32_t ut_rt_xsave_mask;
+
+/*
+ * The vector state the trampoline's slow paths save (tramp.S SAVE_XMM): SSE, AVX,
+ * MPX bounds and AVX-512 (XCR0 bits 1-3, 5-7), never AMX tiles (no argument lives
+ * there, and 8 KiB more stack per call).  The compacted form (xsavec) holds only
+ * those components, each 64-byte aligned when cpuid says so.
+ */
+static void xsave_init(void)
+{
+	unsigned int a, b, c, d, lo, hi, size, mask;
+	int compact;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_XSAVE) || !(c & bit_OSXSAVE) ||
+	    __get_cpuid_max(0, NULL) < 0xd)
+		return;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	mask = lo & 0xee;
+	__cpuid_count(0xd, 1, a, b, c, d);
+	compact = a & 2; /* XSAVEC */
+	size = 576;	 /* legacy area + header */
+	for (unsigned int i = 2; i < 8; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		__cpuid_count(0xd, i, a, b, c, d);
+		if (!compact) {
+			size = b + a > size ? b + a : size;
+			continue;
+		}
+		if (c & 2)
+			size = (size + 63) & ~63u;
+		size += a;
+	}
+	ut_rt_xsave_mask = mask;
+	ut_rt_xsave_size = (size + 63) & ~63u;
+	ut_rt_xsave_mode = compact ? UT_XSAVE_C : UT_XSAVE;
+}
 
 static void fork_prepare(void)
 {
@@ -50,6 +91,7 @@ __attribute__((constructor)) static void ut_init(void)
 	int saved = errno;
 	void *bt[2];
 
+	xsave_init();
 	if (ut_sites_init() || ut_patch_init())
 		goto out;
 	backtrace(bt, 2); /* loads the unwinder now, not inside a traced function */

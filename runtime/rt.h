@@ -53,6 +53,12 @@ extern volatile uint32_t ut_rt_off;	  /* tracing_off() was called in this proces
 extern volatile uint64_t ut_rt_lost;	  /* events not written: no rseq area (rseq.c) */
 						  /* and no lock (api.c write_ev) */
 
+/* How tramp.S saves the vector registers around C calls (computed from cpuid). */
+enum { UT_XSAVE_FX = 0, UT_XSAVE = 1, UT_XSAVE_C = 2 };
+extern uint64_t ut_rt_xsave_size; /* bytes of the save area */
+extern uint32_t ut_rt_xsave_mode; /* UT_XSAVE_*: fxsave, xsave or xsavec */
+extern uint32_t ut_rt_xsave_mask; /* XCR0 components saved (edx:eax = 0:mask) */
+
 /* One lock for sites, objects, patching and the connection (never on the hot path). */
 extern pthread_mutex_t ut_rt_lock;
 
@@ -80,7 +86,8 @@ struct ut_obj {
 	uintptr_t text_lo, text_hi; /* the executable PT_LOAD segments' span */
 	uintptr_t stub;		    /* stub page, 0 if none could be placed near */
 	uint32_t first, nr;	    /* its sites: ut_sites[first .. first + nr), sorted */
-	uint32_t dead;		    /* unloaded (dlclose): never touched again */
+	uint32_t cap;		    /* ut_sites[first .. first + cap) is this slot's range */
+	uint32_t dead;		    /* unloaded (dlclose): its slot is for the next new one */
 	uint32_t skipped;	    /* entries that were not patchable NOPs */
 	char name[256];
 };
@@ -112,6 +119,9 @@ enum ut_site_state ut_patch_current_want(void);
 /* ---- stubs (stubs.c) ------------------------------------------------------------- */
 
 uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi);
+/* The stub can be called from every byte of [lo, hi) (a new object in a dead one's slot). */
+int ut_stub_reaches(uintptr_t stub, uintptr_t lo, uintptr_t hi);
+void ut_stub_free(uintptr_t stub);
 void ut_tramp_function(void); /* tramp.S */
 
 /* ---- control (control.c) --------------------------------------------------------- */

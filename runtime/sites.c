@@ -12,7 +12,9 @@
  * Objects and sites live in arrays that never move (the objects in .bss, the
  * sites in one reserved mapping), so that the SIGTRAP handler can search them at
  * any moment without a lock: entries are filled before the counts that publish
- * them are increased.  An object's sites are sorted by address.
+ * them are increased.  An object's sites are sorted by address.  The slot, range
+ * of sites and stub of an object that dlclose unloaded go to the next new object
+ * (add_obj), published the same way: filled while marked dead, then made live.
  */
 #include <elf.h>
 #include <errno.h>
@@ -183,18 +185,73 @@ static int known(uintptr_t base, const char *name)
 	return 0;
 }
 
+/*
+ * The slot for an object of nr sites: a dead object's (dlclose), preferably one
+ * whose range of sites is large enough to take the new ones, else a new slot.
+ */
+static uint32_t pick_slot(uint32_t nr)
+{
+	uint32_t any = UT_MAX_OBJS;
+
+	for (uint32_t i = 0; i < ut_nr_objs; i++) {
+		if (!ut_objs[i].dead)
+			continue;
+		if (ut_objs[i].cap >= nr)
+			return i;
+		if (any == UT_MAX_OBJS)
+			any = i;
+	}
+	return any < UT_MAX_OBJS ? any : ut_nr_objs;
+}
+
+/*
+ * Publish n, whose sites are at the end of ut_sites (not yet counted).  A dead
+ * object's slot is reused with its range of sites when they fit (else that range
+ * is given up and n's stay at the end) and its stub when it is within reach, so
+ * that dlopen/dlclose cycles of the same objects do not run out of anything.
+ * The slot stays dead (the SIGTRAP handler skips it) until n is complete in it.
+ */
+static void add_obj(struct ut_obj *n)
+{
+	uint32_t idx = pick_slot(n->nr), nobj = ut_nr_objs;
+	struct ut_obj *o = &ut_objs[idx];
+
+	if (idx >= UT_MAX_OBJS)
+		return;
+	n->cap = n->nr;
+	if (idx < nobj) {
+		if (o->cap >= n->nr) {
+			memcpy(ut_sites + o->first, ut_sites + n->first, n->nr * sizeof(*ut_sites));
+			n->first = o->first;
+			n->cap = o->cap;
+		}
+		if (o->stub && ut_stub_reaches(o->stub, n->text_lo, n->text_hi))
+			n->stub = o->stub;
+		else if (o->stub)
+			ut_stub_free(o->stub); /* its object is unmapped: nothing calls it */
+	}
+	if (!n->stub)
+		n->stub = ut_stub_alloc(n->text_lo, n->text_hi);
+	n->dead = 1;
+	*o = *n;
+	if (n->first == ut_nr_sites)
+		__atomic_store_n(&ut_nr_sites, n->first + n->nr, __ATOMIC_RELEASE);
+	__atomic_store_n(&o->dead, 0, __ATOMIC_RELEASE);
+	if (idx == nobj)
+		__atomic_store_n(&ut_nr_objs, idx + 1, __ATOMIC_RELEASE);
+}
+
 static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 {
 	int *first = data;
 	const char *name = info->dlpi_name;
-	uint32_t idx = ut_nr_objs;
-	struct ut_obj *o = &ut_objs[idx];
+	struct ut_obj n;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 
 	if (*first && (!name || !*name))
 		name = "/proc/self/exe";
 	*first = 0;
-	if (!name || !*name || known(info->dlpi_addr, name) || idx >= UT_MAX_OBJS)
+	if (!name || !*name || known(info->dlpi_addr, name))
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -209,29 +266,26 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	/* Never the runtime itself. */
 	if (lo >= hi || ((uintptr_t)ut_tramp_function >= lo && (uintptr_t)ut_tramp_function < hi))
 		return 0;
-	memset(o, 0, sizeof(*o));
-	o->base = info->dlpi_addr;
-	o->text_lo = lo;
-	o->text_hi = hi;
-	o->first = ut_nr_sites;
-	strncpy(o->name, name, sizeof(o->name) - 1);
-	if (for_each_pfe_section(name, add_section, o) <= 0 || o->nr == 0)
+	memset(&n, 0, sizeof(n));
+	n.base = info->dlpi_addr;
+	n.text_lo = lo;
+	n.text_hi = hi;
+	n.first = ut_nr_sites;
+	strncpy(n.name, name, sizeof(n.name) - 1);
+	if (for_each_pfe_section(name, add_section, &n) <= 0 || n.nr == 0)
 		return 0; /* not recorded: nothing to patch (vdso, libc, ...) */
-	sort_sites(o);
-	classify_sites(o);
-	o->stub = ut_stub_alloc(lo, hi);
-	__atomic_store_n(&ut_nr_sites, o->first + o->nr, __ATOMIC_RELEASE);
-	__atomic_store_n(&ut_nr_objs, idx + 1, __ATOMIC_RELEASE);
+	sort_sites(&n);
+	classify_sites(&n);
+	add_obj(&n);
 	return 0;
 }
 
 int ut_sites_scan(void)
 {
-	uint32_t before = ut_nr_objs;
 	int first = 1;
 
 	dl_iterate_phdr(scan_one, &first);
-	return ut_patch_new_objs(before);
+	return ut_patch_new_objs(0); /* new objects may be in old slots */
 }
 
 static int still_loaded(struct dl_phdr_info *info, size_t size, void *data)
@@ -253,7 +307,7 @@ void ut_sites_prune(void)
 	dl_iterate_phdr(still_loaded, alive);
 	for (uint32_t i = 0; i < ut_nr_objs; i++)
 		if (!alive[i])
-			ut_objs[i].dead = 1;
+			__atomic_store_n(&ut_objs[i].dead, 1, __ATOMIC_RELAXED);
 }
 
 struct ut_site *ut_site_find(uintptr_t addr, struct ut_obj **objp)
@@ -263,7 +317,8 @@ struct ut_site *ut_site_find(uintptr_t addr, struct ut_obj **objp)
 	for (uint32_t i = 0; i < nobj; i++) {
 		struct ut_obj *o = &ut_objs[i];
 
-		if (o->dead || addr < o->text_lo || addr >= o->text_hi)
+		if (__atomic_load_n(&o->dead, __ATOMIC_ACQUIRE) || addr < o->text_lo ||
+		    addr >= o->text_hi)
 			continue;
 		struct ut_site *s = ut_sites + o->first;
 		uint32_t lo = 0, hi = o->nr;

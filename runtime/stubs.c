@@ -54,6 +54,16 @@ static uintptr_t place(uintptr_t lo, uintptr_t hi)
 	return 0;
 }
 
+int ut_stub_reaches(uintptr_t stub, uintptr_t lo, uintptr_t hi)
+{
+	return hi - lo < REACH && within(stub, lo, hi);
+}
+
+void ut_stub_free(uintptr_t stub)
+{
+	munmap((void *)stub, STUB_SIZE);
+}
+
 uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 {
 	uintptr_t stub;

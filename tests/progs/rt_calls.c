@@ -23,8 +23,15 @@
  *                           until the runtime registered again, then N calls
  *   rt_calls dlopen SO N    dlopen SO, call its dso_fn() N times, dlclose, call it again
  *                           after a second dlopen; prints "dso_fn SITE"
+ *   rt_calls dlloop SO N    N cycles of dlopen SO, one dso_fn() call, dlclose; then
+ *                           dlopen, 100 calls; prints "dso_fn SITE first XX" (the
+ *                           site's first byte: e8 when it was patched)
+ *   rt_calls avx N          N calls of avx_sum(__m256d, __m256d) in main and in two
+ *                           new threads (their first event); prints "avx bad B of T"
+ *                           (results that lost the ymm upper halves), or "noavx"
  */
 #include <dlfcn.h>
+#include <immintrin.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -196,6 +203,27 @@ static int do_dlopen(const char *so, unsigned long n)
 	return 0;
 }
 
+static int do_dlloop(const char *so, unsigned long n)
+{
+	void (*fn)(unsigned long);
+	void *h;
+
+	for (unsigned long i = 0; i <= n; i++) {
+		h = dlopen(so, RTLD_NOW);
+		if (!h)
+			return 3;
+		fn = (void (*)(unsigned long))dlsym(h, "dso_fn");
+		if (!fn)
+			return 4;
+		for (unsigned long k = 0; k < (i < n ? 1 : 100); k++)
+			fn(k);
+		if (i == n)
+			printf("dso_fn %p first %02x\n", (void *)site_of(fn), *site_of(fn));
+		dlclose(h);
+	}
+	return 0;
+}
+
 static int do_rename(unsigned long n)
 {
 	caller(n);
@@ -242,6 +270,52 @@ static int do_threads(int nthreads, unsigned long n)
 			pthread_join(th[i], NULL);
 	}
 	printf("leaf %p pid %d rseq %u\n", (void *)site_of(leaf), (int)getpid(), __rseq_size);
+	return 0;
+}
+
+/* Its arguments arrive in ymm0 and ymm1: the trampoline must keep all 256 bits. */
+__attribute__((noinline, target("avx"))) double avx_sum(__m256d a, __m256d b)
+{
+	double r[4];
+
+	_mm256_storeu_pd(r, _mm256_add_pd(a, b));
+	return r[0] + r[1] + r[2] + r[3];
+}
+
+static unsigned long avx_n;
+
+__attribute__((target("avx"))) static void *avx_thread(void *arg)
+{
+	uintptr_t bad = 0;
+
+	for (unsigned long i = 0; i < avx_n; i++) {
+		double x = (double)i;
+		__m256d a = _mm256_set_pd(x, 3, 2, 1), b = _mm256_set_pd(40, 30 * x, 20, 10);
+
+		if (avx_sum(a, b) != 76 + 31 * x) /* elements 2 and 3: the upper halves */
+			bad++;
+	}
+	return (void *)bad;
+}
+
+static int do_avx(unsigned long n)
+{
+	uintptr_t bad;
+	pthread_t th[2];
+	void *r;
+
+	if (!__builtin_cpu_supports("avx")) {
+		printf("noavx\n");
+		return 0;
+	}
+	avx_n = n;
+	bad = (uintptr_t)avx_thread(NULL);
+	for (int i = 0; i < 2; i++) {
+		pthread_create(&th[i], NULL, avx_thread, NULL);
+		pthread_join(th[i], &r);
+		bad += (uintptr_t)r;
+	}
+	printf("avx bad %lu of %lu\n", (unsigned long)bad, 3 * n);
 	return 0;
 }
 
@@ -295,6 +369,8 @@ int main(int argc, char **argv)
 		return do_stress((int)n, argv[3]);
 	if (!strcmp(mode, "dlopen") && argc > 3)
 		return do_dlopen(argv[2], strtoul(argv[3], NULL, 0));
+	if (!strcmp(mode, "dlloop") && argc > 3)
+		return do_dlloop(argv[2], strtoul(argv[3], NULL, 0));
 	if (!strcmp(mode, "rename"))
 		return do_rename(n);
 	if (!strcmp(mode, "closefds"))
@@ -303,7 +379,9 @@ int main(int argc, char **argv)
 		return do_bench(n);
 	if (!strcmp(mode, "signal"))
 		return do_signal(n);
+	if (!strcmp(mode, "avx"))
+		return do_avx(n);
 	fprintf(stderr,
-		"usage: rt_calls calls|bytes|printk|fork|spin|stress|signal|bench|dlopen ...\n");
+		"usage: rt_calls calls|bytes|printk|fork|spin|stress|signal|bench|dlopen|dlloop|avx ...\n");
 	return 2;
 }

@@ -7,6 +7,7 @@
  *  - function tracer: exactly N events with the right ip (site + 5) and parent;
  *    nop tracer: none;
  *  - trace_printk/trace_puts text round trip; tracing_off() stops this process;
+ *  - ymm arguments survive the trampoline's C slow paths;
  *  - fork: the child registers as a new process, its events carry its tid;
  *  - signal handler and blocked signals give the 'h' and 'd' context flags;
  *  - stress: threads call instrumented functions while the tracer switches
@@ -14,6 +15,7 @@
  *    are NOPs at the end;
  *  - SIGKILL in the middle of heavy tracing leaves the rings consistent;
  *  - the daemon going away unpatches, and a daemon coming back is attached to;
+ *  - dlopen: the object is patched at once, also after 1500 dlopen/dlclose cycles;
  *  - the same program linked with -lutrace instead of preloaded;
  *  - glibc without rseq (GLIBC_TUNABLES=glibc.pthread.rseq=0): the runtime registers
  *    its own area per thread and traces exactly as with glibc's; a kernel without rseq
@@ -216,6 +218,35 @@ static void test_stack_trace(void **state)
 	fd_drain(&fd);
 	assert_int_equal(fd.stack_matches, 1);
 	fd_stop(&fd);
+}
+
+/*
+ * ymm arguments survive the C slow paths (func_stack_trace on every call, a
+ * thread's first event) even when those run glibc's AVX2 functions, which end with
+ * vzeroupper: the tunable hides AVX-512 so that glibc picks those variants.
+ */
+static void test_avx_args(void **state)
+{
+	const char *avx[] = {prog, "avx", "200", NULL};
+	char out[512];
+	unsigned long bad, total;
+
+	assert_int_equal(fd_start(&fd, UT_TRACER_FUNCTION), 0);
+	assert_int_equal(fd_publish(&fd, UT_TRACER_FUNCTION, UT_CTL_OPT_FUNC_STACK_TRACE), 0);
+	setenv("GLIBC_TUNABLES",
+	       "glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ", 1);
+	assert_int_equal(run(avx, 1, out, sizeof(out)), 0);
+	unsetenv("GLIBC_TUNABLES");
+	fd_drain(&fd);
+	pthread_mutex_lock(&fd.mu);
+	assert_true(fd.stacks >= 600); /* the slow path did run for every call */
+	pthread_mutex_unlock(&fd.mu);
+	fd_stop(&fd);
+	if (!strcmp(out, "noavx\n"))
+		skip();
+	assert_int_equal(sscanf(out, "avx bad %lu of %lu", &bad, &total), 2);
+	assert_int_equal(total, 600);
+	assert_int_equal(bad, 0);
 }
 
 /*
@@ -554,17 +585,14 @@ static void test_closed_socket(void **state)
 	fd_stop(&fd);
 }
 
-/* Sites of an object loaded with dlopen() are patched before dlopen() returns. */
-static void test_dlopen(void **state)
+/* Build fd.dir/dso.so, an instrumented dso_fn(); 0 or -1 (no compiler). */
+static int build_dso(char *src, char *so, size_t size)
 {
-	char src[PATH_MAX], so[PATH_MAX], cmd[3 * PATH_MAX], out[512];
-	const char *argv[] = {prog, "dlopen", so, "77", NULL};
-	unsigned long site;
+	char cmd[3 * PATH_MAX];
 	FILE *f;
 
-	assert_int_equal(fd_start(&fd, UT_TRACER_FUNCTION), 0);
-	snprintf(src, sizeof(src), "%s/dso.c", fd.dir);
-	snprintf(so, sizeof(so), "%s/dso.so", fd.dir);
+	snprintf(src, size, "%s/dso.c", fd.dir);
+	snprintf(so, size, "%s/dso.so", fd.dir);
 	f = fopen(src, "w");
 	assert_non_null(f);
 	fputs("volatile unsigned long dso_sink;\n"
@@ -573,7 +601,18 @@ static void test_dlopen(void **state)
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "cc -O2 -shared -fPIC -fpatchable-function-entry=5 -o %s %s", so,
 		 src);
-	if (system(cmd) != 0) {
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Sites of an object loaded with dlopen() are patched before dlopen() returns. */
+static void test_dlopen(void **state)
+{
+	char src[PATH_MAX], so[PATH_MAX], out[512];
+	const char *argv[] = {prog, "dlopen", so, "77", NULL};
+	unsigned long site;
+
+	assert_int_equal(fd_start(&fd, UT_TRACER_FUNCTION), 0);
+	if (build_dso(src, so, sizeof(src))) {
 		fd_stop(&fd);
 		skip();
 	}
@@ -584,6 +623,29 @@ static void test_dlopen(void **state)
 	pthread_mutex_lock(&fd.mu);
 	assert_true(fd.maps_msgs >= 2); /* dlopen and dlclose */
 	pthread_mutex_unlock(&fd.mu);
+	unlink(src);
+	unlink(so);
+	fd_stop(&fd);
+}
+
+/* More dlopen/dlclose cycles than object slots: unloaded objects give theirs back. */
+static void test_dlopen_loop(void **state)
+{
+	char src[PATH_MAX], so[PATH_MAX], out[512];
+	const char *argv[] = {prog, "dlloop", so, "1500", NULL};
+	unsigned long site;
+	unsigned int first;
+
+	assert_int_equal(fd_start(&fd, UT_TRACER_FUNCTION), 0);
+	if (build_dso(src, so, sizeof(src))) {
+		fd_stop(&fd);
+		skip();
+	}
+	assert_int_equal(run(argv, 1, out, sizeof(out)), 0);
+	assert_int_equal(sscanf(out, "dso_fn %lx first %x", &site, &first), 2);
+	assert_int_equal(first, 0xe8); /* the last load was patched */
+	fd_drain(&fd);
+	assert_true(fd_count(&fd, 0, site + 5, NULL) >= 100); /* and traced */
 	unlink(src);
 	unlink(so);
 	fd_stop(&fd);
@@ -833,6 +895,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_no_daemon),
 	    cmocka_unit_test(test_function_events),
 	    cmocka_unit_test(test_stack_trace),
+	    cmocka_unit_test(test_avx_args),
 	    cmocka_unit_test(test_tramp_matches_reference),
 	    cmocka_unit_test(test_printk_tracing_off),
 	    cmocka_unit_test(test_fork),
@@ -843,6 +906,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_rename),
 	    cmocka_unit_test(test_closed_socket),
 	    cmocka_unit_test(test_dlopen),
+	    cmocka_unit_test(test_dlopen_loop),
 	    cmocka_unit_test(test_compilers),
 	    cmocka_unit_test(test_linked),
 	    cmocka_unit_test(test_no_glibc_rseq),

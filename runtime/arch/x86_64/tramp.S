@@ -15,10 +15,11 @@
  * inside the sequence so that it is monotonic per CPU.
  *
  * Registers: at a function's entry the arguments (rdi rsi rdx rcx r8 r9), rax (al:
- * vector registers of a varargs call), r10 (static chain) and xmm0-7 may be live;
- * r11 is not.  The fast path uses no xmm register and saves the eight general
- * ones it touches plus rbx.  The slow paths (a thread's first event, the stack
- * trace of func_stack_trace) call C and save xmm0-7 as well.
+ * vector registers of a varargs call), r10 (static chain) and xmm0-7 (ymm0-7,
+ * zmm0-7 under AVX) may be live; r11 is not.  The fast path uses no vector
+ * register and saves the eight general ones it touches plus rbx.  The slow paths
+ * (a thread's first event, the stack trace of func_stack_trace, the locked
+ * writer) call C and save the whole vector state as well (SAVE_XMM).
  *
  * The rseq area is ut_thr.rseq, chosen once per thread by the slow path of its
  * first event (rseq.c: glibc's, or one the runtime registered).  NULL (the kernel
@@ -42,31 +43,55 @@
 	 * For calls into C: the traced function's entry need not be 16-byte aligned
 	 * (GCC's -fipa-stack-alignment drops the alignment of calls to functions that
 	 * do not need it), so align the stack explicitly; rbx (saved) keeps the old rsp.
+	 *
+	 * The argument registers may be ymm/zmm (functions built with -mavx), and C code
+	 * on the slow paths (glibc's AVX2 string functions end with vzeroupper) clobbers
+	 * their upper halves: save the whole vector state with xsavec/xsave, as the
+	 * dynamic linker's lazy-binding trampolines do, into a 64-byte aligned area whose
+	 * size and component mask init.c computed from cpuid leaf 0xd (ut_rt_xsave_*).
+	 * Without XSAVE there are no ymm registers and fxsave keeps xmm0-15.
+	 * rax and rdx are free here (saved in the frame); RESTORE_XMM keeps rax (the
+	 * C function's result) in r11, which every caller reloads before using.
 	 */
 	.macro SAVE_XMM
 	movq %rsp, %rbx
 	.cfi_def_cfa_register %rbx
-	andq $-16, %rsp
-	subq $128, %rsp
-	movdqa %xmm0, 0(%rsp)
-	movdqa %xmm1, 16(%rsp)
-	movdqa %xmm2, 32(%rsp)
-	movdqa %xmm3, 48(%rsp)
-	movdqa %xmm4, 64(%rsp)
-	movdqa %xmm5, 80(%rsp)
-	movdqa %xmm6, 96(%rsp)
-	movdqa %xmm7, 112(%rsp)
+	subq ut_rt_xsave_size(%rip), %rsp
+	andq $-64, %rsp
+	movl ut_rt_xsave_mode(%rip), %eax
+	testl %eax, %eax
+	jz 8f
+	xorl %edx, %edx			/* the header: xrstor faults on reserved bits */
+	movq %rdx, 512(%rsp)			/* that xsave leaves as they were */
+	movq %rdx, 520(%rsp)
+	movq %rdx, 528(%rsp)
+	movq %rdx, 536(%rsp)
+	movq %rdx, 544(%rsp)
+	movq %rdx, 552(%rsp)
+	movq %rdx, 560(%rsp)
+	movq %rdx, 568(%rsp)
+	cmpl $2, %eax
+	movl ut_rt_xsave_mask(%rip), %eax
+	je 7f
+	xsave (%rsp)
+	jmp 9f
+7:	xsavec (%rsp)
+	jmp 9f
+8:	fxsave (%rsp)
+9:
 	.endm
 
 	.macro RESTORE_XMM
-	movdqa 0(%rsp), %xmm0
-	movdqa 16(%rsp), %xmm1
-	movdqa 32(%rsp), %xmm2
-	movdqa 48(%rsp), %xmm3
-	movdqa 64(%rsp), %xmm4
-	movdqa 80(%rsp), %xmm5
-	movdqa 96(%rsp), %xmm6
-	movdqa 112(%rsp), %xmm7
+	movq %rax, %r11
+	movl ut_rt_xsave_mode(%rip), %eax
+	testl %eax, %eax
+	jz 8f
+	movl ut_rt_xsave_mask(%rip), %eax
+	xorl %edx, %edx
+	xrstor (%rsp)				/* either form: xsavec set XCOMP_BV bit 63 */
+	jmp 9f
+8:	fxrstor (%rsp)
+9:	movq %r11, %rax
 	movq %rbx, %rsp
 	.cfi_def_cfa_register %rsp
 	.endm
