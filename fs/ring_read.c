@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "output/output.h"
 #include "ring_read.h"
 
@@ -131,6 +132,18 @@ int tfs_rr_check_event(const void *p, unsigned int room)
 
 /* ---- pages ----------------------------------------------------------------------------- */
 
+/*
+ * The page count utracefs gave cpu's ring.  The copy in shared memory is only
+ * compared with it: a writer that changed it could make a reader walk (and copy)
+ * up to UT_RB_MAX_PAGES pages.  A resize in progress may briefly disagree too;
+ * the ring then reads as empty.
+ */
+static unsigned int rr_own_pages(unsigned int cpu)
+{
+	return tfs_kpages_to_rb_pages(__atomic_load_n(&tfs.nr_kpages[cpu], __ATOMIC_RELAXED));
+}
+
+/* Read cpu's writer state; false when there is no ring or it is corrupt. */
 static bool rr_view_read(unsigned int cpu, struct rr_view *v)
 {
 	if (!tfs.area || cpu >= tfs.nr_cpus)
@@ -143,7 +156,7 @@ static bool rr_view_read(unsigned int cpu, struct rr_view *v)
 	v->read_vpage = (unsigned int)v->rc->read_vpage & (RB_VPAGE_MOD - 1);
 	v->V = rb_wpos_vpage(v->w);
 	v->slot = rb_wpos_slot(v->w);
-	return v->nr >= 3 && v->nr <= UT_RB_MAX_PAGES && v->slot < v->nr &&
+	return v->nr == rr_own_pages(cpu) && v->slot < v->nr &&
 	       rb_wpos_off(v->w) <= UT_RB_PAGE_DATA;
 }
 
@@ -251,14 +264,35 @@ static void rr_release(const struct rr_view *v, unsigned int vp)
  */
 static int rr_first_page(const struct rr_view *v, unsigned int from, struct rr_page *pg)
 {
-	for (unsigned int vp = from;; vp = (vp + 1) & (RB_VPAGE_MOD - 1)) {
+	unsigned int vp = from;
+
+	/* from is inside the window (nr pages up to V): at most nr copies */
+	for (unsigned int i = 0; i < v->nr; i++, vp = (vp + 1) & (RB_VPAGE_MOD - 1)) {
 		int r = rr_copy_page(v, vp, pg);
 
 		if (r != RR_INVALID)
 			return r;
 		if (vp == v->V)
-			return RR_INVALID;
+			break;
 	}
+	return RR_INVALID;
+}
+
+/*
+ * The consumer is done with its page (read, bad or not numbered as expected):
+ * what was not handed out counts as bad, and the pages before the next one are
+ * released.
+ */
+static void rr_cons_next_page(struct rr_cons *cs, const struct rr_view *v)
+{
+	if (cs->pg.entries > cs->idx) {
+		cs->bad += cs->pg.entries - cs->idx;
+		cs->P += cs->pg.entries - cs->idx;
+	}
+	cs->vp = (cs->vp + 1) & (RB_VPAGE_MOD - 1);
+	cs->off = cs->idx = 0;
+	cs->loaded = false;
+	rr_release(v, cs->vp);
 }
 
 /*
@@ -267,7 +301,12 @@ static int rr_first_page(const struct rr_view *v, unsigned int from, struct rr_p
  */
 static int rr_cons_load(struct rr_cons *cs, unsigned int cpu)
 {
-	for (int tries = 0; tries < RR_RETRIES; tries++) {
+	/*
+	 * Whatever the writers put in the ring, the work is bounded: every step
+	 * either moves to a later page (at most nr of them are readable) or is
+	 * one of RR_RETRIES races; the budget is never renewed inside the loop.
+	 */
+	for (unsigned int steps = 0;; steps++) {
 		struct rr_view v;
 		unsigned int start;
 		int r;
@@ -275,6 +314,8 @@ static int rr_cons_load(struct rr_cons *cs, unsigned int cpu)
 		if (cs->loaded && cs->off < cs->pg.end && rr_page_event(&cs->pg, cs->off))
 			return 1;
 		if (!rr_view_read(cpu, &v))
+			return 0;
+		if (steps >= 2 * v.nr + RR_RETRIES)
 			return 0;
 		rr_cons_check(cs, &v);
 		start = rr_window_start(&v);
@@ -302,8 +343,13 @@ static int rr_cons_load(struct rr_cons *cs, unsigned int cpu)
 				continue;
 			}
 			if (cs->pg.hdr.base_entries + cs->idx != cs->P) {
-				/* a different page than the one we were reading: reset */
-				rr_cons_clear(cs);
+				/*
+				 * Not numbered as the pages before it: a corrupt page (a
+				 * reset is caught by rr_cons_check).  Skip it as bad and
+				 * go on with its numbering.
+				 */
+				cs->P = cs->pg.hdr.base_entries + cs->idx;
+				rr_cons_next_page(cs, &v);
 				continue;
 			}
 		}
@@ -316,18 +362,9 @@ static int rr_cons_load(struct rr_cons *cs, unsigned int cpu)
 		} else if (cs->vp == v.V) {
 			return 0;
 		}
-		/* page done (or bad): what was not handed out is counted as bad */
-		if (cs->pg.entries > cs->idx) {
-			cs->bad += cs->pg.entries - cs->idx;
-			cs->P += cs->pg.entries - cs->idx;
-		}
-		cs->vp = (cs->vp + 1) & (RB_VPAGE_MOD - 1);
-		cs->off = cs->idx = 0;
-		cs->loaded = false;
-		rr_release(&v, cs->vp);
-		tries = 0;
+		/* page done (or bad) */
+		rr_cons_next_page(cs, &v);
 	}
-	return 0;
 }
 
 static const struct ut_ev *rr_cons_peek(struct rr_cons *cs)

@@ -130,3 +130,19 @@ expect_eq "size reads back after resizing" 1410 "$(cat "$T/buffer_size_kb")"
 timeout 10 cat "$T/trace" > /dev/null && pass "trace readable after resizing" ||
 	fail "trace readable after resizing"
 echo nop > "$T/current_tracer"
+
+# 8. Shrinking the buffer gives the memory back (blocks of utracefs's memfd).
+area_kb() {
+	for f in /proc/$UT_FS_PID/fd/*; do
+		case "$(readlink "$f")" in /memfd:utrace*) echo $(($(stat -L -c '%b * %B' "$f") / 1024)); return ;; esac
+	done
+}
+echo 20000 > "$T/buffer_size_kb"
+echo function > "$T/current_tracer"
+LD_PRELOAD=$LIBUTRACE "$P" -t 2 -n 400000 > /dev/null
+big=$(area_kb)
+echo 100 > "$T/buffer_size_kb"
+small=$(area_kb)
+[ "$big" -gt 20000 ] && [ "$small" -lt 2000 ] && pass "shrinking the buffer frees its memory" ||
+	fail "shrinking the buffer frees its memory" "area used ${big} KB full, ${small} KB after the shrink"
+echo nop > "$T/current_tracer"
