@@ -179,7 +179,7 @@ static void clock_resegment(uint64_t min_ticks)
 		uint64_t now = seg_convert(last, tsc), mult = rate(ns - base_ns, tsc - base_tsc);
 		int64_t err = (int64_t)(ns - now);
 		/* fix err over the next segment's usual length */
-		__int128 corr = ((__int128)err << 32) / (__int128)segment_ticks;
+		__int128 corr = ((__int128)err * ((__int128)1 << 32)) / (__int128)segment_ticks;
 		__int128 cap = mult / MAX_CORRECTION;
 
 		corr = corr > cap ? cap : corr < -cap ? -cap : corr;

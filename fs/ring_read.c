@@ -32,6 +32,7 @@
 #include "core.h"
 #include "output/output.h"
 #include "ring_read.h"
+#include "settings.h"
 
 #define RR_RETRIES 8
 #define RR_HALF (RB_VPAGE_MOD / 2)
@@ -545,12 +546,15 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 		memset(st, 0, sizeof(*st));
 		if (sc)
 			sc->len = 0;
-		if (!rr_view_read(cpu, &v))
-			return -EINVAL;
-		rr_cons_check(cs, &v);
-		st->dropped = __atomic_load_n(&v.rc->dropped, __ATOMIC_RELAXED);
 		st->read = cs->R;
 		st->bad = cs->bad;
+		if (!rr_view_read(cpu, &v)) {
+			/* corrupt (or being resized): nothing readable, as the kernel never fails */
+			st->oldest_tsc = cs->last_oldest;
+			return 0;
+		}
+		rr_cons_check(cs, &v);
+		st->dropped = __atomic_load_n(&v.rc->dropped, __ATOMIC_RELAXED);
 		start = rr_window_start(&v);
 		if (rr_age(&v, cs->vp) <= rr_age(&v, start))
 			start = cs->vp;
@@ -570,7 +574,9 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 				if (!first_found) {
 					first_found = true;
 					first = pg.hdr.base_entries + idx;
-					st->oldest_tsc = pg.hdr.time_stamp;
+					/* a page written before the copy cannot be from the future */
+					if (pg.hdr.time_stamp <= tfs_clock_tsc())
+						st->oldest_tsc = pg.hdr.time_stamp;
 				}
 				last_base = pg.hdr.base_entries;
 				last_entries = pg.entries;

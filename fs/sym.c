@@ -11,6 +11,12 @@
  * the address by binary search.  C++ names are demangled on demand
  * (__cxa_demangle, libstdc++) and cached.
  *
+ * The paths come from /proc/PID/maps, i.e. from the traced process: a file is
+ * opened without blocking or following a last symbolic link and used only when it
+ * is the regular file that is mapped (a FIFO at the path must not hang us).
+ * Both caches are bounded: past SYM_MAX_PROCS / SYM_MAX_FILES the oldest entry
+ * goes (the events of an evicted process no longer resolve).
+ *
  * Locking: sym_lock guards everything here; lookups copy the name out.
  */
 #include <errno.h>
@@ -33,6 +39,9 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 
 #define SYM_MAX_LOADS 16
 #define SYM_RETRY_NS 1000000000ull
+#define SYM_MAX_PROCS 1024
+#define SYM_MAX_FILES 512
+#define SYM_MAX_MAPS 4096 /* per process, old mappings included */
 
 struct sym {
 	uint64_t addr, size;
@@ -68,8 +77,9 @@ struct proc {
 };
 
 static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct symfile *files;
-static struct proc *procs;
+static struct symfile *files; /* newest first */
+static struct proc *procs;     /* newest first */
+static unsigned int nr_files, nr_procs;
 
 static uint64_t now_ns(void)
 {
@@ -211,31 +221,100 @@ static int load_elf(struct symfile *f, int fd)
 }
 
 /*
- * The cached file for a mapping: opened by path when it is still the same
- * file (device and inode), else through /proc/PID/map_files.
+ * Open fn without blocking (a FIFO or a device would block or misbehave) and
+ * keep it only when it is a regular file with inode ino.  -1 otherwise.
  */
+static int open_regular(const char *fn, int flags, ino_t ino)
+{
+	struct stat st;
+	int fd = open(fn, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
+
+	/* the inode tells a replaced file; overlay file systems may show another device */
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_ino != ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * The file of a mapping: /proc/PID/map_files names the mapped object itself
+ * (even when deleted or replaced; a link the kernel resolves, so it is followed),
+ * the path otherwise (map_files needs privileges).
+ */
+static int open_mapped(pid_t pid, const char *path, ino_t ino, uint64_t start, uint64_t end)
+{
+	char alt[64];
+	int fd;
+
+	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start,
+		 end);
+	fd = open_regular(alt, 0, ino);
+	if (fd < 0)
+		fd = open_regular(path, O_NOFOLLOW, ino);
+	return fd;
+}
+
+static void file_free(struct symfile *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->syms[i].demangled != f->syms[i].name)
+			free(f->syms[i].demangled);
+		free(f->syms[i].name);
+	}
+	free(f->syms);
+	free(f->path);
+	free(f);
+}
+
+static bool proc_uses(const struct proc *p, const struct symfile *f)
+{
+	for (size_t i = 0; p && i < p->n; i++)
+		if (p->maps[i].f == f)
+			return true;
+	return false;
+}
+
+/*
+ * Past SYM_MAX_FILES, drop the oldest file that keep does not use, with every
+ * mapping of it (sym_lock held).
+ */
+static void files_trim(const struct proc *keep)
+{
+	while (nr_files > SYM_MAX_FILES) {
+		struct symfile **victim = NULL, *f;
+
+		for (struct symfile **pp = &files; *pp; pp = &(*pp)->next)
+			if (!proc_uses(keep, *pp))
+				victim = pp;
+		if (!victim)
+			return;
+		f = *victim;
+		*victim = f->next;
+		for (struct proc *p = procs; p; p = p->next) {
+			size_t j = 0;
+
+			for (size_t i = 0; i < p->n; i++)
+				if (p->maps[i].f != f)
+					p->maps[j++] = p->maps[i];
+			p->n = j;
+		}
+		file_free(f);
+		nr_files--;
+	}
+}
+
+/* The cached file for a mapping (a file without symbols caches as empty). */
 static struct symfile *file_get(pid_t pid, const char *path, dev_t dev, ino_t ino,
 				uint64_t start, uint64_t end)
 {
 	struct symfile *f;
-	struct stat st;
-	char alt[64];
 	int fd;
 
 	for (f = files; f; f = f->next)
 		if (f->dev == dev && f->ino == ino && !strcmp(f->path, path))
 			return f;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	/* the inode tells a replaced file; overlay file systems may show another device */
-	if (fd >= 0 && (fstat(fd, &st) || st.st_ino != ino)) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0) {
-		snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
-			 start, end);
-		fd = open(alt, O_RDONLY | O_CLOEXEC);
-	}
+	fd = open_mapped(pid, path, ino, start, end);
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->path = strdup(path))) {
 		free(f);
@@ -251,6 +330,7 @@ static struct symfile *file_get(pid_t pid, const char *path, dev_t dev, ino_t in
 	}
 	f->next = files;
 	files = f;
+	nr_files++;
 	return f;
 }
 
@@ -307,6 +387,8 @@ static int read_maps(pid_t pid, struct map **out, size_t *nout)
 		line[strcspn(line, "\n")] = '\0';
 		if (!parse_map_line(line, &start, &end, &off, &dev, &ino, &path))
 			continue;
+		if (n >= SYM_MAX_MAPS)
+			break;
 		if (n == cap) {
 			struct map *p = realloc(maps, (cap ? cap * 2 : 16) * sizeof(*p));
 
@@ -348,6 +430,8 @@ static void proc_set_maps(struct proc *p, struct map *maps, size_t n)
 	for (size_t i = 0; i < p->n; i++)
 		if (!overlaps(&p->maps[i], maps, n))
 			keep++;
+	if (n + keep > SYM_MAX_MAPS)
+		keep = 0; /* too many: forget the old ones */
 	all = realloc(maps, (n + keep + 1) * sizeof(*all));
 	if (!all) {
 		free(p->maps);
@@ -355,12 +439,28 @@ static void proc_set_maps(struct proc *p, struct map *maps, size_t n)
 		p->n = n;
 		return;
 	}
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n && keep; i++)
 		if (!overlaps(&p->maps[i], all, n))
 			all[n++] = p->maps[i];
 	free(p->maps);
 	p->maps = all;
 	p->n = n;
+}
+
+/* Forget the oldest process (its files stay cached). */
+static void procs_drop_oldest(void)
+{
+	struct proc **pp = &procs, *p;
+
+	if (!*pp)
+		return;
+	while ((*pp)->next)
+		pp = &(*pp)->next;
+	p = *pp;
+	*pp = NULL;
+	free(p->maps);
+	free(p);
+	nr_procs--;
 }
 
 static int load_maps_locked(pid_t pid)
@@ -377,6 +477,8 @@ static int load_maps_locked(pid_t pid)
 		p->pid = pid;
 		p->next = procs;
 		procs = p;
+		if (++nr_procs > SYM_MAX_PROCS)
+			procs_drop_oldest();
 	}
 	err = read_maps(pid, &maps, &n);
 	if (err) {
@@ -385,6 +487,7 @@ static int load_maps_locked(pid_t pid)
 	}
 	proc_set_maps(p, maps, n);
 	p->tried_ns = 0;
+	files_trim(p);
 	return 0;
 }
 

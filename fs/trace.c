@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,7 +241,13 @@ static int wait_data(struct tfs_open *o, uint64_t *seen, bool (*ready)(struct tf
 
 /* ---- trace_pipe ------------------------------------------------------------------------------ */
 
+/*
+ * The state of one open trace_pipe.  Threads reading the same open file (FUSE
+ * serves them in parallel) take `lock`; it is let go while waiting for data,
+ * as the kernel lets go of its iterator's mutex.
+ */
 struct pipe_state {
+	pthread_mutex_t lock;
 	struct tfs_iter it;
 	struct tfs_buf text; /* made but not yet read */
 	size_t pos;
@@ -255,6 +262,7 @@ static int pipe_open(struct tfs_open *o)
 
 	if (!st)
 		return -ENOMEM;
+	pthread_mutex_init(&st->lock, NULL);
 	st->it.cpu_filter = o->cpu;
 	st->it.pipe = true;
 	st->it.lat_fmt = tfs_opt(TFS_OPT_LATENCY_FORMAT);
@@ -275,21 +283,29 @@ static int pipe_emit(struct tfs_iter *it, const struct tfs_event *e, void *arg)
 	return print_line(it, e, &st->text) < 0 ? -ENOMEM : 0;
 }
 
+/* Called without st->lock. */
 static bool pipe_ready(struct tfs_open *o)
 {
 	struct pipe_state *st = o->priv;
+	bool pending;
 
-	return st->pos < st->text.len || tfs_rr_ready(o->cpu);
+	pthread_mutex_lock(&st->lock);
+	pending = st->pos < st->text.len;
+	pthread_mutex_unlock(&st->lock);
+	return pending || tfs_rr_ready(o->cpu);
 }
 
 static ssize_t pipe_read(struct tfs_open *o, char *buf, size_t size, off_t off)
 {
 	struct pipe_state *st = o->priv;
-	size_t n;
+	ssize_t n;
 
 	if (!size)
 		return 0;
+	pthread_mutex_lock(&st->lock);
 	while (st->pos >= st->text.len) {
+		uint64_t seen = st->seen;
+		bool eof_when_off = st->read_any;
 		long got;
 		int err;
 
@@ -297,21 +313,29 @@ static ssize_t pipe_read(struct tfs_open *o, char *buf, size_t size, off_t off)
 		st->pos = 0;
 		st->want = size;
 		got = tfs_rr_consume(o->cpu, &st->it, LONG_MAX, pipe_emit, st);
-		if (got < 0)
+		if (got < 0) {
+			pthread_mutex_unlock(&st->lock);
 			return got;
+		}
 		if (st->text.len)
 			break;
-		err = wait_data(o, &st->seen, pipe_ready, st->read_any);
-		if (err)
+		pthread_mutex_unlock(&st->lock);
+		err = wait_data(o, &seen, pipe_ready, eof_when_off);
+		pthread_mutex_lock(&st->lock);
+		st->seen = seen;
+		if (err) {
+			pthread_mutex_unlock(&st->lock);
 			return err < 0 ? err : 0;
+		}
 	}
-	n = st->text.len - st->pos;
-	if (n > size)
-		n = size;
-	memcpy(buf, st->text.data + st->pos, n);
-	st->pos += n;
+	n = (ssize_t)(st->text.len - st->pos);
+	if ((size_t)n > size)
+		n = (ssize_t)size;
+	memcpy(buf, st->text.data + st->pos, (size_t)n);
+	st->pos += (size_t)n;
 	st->read_any = true;
-	return (ssize_t)n;
+	pthread_mutex_unlock(&st->lock);
+	return n;
 }
 
 static unsigned int pipe_poll(struct tfs_open *o)
@@ -325,6 +349,7 @@ static int pipe_release(struct tfs_open *o)
 
 	if (st) {
 		tfs_buf_free(&st->text);
+		pthread_mutex_destroy(&st->lock);
 		free(st);
 		o->priv = NULL;
 		tfs_lock();
@@ -343,7 +368,9 @@ const struct tfs_file_ops tfs_trace_pipe_ops = {
 
 /* ---- trace_pipe_raw ---------------------------------------------------------------------------- */
 
+/* One open trace_pipe_raw; `lock` as in struct pipe_state. */
 struct raw_state {
+	pthread_mutex_t lock;
 	struct tfs_kpage kp;
 	size_t len, pos; /* page bytes ready / already read */
 	uint64_t seen;
@@ -358,6 +385,7 @@ static int raw_open(struct tfs_open *o)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	pthread_mutex_init(&st->lock, NULL);
 	o->priv = st;
 	/* like trace_pipe, an open trace_pipe_raw keeps the tracer from changing */
 	tfs_lock();
@@ -386,11 +414,16 @@ static bool raw_build(struct tfs_open *o, struct raw_state *st)
 	return true;
 }
 
+/* Called without st->lock. */
 static bool raw_ready(struct tfs_open *o)
 {
 	struct raw_state *st = o->priv;
+	bool pending;
 
-	return st->pos < st->len || tfs_rr_ready(o->cpu);
+	pthread_mutex_lock(&st->lock);
+	pending = st->pos < st->len;
+	pthread_mutex_unlock(&st->lock);
+	return pending || tfs_rr_ready(o->cpu);
 }
 
 static ssize_t raw_read(struct tfs_open *o, char *buf, size_t size, off_t off)
@@ -400,20 +433,28 @@ static ssize_t raw_read(struct tfs_open *o, char *buf, size_t size, off_t off)
 
 	if (!size)
 		return 0;
+	pthread_mutex_lock(&st->lock);
 	while (st->pos >= st->len) {
+		uint64_t seen = st->seen;
 		int err;
 
 		if (raw_build(o, st))
 			break;
-		err = wait_data(o, &st->seen, raw_ready, false);
-		if (err)
+		pthread_mutex_unlock(&st->lock);
+		err = wait_data(o, &seen, raw_ready, false);
+		pthread_mutex_lock(&st->lock);
+		st->seen = seen;
+		if (err) {
+			pthread_mutex_unlock(&st->lock);
 			return err;
+		}
 	}
 	n = st->len - st->pos;
 	if (n > size)
 		n = size;
 	memcpy(buf, st->kp.page + st->pos, n);
 	st->pos += n;
+	pthread_mutex_unlock(&st->lock);
 	return (ssize_t)n;
 }
 
@@ -424,8 +465,11 @@ static unsigned int raw_poll(struct tfs_open *o)
 
 static int raw_release(struct tfs_open *o)
 {
-	if (o->priv) {
-		free(o->priv);
+	struct raw_state *st = o->priv;
+
+	if (st) {
+		pthread_mutex_destroy(&st->lock);
+		free(st);
 		o->priv = NULL;
 		tfs_lock();
 		tfs.trace_pipe_readers--;

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "core.h"
 #include "output/output.h"
 #include "ring_read.h"
 #include "ut_ring_write.h"
@@ -24,6 +25,16 @@
 
 static void *area;
 static size_t area_size;
+
+/* The buffer_size_kb setting (kernel pages) that gives a ring of nr pages. */
+static unsigned int kpages_for(unsigned int nr)
+{
+	for (unsigned int k = 1; k < 100000; k++)
+		if (tfs_kpages_to_rb_pages(k) == nr)
+			return k;
+	fail_msg("no buffer size gives %u pages", nr);
+	return 0;
+}
 
 static void ring_setup(unsigned int nr_cpus, unsigned int nr_pages, unsigned int flags)
 {
@@ -37,6 +48,8 @@ static void ring_setup(unsigned int nr_cpus, unsigned int nr_pages, unsigned int
 	tfs.nr_cpus = nr_cpus;
 	tfs.clock = TFS_CLOCK_X86_TSC; /* identity: ts printed as written */
 	for (unsigned int c = 0; c < nr_cpus; c++) {
+		/* the reader trusts only the page count utracefs configured */
+		tfs.nr_kpages[c] = kpages_for(nr_pages);
 		ut_rb_reset_cpu(area, c, nr_pages, flags);
 		ut_rb_cpu(area, c)->enabled = 1;
 	}

@@ -2,18 +2,24 @@
 /*
  * test_sym.c - fs/sym.c on this test's own process: functions of the
  * executable (built with -g, symbols in .symtab) and of libc (.dynsym), a C++
- * name demangled or not, unknown addresses, a thread id, and the maps of a
- * process that has exited.
+ * name demangled or not, unknown addresses, a thread id, the maps of a
+ * process that has exited, and a process that puts a FIFO where its deleted
+ * mapped file was (loading its maps must not block).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -144,12 +150,101 @@ static void test_dead_process(void **state)
 	assert_string_equal(name, "ns::foo(int)");
 }
 
+struct load_job {
+	pid_t pid;
+	int ret;
+	bool done;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static void *load_run(void *arg)
+{
+	struct load_job *j = arg;
+	int r = tfs_sym_load_maps(j->pid);
+
+	pthread_mutex_lock(&j->lock);
+	j->ret = r;
+	j->done = true;
+	pthread_cond_signal(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	return NULL;
+}
+
+/*
+ * The child maps a file, unlinks it and makes a FIFO named as /proc/PID/maps
+ * then shows the mapping ("<path> (deleted)"): opening that path would block.
+ */
+static pid_t fifo_child(const char *dir, char *lib, size_t size, char *fifo, size_t fsize)
+{
+	int ready[2], fd;
+	pid_t pid;
+	char c = 0;
+
+	snprintf(lib, size, "%s/lib.bin", dir);
+	snprintf(fifo, fsize, "%s (deleted)", lib);
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		fd = open(lib, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || write(fd, "xxxxxxxx", 8) != 8 ||
+		    mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED ||
+		    unlink(lib) || mkfifo(fifo, 0600))
+			_exit(1);
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	return pid;
+}
+
+static void test_fifo_at_deleted_path(void **state)
+{
+	static struct load_job j = {.lock = PTHREAD_MUTEX_INITIALIZER,
+				    .cond = PTHREAD_COND_INITIALIZER};
+	char dir[] = "/tmp/test_sym.XXXXXX", lib[128], fifo[160];
+	struct timespec until;
+	pthread_t t;
+	bool done;
+	int err = 0, fd;
+
+	assert_non_null(mkdtemp(dir));
+	j.pid = fifo_child(dir, lib, sizeof(lib), fifo, sizeof(fifo));
+	assert_int_equal(pthread_create(&t, NULL, load_run, &j), 0);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 3;
+	pthread_mutex_lock(&j.lock);
+	while (!j.done && err != ETIMEDOUT)
+		err = pthread_cond_timedwait(&j.cond, &j.lock, &until);
+	done = j.done;
+	pthread_mutex_unlock(&j.lock);
+	if (!done) {
+		/* blocked in open(): a writer releases it, so that the test ends */
+		fd = open(fifo, O_WRONLY | O_NONBLOCK);
+		if (fd >= 0)
+			close(fd);
+	}
+	pthread_join(t, NULL);
+	kill(j.pid, SIGKILL);
+	waitpid(j.pid, NULL, 0);
+	unlink(fifo);
+	rmdir(dir);
+	assert_true(done);
+	assert_int_equal(j.ret, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_function), cmocka_unit_test(test_libc_function),
 		cmocka_unit_test(test_demangle),     cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_thread_id),    cmocka_unit_test(test_dead_process),
+		cmocka_unit_test(test_fifo_at_deleted_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
