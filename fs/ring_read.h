@@ -68,7 +68,10 @@ struct tfs_iter {
 	struct tfs_snap *snap;
 };
 
-/* Read one CPU's statistics now.  0, or -EINVAL for a bad cpu / no area. */
+/*
+ * Read one CPU's statistics now.  0, or -EINVAL for a bad cpu / no area.  A ring
+ * whose shared state is corrupt reads as empty (only this reader's own counters).
+ */
 int tfs_rr_stats(unsigned int cpu, struct tfs_cpu_stats *st);
 
 /*
