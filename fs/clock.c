@@ -8,8 +8,11 @@
  *
  *   local global perf mono   CLOCK_MONOTONIC, in ns (the kernel's local clock
  *                            counts from boot too, so the numbers look alike)
- *   mono_raw, boot           the same plus the offset of CLOCK_MONOTONIC_RAW and
- *                            CLOCK_BOOTTIME from CLOCK_MONOTONIC taken at start
+ *   mono_raw, boot, tai      the same plus the offset of CLOCK_MONOTONIC_RAW,
+ *                            CLOCK_BOOTTIME and CLOCK_TAI from CLOCK_MONOTONIC
+ *                            taken at start (a time stamp must convert the same
+ *                            on every reading, so a later step of the wall clock
+ *                            is not followed)
  *   uptime                   ticks of 1/100 s (the kernel's jiffies shown in
  *                            USER_HZ), from the same CLOCK_MONOTONIC time
  *   x86-tsc                  the TSC itself
@@ -51,7 +54,7 @@ const char *const tfs_clock_names[TFS_CLOCK_NR] = {
 	[TFS_CLOCK_COUNTER] = "counter", [TFS_CLOCK_UPTIME] = "uptime",
 	[TFS_CLOCK_PERF] = "perf",     [TFS_CLOCK_MONO] = "mono",
 	[TFS_CLOCK_MONO_RAW] = "mono_raw", [TFS_CLOCK_BOOT] = "boot",
-	[TFS_CLOCK_X86_TSC] = "x86-tsc",
+	[TFS_CLOCK_TAI] = "tai",       [TFS_CLOCK_X86_TSC] = "x86-tsc",
 };
 
 #define NSEC_PER_SEC 1000000000ull
@@ -74,7 +77,8 @@ static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 static uint64_t base_tsc, base_ns; /* first calibration point: the long baseline */
 static uint64_t tsc_origin;	   /* counter clock's zero */
 static uint64_t segment_ticks;
-static int64_t raw_offset, boot_offset; /* MONOTONIC_RAW and BOOTTIME minus MONOTONIC */
+/* MONOTONIC_RAW, BOOTTIME and TAI minus MONOTONIC */
+static int64_t raw_offset, boot_offset, tai_offset;
 
 uint64_t tfs_clock_tsc(void)
 {
@@ -148,6 +152,7 @@ static void clock_calibrate(void)
 	sample(&t1, &n1);
 	raw_offset = offset_from_mono(CLOCK_MONOTONIC_RAW);
 	boot_offset = offset_from_mono(CLOCK_BOOTTIME);
+	tai_offset = offset_from_mono(CLOCK_TAI);
 
 	pthread_mutex_lock(&seg_lock);
 	base_tsc = t0;
@@ -234,6 +239,8 @@ uint64_t tfs_clock_ns(enum tfs_clock c, uint64_t tsc)
 		return tsc_to_mono(tsc) + (uint64_t)raw_offset;
 	case TFS_CLOCK_BOOT:
 		return tsc_to_mono(tsc) + (uint64_t)boot_offset;
+	case TFS_CLOCK_TAI:
+		return tsc_to_mono(tsc) + (uint64_t)tai_offset;
 	default:
 		return tsc_to_mono(tsc);
 	}

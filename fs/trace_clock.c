@@ -2,8 +2,8 @@
 /*
  * trace_clock.c - the trace_clock file: which clock time stamps are shown in.
  *
- * It reads as the kernel's, minus `tai` (utrace has no TAI clock):
- *   [local] global counter uptime perf mono mono_raw boot x86-tsc
+ * It reads as the kernel's:
+ *   [local] global counter uptime perf mono mono_raw boot tai x86-tsc
  * A write names one clock; like the kernel it takes at most 63 bytes, strips
  * surrounding whitespace, answers EINVAL for an unknown name, and clears the
  * buffer on every successful write, even of the clock already selected (time

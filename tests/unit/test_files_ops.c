@@ -109,7 +109,7 @@ static void test_fresh_defaults(void **state)
 	assert_string_equal(show(&tfs_saved_cmdlines_size_ops, -1, 0), "6552\n");
 	assert_string_equal(show(&tfs_cpumask_ops, -1, 0), "3\n");
 	assert_string_equal(show(&tfs_trace_clock_ops, -1, 0),
-			    "[local] global counter uptime perf mono mono_raw boot x86-tsc\n");
+			    "[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n");
 }
 
 static void test_buffer_size(void **state)
@@ -230,9 +230,11 @@ static void test_trace_clock(void **state)
 	assert_int_equal(put(&tfs_trace_clock_ops, -1, "  global \n"), 10);
 	assert_int_equal(tfs.clock, TFS_CLOCK_GLOBAL);
 	assert_int_equal(entries_now(), 0);
-	assert_int_equal(put(&tfs_trace_clock_ops, -1, "tai"), -EINVAL);
+	assert_int_equal(put(&tfs_trace_clock_ops, -1, "TAI"), -EINVAL);
 	assert_int_equal(put(&tfs_trace_clock_ops, -1, "[local]"), -EINVAL);
 	assert_int_equal(tfs.clock, TFS_CLOCK_GLOBAL);
+	assert_int_equal(put(&tfs_trace_clock_ops, -1, "tai"), 3);
+	assert_int_equal(tfs.clock, TFS_CLOCK_TAI);
 	assert_int_equal(put(&tfs_trace_clock_ops, -1, "local"), 5);
 }
 

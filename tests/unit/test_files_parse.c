@@ -227,19 +227,21 @@ static void test_clock_names(void **state)
 	struct tfs_buf b = {0};
 
 	assert_int_equal(tfs_clock_format(TFS_CLOCK_LOCAL, &b), 0);
-	assert_string_equal(b.data, "[local] global counter uptime perf mono mono_raw boot x86-tsc\n");
+	assert_string_equal(b.data, "[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n");
 	tfs_buf_reset(&b);
 	assert_int_equal(tfs_clock_format(TFS_CLOCK_X86_TSC, &b), 0);
-	assert_string_equal(b.data, "local global counter uptime perf mono mono_raw boot [x86-tsc]\n");
+	assert_string_equal(b.data, "local global counter uptime perf mono mono_raw boot tai [x86-tsc]\n");
 	tfs_buf_free(&b);
 	for (int i = 0; i < TFS_CLOCK_NR; i++)
 		assert_int_equal(tfs_clock_find(tfs_clock_names[i]), i);
-	assert_int_equal(tfs_clock_find("tai"), -1);
+	assert_int_equal(tfs_clock_find("tai"), TFS_CLOCK_TAI);
+	assert_int_equal(tfs_clock_find("TAI"), -1);
 	assert_int_equal(tfs_clock_find("[local]"), -1);
 	assert_true(tfs_clock_is_counter(TFS_CLOCK_COUNTER));
 	assert_true(tfs_clock_is_counter(TFS_CLOCK_UPTIME));
 	assert_true(tfs_clock_is_counter(TFS_CLOCK_X86_TSC));
 	assert_false(tfs_clock_is_counter(TFS_CLOCK_MONO_RAW));
+	assert_false(tfs_clock_is_counter(TFS_CLOCK_TAI));
 }
 
 static void test_clock_convert(void **state)
@@ -258,6 +260,11 @@ static void test_clock_convert(void **state)
 
 	assert_true(raw - want < 1000000 && want - raw < 1000000);
 	assert_true(tfs_clock_ns(TFS_CLOCK_BOOT, tsc) >= mono);
+	/* tai: in ns, within a second of CLOCK_TAI read around it */
+	uint64_t tai_before = now_ns(CLOCK_TAI), tai = tfs_clock_ns(TFS_CLOCK_TAI, tfs_clock_tsc());
+	uint64_t tai_after = now_ns(CLOCK_TAI);
+
+	assert_true(tai + 1000000000 >= tai_before && tai <= tai_after + 1000000000);
 	/* counter: small, ordered, stable */
 	uint64_t c1 = tfs_clock_ns(TFS_CLOCK_COUNTER, tsc);
 
