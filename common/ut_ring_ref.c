@@ -13,12 +13,12 @@ static int rb_len_ok(unsigned int len)
 	return len >= sizeof(struct ut_ev) && len <= UT_RB_PAGE_DATA && (len & 7) == 0;
 }
 
-int ut_rb_write_on_cpu(void *area, unsigned int cpu, const struct ut_ev *ev)
+static int rb_write_cpu(void *area, unsigned int cpu, const struct ut_ev *ev, int need_enabled)
 {
 	struct rb_cpu *rc = ut_rb_cpu(area, cpu);
 	unsigned int len = ev->len;
 
-	if (!rc->enabled)
+	if (need_enabled && !rc->enabled)
 		return -EAGAIN;
 	if (!rb_len_ok(len))
 		return -EINVAL;
@@ -65,6 +65,16 @@ int ut_rb_write_on_cpu(void *area, unsigned int cpu, const struct ut_ev *ev)
 	/* commit */
 	__atomic_store_n(&rc->wpos, rb_wpos_make(nvp, nslot, 1, len), __ATOMIC_RELEASE);
 	return UT_RB_OK;
+}
+
+int ut_rb_write_on_cpu(void *area, unsigned int cpu, const struct ut_ev *ev)
+{
+	return rb_write_cpu(area, cpu, ev, 1);
+}
+
+int ut_rb_write_on_cpu_disabled(void *area, unsigned int cpu, const struct ut_ev *ev)
+{
+	return rb_write_cpu(area, cpu, ev, 0);
 }
 
 void ut_rb_reset_cpu(void *area, unsigned int cpu, unsigned int nr_pages, unsigned int flags)

@@ -62,6 +62,11 @@ int ut_rb_kernel_has_rseq(void);
 
 /* The reference algorithm for one CPU; ts is taken as given in ev->ts. */
 int ut_rb_write_on_cpu(void *area, unsigned int cpu, const struct ut_ev *ev);
+/*
+ * The same, ignoring `enabled`: utracefs refilling a ring it disabled (resize),
+ * after the CPU barrier, so that no other writer can run there.
+ */
+int ut_rb_write_on_cpu_disabled(void *area, unsigned int cpu, const struct ut_ev *ev);
 
 /*
  * Reset one CPU's ring to empty with nr_pages pages and the given flags.  The

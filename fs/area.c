@@ -10,7 +10,9 @@
  * In the locked write mode (a kernel without rseq, chosen here at start) writers
  * hold the ring's lock word instead, and the barrier takes and drops that lock.  The
  * changes are serialised among themselves by area_lock; tfs.lock is not taken
- * here, so callers may hold it.
+ * here, so callers may hold it.  A resize keeps the newest events that fit, as
+ * the kernel does: it copies them out while the writers are off, resets the ring
+ * with its new size and writes them back (ring_resize_locked).
  *
  * Writers never notify anybody either: a kicker thread looks at every CPU's
  * wpos and dropped counter every TFS_KICK_MS and wakes blocked trace_pipe
@@ -20,6 +22,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -27,6 +30,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "ring_read.h"
 #include "tfs.h"
 #include "ut_ring_write.h"
 
@@ -125,6 +129,125 @@ static void ring_reset_locked(unsigned int cpu, unsigned int nr_pages)
 	set_enabled(cpu, cpu_in_mask(cpu));
 }
 
+/*
+ * What a resize keeps: copies of the newest readable pages' events (writers
+ * disabled), newest page first, and the counters that must survive.
+ */
+struct ring_keep {
+	unsigned char (*data)[UT_RB_PAGE_DATA];
+	unsigned int *end; /* committed bytes of each copied page */
+	unsigned int nr;   /* pages copied */
+	uint64_t written;  /* events ever committed on the CPU */
+	uint64_t dropped;
+};
+
+/*
+ * Copy the newest readable pages of cpu (writers disabled: nothing moves), enough
+ * to fill a ring of new_nr pages, following ut_ring.h: the window is the last
+ * nr - 1 pages (overwrite) or starts at read_vpage (no-overwrite), as the reader
+ * sees it.  Every header is checked: the walk stops at the first page that does
+ * not hold what it should (events are checked when they are written back).
+ * 0 or -ENOMEM.
+ */
+static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
+{
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	uint64_t w = rc->wpos, budget = (uint64_t)(new_nr - 1) * UT_RB_PAGE_DATA, got = 0;
+	unsigned int nr = rc->nr_pages, V = rb_wpos_vpage(w), slot = rb_wpos_slot(w), win;
+	struct rb_page *cur;
+
+	memset(k, 0, sizeof(*k));
+	k->dropped = rc->dropped;
+	if (nr < 3 || nr > UT_RB_MAX_PAGES || slot >= nr || rb_wpos_off(w) > UT_RB_PAGE_DATA)
+		return 0; /* corrupt: the ring reads as empty, and resizes so */
+	cur = ut_rb_page(tfs.area, cpu, slot);
+	if (cur->magic == UT_RB_PAGE_MAGIC && cur->vpage == V)
+		k->written = cur->base_entries + rb_wpos_entries(w);
+	win = nr - 1;
+	if (!(rc->flags & RB_F_OVERWRITE) && rb_vpage_sub(V, (unsigned int)rc->read_vpage) < nr)
+		win = rb_vpage_sub(V, (unsigned int)rc->read_vpage) + 1;
+	if (win > new_nr)
+		win = new_nr; /* more pages could not all be kept */
+	k->data = malloc((size_t)win * sizeof(*k->data));
+	k->end = malloc((size_t)win * sizeof(*k->end));
+	if (!k->data || !k->end)
+		return -ENOMEM;
+	for (unsigned int d = 0; d < win && got <= budget; d++) {
+		struct rb_page *p = ut_rb_page(tfs.area, cpu, (slot + nr - d) % nr);
+		unsigned int vp = (V - d) & (RB_VPAGE_MOD - 1);
+		uint64_t c = d == 0 ? w : p->commit;
+
+		if (p->magic != UT_RB_PAGE_MAGIC || p->vpage != vp || rb_wpos_vpage(c) != vp ||
+		    rb_wpos_off(c) > UT_RB_PAGE_DATA)
+			break; /* older pages are not part of this ring's history */
+		k->end[k->nr] = rb_wpos_off(c);
+		memcpy(k->data[k->nr++], p + 1, rb_wpos_off(c));
+		got += rb_wpos_off(c);
+	}
+	return 0;
+}
+
+/*
+ * Write the kept events back, oldest first, with their own time stamps, into the
+ * freshly reset ring (still in overwrite mode: the oldest give way if the packing
+ * needs more pages than the window has).  Numbered so that `written` does not
+ * change: the events that are not kept count as overrun, as in the kernel.
+ */
+static void ring_restore(unsigned int cpu, const struct ring_keep *k)
+{
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	uint64_t n = 0;
+
+	for (unsigned int i = k->nr; i-- > 0;)
+		for (unsigned int off = 0; off < k->end[i];) {
+			int len = tfs_rr_check_event(k->data[i] + off, k->end[i] - off);
+
+			if (len < 0)
+				break; /* a bad event ends its page, as for the reader */
+			n++;
+			off += (unsigned int)len;
+		}
+	ut_rb_page(tfs.area, cpu, 0)->base_entries = k->written >= n ? k->written - n : 0;
+	for (unsigned int i = k->nr; i-- > 0;)
+		for (unsigned int off = 0; off < k->end[i];) {
+			const struct ut_ev *ev = (const void *)(k->data[i] + off);
+
+			if (tfs_rr_check_event(ev, k->end[i] - off) < 0)
+				break;
+			ut_rb_write_on_cpu_disabled(tfs.area, cpu, ev);
+			off += ev->len;
+		}
+	rc->dropped = k->dropped;
+}
+
+/*
+ * Resize cpu's ring keeping its newest events, as the kernel does; area_lock held.
+ * Without the memory for the copy the ring is emptied instead.
+ */
+static void ring_resize_locked(unsigned int cpu, unsigned int nr_pages)
+{
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	struct ring_keep k;
+
+	set_enabled(cpu, 0);
+	tfs_cpu_barrier(cpu);
+	if (ring_save(cpu, nr_pages, &k))
+		k.nr = 0;
+	ut_rb_reset_cpu(tfs.area, cpu, nr_pages, RB_F_OVERWRITE);
+	ring_release_tail(cpu, nr_pages);
+	ring_restore(cpu, &k);
+	free(k.data);
+	free(k.end);
+	if (!(ring_flags() & RB_F_OVERWRITE)) {
+		/* no-overwrite writers stop at read_vpage + nr: count from the oldest page kept */
+		unsigned int vp = rb_wpos_vpage(rc->wpos);
+
+		rc->read_vpage = vp >= nr_pages - 2 ? vp - (nr_pages - 2) : 0;
+	}
+	rc->flags = ring_flags();
+	set_enabled(cpu, cpu_in_mask(cpu));
+}
+
 int tfs_area_init(unsigned int nr_cpus)
 {
 	uint64_t size = ut_rb_area_size(nr_cpus);
@@ -217,8 +340,9 @@ int tfs_ring_resize(unsigned int cpu, unsigned int nr_kpages)
 	if (!nr_kpages || nr_kpages > max_kpages)
 		return -ENOMEM;
 	pthread_mutex_lock(&area_lock);
-	ring_reset_locked(cpu, tfs_kpages_to_rb_pages(nr_kpages));
+	ring_resize_locked(cpu, tfs_kpages_to_rb_pages(nr_kpages));
 	pthread_mutex_unlock(&area_lock);
+	tfs_rr_reset((int)cpu);
 	tfs_ring_kick();
 	return 0;
 }

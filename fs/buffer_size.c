@@ -17,8 +17,8 @@
  * (buffer_size_kb, free_buffer), even one that then fails.  trace_marker writes
  * do not expand: they go into the small buffer, as in the kernel.
  *
- * Resizing empties that CPU's ring (area.c), where the kernel keeps the newest
- * events; a size that does not change leaves the ring alone.
+ * Resizing keeps the newest events that fit in the new size, as the kernel does
+ * (area.c); a size that does not change leaves the ring alone.
  */
 #include <errno.h>
 #include <limits.h>

@@ -6,9 +6,8 @@
 # kernel's tracefs and ours (tdiff), each ending with the writes that put the
 # kernel back as it was.
 #
-# Known differences, left out of the scripts: trace_clock has no `tai` (cut from
-# the kernel's text below); a marker keeps 4038 bytes (kernel: 4054) and
-# trace_marker_raw takes 4044 (kernel: 4064), as our events are larger.
+# Known differences, left out of the scripts: a marker keeps 4038 bytes (kernel:
+# 4054) and trace_marker_raw takes 4044 (kernel: 4064), as our events are larger.
 . "$(dirname "$0")/lib.sh"
 
 ut_mount
@@ -24,7 +23,7 @@ expect_eq "fresh buffer_total_size_kb" "$((7 * ncpu)) (expanded: $((1408 * ncpu)
 	"$(cat "$T/buffer_total_size_kb")"
 expect_eq "fresh per_cpu buffer_size_kb" "7" "$(cat "$T/per_cpu/cpu0/buffer_size_kb")"
 expect_eq "fresh saved_cmdlines_size" "6552" "$(cat "$T/saved_cmdlines_size")"
-expect_eq "fresh trace_clock" "[local] global counter uptime perf mono mono_raw boot x86-tsc" \
+expect_eq "fresh trace_clock" "[local] global counter uptime perf mono mono_raw boot tai x86-tsc" \
 	"$(cat "$T/trace_clock")"
 echo hello > "$T/trace_marker"
 expect_eq "a marker does not expand the buffer" "7 (expanded: 1408)" "$(cat "$T/buffer_size_kb")"
@@ -176,12 +175,27 @@ echo > $T/trace
 EOF
 tdiff "overwrite does not clear the buffer" "$S/overwrite_keeps"
 
+# A resize keeps the newest events that fit (here all of them), in order.
+cat > "$S/resize_keeps" <<'EOF'
+echo 1408 > $T/buffer_size_kb
+echo > $T/trace
+for i in $(seq 1 50); do echo resized-$i > $T/trace_marker; done
+echo 4 > $T/buffer_size_kb
+grep -c resized- $T/trace
+grep -o 'resized-[0-9]*' $T/trace | tr '\n' ' '
+echo
+sed -n 3p $T/trace
+echo 1408 > $T/buffer_size_kb
+echo > $T/trace
+EOF
+tdiff "a resize keeps the events" "$S/resize_keeps"
+
 cat > "$S/clock" <<'EOF'
-cat $T/trace_clock | sed 's/ tai//'
+cat $T/trace_clock
 echo global > $T/trace_clock
-cat $T/trace_clock | sed 's/ tai//'
+cat $T/trace_clock
 echo '  counter  ' > $T/trace_clock
-cat $T/trace_clock | sed 's/ tai//'
+cat $T/trace_clock
 echo bogus > $T/trace_clock
 echo GLOBAL > $T/trace_clock
 echo > $T/trace_clock
@@ -189,15 +203,17 @@ echo '[local]' > $T/trace_clock
 echo x86-tsc > $T/trace_clock
 echo mono_raw > $T/trace_clock
 echo boot > $T/trace_clock
+echo tai > $T/trace_clock
+cat $T/trace_clock
 echo uptime > $T/trace_clock
 echo perf > $T/trace_clock
 echo mono > $T/trace_clock
-cat $T/trace_clock | sed 's/ tai//'
+cat $T/trace_clock
 echo hello > $T/trace_marker
 echo mono > $T/trace_clock
 grep -c hello $T/trace
 echo local > $T/trace_clock
-cat $T/trace_clock | sed 's/ tai//'
+cat $T/trace_clock
 EOF
 tdiff "trace_clock" "$S/clock"
 

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "core.h"
+#include "ring_read.h"
 #include "settings.h"
 #include "tfs.h"
 #include "ut_ring_write.h"
@@ -193,17 +194,26 @@ static void test_ring_reset_resize(void **state)
 {
 	struct ut_ev_func e = fev(42);
 	struct rb_cpu *rc = ut_rb_cpu(tfs.area, 1);
+	unsigned int old_nr;
 
-	/* fill a few pages of CPU 1, then resize: empty, new size, enabled */
+	/* fill a few pages of CPU 1, then resize: new size, events kept, enabled */
 	for (int i = 0; i < 1000; i++)
 		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
 	assert_true(rb_wpos_vpage(rc->wpos) > 0);
+	old_nr = rc->nr_pages;
+	assert_true(1000 > (old_nr - 1) * (UT_RB_PAGE_DATA / 32)); /* it overflowed */
 	assert_int_equal(tfs_ring_resize(1, 100), 0);
 	assert_int_equal(rc->nr_pages, 102);
-	assert_int_equal(rc->wpos, 0);
+	assert_int_equal(ut_rb_page(tfs.area, 1, rb_wpos_slot(rc->wpos))->base_entries +
+			     rb_wpos_entries(rc->wpos),
+			 1000);
+	/* the old readable window (nr - 1 pages) was kept whole, page for page */
+	assert_int_equal(rb_wpos_vpage(rc->wpos), old_nr - 2);
 	assert_int_equal(rc->dropped, 0);
 	assert_int_equal(rc->read_vpage, 0);
 	assert_int_equal(rc->enabled, 1);
+	tfs_ring_reset(1);
+	assert_int_equal(rc->wpos, 0);
 	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
 	assert_int_equal(rb_wpos_entries(rc->wpos), 1);
 	assert_int_equal(tfs_ring_resize(1, 0), -ENOMEM);
@@ -232,6 +242,94 @@ static void test_ring_reset_resize(void **state)
 	assert_int_equal(rc->enabled, 1);
 	tfs.nr_kpages[1] = 354;
 	tfs_ring_reset(-1);
+}
+
+/* The events a snapshot of cpu shows, copied into out (at most max); their number. */
+static unsigned int snap_events(unsigned int cpu, struct ut_ev_func *out, unsigned int max)
+{
+	struct tfs_iter it = {.cpu_filter = (int)cpu};
+	struct tfs_snap *s = tfs_snap_take((int)cpu, &it);
+	struct tfs_event ev;
+	unsigned int n = 0;
+
+	assert_non_null(s);
+	while (tfs_snap_next(s, &it, &ev)) {
+		assert_int_equal(ev.ev->len, sizeof(*out));
+		if (n < max)
+			memcpy(&out[n], ev.ev, sizeof(*out));
+		n++;
+	}
+	tfs_snap_free(s);
+	return n;
+}
+
+/* Resize keeps the newest events that fit, in order, byte for byte (as the kernel). */
+static void test_ring_resize_keeps(void **state)
+{
+	enum { N = 3000 };
+	static struct ut_ev_func in[N], got[N], before[N];
+	struct tfs_cpu_stats st;
+	unsigned int n, n2, refused = 0;
+
+	tfs.nr_kpages[1] = 20;
+	tfs_ring_reset(1);
+	tfs_rr_reset(1);
+	for (unsigned int i = 0; i < N; i++) {
+		in[i] = fev(100 + i % 7);
+		in[i].h.ts = 1000000 + 10ull * i;
+		in[i].ip = 0x400000 + i;
+		in[i].parent_ip = 0x500000 + 3ull * i;
+		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &in[i].h), 0);
+	}
+	ut_rb_cpu(tfs.area, 1)->dropped = 5; /* survives, as the kernel's count does */
+
+	/* down: only the newest fit, and they are the last ones written */
+	tfs.nr_kpages[1] = 3;
+	assert_int_equal(tfs_ring_resize(1, 3), 0);
+	n = snap_events(1, got, N);
+	assert_true(n > 0 && n < N);
+	assert_true(n >= 3 * UT_KERNEL_PAGE_DATA / sizeof(got[0]) - UT_RB_PAGE_DATA / 32);
+	assert_memory_equal(got, &in[N - n], n * sizeof(got[0]));
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.entries, n);
+	assert_int_equal(st.written, N);
+	assert_int_equal(st.overrun, N - n);
+	assert_int_equal(st.dropped, 5);
+	assert_int_equal(st.read, 0);
+
+	/* up: everything there survives; new events go after them */
+	tfs.nr_kpages[1] = 50;
+	assert_int_equal(tfs_ring_resize(1, 50), 0);
+	n2 = snap_events(1, got, N);
+	assert_int_equal(n2, n);
+	assert_memory_equal(got, &in[N - n], n * sizeof(got[0]));
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.entries, n);
+	assert_int_equal(st.written, N);
+	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &in[0].h), 0);
+	assert_int_equal(snap_events(1, got, N), n + 1);
+	assert_memory_equal(&got[n], &in[0], sizeof(got[0]));
+
+	/* no-overwrite mode: the kept events stay, and a full ring refuses new ones */
+	__atomic_and_fetch(&tfs.opts, ~(1ull << TFS_OPT_OVERWRITE), __ATOMIC_RELAXED);
+	tfs_ring_set_overwrite(false);
+	tfs.nr_kpages[1] = 3;
+	assert_int_equal(tfs_ring_resize(1, 3), 0);
+	n2 = snap_events(1, got, N);
+	assert_true(n2 > 0 && n2 <= n + 1);
+	assert_memory_equal(&got[n2 - 1], &in[0], sizeof(got[0]));
+	memcpy(before, got, n2 * sizeof(got[0]));
+	for (unsigned int i = 0; i < N; i++)
+		refused += ut_rb_write_on_cpu(tfs.area, 1, &in[i].h) == -ENOSPC;
+	assert_true(refused > 0);
+	assert_true(snap_events(1, got, N) >= n2);
+	assert_memory_equal(got, before, n2 * sizeof(got[0]));
+	__atomic_or_fetch(&tfs.opts, 1ull << TFS_OPT_OVERWRITE, __ATOMIC_RELAXED);
+	tfs_ring_set_overwrite(true);
+
+	tfs.nr_kpages[1] = 354;
+	tfs_ring_reset(-1);
+	tfs_rr_reset(-1);
 }
 
 static void test_overwrite_switch(void **state)
@@ -774,6 +872,7 @@ int main(void)
 	    cmocka_unit_test(test_area_hostile),
 	    cmocka_unit_test(test_area_layout),
 	    cmocka_unit_test(test_ring_reset_resize),
+	    cmocka_unit_test(test_ring_resize_keeps),
 	    cmocka_unit_test(test_overwrite_switch),
 	    cmocka_unit_test(test_write_print),
 	    cmocka_unit_test(test_hello_welcome),
