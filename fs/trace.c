@@ -256,6 +256,14 @@ struct pipe_state {
 	bool read_any; /* something was read: EOF once tracing is off */
 };
 
+/* current_tracer is refused (EBUSY) while a consuming reader is open */
+static void pipe_readers_add(int delta)
+{
+	tfs_lock();
+	tfs.trace_pipe_readers += delta;
+	tfs_unlock();
+}
+
 static int pipe_open(struct tfs_open *o)
 {
 	struct pipe_state *st = calloc(1, sizeof(*st));
@@ -268,9 +276,7 @@ static int pipe_open(struct tfs_open *o)
 	st->it.lat_fmt = tfs_opt(TFS_OPT_LATENCY_FORMAT);
 	st->it.time_start = tfs_rr_time_start();
 	o->priv = st;
-	tfs_lock();
-	tfs.trace_pipe_readers++;
-	tfs_unlock();
+	pipe_readers_add(1);
 	return 0;
 }
 
@@ -352,9 +358,7 @@ static int pipe_release(struct tfs_open *o)
 		pthread_mutex_destroy(&st->lock);
 		free(st);
 		o->priv = NULL;
-		tfs_lock();
-		tfs.trace_pipe_readers--;
-		tfs_unlock();
+		pipe_readers_add(-1);
 	}
 	return 0;
 }
@@ -388,9 +392,7 @@ static int raw_open(struct tfs_open *o)
 	pthread_mutex_init(&st->lock, NULL);
 	o->priv = st;
 	/* like trace_pipe, an open trace_pipe_raw keeps the tracer from changing */
-	tfs_lock();
-	tfs.trace_pipe_readers++;
-	tfs_unlock();
+	pipe_readers_add(1);
 	return 0;
 }
 
@@ -471,9 +473,7 @@ static int raw_release(struct tfs_open *o)
 		pthread_mutex_destroy(&st->lock);
 		free(st);
 		o->priv = NULL;
-		tfs_lock();
-		tfs.trace_pipe_readers--;
-		tfs_unlock();
+		pipe_readers_add(-1);
 	}
 	return 0;
 }

@@ -21,20 +21,13 @@
 #include "ring_read.h"
 #include "ut_ring_write.h"
 
+#include "ring_fixture.h"
+
 #define PER_PAGE (UT_RB_PAGE_DATA / sizeof(struct ut_ev_func)) /* 127 */
 
 static void *area;
 static size_t area_size;
 
-/* The buffer_size_kb setting (kernel pages) that gives a ring of nr pages. */
-static unsigned int kpages_for(unsigned int nr)
-{
-	for (unsigned int k = 1; k < 100000; k++)
-		if (tfs_kpages_to_rb_pages(k) == nr)
-			return k;
-	fail_msg("no buffer size gives %u pages", nr);
-	return 0;
-}
 
 static void ring_setup(unsigned int nr_cpus, unsigned int nr_pages, unsigned int flags)
 {

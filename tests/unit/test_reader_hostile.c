@@ -24,21 +24,14 @@
 #include "ring_read.h"
 #include "ut_ring_write.h"
 
+#include "ring_fixture.h"
+
 #define NR_PAGES 8
 #define DEADLINE_S 3
 
 static void *area;
 static size_t area_size;
 
-/* The buffer_size_kb setting (kernel pages) that gives a ring of nr pages. */
-static unsigned int kpages_for(unsigned int nr)
-{
-	for (unsigned int k = 1; k < 100000; k++)
-		if (tfs_kpages_to_rb_pages(k) == nr)
-			return k;
-	fail_msg("no buffer size gives %u pages", nr);
-	return 0;
-}
 
 /* One CPU, NR_PAGES pages, as utracefs configures it. */
 static void ring_setup(void)
