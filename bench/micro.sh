@@ -6,7 +6,7 @@
 # machine (other load, frequency, caches) fall on all configurations alike.
 #
 # Results, under $BENCH_OUT/calls/:
-#   runs.tsv      config round ns_per_call entry_bytes
+#   runs.tsv      config round ns_per_call entry_bytes paired_overhead
 #   events.tsv    config round written lost      (utrace rows: events utracefs counted)
 #   rows.tsv      config status text             (status: ok, or "na" and why)
 #   commands.tsv  config command                  (what the report prints as "exact command")
@@ -42,8 +42,11 @@ calls_build() {
 		gcc $CALLS_CFLAGS -pg -mfentry -o "$b/calls-fentry" "$CALLS_SRC" -lpthread
 }
 
-# ns_of: the ns_per_call and entry fields of the program's line, as "NS ENTRY".
-ns_of() { sed -n 's/.*ns_per_call=\([0-9.]*\) entry=\([0-9a-f]*\).*/\1 \2/p'; }
+# ns_of: the ns_per_call, entry and paired_overhead fields of the program's line, as
+# "NS ENTRY PAIRED" (calls -p; see bench/micro/calls.c).
+ns_of() {
+	sed -n 's/.*ns_per_call=\([0-9.]*\) .*paired_overhead=\([0-9.-]*\) entry=\([0-9a-f]*\).*/\1 \3 \2/p'
+}
 
 # uftrace_run BINARY OPTIONS...: one recording into tmpfs (the fastest place uftrace can
 # write to), deleted afterwards; prints the program's line.
@@ -130,7 +133,7 @@ calls_run_one() {
 		echo "$1 $2" >> "$CALLS_OUT/failed.tsv"
 		return 0
 	fi
-	echo "$1 $2 $3 $4" >> "$CALLS_OUT/runs.tsv"
+	echo "$1 $2 $3 $4 $5" >> "$CALLS_OUT/runs.tsv"
 	if [ -n "$before" ]; then
 		set -- "$1" "$2" $before $after
 		echo "$1 $2 $(($5 - $3)) $(($6 - $4))" >> "$CALLS_OUT/events.tsv"
@@ -174,7 +177,7 @@ workload_calls() {
 	CALLS_OUT=$BENCH_OUT/calls
 	rm -rf "$CALLS_OUT"
 	mkdir -p "$CALLS_OUT"
-	CALLS_ARGS="-n $BENCH_CALLS -c $BENCH_CPU"
+	CALLS_ARGS="-n $BENCH_CALLS -c $BENCH_CPU -p $BENCH_BLOCK"
 	calls_build || return 1
 	utrace_probe "$BENCH_OUT/bin/calls-fpe"
 	echo "bench: runtime: $UT_RUNTIME_WHY" >&2

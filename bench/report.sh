@@ -27,17 +27,29 @@ calls_label() {
 	esac
 }
 
-# calls_summary: "config n min median max d_median d_q1 d_q3" for each measured
-# configuration, where d_* are over the per-round differences with the uninstrumented run
-# of the same round (the runs alternate, so each pair saw the same machine state).
+# round_diffs COLUMN: "config difference" for every run, the difference of its COLUMN of
+# runs.tsv with that of the uninstrumented run of the same round.
+round_diffs() {
+	awk -v k="$1" 'NR == FNR { if ($1 == "plain") base[$2] = $k; next }
+		($2 in base) && $k != "" { printf "%s %.3f\n", $1, $k - base[$2] }' \
+		"$CALLS_OUT/runs.tsv" "$CALLS_OUT/runs.tsv"
+}
+
+# calls_summary: "config n min median max d_median d_q1 d_q3 p_median p_q1 p_q3" for each
+# measured configuration.  d_* are over the per-round differences of ns per call with the
+# uninstrumented run of the same round (the runs alternate, so each pair ran close in
+# time); p_* over the per-round differences of the paired figure (calls -p: overhead over
+# an uninstrumented twin in the same process, minus what the uninstrumented build measures
+# the same way, which is the placement bias of the two functions).
 calls_summary() {
 	awk '{ print $1, $3 }' "$CALLS_OUT/runs.tsv" | stats_by_key > "$CALLS_OUT/stats.tsv"
-	awk 'NR == FNR { if ($1 == "plain") base[$2] = $3; next }
-		($2 in base) { printf "%s %.3f\n", $1, $3 - base[$2] }' \
-		"$CALLS_OUT/runs.tsv" "$CALLS_OUT/runs.tsv" | stats_by_key > "$CALLS_OUT/diffs.tsv"
-	awk 'NR == FNR { d[$1] = $4 " " $6 " " $7; next }
-		{ print $1, $2, $3, $4, $5, ($1 in d) ? d[$1] : "- - -" }' \
-		"$CALLS_OUT/diffs.tsv" "$CALLS_OUT/stats.tsv" > "$CALLS_OUT/summary.tsv"
+	round_diffs 3 | stats_by_key > "$CALLS_OUT/diffs.tsv"
+	round_diffs 5 | stats_by_key > "$CALLS_OUT/pdiffs.tsv"
+	awk 'FILENAME == ARGV[1] { d[$1] = $4 " " $6 " " $7; next }
+		FILENAME == ARGV[2] { p[$1] = $4 " " $6 " " $7; next }
+		{ print $1, $2, $3, $4, $5, ($1 in d) ? d[$1] : "- - -", ($1 in p) ? p[$1] : "- - -" }' \
+		"$CALLS_OUT/diffs.tsv" "$CALLS_OUT/pdiffs.tsv" "$CALLS_OUT/stats.tsv" \
+		> "$CALLS_OUT/summary.tsv"
 }
 
 # field CONFIG COLUMN: one column of summary.tsv (empty when the config did not run).
@@ -56,12 +68,12 @@ calls_table() {
 	base=$(field plain 4)
 	bmin=$(field plain 3)
 	echo "| configuration \`id\` | runs | min ns | median ns | max ns | overhead ns (IQR) |" \
-		"min − min ns | × uninstrumented |"
-	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+		"min − min ns | paired overhead ns (IQR) | × uninstrumented |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	for c in $CALLS_CONFIGS; do
 		st=$(awk -v c="$c" '$1 == c { $1 = ""; print substr($0, 2) }' "$CALLS_OUT/rows.tsv")
 		if [ "$st" != ok ]; then
-			echo "| $(calls_label "$c") \`$c\` | 0 | not available: ${st#na } | | | | | |"
+			echo "| $(calls_label "$c") \`$c\` | 0 | not available: ${st#na } | | | | | | |"
 			continue
 		fi
 		fr=$(awk -v c="$c" '$1 == c { print $2 }' "$CALLS_OUT/failed.tsv")
@@ -70,42 +82,50 @@ calls_table() {
 		awk -v c="$c" -v l="$(calls_label "$c") \`$c\`" -v b="$base" -v bm="$bmin" '$1 == c {
 			ov = ($6 == "-" || c == "plain") ? "—" : sprintf("%+.2f (%.2f…%.2f)", $6, $7, $8)
 			mm = (c == "plain") ? "—" : sprintf("%+.2f", $3 - bm)
-			printf "| %s | %d | %.2f | %.2f | %.2f | %s | %s | %.2f |\n", l, $2, $3, $4, $5,
-				ov, mm, $4 / b
+			po = ($9 == "-" || c == "plain") ? "—" : sprintf("%+.2f (%.2f…%.2f)", $9, $10, $11)
+			printf "| %s | %d | %.2f | %.2f | %.2f | %s | %s | %s | %.2f |\n", l, $2, $3, $4,
+				$5, ov, mm, po, $4 / b
 			found = 1
-		} END { if (!found) printf "| %s | 0 | every run failed | | | | | |\n", l }' \
+		} END { if (!found) printf "| %s | 0 | every run failed | | | | | | |\n", l }' \
 			"$CALLS_OUT/summary.tsv"
 	done
 }
 
-# targets_table: issue 2's targets (and issue 5's uftrace ratio) against what ran.
+# targets_table: issue 2's targets (and issue 5's uftrace ratio) against what ran.  The
+# verdict is on the paired overhead (columns 9-11 of summary.tsv; see calls_summary and
+# bench/method.md); the overhead between separate runs (columns 6-8) is shown beside it.
 targets_table() {
-	echo "| target | configuration | measured overhead (median) | verdict |"
-	echo "| --- | --- | ---: | --- |"
+	echo "| target | configuration | paired overhead (median, IQR) |" \
+		"separate runs (median, IQR) | verdict |"
+	echo "| --- | --- | ---: | ---: | --- |"
 	for c in fpe ut-dormant ut-nop ut-function; do
 		lim=$TARGET_OFF_NS
 		[ "$c" = ut-function ] && lim=$TARGET_FUNCTION_NS
 		d=$(field "$c" 6)
-		if [ -z "$d" ]; then
-			echo "| < $lim ns/call | $(calls_label "$c") | not measured | unknown |"
-		else
-			echo "| < $lim ns/call | $(calls_label "$c") | $(printf '%+.2f' "$d") ns" \
-				"(IQR $(printf '%.2f…%.2f' "$(field "$c" 7)" "$(field "$c" 8)")) | $(verdict "$d" "$(field "$c" 7)" \
-				"$(field "$c" 8)" "$lim") |"
+		pd=$(field "$c" 9)
+		if [ -z "$pd" ] || [ "$pd" = - ]; then
+			echo "| < $lim ns/call | $(calls_label "$c") | not measured | | unknown |"
+			continue
 		fi
+		echo "| < $lim ns/call | $(calls_label "$c") |" \
+			"$(printf '%+.2f ns (%.2f…%.2f)' "$pd" "$(field "$c" 10)" "$(field "$c" 11)") |" \
+			"$(printf '%+.2f ns (%.2f…%.2f)' "$d" "$(field "$c" 7)" "$(field "$c" 8)") |" \
+			"$(verdict "$pd" "$(field "$c" 10)" "$(field "$c" 11)" "$lim") |"
 	done
-	f=$(field ut-function 6)
 	for u in uftrace-same uftrace-best; do
-		ud=$(field "$u" 6)
-		if [ -n "$f" ] && [ -n "$ud" ]; then
+		f=$(field ut-function 9)
+		ud=$(field "$u" 9)
+		if [ -n "$f" ] && [ -n "$ud" ] && [ "$f" != - ] && [ "$ud" != - ]; then
 			ratio=$(awk -v u="$ud" -v f="$f" 'BEGIN { printf "%.1f", (f > 0) ? u / f : 0 }')
+			sratio=$(awk -v u="$(field "$u" 6)" -v f="$(field ut-function 6)" \
+				'BEGIN { printf "%.1f", (f > 0) ? u / f : 0 }')
 			echo "| uftrace overhead ≥ ${TARGET_UFTRACE_RATIO}× utrace's (issue 5) |" \
-				"$(calls_label "$u") / function | ${ratio}× |" \
+				"$(calls_label "$u") / function | ${ratio}× | ${sratio}× |" \
 				"$(awk -v r="$ratio" -v t="$TARGET_UFTRACE_RATIO" \
 				'BEGIN { print (r >= t) ? "met" : "**not met**" }') |"
 		else
 			echo "| uftrace overhead ≥ ${TARGET_UFTRACE_RATIO}× utrace's (issue 5) |" \
-				"$(calls_label "$u") / function | not measured | unknown |"
+				"$(calls_label "$u") / function | not measured | | unknown |"
 		fi
 	done
 }
@@ -126,7 +146,8 @@ events_text() {
 	[ -s "$CALLS_OUT/events.tsv" ] || return 0
 	echo "Events that utracefs counted per run (\`entries + overrun\` of per_cpu/cpu*/stats as"
 	echo "written, \`dropped events\` as lost); each run makes $BENCH_CALLS timed calls plus"
-	echo "$((BENCH_CALLS / 100)) of warm-up, and a few more in start-up code:"
+	echo "$((BENCH_CALLS / 100)) of warm-up, and a few thousand more in start-up code and in"
+	echo "the program's own helpers (the paired loop, sorting its figures):"
 	echo
 	for c in $CALLS_CONFIGS; do
 		awk -v c="$c" '$1 == c {
@@ -183,10 +204,16 @@ report_calls() {
 	echo "## Workload: calls"
 	echo
 	echo "Ten million calls (per run) to \`bench_leaf()\`, a non-inlined function of two"
-	echo "instructions (bench/micro/calls.c), timed with \`clock_gettime\` around the loop"
-	echo "and reported in ns per call.  Overhead is the median of the per-round differences"
-	echo "with the uninstrumented run of the same round (interquartile range in brackets);"
-	echo "\"min − min\" compares the best runs, which noise (only ever adding time) touches least."
+	echo "instructions (bench/micro/calls.c), timed with \`clock_gettime\` and reported in ns"
+	echo "per call.  Two overheads are given for each configuration, both as the median over"
+	echo "rounds with the interquartile range in brackets.  *Paired*: inside each run, blocks of"
+	echo "$BENCH_BLOCK calls to \`bench_leaf()\` alternate with blocks of calls to an"
+	echo "uninstrumented twin, and the run's figure is the median difference of the pairs; the"
+	echo "uninstrumented build's own figure (the placement bias of the two functions) is then"
+	echo "subtracted.  *Separate runs*: the difference of whole-loop times with the"
+	echo "uninstrumented run of the same round.  The host's state drifts over seconds and moves"
+	echo "whole runs by a quarter, so the targets are judged on the paired figure"
+	echo "(bench/method.md says why).  \"min − min\" compares the best separate runs."
 	echo
 	echo "Targets (issue 2; the uftrace ratio is issue 5's):"
 	echo

@@ -10,6 +10,7 @@
 # Environment:
 #   BENCH_REPEAT  runs of each configuration, alternated (default 11)
 #   BENCH_CALLS   calls per run of the calls workload (default 10000000)
+#   BENCH_BLOCK   calls per block of the paired measurement (calls -p, default 100000)
 #   BENCH_CPU     CPU the measured thread is pinned to (default: the last one, which
 #                 takes fewer device interrupts than CPU 0 on a typical guest)
 #   BENCH_CAT_KB  buffer_size_kb used to time `cat trace` on a full buffer (default 65536)
@@ -38,6 +39,7 @@ LIBUTRACE_SHOWN=${LIBUTRACE#"$TOP"/}
 
 BENCH_REPEAT=${BENCH_REPEAT:-11}
 BENCH_CALLS=${BENCH_CALLS:-10000000}
+BENCH_BLOCK=${BENCH_BLOCK:-100000}
 BENCH_CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 BENCH_CAT_KB=${BENCH_CAT_KB:-65536}
 BENCH_DOC=${BENCH_DOC:-$TOP/docs/performance.md}
@@ -60,7 +62,7 @@ bench_cleanup() {
 trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
-for v in BENCH_REPEAT BENCH_CALLS BENCH_CPU BENCH_CAT_KB; do
+for v in BENCH_REPEAT BENCH_CALLS BENCH_BLOCK BENCH_CPU BENCH_CAT_KB; do
 	eval "x=\$$v"
 	case $x in
 	'' | *[!0-9]*)
