@@ -42,8 +42,11 @@ RT_ASM := $(wildcard runtime/arch/x86_64/*.S)
 FS_SRC := $(filter-out fs/main.c,$(wildcard fs/*.c fs/tracers/*.c fs/output/*.c))
 CMD_SRC := $(filter-out cmd/main.c,$(wildcard cmd/*.c))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
-PROG_SRC := $(wildcard tests/progs/*.c)
-PROG_CXX_SRC := $(wildcard tests/progs/*.cc)
+# The function_graph samples (graph_*) are built four ways instead (GRAPH_PROGS).
+GRAPH_SRC := $(wildcard tests/progs/graph_*.c)
+GRAPH_CXX_SRC := $(wildcard tests/progs/graph_*.cc)
+PROG_SRC := $(filter-out $(GRAPH_SRC),$(wildcard tests/progs/*.c))
+PROG_CXX_SRC := $(filter-out $(GRAPH_CXX_SRC),$(wildcard tests/progs/*.cc))
 EXAMPLE_SRC := $(wildcard examples/*.c)
 
 obj = $(patsubst %.S,$(B)/obj/$(1)/%.o,$(patsubst %.c,$(B)/obj/$(1)/%.o,$(2)))
@@ -60,6 +63,11 @@ UNITS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROGS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(PROG_SRC)) \
 	$(patsubst tests/progs/%.cc,$(B)/tests/progs/%,$(PROG_CXX_SRC))
 EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
+# Each graph sample as $(B)/tests/progs/VARIANT/NAME, VARIANT = COMPILER-LEVEL: their
+# expected call trees must not depend on the compiler or on inlining and tail calls.
+GRAPH_VARIANTS := gcc-O0 gcc-O2 clang-O0 clang-O2
+GRAPH_NAMES := $(patsubst tests/progs/%.c,%,$(GRAPH_SRC)) $(patsubst tests/progs/%.cc,%,$(GRAPH_CXX_SRC))
+GRAPH_PROGS := $(foreach v,$(GRAPH_VARIANTS),$(addprefix $(B)/tests/progs/$(v)/,$(GRAPH_NAMES)))
 
 FS_LIBS := $(FUSE_LIBS) -lelf -lpthread -lstdc++
 .PHONY: all deps deps-bench run test test-build bench clean format
@@ -111,7 +119,23 @@ $(B)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -o $@ $< -lpthread
 
-test-build: all $(UNITS) $(PROGS) $(EXAMPLES)
+# graph samples: -rdynamic so that dladdr() names their functions (graph_bt checks
+# its own backtraces).  $(1) variant, $(2) C compiler, $(3) C++ compiler, $(4) level.
+GRAPH_CFLAGS := -g -fpatchable-function-entry=5 -Iinclude -D_GNU_SOURCE -rdynamic
+define graph_rules
+$(B)/tests/progs/$(1)/%: tests/progs/%.c tests/progs/graph_common.h
+	@mkdir -p $$(dir $$@)
+	$(2) -$(4) $(GRAPH_CFLAGS) -o $$@ $$< -lpthread -ldl
+$(B)/tests/progs/$(1)/%: tests/progs/%.cc tests/progs/graph_common.h
+	@mkdir -p $$(dir $$@)
+	$(3) -$(4) $(GRAPH_CFLAGS) -o $$@ $$< -lpthread -ldl
+endef
+$(eval $(call graph_rules,gcc-O0,gcc,g++,O0))
+$(eval $(call graph_rules,gcc-O2,gcc,g++,O2))
+$(eval $(call graph_rules,clang-O0,clang,clang++,O0))
+$(eval $(call graph_rules,clang-O2,clang,clang++,O2))
+
+test-build: all $(UNITS) $(PROGS) $(GRAPH_PROGS) $(EXAMPLES)
 
 deps:
 	@missing=""; for p in $(DEPS_BUILD); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

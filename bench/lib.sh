@@ -131,9 +131,13 @@ tfs_events() {
 #   UT_RUNTIME_OK (1/0) and UT_RUNTIME_WHY: libutrace.so loads and rewrites the patch sites
 #   UT_FUNC_OK (1/0) and UT_FUNC_WHY: utracefs mounts and the function tracer records
 #   bench_leaf calls from a preloaded program.
+#   UT_GRAPH_OK (1/0) and UT_GRAPH_WHY: the same for the function_graph tracer (lines
+#   "bench_leaf();").
 utrace_probe() {
 	UT_RUNTIME_OK=0
 	UT_FUNC_OK=0
+	UT_GRAPH_OK=0
+	UT_GRAPH_WHY="${UTRACEFS#"$TOP"/} missing"
 	UT_RUNTIME_WHY="$LIBUTRACE_SHOWN missing"
 	UT_FUNC_WHY="${UTRACEFS#"$TOP"/} missing"
 	if [ -f "$LIBUTRACE" ]; then
@@ -170,5 +174,29 @@ utrace_probe() {
 			UT_FUNC_WHY="a probe of 1,010 calls printed $n bench_leaf lines in trace"
 		fi
 	fi
+	graph_probe "$1"
 	tfs_umount "$BENCH_MNT"
+}
+
+# graph_probe BIN_FPE: sets UT_GRAPH_OK and UT_GRAPH_WHY (utracefs mounted at $BENCH_MNT).
+graph_probe() {
+	UT_GRAPH_WHY="the function_graph tracer recorded no bench_leaf call"
+	if ! to 10 grep -qw function_graph "$BENCH_MNT/available_tracers"; then
+		UT_GRAPH_WHY="available_tracers does not list function_graph"
+		return 0
+	fi
+	if ! tfs_write "$BENCH_MNT/current_tracer" function_graph; then
+		UT_GRAPH_WHY="echo function_graph > current_tracer failed"
+		return 0
+	fi
+	UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 20 "$1" -n 1000 >/dev/null 2>&1
+	rc=$?
+	n=$(to 30 cat "$BENCH_MNT/trace" 2>/dev/null | grep -c 'bench_leaf();')
+	tfs_write "$BENCH_MNT/current_tracer" nop
+	[ $rc -eq 124 ] && UT_GRAPH_WHY="a graph probe of 1,010 calls did not end within 20 s"
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && UT_GRAPH_WHY="a graph probe exited with status $rc"
+	if [ $rc -eq 0 ] && [ "${n:-0}" -gt 0 ]; then
+		UT_GRAPH_OK=1
+		UT_GRAPH_WHY="a probe of 1,010 calls printed $n bench_leaf(); lines in trace"
+	fi
 }

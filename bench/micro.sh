@@ -16,7 +16,7 @@ CALLS_SRC=$BENCH_DIR/micro/calls.c
 CALLS_CFLAGS="-O2 -g -Wall -Wextra"
 
 # The configurations, in the order of the report's table.
-CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-function uftrace-same uftrace-best"
+CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-function ut-graph uftrace-same uftrace-entry uftrace-best"
 
 # uftrace's candidate modes: "name binary options".  Every one records every call of
 # bench_leaf; -e (--estimate-return) records entries only, like utrace's function tracer.
@@ -88,7 +88,11 @@ calls_command() {
 	ut-function) echo "echo function > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer" ;;
+	ut-graph) echo "echo function_graph > \$MNT/current_tracer;" \
+		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
+		"echo nop > \$MNT/current_tracer" ;;
 	uftrace-same) echo "uftrace record -d /dev/shm/DIR -P . $UFT_COMMON $p/calls-fpe $CALLS_ARGS" ;;
+	uftrace-entry) echo "uftrace record -d /dev/shm/DIR -P . -e $UFT_COMMON $p/calls-fpe $CALLS_ARGS" ;;
 	uftrace-best) echo "uftrace record -d /dev/shm/DIR" $UFT_BEST_OPTS "$p/$UFT_BEST_BIN $CALLS_ARGS" ;;
 	esac
 }
@@ -98,6 +102,7 @@ calls_available() {
 	case $1 in
 	ut-dormant) [ "$UT_RUNTIME_OK" = 1 ] && echo ok || echo "na $UT_RUNTIME_WHY" ;;
 	ut-nop | ut-function) [ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
+	ut-graph) [ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
 	uftrace-best) [ -n "$UFT_BEST_BIN" ] && echo ok || echo "na no uftrace mode recorded" ;;
 	uftrace-*) command -v uftrace >/dev/null && echo ok || echo "na uftrace not installed" ;;
 	*) echo ok ;;
@@ -114,15 +119,17 @@ calls_run_one() {
 	ut-dormant)
 		line=$(UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 60 "$b/calls-fpe" \
 			$CALLS_ARGS) ;;
-	ut-nop | ut-function)
+	ut-nop | ut-function | ut-graph)
 		tfs_write "$BENCH_MNT/trace" ""
 		before=$(tfs_events "$BENCH_MNT")
 		[ "$1" = ut-function ] && tfs_write "$BENCH_MNT/current_tracer" function
+		[ "$1" = ut-graph ] && tfs_write "$BENCH_MNT/current_tracer" function_graph
 		line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
 			$CALLS_ARGS)
 		after=$(tfs_events "$BENCH_MNT")
 		tfs_write "$BENCH_MNT/current_tracer" nop ;;
 	uftrace-same) line=$(uftrace_run calls-fpe -P . $UFT_COMMON) ;;
+	uftrace-entry) line=$(uftrace_run calls-fpe -P . -e $UFT_COMMON) ;;
 	uftrace-best) line=$(uftrace_run "$UFT_BEST_BIN" $UFT_BEST_OPTS) ;;
 	esac
 	set -- "$1" "$2" $(printf '%s\n' "$line" | ns_of)
@@ -182,6 +189,7 @@ workload_calls() {
 	utrace_probe "$BENCH_OUT/bin/calls-fpe"
 	echo "bench: runtime: $UT_RUNTIME_WHY" >&2
 	echo "bench: utracefs: $UT_FUNC_WHY" >&2
+	echo "bench: function_graph: $UT_GRAPH_WHY" >&2
 	UFT_BEST_BIN=
 	UFT_BEST_OPTS=
 	if command -v uftrace >/dev/null; then
@@ -199,7 +207,7 @@ workload_calls() {
 	done
 	mounted=
 	CAT_WHY="it needs a working function tracer ($UT_FUNC_WHY)"
-	if [ "$UT_FUNC_OK" = 1 ]; then
+	if [ "$UT_FUNC_OK" = 1 ] || [ "$UT_GRAPH_OK" = 1 ]; then
 		tfs_mount "$BENCH_MNT" "$BENCH_OUT/utracefs.log" && mounted=1
 	fi
 	: > "$CALLS_OUT/runs.tsv"

@@ -15,7 +15,7 @@
 #                 takes fewer device interrupts than CPU 0 on a typical guest)
 #   BENCH_CAT_KB  buffer_size_kb used to time `cat trace` on a full buffer (default 65536)
 #   BENCH_DOC     report to write (default docs/performance.md)
-#   BENCH_WORKLOADS  workloads to run (default: calls)
+#   BENCH_WORKLOADS  workloads to run (default: calls thresh)
 #   BENCH_UTRACEFS, BENCH_LIBUTRACE  take utracefs or libutrace.so from elsewhere than
 #                 BUILD_DIR (relative to the repository)
 #
@@ -43,7 +43,7 @@ BENCH_BLOCK=${BENCH_BLOCK:-100000}
 BENCH_CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 BENCH_CAT_KB=${BENCH_CAT_KB:-65536}
 BENCH_DOC=${BENCH_DOC:-$TOP/docs/performance.md}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls thresh}
 BENCH_OUT=$BENCH_DIR/out
 BENCH_TMP=$(mktemp -d /tmp/utrace-bench.XXXXXX)
 BENCH_MNT=$BENCH_TMP/tracing
@@ -53,6 +53,7 @@ BENCH_FS_PID=
 
 . "$BENCH_DIR/lib.sh"
 . "$BENCH_DIR/micro.sh"
+. "$BENCH_DIR/thresh.sh"
 . "$BENCH_DIR/report.sh"
 
 bench_cleanup() {

@@ -132,9 +132,11 @@ int cli_run_wait(char *const argv[]);
 /* ---- record (record.c) ----------------------------------------------------------- */
 
 #define CLI_RECORD_DEFAULT_OUTPUT "utrace.txt"
+#define CLI_GRAPH_TRACER "function_graph" /* the tracer -g selects functions for */
 
 struct cli_record_opts {
-	const char *tracer; /* -p */
+	const char *tracer; /* -p; -g alone implies function_graph */
+	const char *graph_funcs; /* -g FUNC, space-separated when repeated; NULL: none */
 	const char *output; /* -o, default CLI_RECORD_DEFAULT_OUTPUT; "-" is stdout */
 	char **cmd;	    /* NULL-terminated */
 };

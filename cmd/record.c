@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * record.c - `utrace record -p TRACER [-o FILE] [--] CMD [ARG...]`: trace one run
- * of a command and save the trace.
+ * record.c - `utrace record -p TRACER [-g FUNC] [-o FILE] [--] CMD [ARG...]`: trace
+ * one run of a command and save the trace.
  *
  * The steps are those a user would type: mount if nothing is mounted (and unmount
- * at the end), select the tracer, clear the buffer, turn tracing on, run CMD with
- * libutrace.so preloaded, turn tracing off, copy `trace` to FILE, put the tracer
- * back to nop.  Like ftrace, the buffer is global: other traced programs running
+ * at the end), write the -g functions to set_graph_function, select the tracer,
+ * clear the buffer, turn tracing on, run CMD with libutrace.so preloaded, turn
+ * tracing off, copy `trace` to FILE, put the tracer back to nop (and
+ * set_graph_function back to empty).  Like ftrace, the buffer is global: other traced programs running
  * at the same time are recorded too.  The exit status is CMD's.
  */
 #include <errno.h>
@@ -21,20 +22,48 @@
 
 #include "cmd.h"
 
+/*
+ * -g may be given several times, as with trace-cmd: the functions are joined with
+ * spaces into one write, which set_graph_function parses as a list.
+ */
+static int add_graph_func(struct cli_record_opts *o, const char *func)
+{
+	static char buf[4096];
+	size_t used = o->graph_funcs ? strlen(buf) : 0;
+
+	if (!*func || strspn(func, " \t\n") == strlen(func))
+		return cli_usage_error("empty function name for -g");
+	if (used + 1 + strlen(func) >= sizeof(buf))
+		return cli_usage_error("too many -g functions");
+	if (!o->graph_funcs)
+		buf[0] = '\0';
+	else
+		strcat(buf, " ");
+	strcat(buf, func);
+	o->graph_funcs = buf;
+	return 0;
+}
+
 int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 {
 	bool first = true;
-	int c;
+	int c, rc;
 
 	o->tracer = NULL;
+	o->graph_funcs = NULL;
 	o->output = CLI_RECORD_DEFAULT_OUTPUT;
 	o->cmd = NULL;
-	while ((c = cli_getopt(argc, argv, "+p:o:", &first)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+p:g:o:", &first)) != -1) {
 		switch (c) {
 		case 'h':
 			return cli_print_usage(&cli_cmd_record);
 		case 'p':
 			o->tracer = optarg;
+			break;
+		case 'g':
+			rc = add_graph_func(o, optarg);
+			if (rc)
+				return rc;
 			break;
 		case 'o':
 			if (!*optarg)
@@ -45,8 +74,14 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 			return CLI_USAGE;
 		}
 	}
+	/* As trace-cmd: a graph function without a tracer means function_graph. */
+	if (!o->tracer && o->graph_funcs)
+		o->tracer = CLI_GRAPH_TRACER;
 	if (!o->tracer)
 		return cli_usage_error("no tracer given (-p TRACER; 'utrace list -t' lists them)");
+	if (o->graph_funcs && strcmp(o->tracer, CLI_GRAPH_TRACER))
+		return cli_usage_error("-g needs the %s tracer, not '%s'", CLI_GRAPH_TRACER,
+				       o->tracer);
 	if (optind >= argc)
 		return cli_usage_error("no command to run (utrace record -p %s -- CMD [ARG...])",
 				       o->tracer);
@@ -132,11 +167,69 @@ static int save_trace(const char *dir, const char *output, int fd)
 	return 0;
 }
 
-/* Select the tracer, empty the buffer and turn tracing on. */
-static int prepare(const char *dir, const char *tracer)
+/*
+ * `echo VALUE > DIR/NAME`: filter files replace their list only when opened with
+ * O_TRUNC (without it a write appends, as `>>`).  An empty VALUE writes nothing:
+ * the truncation alone empties the list.  0 or -errno, the close's error included
+ * (filters are committed on close).
+ */
+static int write_replace(const char *dir, const char *name, const char *value)
+{
+	char path[PATH_MAX], line[4200];
+	size_t len = strlen(value);
+	int fd, err = cli_path(path, sizeof(path), dir, name);
+
+	if (err)
+		return err;
+	if (len + 2 > sizeof(line))
+		return -E2BIG;
+	memcpy(line, value, len);
+	line[len++] = '\n';
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (len > 1 && write(fd, line, len) != (ssize_t)len)
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+/*
+ * Write FUNCS to set_graph_function.  The file may be missing (a utracefs without
+ * graph filters) or refuse a pattern that matches no function (EINVAL, as the
+ * kernel): say which, rather than a bare errno.  0 or CLI_FAIL.
+ */
+static int set_graph_funcs(const char *dir, const char *funcs)
+{
+	char path[PATH_MAX];
+	int err = write_replace(dir, "set_graph_function", funcs);
+
+	if (!err)
+		return 0;
+	cli_path(path, sizeof(path), dir, "set_graph_function");
+	if (err == -ENOENT)
+		cli_error("-g %s: this utracefs has no set_graph_function (%s: %s)", funcs, path,
+			  strerror(-err));
+	else if (err == -EINVAL)
+		cli_error("-g %s: no traceable function matches (%s: %s; 'utrace list -f' lists them)",
+			  funcs, path, strerror(-err));
+	else
+		cli_error("-g %s: %s: %s", funcs, path, strerror(-err));
+	return CLI_FAIL;
+}
+
+/* Select the graph functions and the tracer, empty the buffer and turn tracing on. */
+static int prepare(const char *dir, const char *tracer, const char *graph_funcs,
+		   bool *graph_set)
 {
 	int rc = check_tracer(dir, tracer);
 
+	*graph_set = false;
+	if (!rc && graph_funcs) {
+		rc = set_graph_funcs(dir, graph_funcs);
+		*graph_set = !rc;
+	}
 	if (!rc)
 		rc = cli_set(dir, "current_tracer", tracer);
 	if (!rc)
@@ -150,11 +243,12 @@ static int prepare(const char *dir, const char *tracer)
 static int record(const struct cli_record_opts *o, const char *dir, const char *lib, int fd)
 {
 	char *was_on = NULL;
+	bool graph_set;
 	int rc, status, tail;
 
 	if (cli_read_value(dir, "tracing_on", &was_on))
 		was_on = NULL;
-	rc = prepare(dir, o->tracer);
+	rc = prepare(dir, o->tracer, o->graph_funcs, &graph_set);
 	if (rc)
 		goto out;
 	status = run_traced(o->cmd, lib);
@@ -173,6 +267,13 @@ out:
 	/* Leave the tracer as trace-cmd does, and tracing_on as it was. */
 	tail = cli_set(dir, "current_tracer", "nop");
 	tail |= cli_set(dir, "tracing_on", was_on && !strcmp(was_on, "0") ? "0" : "1");
+	/* Emptied, the filter lets every function be graphed again. */
+	if (o->graph_funcs && graph_set) {
+		int err = write_replace(dir, "set_graph_function", "");
+
+		if (err)
+			tail |= cli_file_error("set_graph_function", err);
+	}
 	free(was_on);
 	return rc ? rc : tail ? CLI_FAIL : 0;
 }
@@ -213,7 +314,7 @@ const struct cli_command cli_cmd_record = {
 	.name = "record",
 	.summary = "trace one run of a command and save the trace",
 	.run = run,
-	.usage = "usage: utrace record -p TRACER [-o FILE] [--] CMD [ARG...]\n"
+	.usage = "usage: utrace record -p TRACER [-g FUNC]... [-o FILE] [--] CMD [ARG...]\n"
 		 "\n"
 		 "Run CMD with the utrace runtime (libutrace.so) preloaded, trace it with\n"
 		 "TRACER and save the trace to FILE.  utracefs is mounted for the run if it\n"
@@ -223,13 +324,18 @@ const struct cli_command cli_cmd_record = {
 		 "every traced program, as in ftrace: others running meanwhile show too.\n"
 		 "^C reaches CMD; the trace is saved when it exits.\n"
 		 "\n"
-		 "  -p TRACER  the tracer: function, or nop (trace_printk() lines only);\n"
-		 "             'utrace list -t' lists them\n"
+		 "  -p TRACER  the tracer: function, function_graph (calls and returns drawn\n"
+		 "             as a call graph with durations), or nop (trace_printk() lines\n"
+		 "             only); 'utrace list -t' lists them\n"
+		 "  -g FUNC    graph only FUNC and what it calls (set_graph_function; globs\n"
+		 "             as in the kernel).  Repeat for more functions.  Implies\n"
+		 "             -p function_graph; emptied again at the end\n"
 		 "  -o FILE    where to save the trace (default " CLI_RECORD_DEFAULT_OUTPUT
 		 "; - is stdout).\n"
 		 "             It is the text of the trace file; 'utrace report' prints it\n"
 		 "\n"
-		 "The exit status is CMD's (128+N when signal N killed it; 127 when it could\n"
-		 "not be found).  Only functions compiled with the flags of 'utrace cflags'\n"
-		 "are traced.\n",
+		 "The options of the mount (trace_options, such as funcgraph-proc) are used as\n"
+		 "they are.  The exit status is CMD's (128+N when signal N killed it; 127 when\n"
+		 "it could not be found).  Only functions compiled with the flags of 'utrace\n"
+		 "cflags' are traced.\n",
 };

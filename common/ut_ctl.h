@@ -24,11 +24,20 @@
 enum ut_tracer_id {
 	UT_TRACER_NOP = 0,
 	UT_TRACER_FUNCTION = 1,
-	UT_TRACER_FUNCTION_GRAPH = 2, /* later */
+	UT_TRACER_FUNCTION_GRAPH = 2, /* sites call ut_tramp_graph: entry + return hijack */
 };
 
 /* Options the runtime acts on (the rest only change how utracefs prints). */
 #define UT_CTL_OPT_FUNC_STACK_TRACE 0x1u /* write a stack event after each function event */
+
+/* function_graph options the runtime acts on (ut_ctl.graph_opts). */
+#define UT_CTL_GRAPH_NOIRQS 0x1u  /* funcgraph-irqs off: record nothing inside signal handlers */
+#define UT_CTL_GRAPH_NOSLEEP 0x2u /* sleep-time off: durations leave out time off the CPU */
+#define UT_CTL_GRAPH_RETADDR 0x4u /* funcgraph-retaddr: entries carry the return address */
+#define UT_CTL_GRAPH_SELECT 0x8u  /* set_graph_function or set_graph_notrace set (ut_sel.h) */
+
+/* Frames of a thread's shadow return stack; deeper calls are not traced (overrun). */
+#define UT_GRAPH_STACK_MAX 1024u
 
 /*
  * write_mode, decided once by utracefs when it creates the area: RSEQ when the
@@ -51,7 +60,11 @@ struct ut_ctl {
 	uint64_t area_size;  /* bytes of the memfd */
 	uint32_t ftrace_enabled; /* master switch (issue: dynamic ftrace) */
 	uint32_t write_mode; /* UT_CTL_WRITE_*: how writers without rseq serialise */
-	uint32_t _reserved[1012];
+	/* function_graph */
+	uint64_t thresh_tsc;	  /* tracing_thresh in TSC ticks; 0: off (see ut_ev_gent) */
+	uint32_t max_graph_depth; /* 0: no limit; else functions at depth >= it are not traced */
+	uint32_t graph_opts;	  /* UT_CTL_GRAPH_* */
+	uint32_t _reserved[1008];
 };
 _Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");
@@ -59,5 +72,8 @@ _Static_assert(__builtin_offsetof(struct ut_ctl, tracing_on) == 16, "asm uses of
 _Static_assert(__builtin_offsetof(struct ut_ctl, opts) == 20, "asm uses offset 20");
 _Static_assert(__builtin_offsetof(struct ut_ctl, nr_cpus) == 24, "asm uses offset 24");
 _Static_assert(__builtin_offsetof(struct ut_ctl, write_mode) == 44, "asm uses offset 44");
+_Static_assert(__builtin_offsetof(struct ut_ctl, thresh_tsc) == 48, "asm uses offset 48");
+_Static_assert(__builtin_offsetof(struct ut_ctl, max_graph_depth) == 56, "asm uses offset 56");
+_Static_assert(__builtin_offsetof(struct ut_ctl, graph_opts) == 60, "asm uses offset 60");
 
 #endif

@@ -196,11 +196,12 @@ struct ut_ev {
 _Static_assert(sizeof(struct ut_ev) == 16, "ut_ev layout");
 
 enum {
+	UT_EV_DISCARD = 0,	    /* an event removed in place (len kept): skipped, not counted */
 	UT_EV_FUNCTION = 1,	    /* struct ut_ev_func */
 	UT_EV_KERNEL_STACK = 4,	    /* struct ut_ev_stack: func_stack_trace */
 	UT_EV_PRINT = 5,	    /* struct ut_ev_print: trace_printk, trace_puts, trace_marker */
-	UT_EV_GRAPH_RET = 10,	    /* function_graph (later) */
-	UT_EV_GRAPH_ENT = 11,	    /* function_graph (later) */
+	UT_EV_GRAPH_RET = 10,	    /* struct ut_ev_gret: function_graph exit */
+	UT_EV_GRAPH_ENT = 11,	    /* struct ut_ev_gent: function_graph entry */
 	UT_EV_RAW_DATA = 19,	    /* struct ut_ev_raw: trace_marker_raw */
 };
 
@@ -221,6 +222,42 @@ struct ut_ev_func {
 };
 _Static_assert(sizeof(struct ut_ev_func) == 32, "ut_ev_func layout");
 #define UT_SITE_CALL_LEN 5
+
+/*
+ * function_graph.  The runtime keeps a shadow return stack per thread (the
+ * kernel's ret_stack): at an entry it writes a gent event and swaps the return
+ * address for ut_return_to_handler; at the return it writes a gret event.
+ *
+ * depth: the frame's index in the thread's shadow stack (0: the outermost traced
+ * function of the thread; functions of a signal handler continue the depth of the
+ * function they interrupted, as interrupts do in the kernel).
+ *
+ * tracing_thresh (ut_ctl.thresh_tsc != 0): at the return of a function that
+ * lasted less, the runtime removes its entry instead of writing the exit: it
+ * rewinds the ring's tail (wpos) when the entry is still the last event of the
+ * CPU's current page, and otherwise turns the entry into UT_EV_DISCARD in place
+ * (only on the CPU that wrote it, inside an rseq sequence); a function that
+ * migrated CPUs in between keeps both events.  So the buffer holds the long
+ * functions, each with its entry and exit, and little else.
+ */
+struct ut_ev_gent {
+	struct ut_ev h; /* ts: the entry time (calltime) */
+	uint64_t ip;	/* site + 5, as in function events */
+	uint32_t depth;
+	uint32_t nextra; /* uint64_t words in extra[]: 0, or 1 under UT_CTL_GRAPH_RETADDR */
+	uint64_t extra[]; /* [0]: the return address into the caller (funcgraph-retaddr) */
+};
+_Static_assert(sizeof(struct ut_ev_gent) == 32, "ut_ev_gent layout");
+
+struct ut_ev_gret {
+	struct ut_ev h;	   /* ts: the return time (rettime) */
+	uint64_t ip;	   /* site + 5 */
+	uint64_t calltime; /* TSC of the entry (moved later by time off the CPU under NOSLEEP) */
+	uint32_t depth;
+	uint32_t overrun;  /* the thread's calls not traced because its stack was full */
+	uint64_t retval;   /* rax at the return (funcgraph-retval) */
+};
+_Static_assert(sizeof(struct ut_ev_gret) == 48, "ut_ev_gret layout");
 
 /* print: ip of the caller (a return address) or UT_IP_MARKER; NUL-terminated text. */
 struct ut_ev_print {

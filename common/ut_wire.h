@@ -10,6 +10,8 @@
  *   process                         utracefs
  *   HELLO {pid, comm, exe}   --->
  *                            <---   WELCOME {nr_cpus, area_size} + SCM_RIGHTS memfd
+ *                                   (and the selection memfd, ut_sel.h)
+ *   SITES {obj, path, base, offsets}  --->  (after WELCOME, dlopen, dlclose: ut_sel.h)
  *   (maps the area, applies ctl state)
  *   ACK {gen}                --->   (after applying every ctl generation)
  *   TASK {tid, comm}         --->   (a thread's first event, prctl name changes)
@@ -33,6 +35,7 @@ enum ut_msg_type {
 	UT_MSG_TASK = 4,
 	UT_MSG_MAPS = 5,
 	UT_MSG_TRACING = 6, /* tracing_on()/tracing_off() called by the program */
+	UT_MSG_SITES = 7,   /* the sites of one object (ut_sel.h) */
 };
 
 struct ut_msg_hdr {
@@ -77,6 +80,25 @@ struct ut_msg_tracing {
 	struct ut_msg_hdr h;
 	uint32_t on;
 	uint32_t _pad;
+};
+
+/*
+ * The sites of object `obj` (the process's index for it), in the order of the
+ * process's site table; a large object takes several packets: `first` is the index
+ * of offsets[0] among the object's `total` sites.  An object sent again (same obj)
+ * replaces the old one; total 0 means it was unloaded.  path: the file (the real
+ * path of the executable, not /proc/self/exe).
+ */
+#define UT_SITES_PER_MSG 8192u
+struct ut_msg_sites {
+	struct ut_msg_hdr h;
+	uint32_t obj;
+	uint32_t total;
+	uint32_t first;
+	uint32_t nr; /* offsets in this packet, <= UT_SITES_PER_MSG */
+	uint64_t base;
+	char path[256];
+	uint32_t offsets[]; /* address - base */
 };
 
 #endif

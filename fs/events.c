@@ -39,7 +39,7 @@ struct field {
 struct event_format {
 	const char *name;
 	long id;
-	struct field fields[4]; /* after the common ones; ends at a NULL decl */
+	struct field fields[6]; /* after the common ones; ends at a NULL decl */
 	const char *print_fmt;
 };
 
@@ -57,6 +57,21 @@ static const struct event_format formats[] = {
 	  {"unsigned long parent_ip", 16, 8, false},
 	  {"unsigned long args[]", 24, 0, false}},
 	 "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip"},
+	/* as this machine's kernel has them: no retval field, args[] empty */
+	{"funcgraph_entry", UT_EV_GRAPH_ENT,
+	 {{"unsigned long func", 8, 8, false},
+	  {"unsigned int depth", 16, 4, false},
+	  {"unsigned long args[]", 24, 0, false}},
+	 "\"--> %ps (%u)\", (void *)REC->func, REC->depth"},
+	/* the kernel's print fmt shows depth for "over": kept as it is */
+	{"funcgraph_exit", UT_EV_GRAPH_RET,
+	 {{"unsigned long func", 8, 8, false},
+	  {"unsigned int depth", 16, 4, false},
+	  {"unsigned int overrun", 20, 4, false},
+	  {"unsigned long long calltime", 24, 8, false},
+	  {"unsigned long long rettime", 32, 8, false}},
+	 "\"<-- %ps (%u) (start: %llx  end: %llx) over: %u\", (void *)REC->func, REC->depth, "
+	 "REC->calltime, REC->rettime, REC->depth"},
 	{"kernel_stack", UT_EV_KERNEL_STACK,
 	 {{"int size", 8, 4, true}, {"unsigned long caller[8]", 16, 64, false}},
 	 "\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
@@ -93,7 +108,7 @@ static int format_show(struct tfs_open *o)
 		err = field_line(b, &common_fields[i]);
 	if (!err)
 		err = tfs_buf_printf(b, "\n");
-	for (size_t i = 0; i < 4 && ev->fields[i].decl && !err; i++)
+	for (size_t i = 0; i < 6 && ev->fields[i].decl && !err; i++)
 		err = field_line(b, &ev->fields[i]);
 	return err ? err : tfs_buf_printf(b, "\nprint fmt: %s\n", ev->print_fmt);
 }

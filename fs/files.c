@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "graph_ctl.h"
 #include "settings.h" /* tfs_option_file_name: options/ as options.c sees it */
 #include "tfs.h"
 
@@ -73,12 +74,16 @@ static const struct tfs_file cpu_dir = DIR_("cpu", 0750, per_cpu_files);
 	    {NULL},                                                                                \
 	}
 EVENT_DIR(function, UT_EV_FUNCTION);
+EVENT_DIR(funcgraph_entry, UT_EV_GRAPH_ENT);
+EVENT_DIR(funcgraph_exit, UT_EV_GRAPH_RET);
 EVENT_DIR(kernel_stack, UT_EV_KERNEL_STACK);
 EVENT_DIR(print, UT_EV_PRINT);
 EVENT_DIR(raw_data, UT_EV_RAW_DATA);
 
 static const struct tfs_file ftrace_events[] = {
     DIR_("function", 0755, event_function),
+    DIR_("funcgraph_entry", 0755, event_funcgraph_entry),
+    DIR_("funcgraph_exit", 0755, event_funcgraph_exit),
     DIR_("kernel_stack", 0755, event_kernel_stack),
     DIR_("print", 0755, event_print),
     DIR_("raw_data", 0755, event_raw_data),
@@ -112,6 +117,8 @@ static const struct tfs_file root_files[] = {
     FILE_("saved_cmdlines_size", 0640, tfs_saved_cmdlines_size_ops),
     FILE_("saved_tgids", 0440, tfs_saved_tgids_ops),
     FILE_("error_log", 0640, tfs_error_log_ops),
+    FILE_("tracing_thresh", 0640, tfs_tracing_thresh_ops),
+    FILE_("max_graph_depth", 0640, tfs_max_graph_depth_ops),
     DYN_("per_cpu", 0750, cpu_name, &cpu_dir),
     DIR_("events", 0755, events_files),
     {NULL},

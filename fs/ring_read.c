@@ -68,6 +68,7 @@ struct rr_cons {
 	uint64_t R;	  /* events handed out since the reset */
 	uint64_t lost;	  /* overwritten before being read, not reported yet */
 	uint64_t bad;	  /* failed validation */
+	uint64_t D;	  /* discarded events passed over (tracing_thresh), not handed out */
 	/* the page copy the next event is taken from */
 	bool loaded;
 	struct rr_page pg;
@@ -102,8 +103,20 @@ int tfs_rr_check_event(const void *p, unsigned int room)
 	if (len < sizeof(*ev) || (len & 7) || len > room || ev->tid > 0x7fffffffu)
 		return -1;
 	switch (ev->type) {
+	case UT_EV_DISCARD:
+		return (int)len; /* only its length matters: it is skipped */
 	case UT_EV_FUNCTION:
 		return len == sizeof(struct ut_ev_func) ? (int)len : -1;
+	case UT_EV_GRAPH_ENT: {
+		const struct ut_ev_gent *g = p;
+
+		if (len < sizeof(*g) || g->nextra > 1 ||
+		    len != sizeof(*g) + g->nextra * sizeof(uint64_t))
+			return -1;
+		return (int)len;
+	}
+	case UT_EV_GRAPH_RET:
+		return len == sizeof(struct ut_ev_gret) ? (int)len : -1;
 	case UT_EV_PRINT: {
 		const struct ut_ev_print *pr = p;
 		unsigned int text = len - sizeof(*pr);
@@ -246,11 +259,23 @@ uint64_t tfs_rr_time_start(void)
 /* Forget the position when the ring was emptied behind our back (rr_lock held). */
 static void rr_cons_check(struct rr_cons *cs, const struct rr_view *v)
 {
-	unsigned int d = rr_age(v, cs->vp);
+	unsigned int d = rr_age(v, cs->vp), ne = rb_wpos_entries(v->w);
 
-	if (d >= RR_HALF ||
-	    (d == 0 && (cs->off > rb_wpos_off(v->w) || cs->idx > rb_wpos_entries(v->w))))
+	if (d >= RR_HALF) {
 		rr_cons_clear(cs);
+	} else if (d == 0 && cs->idx > ne && cs->off > rb_wpos_off(v->w)) {
+		/*
+		 * tracing_thresh rewound the tail of the page being written over
+		 * events we had already handed out: they are gone, and the next
+		 * event written gets the number of the first one removed.
+		 */
+		cs->P -= cs->idx - ne;
+		cs->idx = ne;
+		cs->off = rb_wpos_off(v->w);
+		cs->loaded = false;
+	} else if (d == 0 && (cs->off > rb_wpos_off(v->w) || cs->idx > ne)) {
+		rr_cons_clear(cs);
+	}
 }
 
 /* Let writers reuse the pages before vp (no-overwrite mode; harmless otherwise). */
@@ -297,6 +322,23 @@ static void rr_cons_next_page(struct rr_cons *cs, const struct rr_view *v)
 }
 
 /*
+ * The event at the consumer's position, after passing over the discarded ones
+ * (tracing_thresh removed them: never handed out, not counted as read).
+ */
+static const struct ut_ev *rr_cons_event(struct rr_cons *cs)
+{
+	const struct ut_ev *ev;
+
+	while ((ev = rr_page_event(&cs->pg, cs->off)) && ev->type == UT_EV_DISCARD) {
+		cs->off += ev->len;
+		cs->idx++;
+		cs->P++;
+		cs->D++;
+	}
+	return ev;
+}
+
+/*
  * Make cs->pg hold the page of the consumer's next event, with cs->off inside
  * it.  1: an event is there; 0: nothing to read now; < 0: error.
  */
@@ -312,7 +354,7 @@ static int rr_cons_load(struct rr_cons *cs, unsigned int cpu)
 		unsigned int start;
 		int r;
 
-		if (cs->loaded && cs->off < cs->pg.end && rr_page_event(&cs->pg, cs->off))
+		if (cs->loaded && cs->off < cs->pg.end && rr_cons_event(cs))
 			return 1;
 		if (!rr_view_read(cpu, &v))
 			return 0;
@@ -356,8 +398,12 @@ static int rr_cons_load(struct rr_cons *cs, unsigned int cpu)
 		}
 		cs->loaded = true;
 		if (cs->off < cs->pg.end) {
-			if (rr_page_event(&cs->pg, cs->off))
+			if (rr_cons_event(cs))
 				return 1;
+			if (cs->off >= cs->pg.end && cs->vp != v.V) {
+				rr_cons_next_page(cs, &v); /* it ended with discards */
+				continue;
+			}
 			if (cs->vp == v.V)
 				return 0; /* a bad event in the page being written: wait for its end */
 		} else if (cs->vp == v.V) {
@@ -425,8 +471,55 @@ static int rr_cons_pick(int filter, int skip)
 	return best;
 }
 
+/* What the consumer's peek_next/take_next work on (rr_lock held). */
+struct rr_peek {
+	struct rr_cons *cs;
+	unsigned int cpu;
+	const struct ut_ev *ev; /* the event being handed out */
+	bool take;		/* take_next was called */
+};
+
+/*
+ * The event after the one being handed out on the same CPU: in the page copy,
+ * or else in a fresh copy of that page (the writer may have added events since)
+ * or of the next one.  Only a look: take_next checks it is still there.
+ */
+static const struct ut_ev *rr_cons_peek_next(struct tfs_iter *it)
+{
+	static struct rr_page pk_pg; /* rr_lock held */
+	struct rr_peek *pk = it->rd;
+	struct rr_cons *cs = pk->cs;
+	unsigned int off = cs->off + pk->ev->len, vp = cs->vp;
+	const struct ut_ev *ev;
+	struct rr_view v;
+
+	while ((ev = rr_page_event(&cs->pg, off)) && ev->type == UT_EV_DISCARD)
+		off += ev->len;
+	if (ev)
+		return ev;
+	if (off < cs->pg.end || !rr_view_read(pk->cpu, &v))
+		return NULL;
+	if (rr_age(&v, vp) >= v.nr)
+		return NULL;
+	if (vp != v.V || cs->pg.hdr.commit) {
+		vp = (vp + 1) & (RB_VPAGE_MOD - 1);
+		off = 0;
+	}
+	if (rr_age(&v, vp) >= RR_HALF || rr_copy_page(&v, vp, &pk_pg) != RR_OK)
+		return NULL;
+	while ((ev = rr_page_event(&pk_pg, off)) && ev->type == UT_EV_DISCARD)
+		off += ev->len;
+	return ev;
+}
+
+static void rr_cons_take_next(struct tfs_iter *it)
+{
+	((struct rr_peek *)it->rd)->take = true;
+}
+
 long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *arg)
 {
+	struct rr_peek pk;
 	long n = 0;
 
 	if (!tfs.area)
@@ -451,6 +544,10 @@ long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *
 		it->lost = cs->lost;
 		it->idx++;
 		it->next_ts = e.ts;
+		pk = (struct rr_peek){.cs = cs, .cpu = e.cpu, .ev = ev};
+		it->rd = &pk;
+		it->peek_next = rr_cons_peek_next;
+		it->take_next = rr_cons_take_next;
 		if (it->lat_fmt) {
 			/*
 			 * The kernel peeks at the following event for the delay mark:
@@ -466,11 +563,28 @@ long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *
 				it->next_ts = tfs_clock_from_tsc(best);
 		}
 		r = fn(it, &e, arg);
+		it->peek_next = NULL;
+		it->take_next = NULL;
+		it->rd = NULL;
 		if (r) {
 			it->idx--;
 			if (r < 0 && n == 0)
 				n = r;
 			break;
+		}
+		if (pk.take) {
+			/* the leaf's exit, shown with its entry: consumed with it */
+			struct ut_ev h = *ev;
+			const struct ut_ev *nx;
+
+			rr_cons_take(cs, ev);
+			n++;
+			if (rr_cons_load(cs, (unsigned int)c) == 1 && (nx = rr_cons_peek(cs)) &&
+			    nx->tid == h.tid && nx->type == UT_EV_GRAPH_RET && nx->ts >= h.ts) {
+				rr_cons_take(cs, nx);
+				n++;
+			}
+			continue;
 		}
 		rr_cons_take(cs, ev);
 		n++;
@@ -546,6 +660,7 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 		memset(st, 0, sizeof(*st));
 		if (sc)
 			sc->len = 0;
+		/* (st->discarded counts the readable ones again on each try) */
 		st->read = cs->R;
 		st->bad = cs->bad;
 		if (!rr_view_read(cpu, &v)) {
@@ -587,6 +702,12 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 						st->bad += pg.entries - idx;
 						break;
 					}
+					if (ev->type == UT_EV_DISCARD) {
+						st->discarded++;
+						off += ev->len;
+						idx++;
+						continue;
+					}
 					st->bytes += tfs_kfmt_size(ev);
 					if (sc && snap_append(sc, ev))
 						return -ENOMEM;
@@ -602,8 +723,10 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 		st->written = last_base + last_entries;
 		if (!first_found || first > st->written)
 			first = st->written;
+		/* discarded events are neither entries nor overruns (only those still readable are known) */
 		st->entries = st->written - first;
-		st->overrun = first > st->read ? first - st->read : 0;
+		st->entries = st->entries > st->discarded ? st->entries - st->discarded : 0;
+		st->overrun = first > st->read + cs->D ? first - st->read - cs->D : 0;
 		if (!first_found && rb_wpos_entries(v.w) == 0)
 			st->oldest_tsc = 0;
 		if (st->oldest_tsc)
@@ -702,6 +825,34 @@ static int snap_pick(const struct tfs_snap *s)
 	return best;
 }
 
+/* The snapshot's peek_next/take_next: the next copied event of it->cpu. */
+static const struct ut_ev *snap_peek_next(struct tfs_iter *it)
+{
+	struct tfs_snap *s = it->rd;
+	struct snap_cpu *sc = &s->c[it->cpu];
+
+	if (sc->pos >= sc->len)
+		return NULL;
+	return (const struct ut_ev *)(sc->data + sc->pos);
+}
+
+static void snap_take_next(struct tfs_iter *it)
+{
+	struct tfs_snap *s = it->rd;
+	struct snap_cpu *sc = &s->c[it->cpu];
+
+	if (sc->pos < sc->len)
+		sc->pos += ((const struct ut_ev *)(sc->data + sc->pos))->len;
+}
+
+void tfs_iter_release(struct tfs_iter *it)
+{
+	if (it->priv && it->priv_free)
+		it->priv_free(it->priv);
+	it->priv = NULL;
+	it->priv_free = NULL;
+}
+
 bool tfs_snap_next(struct tfs_snap *s, struct tfs_iter *it, struct tfs_event *e)
 {
 	int c = snap_pick(s), c2;
@@ -717,6 +868,9 @@ bool tfs_snap_next(struct tfs_snap *s, struct tfs_iter *it, struct tfs_event *e)
 	it->cpu = e->cpu;
 	it->lost = 0;
 	it->idx = ++s->idx;
+	it->rd = s;
+	it->peek_next = snap_peek_next;
+	it->take_next = snap_take_next;
 	it->next_ts = e->ts;
 	c2 = snap_pick(s);
 	if (c2 >= 0)

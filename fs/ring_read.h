@@ -40,6 +40,7 @@ struct tfs_cpu_stats {
 	uint64_t read;		 /* consumed by trace_pipe readers */
 	uint64_t written;	 /* every event committed since the last reset */
 	uint64_t bad;		 /* events that failed validation (never shown) */
+	uint64_t discarded;	 /* UT_EV_DISCARD seen among the readable ones (not in entries) */
 };
 
 /* A snapshot: copies of the events, per CPU, in ring order. */
@@ -66,7 +67,27 @@ struct tfs_iter {
 	uint64_t next_ts;	/* ts of the next event in order (latency format), or own */
 	/* the snapshot being walked (trace files), NULL for pipes */
 	struct tfs_snap *snap;
+	/*
+	 * function_graph's leaf test (the kernel's get_return_for_leaf): the event
+	 * that follows the current one on it->cpu, discards skipped, or NULL when
+	 * none is readable now; take_next makes the reader pass over that event too
+	 * (the snapshot walk skips it, the consuming reader consumes it).  Set by
+	 * the reader for each event; NULL when it cannot peek.
+	 */
+	const struct ut_ev *(*peek_next)(struct tfs_iter *it);
+	void (*take_next)(struct tfs_iter *it);
+	void *rd; /* the reader's own state for the two above */
+	/*
+	 * The tracer's state for this reader (function_graph: per-CPU depth and
+	 * last pid, as the kernel's iter->private), made by the tracer on first
+	 * use and freed by tfs_iter_release() with priv_free.
+	 */
+	void *priv;
+	void (*priv_free)(void *priv);
 };
+
+/* Free the tracer's state of a reader (at close, or before walking again). */
+void tfs_iter_release(struct tfs_iter *it);
 
 /*
  * Read one CPU's statistics now.  0, or -EINVAL for a bad cpu / no area.  A ring

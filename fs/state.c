@@ -20,8 +20,11 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "graph_ctl.h"
+#include "output/output.h"
 #include "settings.h"
 #include "tfs.h"
+#include "tracers/tracers.h"
 
 struct tfs_trace tfs = {.lock = PTHREAD_MUTEX_INITIALIZER, .area_fd = -1};
 
@@ -97,6 +100,10 @@ void tfs_state_defaults(unsigned int nr_cpus)
 struct tfs_rt_opts {
 	uint32_t ctl_opts;
 	bool trace_printk;
+	/* function_graph: tracing_thresh, max_graph_depth and its options */
+	uint64_t thresh_tsc;
+	uint32_t max_graph_depth;
+	uint32_t graph_opts;
 };
 
 static struct tfs_rt_opts tfs_rt_opts(void)
@@ -106,6 +113,18 @@ static struct tfs_rt_opts tfs_rt_opts(void)
 	if (tfs_tracer_opt("func_stack_trace"))
 		r.ctl_opts |= UT_CTL_OPT_FUNC_STACK_TRACE;
 	r.trace_printk = tfs_opt(TFS_OPT_TRACE_PRINTK);
+
+	/* the graph tracer's own option values, kept whichever tracer is current */
+	uint64_t g = tfs_tracer_opts_of(&tfs_function_graph_tracer);
+
+	if (!(g & TFS_GRAPH_IRQS))
+		r.graph_opts |= UT_CTL_GRAPH_NOIRQS;
+	if (!(g & TFS_GRAPH_SLEEP_TIME))
+		r.graph_opts |= UT_CTL_GRAPH_NOSLEEP;
+	if (g & TFS_GRAPH_RETADDR)
+		r.graph_opts |= UT_CTL_GRAPH_RETADDR;
+	r.thresh_tsc = tfs_graph_thresh_tsc();
+	r.max_graph_depth = tfs_graph_max_depth();
 	return r;
 }
 
@@ -120,6 +139,9 @@ static void tfs_publish_opts_locked(const struct tfs_rt_opts *r)
 	__atomic_store_n(&ctl->tracing_on, tfs.tracing_on ? 1u : 0u, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->opts, r->ctl_opts, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->trace_printk, r->trace_printk ? 1u : 0u, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->thresh_tsc, r->thresh_tsc, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->max_graph_depth, r->max_graph_depth, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->graph_opts, r->graph_opts, __ATOMIC_RELAXED);
 }
 
 void tfs_publish_locked(void)

@@ -68,6 +68,7 @@ static int trace_snapshot(struct tfs_open *o)
 	struct trace_state *st = o->priv;
 
 	tfs_snap_free(st->it.snap);
+	tfs_iter_release(&st->it);
 	trace_iter_init(&st->it, o->cpu);
 	st->it.snap = tfs_snap_take(o->cpu, &st->it);
 	if (!st->it.snap)
@@ -134,6 +135,7 @@ static ssize_t trace_read(struct tfs_open *o, char *buf, size_t size, off_t off)
 		/* going back: walk again from the start */
 		tfs_snap_rewind(st->it.snap);
 		memset(st->it.started, 0, sizeof(st->it.started));
+		tfs_iter_release(&st->it); /* the graph's depth and pids start again too */
 		tfs_buf_reset(&st->win);
 		st->win_off = 0;
 		st->header_done = st->eof = false;
@@ -177,6 +179,7 @@ static int trace_release(struct tfs_open *o)
 
 	if (st) {
 		tfs_snap_free(st->it.snap);
+		tfs_iter_release(&st->it);
 		tfs_buf_free(&st->win);
 		free(st);
 		o->priv = NULL;
@@ -354,6 +357,7 @@ static int pipe_release(struct tfs_open *o)
 	struct pipe_state *st = o->priv;
 
 	if (st) {
+		tfs_iter_release(&st->it);
 		tfs_buf_free(&st->text);
 		pthread_mutex_destroy(&st->lock);
 		free(st);

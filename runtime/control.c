@@ -211,10 +211,14 @@ static struct ut_ctl *map_area(int memfd, const struct ut_msg_welcome *w)
 static void apply(struct ut_ctl *ctl)
 {
 	uint32_t gen = __atomic_load_n(&ctl->gen, __ATOMIC_ACQUIRE);
-	int on = ctl->tracer == UT_TRACER_FUNCTION && ctl->ftrace_enabled;
+	int graph = ctl->tracer == UT_TRACER_FUNCTION_GRAPH;
+	int on = (ctl->tracer == UT_TRACER_FUNCTION || graph) && ctl->ftrace_enabled;
 	struct ut_msg_ack ack = {.h = {UT_MSG_ACK, sizeof(ack)}, .gen = gen};
 
 	pthread_mutex_lock(&ut_rt_lock);
+	/* the stubs first: a site that becomes a call goes to the right trampoline */
+	if (on)
+		ut_stubs_set_tramp(graph ? ut_tramp_graph : ut_tramp_function);
 	ut_patch_all(on ? UT_SITE_CALL : UT_SITE_NOP5);
 	pthread_mutex_unlock(&ut_rt_lock);
 	applied_gen = gen;

@@ -83,6 +83,7 @@ static void fork_child(void)
 
 	ut_rt_lock = fresh;
 	ut_thr.tid = 0;
+	ut_graph_after_fork_child();
 	ut_control_after_fork_child();
 }
 
@@ -92,6 +93,7 @@ __attribute__((constructor)) static void ut_init(void)
 	void *bt[2];
 
 	xsave_init();
+	ut_graph_init();
 	if (ut_sites_init() || ut_patch_init())
 		goto out;
 	backtrace(bt, 2); /* loads the unwinder now, not inside a traced function */

@@ -14,8 +14,21 @@
  *    (UT_EVF_SIGBLOCKED, 'd'), and never let SIGTRAP be blocked (a blocked
  *    synchronous SIGTRAP from our int3 would kill the thread).
  *
- * Limitation: a handler left with siglongjmp() leaves the thread marked as inside
- * a handler until the next wrapped handler returns.
+ *  - function_graph (graph.c): a wrapped handler pushes a marker on the thread's
+ *    shadow stack and pops back to it when it returns; longjmp, _longjmp,
+ *    siglongjmp and __longjmp_chk close the frames they jump over first (and leave
+ *    the handlers they jump out of: the thread is no longer "in a handler");
+ *    _Unwind_RaiseException, _Unwind_Resume, _Unwind_Resume_or_Rethrow,
+ *    _Unwind_ForcedUnwind, _Unwind_Backtrace and backtrace() see the original
+ *    return addresses (put back for the call, hijacked again after the ones that
+ *    return); __cxa_begin_catch closes the frames the exception unwound;
+ *    pthread_exit restores them all and leaves the frames to the thread's end.
+ *
+ * Limitation: with the function tracer (or a handler entered before the graph
+ * tracer was on), a handler left with siglongjmp() leaves the thread marked as
+ * inside a handler until the next wrapped handler returns.  glibc's own jumps
+ * (its cancellation unwinder, which calls libgcc directly) are not seen: see
+ * graph.c for what happens then.
  *
  * Limitation: dlopen() sees libutrace as its caller, so the program's own
  * DT_RUNPATH is not searched for relative names (uftrace has the same property).
@@ -24,7 +37,9 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <ucontext.h>
 
@@ -118,6 +133,9 @@ static void wrap_handler(int sig, siginfo_t *si, void *ucv)
 	sigorset(&m, &m, &a.sa_mask);
 	if (!(a.sa_flags & SA_NODEFER))
 		sigaddset(&m, sig);
+	uint8_t old_depth = ut_thr.sigdepth;
+	int marker = ut_graph_sig_enter(ucv, old_depth, old_blocked);
+
 	ut_thr.sigdepth++;
 	ut_thr.sigblocked = all_async_blocked(&m);
 	ut_evflags_update();
@@ -125,7 +143,8 @@ static void wrap_handler(int sig, siginfo_t *si, void *ucv)
 		a.sa_sigaction(sig, si, ucv);
 	else if (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN)
 		a.sa_handler(sig);
-	ut_thr.sigdepth--;
+	ut_graph_sig_leave(marker);
+	ut_thr.sigdepth = old_depth;
 	ut_thr.sigblocked = old_blocked;
 	ut_evflags_update();
 }
@@ -293,4 +312,190 @@ UT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 	if (ret == 0 && pthread_equal(th, pthread_self()))
 		comm_changed();
 	return ret;
+}
+
+/* ---- function_graph: jumps and unwinders ------------------------------------------ */
+
+typedef void (*jmp_fn)(void *, int);
+
+#define JUMP(name)                                                                                 \
+	UT_EXPORT __attribute__((noreturn)) void name(void *env, int val)                          \
+	{                                                                                          \
+		static jmp_fn real;                                                                \
+                                                                                                   \
+		if (!real)                                                                         \
+			real = (jmp_fn)ut_real(#name);                                             \
+		ut_graph_longjmp(ut_graph_jmpbuf_sp(env));                                         \
+		real(env, val);                                                                    \
+		__builtin_unreachable();                                                           \
+	}
+
+/* (setjmp.h is not included here: its prototypes use jmp_buf, the ABI is the same) */
+JUMP(longjmp)
+JUMP(_longjmp)
+JUMP(siglongjmp)
+JUMP(__longjmp_chk)
+
+struct _Unwind_Exception;
+struct _Unwind_Context;
+typedef int (*unwind_trace_fn)(struct _Unwind_Context *, void *);
+typedef int (*unwind_stop_fn)(int, int, uint64_t, struct _Unwind_Exception *,
+			      struct _Unwind_Context *, void *);
+
+static void *real_or_die(const char *name)
+{
+	void *fn = ut_real(name);
+
+	if (!fn)
+		abort();
+	return fn;
+}
+
+#define REAL_U(type, name)                                                                         \
+	static type real_##name;                                                                   \
+	if (!real_##name)                                                                          \
+		real_##name = (type)real_or_die(#name);
+
+UT_EXPORT int _Unwind_RaiseException(struct _Unwind_Exception *e)
+{
+	typedef int (*fn)(struct _Unwind_Exception *);
+	REAL_U(fn, _Unwind_RaiseException);
+	int r;
+
+	ut_graph_restore_all();
+	r = real__Unwind_RaiseException(e); /* returns only when nothing catches it */
+	ut_graph_rehijack(0);
+	return r;
+}
+
+UT_EXPORT void _Unwind_Resume(struct _Unwind_Exception *e)
+{
+	typedef void (*fn)(struct _Unwind_Exception *);
+	REAL_U(fn, _Unwind_Resume);
+
+	ut_graph_restore_all();
+	real__Unwind_Resume(e);
+	abort();
+}
+
+UT_EXPORT int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
+{
+	typedef int (*fn)(struct _Unwind_Exception *);
+	REAL_U(fn, _Unwind_Resume_or_Rethrow);
+	int r;
+
+	ut_graph_restore_all();
+	r = real__Unwind_Resume_or_Rethrow(e);
+	ut_graph_rehijack(0);
+	return r;
+}
+
+UT_EXPORT int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, unwind_stop_fn stop, void *arg)
+{
+	typedef int (*fn)(struct _Unwind_Exception *, unwind_stop_fn, void *);
+	REAL_U(fn, _Unwind_ForcedUnwind);
+	int r;
+
+	ut_graph_restore_all();
+	r = real__Unwind_ForcedUnwind(e, stop, arg);
+	ut_graph_rehijack(0);
+	return r;
+}
+
+/*
+ * The real _Unwind_Backtrace starts at its caller, which would be this wrapper:
+ * the program's callback is not shown that first frame, so it sees the frames it
+ * would see without us, starting with its own.
+ */
+struct bt_skip {
+	unwind_trace_fn trace;
+	void *arg;
+	int skipped;
+};
+
+static int bt_skip_first(struct _Unwind_Context *ctx, void *a)
+{
+	struct bt_skip *s = a;
+
+	if (!s->skipped) {
+		s->skipped = 1;
+		return 0; /* _URC_NO_REASON */
+	}
+	return s->trace(ctx, s->arg);
+}
+
+UT_EXPORT __attribute__((noinline)) int _Unwind_Backtrace(unwind_trace_fn trace, void *arg)
+{
+	typedef int (*fn)(unwind_trace_fn, void *);
+	REAL_U(fn, _Unwind_Backtrace);
+	struct bt_skip s = {trace, arg, 0};
+	int r;
+
+	ut_graph_restore_all();
+	r = real__Unwind_Backtrace(bt_skip_first, &s);
+	ut_graph_rehijack(0);
+	return r;
+}
+
+#define BT_STACK_MAX 256 /* frames fetched into a buffer on the stack; more: mmap */
+
+/*
+ * glibc's backtrace() starts at its caller, which would be this wrapper: ask it
+ * for one frame more and drop ours, so that the program gets exactly what it
+ * would get without us.  No malloc: backtrace() is called from SIGSEGV handlers.
+ */
+UT_EXPORT __attribute__((noinline)) int backtrace(void **buf, int size)
+{
+	typedef int (*fn)(void **, int);
+	REAL(fn, backtrace);
+	void *local[BT_STACK_MAX + 1], **tmp = local;
+	size_t bytes = 0;
+	int r;
+
+	if (size <= 0 || !real_backtrace)
+		return 0;
+	if (size > BT_STACK_MAX) {
+		bytes = ((size_t)size + 1) * sizeof(void *);
+		tmp = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (tmp == MAP_FAILED)
+			return 0;
+	}
+	ut_graph_restore_all();
+	r = real_backtrace(tmp, size + 1);
+	ut_graph_rehijack(0);
+	if (r > 0) {
+		r--;
+		memcpy(buf, tmp + 1, (size_t)r * sizeof(void *));
+	}
+	if (bytes)
+		munmap(tmp, bytes);
+	return r;
+}
+
+/*
+ * A catch block begins in the frame that caught: every frame below our caller's
+ * stack pointer was unwound.
+ */
+UT_EXPORT void *__cxa_begin_catch(void *e)
+{
+	typedef void *(*fn)(void *);
+	REAL_U(fn, __cxa_begin_catch);
+
+	ut_graph_rehijack((uintptr_t)__builtin_frame_address(0) + 16);
+	return real___cxa_begin_catch(e);
+}
+
+UT_EXPORT void pthread_exit(void *ret)
+{
+	typedef void (*fn)(void *);
+	REAL(fn, pthread_exit);
+
+	/*
+	 * The unwinder needs the real return addresses, but the frames stay: the
+	 * cleanup handlers it runs are called from the frames that pushed them, at
+	 * their depth.  The thread-exit destructor closes what is left.
+	 */
+	ut_graph_restore_all();
+	real_pthread_exit(ret);
+	abort();
 }

@@ -10,8 +10,11 @@
  *   api.c        include/utrace/utrace.h and the trampoline's C slow paths
  *   rseq.c       each thread's rseq area: glibc's, or one registered by the runtime
  *   interpose.c  dlopen/dlclose, sigaction/signal, sigprocmask/pthread_sigmask,
- *                prctl/pthread_setname_np
+ *                prctl/pthread_setname_np; for function_graph longjmp & co.,
+ *                the unwinder entry points, backtrace, pthread_exit
+ *   graph.c      function_graph: the per-thread shadow return stack
  *   arch/x86_64/tramp.S   the function tracer's hot path
+ *   arch/x86_64/graph.S   function_graph's entry and return trampolines
  *
  * Everything here is hidden (-fvisibility=hidden); only the public API and the
  * interposed libc functions are exported, with UT_EXPORT.
@@ -32,7 +35,8 @@
 
 /*
  * Per-thread state, initial-exec TLS.  tramp.S reads tid (offset 0), evflags
- * (offset 4) and rseq (offset 16): keep them there.
+ * (offset 4) and rseq (offset 16), graph.S also guard (5), sigdepth (6) and the
+ * shadow stack fields (24, 32, 36): keep them there.
  */
 struct ut_thread {
 	uint32_t tid;	    /* 0 until the thread's first event (then UT_MSG_TASK is sent) */
@@ -42,6 +46,9 @@ struct ut_thread {
 	uint8_t sigblocked; /* all async signals blocked (outside handlers) */
 	uint32_t printk_depth;
 	struct rseq *rseq; /* the registered area events are written with, NULL: none (rseq.c) */
+	struct ut_gframe *gframes; /* function_graph shadow stack, NULL until used (graph.c) */
+	uint32_t gtop;		   /* frames in use */
+	uint32_t goverrun;	   /* calls not traced because the stack was full */
 };
 extern __thread struct ut_thread ut_thr;
 
@@ -123,6 +130,9 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi);
 int ut_stub_reaches(uintptr_t stub, uintptr_t lo, uintptr_t hi);
 void ut_stub_free(uintptr_t stub);
 void ut_tramp_function(void); /* tramp.S */
+void ut_tramp_graph(void);    /* graph.S */
+/* Point every stub (and the ones made later) at tramp.  Call with ut_rt_lock. */
+void ut_stubs_set_tramp(void (*tramp)(void));
 
 /* ---- control (control.c) --------------------------------------------------------- */
 
@@ -154,5 +164,22 @@ struct rseq *ut_rb_rseq_fallback(void);
 uint32_t ut_rt_thread_first(void); /* trampoline slow path: returns the tid or 0 */
 void ut_rt_stack_event(uintptr_t *frame);
 void ut_rt_func_locked(uintptr_t *frame); /* tramp.S: no rseq area, locked write mode */
+
+/* ---- function_graph (graph.c, graph.S) ------------------------------------------ */
+
+struct ut_gframe;
+void ut_return_to_handler(void);
+void ut_graph_init(void);
+void ut_graph_after_fork_child(void);
+void ut_graph_entry(uintptr_t *frame);
+void ut_graph_return(uintptr_t *regs);
+/* A wrapped signal handler starts (returns a marker to pass to leave) and ends. */
+int ut_graph_sig_enter(void *ucontext, uint8_t old_sigdepth, uint8_t old_sigblocked);
+void ut_graph_sig_leave(int marker);
+uintptr_t ut_graph_jmpbuf_sp(const void *env);
+void ut_graph_longjmp(uintptr_t sp);
+void ut_graph_restore_all(void);
+void ut_graph_rehijack(uintptr_t sp);
+void ut_graph_close_all(void);
 
 #endif

@@ -5,7 +5,7 @@
  * A stub is two pages placed within reach of every site of one object: the first
  * (read + execute) holds `jmp *slot(%rip)`, the second (read + write) holds the
  * 8-byte slot with the trampoline's address.  Sites call the stub; switching the
- * tracer later (function_graph, ...) is one store into the slot.
+ * tracer (function <-> function_graph) is one store into each slot.
  */
 #include <stdint.h>
 #include <string.h>
@@ -16,6 +16,9 @@
 #define STUB_SIZE 8192ul
 #define REACH ((1ul << 31) - STUB_SIZE - 4096)
 #define STEP (1ul << 21)
+
+/* Where the slots point: the current tracer's trampoline. */
+static void (*cur_tramp)(void) = ut_tramp_function;
 
 static int within(uintptr_t stub, uintptr_t lo, uintptr_t hi)
 {
@@ -64,6 +67,15 @@ void ut_stub_free(uintptr_t stub)
 	munmap((void *)stub, STUB_SIZE);
 }
 
+void ut_stubs_set_tramp(void (*tramp)(void))
+{
+	cur_tramp = tramp;
+	for (uint32_t i = 0; i < ut_nr_objs; i++)
+		if (ut_objs[i].stub)
+			__atomic_store_n((uint64_t *)(ut_objs[i].stub + 4096), (uintptr_t)tramp,
+					 __ATOMIC_RELEASE);
+}
+
 uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 {
 	uintptr_t stub;
@@ -78,7 +90,7 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 		return 0;
 	code = (unsigned char *)stub;
 	slot = (uint64_t *)(stub + 4096);
-	*slot = (uint64_t)(uintptr_t)ut_tramp_function;
+	*slot = (uint64_t)(uintptr_t)cur_tramp;
 	rel = 4096 - 6; /* jmp *rel(%rip): rip is the end of the 6-byte instruction */
 	code[0] = 0xff;
 	code[1] = 0x25;

@@ -80,7 +80,7 @@ const char *tfs_out_preempt_model(void)
 }
 
 /* The latency tracers' header (print_trace_header); no latency is measured yet. */
-static void print_lat_header(struct tfs_iter *it, struct tfs_buf *b)
+void tfs_out_lat_trace_header(struct tfs_iter *it, struct tfs_buf *b)
 {
 	struct utsname u;
 	const char *name = tfs.tracer ? tfs.tracer->name : "nop";
@@ -107,7 +107,7 @@ void tfs_out_default_header(struct tfs_iter *it, struct tfs_buf *b)
 		/* nothing at all when the buffer is empty */
 		if (it->snap && tfs_snap_empty(it->snap))
 			return;
-		print_lat_header(it, b);
+		tfs_out_lat_trace_header(it, b);
 		if (!tfs_opt(TFS_OPT_VERBOSE))
 			print_lat_help_header(b);
 		return;

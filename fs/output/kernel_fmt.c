@@ -18,6 +18,10 @@ unsigned int tfs_kfmt_payload(const struct ut_ev *ev)
 	switch (ev->type) {
 	case UT_EV_FUNCTION:
 		return 24; /* common fields, ip, parent_ip */
+	case UT_EV_GRAPH_ENT:
+		return 24; /* common fields, func, depth, padding (no args here) */
+	case UT_EV_GRAPH_RET:
+		return 40; /* common fields, func, depth, overrun, calltime, rettime */
 	case UT_EV_PRINT: {
 		const struct ut_ev_print *pr = (const void *)ev;
 		unsigned int n = (unsigned int)strnlen(pr->buf, ev->len - sizeof(*pr));
@@ -99,6 +103,25 @@ unsigned int tfs_kfmt_entry(const struct ut_ev *ev, unsigned char *out, unsigned
 		memcpy(out + 16, pr->buf, n);
 		if (pr->ip == UT_IP_MARKER && (n == 0 || pr->buf[n - 1] != '\n'))
 			out[16 + n] = '\n';
+		break;
+	}
+	case UT_EV_GRAPH_ENT: {
+		const struct ut_ev_gent *g = (const void *)ev;
+
+		/* funcgraph-retaddr's address has no field in this kernel's entry */
+		put64(out + 8, g->ip - UT_SITE_CALL_LEN);
+		put32(out + 16, g->depth);
+		break;
+	}
+	case UT_EV_GRAPH_RET: {
+		const struct ut_ev_gret *r = (const void *)ev;
+
+		/* times in the trace clock, as the kernel's are in its clock */
+		put64(out + 8, r->ip - UT_SITE_CALL_LEN);
+		put32(out + 16, r->depth);
+		put32(out + 20, r->overrun);
+		put64(out + 24, tfs_clock_from_tsc(r->calltime));
+		put64(out + 32, tfs_clock_from_tsc(r->h.ts));
 		break;
 	}
 	case UT_EV_KERNEL_STACK: {

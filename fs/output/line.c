@@ -75,7 +75,7 @@ void tfs_out_ip_sym(struct tfs_buf *b, pid_t tid, uint64_t ip, unsigned int sym_
 }
 
 /* The five flag characters (trace_print_lat_fmt). */
-static void print_flags(struct tfs_buf *b, const struct ut_ev *ev)
+void tfs_out_lat_flags(struct tfs_buf *b, const struct ut_ev *ev)
 {
 	char f[6];
 
@@ -88,7 +88,7 @@ static void print_flags(struct tfs_buf *b, const struct ut_ev *ev)
 	tfs_buf_append(b, f, 5);
 }
 
-static void task_comm(pid_t tid, char comm[16])
+void tfs_out_comm(pid_t tid, char comm[16])
 {
 	if (!tfs_opt(TFS_OPT_RECORD_CMD) || tfs_task_comm(tid, comm) != 0 || !comm[0])
 		strcpy(comm, "<...>");
@@ -119,7 +119,7 @@ static void print_lat_context(struct tfs_iter *it, const struct tfs_event *e, st
 	uint64_t abs_ts = e->ts - it->time_start, rel_ts = it->next_ts - e->ts;
 	char comm[16];
 
-	task_comm((pid_t)e->ev->tid, comm);
+	tfs_out_comm((pid_t)e->ev->tid, comm);
 	if (in_ns) {
 		abs_ts = tfs_out_ns2us(abs_ts);
 		rel_ts = tfs_out_ns2us(rel_ts);
@@ -139,7 +139,7 @@ static void print_lat_context(struct tfs_iter *it, const struct tfs_event *e, st
 		return;
 	}
 	tfs_buf_printf(b, "%8.8s-%-7d %3u", comm, (int)e->ev->tid, e->cpu);
-	print_flags(b, e->ev);
+	tfs_out_lat_flags(b, e->ev);
 	if (in_ns)
 		tfs_buf_printf(b, " %4lldus%c: ", (long long)abs_ts, tfs_out_mark(rel_ts * 1000));
 	else
@@ -155,7 +155,7 @@ void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_
 		print_lat_context(it, e, b);
 		return;
 	}
-	task_comm(tid, comm);
+	tfs_out_comm(tid, comm);
 	tfs_buf_printf(b, "%16s-%-7d ", comm, tid);
 	if (tfs_opt(TFS_OPT_RECORD_TGID)) {
 		pid_t tgid = tfs_task_tgid(tid);
@@ -167,7 +167,7 @@ void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_
 	}
 	tfs_buf_printf(b, "[%03u] ", e->cpu);
 	if (tfs_opt(TFS_OPT_IRQ_INFO))
-		print_flags(b, e->ev);
+		tfs_out_lat_flags(b, e->ev);
 	print_time(b, e->ts);
 	tfs_buf_append(b, ": ", 2);
 }
@@ -192,7 +192,7 @@ static void print_print(struct tfs_buf *b, const struct ut_ev_print *pr, unsigne
 	print_text(b, pr);
 }
 
-static void print_raw_data(struct tfs_buf *b, const struct ut_ev_raw *r)
+void tfs_out_raw_data(struct tfs_buf *b, const struct ut_ev_raw *r)
 {
 	/* the kernel shows the whole entry, rounded up to 4 bytes, padding included */
 	unsigned int shown = ((12 + r->size + 4 + 3) & ~3u) - 4 - 12;
@@ -235,7 +235,7 @@ static void print_body(const struct tfs_event *e, struct tfs_buf *b, unsigned in
 		break;
 	}
 	case UT_EV_RAW_DATA:
-		print_raw_data(b, (const void *)ev);
+		tfs_out_raw_data(b, (const void *)ev);
 		break;
 	default:
 		tfs_buf_printf(b, "Unknown type %d\n", ev->type);
@@ -265,7 +265,7 @@ static void print_raw(const struct tfs_event *e, struct tfs_buf *b)
 		break;
 	}
 	case UT_EV_RAW_DATA:
-		print_raw_data(b, (const void *)ev);
+		tfs_out_raw_data(b, (const void *)ev);
 		break;
 	default:
 		tfs_buf_printf(b, "type: %d\n", ev->type);

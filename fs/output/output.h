@@ -43,6 +43,52 @@ uint64_t tfs_out_ns2us(uint64_t ns);
 /* The kernel's preemption model string of the latency header ("PREEMPT(none)", ...). */
 const char *tfs_out_preempt_model(void);
 
+/* ---- pieces of line.c and header.c other formatters share ------------------------------ */
+
+/* The five flag characters of the latency format (trace_print_lat_fmt). */
+void tfs_out_lat_flags(struct tfs_buf *b, const struct ut_ev *ev);
+/* The comm shown for tid ("<...>" when unknown or record-cmd is off). */
+void tfs_out_comm(pid_t tid, char comm[16]);
+/* The body of a raw_data event ("# id buf: xx xx ...\n"). */
+void tfs_out_raw_data(struct tfs_buf *b, const struct ut_ev_raw *r);
+/* The latency tracers' header block (print_trace_header). */
+void tfs_out_lat_trace_header(struct tfs_iter *it, struct tfs_buf *b);
+
+/* ---- function_graph (graph.c) ------------------------------------------------------------ */
+
+/*
+ * The function_graph tracer's options, as bits: the bit of an option is its
+ * index in the tracer's option list (fs/tracers/function_graph.c), which is in
+ * the kernel's order.
+ */
+enum {
+	TFS_GRAPH_OVERRUN = 1u << 0,
+	TFS_GRAPH_CPU = 1u << 1,
+	TFS_GRAPH_OVERHEAD = 1u << 2,
+	TFS_GRAPH_PROC = 1u << 3,
+	TFS_GRAPH_DURATION = 1u << 4,
+	TFS_GRAPH_ABSTIME = 1u << 5,
+	TFS_GRAPH_IRQS = 1u << 6,
+	TFS_GRAPH_TAIL = 1u << 7,
+	TFS_GRAPH_RETVAL = 1u << 8,
+	TFS_GRAPH_RETVAL_HEX = 1u << 9,
+	TFS_GRAPH_RETADDR = 1u << 10,
+	TFS_GRAPH_SLEEP_TIME = 1u << 11,
+	TFS_GRAPH_GRAPH_TIME = 1u << 12,
+};
+
+/* The header for these option bits (print_graph_headers_flags). */
+void tfs_graph_header(struct tfs_iter *it, struct tfs_buf *b, uint64_t flags);
+/*
+ * One event as the kernel's print_graph_function_flags shows it: entries (leaf
+ * or nested, with it->peek_next/take_next), exits, comments, banners; state
+ * per reader in it->priv.
+ */
+int tfs_graph_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b,
+		   uint64_t flags);
+/* The kernel's trace_print_graph_duration(): "1.382 us " padded (no mark, no bar). */
+void tfs_graph_duration(struct tfs_buf *b, uint64_t ns);
+
 /* ---- the kernel's binary formats (kernel_fmt.c) ----------------------------------------- */
 
 /* The kernel's entry size (common fields included) for this event. */

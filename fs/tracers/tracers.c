@@ -2,13 +2,15 @@
 /*
  * tracers.c - the list of tracers.  The kernel adds each tracer at the head of
  * its list as it registers it, nop first, so available_tracers prints them in
- * reverse order of registration ("function nop"): this array is in that order.
+ * reverse order of registration ("function_graph function nop"): this array is
+ * in that order.
  */
 #include <string.h>
 
 #include "tracers.h"
 
 const struct tracer *const tfs_tracers[] = {
+	&tfs_function_graph_tracer,
 	&tfs_function_tracer,
 	&tfs_nop_tracer,
 	NULL,

@@ -7,5 +7,6 @@
 
 extern const struct tracer tfs_nop_tracer;
 extern const struct tracer tfs_function_tracer;
+extern const struct tracer tfs_function_graph_tracer;
 
 #endif

@@ -277,4 +277,71 @@ cat $T/events/ftrace/raw_data/format
 EOF
 tdiff "events formats" "$S/events"
 
+# ---- function_graph's files ---------------------------------------------------------------
+cat > "$S/graph_events" <<'EOF'
+cat $T/events/ftrace/funcgraph_entry/format
+cat $T/events/ftrace/funcgraph_exit/format
+EOF
+tdiff "funcgraph event formats" "$S/graph_events"
+
+# tracing_thresh: microseconds, kstrtoul's rules; the script ends putting 0 back
+cat > "$S/thresh" <<'EOF'
+cat $T/tracing_thresh
+echo 100 > $T/tracing_thresh
+cat $T/tracing_thresh
+echo abc > $T/tracing_thresh
+echo -1 > $T/tracing_thresh
+echo ' 5' > $T/tracing_thresh
+echo 99999999999999999999 > $T/tracing_thresh
+cat $T/tracing_thresh
+echo +7 > $T/tracing_thresh
+cat $T/tracing_thresh
+echo 0 > $T/tracing_thresh
+cat $T/tracing_thresh
+EOF
+tdiff "tracing_thresh" "$S/thresh"
+expect_eq "tracing_thresh mode" "640" "$(stat -c %a "$T/tracing_thresh")"
+
+expect_eq "available_tracers" "function_graph function nop" "$(cat "$T/available_tracers")"
+expect_eq "max_graph_depth starts at 0" "0" "$(cat "$T/max_graph_depth")"
+echo 3 > "$T/max_graph_depth"
+expect_eq "max_graph_depth reads back" "3" "$(cat "$T/max_graph_depth")"
+echo 4294967295 > "$T/max_graph_depth"
+expect_eq "max_graph_depth is an int read with %d" "-1" "$(cat "$T/max_graph_depth")"
+expect_write_err "max_graph_depth garbage" "Invalid argument" x "$T/max_graph_depth"
+expect_write_err "max_graph_depth negative" "Invalid argument" -1 "$T/max_graph_depth"
+echo 0 > "$T/max_graph_depth"
+
+# the tracer's options show only while it is current, in the kernel's order
+expect_eq "graph options hidden under nop" "" "$(grep -e funcgraph -e sleep-time "$T/trace_options")"
+echo function_graph > "$T/current_tracer"
+expect_eq "current_tracer function_graph" "function_graph" "$(cat "$T/current_tracer")"
+expect_eq "graph options and defaults" \
+	"nofuncgraph-overrun funcgraph-cpu funcgraph-overhead nofuncgraph-proc funcgraph-duration nofuncgraph-abstime funcgraph-irqs nofuncgraph-tail nofuncgraph-retval nofuncgraph-retval-hex nofuncgraph-retaddr sleep-time graph-time" \
+	"$(tail -13 "$T/trace_options" | tr '\n' ' ' | sed 's/ $//')"
+for o in funcgraph-overrun funcgraph-tail funcgraph-retaddr sleep-time graph-time; do
+	[ -e "$T/options/$o" ] || fail "options/$o exists"
+done
+echo funcgraph-proc > "$T/trace_options"
+expect_eq "options/funcgraph-proc set through trace_options" "1" "$(cat "$T/options/funcgraph-proc")"
+echo nofuncgraph-proc > "$T/trace_options"
+expect_eq "empty function_graph trace" "# tracer: function_graph
+#
+# CPU  DURATION                  FUNCTION CALLS
+# |     |   |                     |   |   |   |" "$(cat "$T/trace")"
+echo funcgraph-abstime > "$T/trace_options"
+echo funcgraph-proc > "$T/trace_options"
+expect_eq "header with abstime and proc" "# tracer: function_graph
+#
+#     TIME        CPU  TASK/PID         DURATION                  FUNCTION CALLS
+#      |          |     |    |           |   |                     |   |   |   |" "$(cat "$T/trace")"
+echo nofuncgraph-abstime > "$T/trace_options"
+echo nofuncgraph-proc > "$T/trace_options"
+# a marker inside the graph is a comment
+echo "graph note" > "$T/trace_marker"
+expect_match "marker as a graph comment" '^ +[0-9]+\)               \|  /\* graph note \*/$' \
+	"$(tail -1 "$T/trace")"
+echo nop > "$T/current_tracer"
+expect_eq "graph options hidden again" "" "$(grep -e funcgraph -e sleep-time "$T/trace_options")"
+
 ut_umount || fail "utracefs exited cleanly"

@@ -104,15 +104,18 @@ kt_restore() {
 # tdiff NAME SCRIPT: run the script against the kernel and against $T with the
 # shared tracefs-diff, normalising time stamps, pids and cpus.  tracefs-diff keeps
 # the padding after a pid, which depends on how many digits the pid has; a
-# difference in that padding alone is not a difference.  SKIP without a kernel
-# tracefs.
+# difference in that padding alone is not a difference.  Nor is the kernel's
+# need-resched flag ('n', 'N', 'p' in the second column of the flags after the
+# CPU): it says whether the kernel happened to want to reschedule at that instant,
+# which a user-space writer never sees.  SKIP without a kernel tracefs.
 tdiff() {
 	if ! kt_available; then skip "$1" "no kernel tracefs"; return; fi
 	out=$("$UT_TOP/../shared/tools/tracefs-diff" -n "$2" "$KT" "$T" 2>&1); rc=$?
 	if [ $rc -ne 0 ]; then
 		body=$(printf '%s\n' "$out" | sed '1,2d') # past the ---/+++ lines
-		minus=$(printf '%s\n' "$body" | sed -n 's/^-//p' | sed -E 's/-PID +\[/-PID [/')
-		plus=$(printf '%s\n' "$body" | sed -n 's/^+//p' | sed -E 's/-PID +\[/-PID [/')
+		norm='s/-PID +\[/-PID [/; s/(\[CPU\] .)[nNp.]/\1./'
+		minus=$(printf '%s\n' "$body" | sed -n 's/^-//p' | sed -E "$norm")
+		plus=$(printf '%s\n' "$body" | sed -n 's/^+//p' | sed -E "$norm")
 		[ "$minus" = "$plus" ] && rc=0
 	fi
 	if [ $rc -eq 0 ]; then pass "$1"; else fail "$1" "$out"; fi

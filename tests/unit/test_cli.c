@@ -165,6 +165,27 @@ static void test_record_parse(void **state)
 	/* Parsing starts afresh each time (getopt keeps global state). */
 	assert_int_equal(PARSE(&o, "record", "-p", "function", "true"), -1);
 	assert_string_equal(o.cmd[0], "true");
+	assert_null(o.graph_funcs);
+}
+
+/* -g: repeated ones join into one list; alone it selects function_graph. */
+static void test_record_parse_graph(void **state)
+{
+	struct cli_record_opts o;
+
+	assert_int_equal(PARSE(&o, "record", "-p", "function_graph", "-g", "main", "--", "ls"), -1);
+	assert_string_equal(o.tracer, "function_graph");
+	assert_string_equal(o.graph_funcs, "main");
+	assert_int_equal(PARSE(&o, "record", "-g", "a*", "-gb", "-g", "!c", "ls"), -1);
+	assert_string_equal(o.tracer, "function_graph");
+	assert_string_equal(o.graph_funcs, "a* b !c");
+	assert_string_equal(o.cmd[0], "ls");
+	assert_int_equal(PARSE(&o, "record", "-p", "function", "-g", "main", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-g", "", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-p", "function_graph", "-g"), CLI_USAGE);
+	/* A later parse does not keep the earlier list. */
+	assert_int_equal(PARSE(&o, "record", "-p", "function_graph", "ls"), -1);
+	assert_null(o.graph_funcs);
 }
 
 /* Each subcommand's misuse, with no mount: bad usage is 2, a missing mount 1. */
@@ -309,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_mount_state_without_mount),
 		cmocka_unit_test(test_preload),
 		cmocka_unit_test(test_record_parse),
+		cmocka_unit_test(test_record_parse_graph),
 		cmocka_unit_test(test_misuse_exit_status),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_self_paths),

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ut_sel.h - which sites are traced (set_ftrace_filter, set_ftrace_notrace,
+ * set_graph_function, set_graph_notrace), resolved by utracefs for each process.
+ *
+ * The runtime knows its sites by address only; utracefs knows names (sym.c).  So:
+ *   1. after attaching, and after every dlopen/dlclose, a process sends its sites
+ *      object by object (UT_MSG_SITES, ut_wire.h): the object's index in the
+ *      process, its path, its load base and the offset (address - base) of every
+ *      site, in the order of the process's own site table;
+ *   2. utracefs names them, lists them in available_filter_functions, and each
+ *      time a filter file or the set of sites changes it rewrites the selection
+ *      memfd: for every process a section with one flag byte per site, object by
+ *      object, in the order the process sent them;
+ *   3. it bumps ctl->gen (ut_ctl.h); each process's control thread reads its own
+ *      section again and patches the sites whose UT_SEL_TRACE changed.
+ *
+ * The memfd is the second descriptor passed with WELCOME.  utracefs alone writes
+ * it; processes map it read-only, for as long as they read, and check every offset
+ * and count against the size they mapped.  It is rewritten in place under a
+ * sequence count: hdr.seq is odd while utracefs writes; a reader takes
+ * seq (even), copies what it needs, and retries when seq changed meanwhile.  Its
+ * size only grows (ftruncate); hdr.size says how much is in use.
+ */
+#ifndef UT_SEL_H
+#define UT_SEL_H
+
+#include <stdint.h>
+
+#define UT_SEL_MAGIC 0x4c455375u /* "uSEL" */
+
+/* Per-site flags. */
+#define UT_SEL_TRACE 0x01	  /* patch it: set_ftrace_filter empty or matching, not notrace */
+#define UT_SEL_GRAPH_FUNC 0x02	  /* in set_graph_function */
+#define UT_SEL_GRAPH_NOTRACE 0x04 /* in set_graph_notrace */
+
+struct ut_sel_hdr {
+	uint32_t magic;
+	uint32_t seq;	      /* odd while being rewritten */
+	uint64_t size;	      /* bytes in use */
+	uint32_t filtered;    /* set_ftrace_filter or _notrace set: a process with no
+			       * section yet patches nothing (its sites are not known yet) */
+	uint32_t graph_funcs; /* set_graph_function not empty: function_graph traces
+			       * only functions called (directly or not) from a GRAPH_FUNC
+			       * site, and those sites themselves */
+	uint32_t graph_notrace; /* set_graph_notrace not empty */
+	uint32_t nr_procs;
+	uint64_t procs_off; /* nr_procs struct ut_sel_proc, sorted by pid */
+};
+
+struct ut_sel_proc {
+	int32_t pid;
+	uint32_t nr_objs;
+	uint64_t objs_off; /* nr_objs struct ut_sel_obj */
+};
+
+struct ut_sel_obj {
+	uint32_t obj;	   /* the process's object index, as in UT_MSG_SITES */
+	uint32_t nr_sites; /* as many as the process sent for it */
+	uint64_t base;	   /* the load base it sent */
+	uint64_t flags_off; /* nr_sites bytes of UT_SEL_* */
+};
+
+#endif

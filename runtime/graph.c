@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: MIT
+/*
+ * graph.c - the function_graph tracer: each thread's shadow return stack.
+ *
+ * With ctl->tracer == UT_TRACER_FUNCTION_GRAPH every stub points at ut_tramp_graph
+ * (graph.S).  At a function's entry it writes a gent event, pushes a frame
+ * {slot (where the return address lives), original return address, ip, calltime,
+ * ...} and stores ut_return_to_handler into the slot; the function's `ret` then
+ * lands in ut_return_to_handler, which pops the frame, writes the gret event and
+ * returns to the original address.  graph.S does the common cases without C; this
+ * file does everything else and all the bookkeeping.
+ *
+ * The stack: UT_GRAPH_STACK_MAX frames of 64 bytes, mmap'd at the thread's first
+ * traced call (ut_thr.gframes, ut_thr.gtop), freed by a pthread key destructor at
+ * thread exit (which also writes the exits of frames left behind, e.g. by
+ * cancellation).  A full stack: the call is not traced, ut_thr.goverrun counts it
+ * and every later gret carries the count (markers, below, may still use a few
+ * spare frames beyond).  ctl->max_graph_depth: deeper calls are simply not traced.
+ *
+ * Signal safety.  A signal handler of the same thread may run at any instruction
+ * and use the stack above the top.  So a push raises the top first and fills the
+ * frame (flags 0 = "not a frame yet"), marking it valid last; a pop copies the
+ * frame, clears its flags, then lowers the top.  A wrapped handler (interpose.c)
+ * pushes a marker frame and pops back to it when it returns; nothing ever closes a
+ * frame across a marker except a jump that leaves the handler (longjmp).  The
+ * marker keeps the guard the handler found: a jump out of a handler that
+ * interrupted the runtime (a stack overflow inside ut_graph_entry) clears it.
+ *
+ * Dead frames.  Frames whose function was left without returning through
+ * ut_return_to_handler (longjmp, exceptions, cancellation) are found by their slot:
+ * stacks grow down, so at an entry with slot S every frame above the last marker
+ * with slot < S is dead, and so is one with slot == S unless S still holds
+ * ut_return_to_handler (then the caller made a tail call: its frame stays and the
+ * new one is pushed with the same slot; the return pops all frames of that slot).
+ * At a return with slot S everything above the topmost frame of slot S is dead.
+ * Dead frames get their exit, time "now".
+ *
+ * Unwinders must see real return addresses: the interposed _Unwind_* functions,
+ * backtrace() and __cxa_begin_catch (interpose.c) restore them (restore_all) and
+ * hijack again what is still alive afterwards.
+ *
+ * tracing_thresh: a return that comes sooner than ctl->thresh_tsc after the entry
+ * removes the entry instead of writing the exit: if the entry is still the last
+ * event of the CPU's current page, wpos goes back by one event (one store in an
+ * rseq sequence on that CPU); else, on that CPU, the entry becomes UT_EV_DISCARD
+ * in place; from another CPU both events stay.  Inner functions return first, so
+ * nested short calls unwind the tail one by one.
+ *
+ * sleep-time off (UT_CTL_GRAPH_NOSLEEP): the entry reads CLOCK_MONOTONIC and
+ * CLOCK_THREAD_CPUTIME_ID, the return reads them again; the calltime reported moves
+ * later by the time spent off the CPU (converted to TSC ticks with the ratio of
+ * the two intervals).  Two clock reads at each end, the CPU-time one a system
+ * call (about 0.3 us): opt-in, and the asm fast paths are off meanwhile.
+ *
+ * fork: the child keeps a copy of the stack and of its frames, and returns through
+ * them (exits without entries in its own tid; it never takes back the parent's
+ * entries under thresh).  exec: the new image starts clean.
+ *
+ * Limits.  glibc's cancellation unwinder (pthread_cancel, and pthread_exit's own
+ * unwinding were it not interposed) calls libgcc directly: it meets
+ * ut_return_to_handler, which has no unwind information before it, takes that as
+ * the end of the stack and longjmps to start_thread; the thread exits cleanly, the
+ * C cleanup handlers registered with pthread_cleanup_push still run, but C++
+ * destructors in frames above the first traced one do not; the frames left are
+ * closed by the thread-exit destructor.  Jumps made inside glibc (its internal
+ * longjmp), swapcontext/makecontext coroutines and a vfork child that calls traced
+ * functions (it shares the parent's shadow stack) are not followed: dead frames
+ * are then closed late, at the next entry or return below them.  Hardware shadow
+ * stacks (CET SHSTK) forbid return-address hijacking: the graph tracer cannot run
+ * in a process that enabled them.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "rt.h"
+#include "ut_ring_write.h"
+
+#define GF_VALID 0x1u
+#define GF_MARKER 0x2u
+#define GF_ALTSTACK 0x4u /* marker: the handler runs on the sigaltstack [ret, ip) */
+#define GF_RESTORED 0x8u /* the slot holds the original address (an unwinder runs) */
+
+struct ut_gframe {
+	uintptr_t slot;	   /* marker: the interrupted context's rsp */
+	uintptr_t ret;	   /* the original return address; marker: altstack low end */
+	uintptr_t ip;	   /* site + 5; marker: altstack high end */
+	uint64_t calltime; /* TSC */
+	uint64_t post;	   /* wpos committed with the entry; marker: saved signal state */
+	uint16_t cpu;	   /* 1 + the entry's CPU; 0: no entry written (nothing to rewind) */
+	uint8_t evflags;   /* the entry's header flags */
+	uint8_t _pad;
+	uint16_t depth; /* marker: the depth of functions inside the handler */
+	uint16_t flags; /* GF_*; 0: not a frame (being pushed or popped) */
+	uint64_t off_ns;  /* NOSLEEP: monotonic - thread CPU time at the entry */
+	uint64_t mono_ns; /* NOSLEEP: monotonic at the entry */
+};
+_Static_assert(sizeof(struct ut_gframe) == 64, "graph.S indexes frames by << 6");
+_Static_assert(offsetof(struct ut_gframe, cpu) == 40, "graph.S GF_CPU");
+_Static_assert(offsetof(struct ut_gframe, evflags) == 42, "graph.S GF_EVFLAGS");
+_Static_assert(offsetof(struct ut_gframe, depth) == 44, "graph.S GF_DEPTH");
+_Static_assert(offsetof(struct ut_gframe, flags) == 46, "graph.S GF_FLAGS");
+_Static_assert(offsetof(struct ut_thread, gframes) == 24, "graph.S THR_GFRAMES");
+_Static_assert(offsetof(struct ut_thread, gtop) == 32, "graph.S THR_GTOP");
+_Static_assert(offsetof(struct ut_thread, goverrun) == 36, "graph.S THR_GOVERRUN");
+_Static_assert(offsetof(struct ut_thread, guard) == 5, "graph.S THR_GUARD");
+
+/*
+ * Room for markers beyond the functions' limit: a handler entered with the stack
+ * full (a SIGSEGV from a stack overflow in deep recursion) still gets its marker,
+ * so that a jump out of it is seen as leaving the handler.
+ */
+#define GSTACK_SPARE 32
+#define GSTACK_BYTES (((size_t)UT_GRAPH_STACK_MAX + GSTACK_SPARE) * sizeof(struct ut_gframe))
+#define HIJACK ((uintptr_t)ut_return_to_handler)
+#define barrier() __asm__ volatile("" ::: "memory")
+
+int ut_graph_write(void *area, unsigned int nr_cpus, struct ut_ev *ev, struct rseq *rs,
+		   uint64_t *post);
+int ut_graph_cas_on_cpu(struct rseq *rs, unsigned int cpu, uint64_t *addr, uint64_t e0,
+			uint64_t e1, uint64_t n0);
+
+static pthread_key_t gkey;
+static int gkey_ok;
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The graph tracer is on and recording in this process. */
+static struct ut_ctl *graph_ctl(void)
+{
+	struct ut_ctl *ctl = ut_rt_ctl;
+
+	if (!ctl || ctl->tracer != UT_TRACER_FUNCTION_GRAPH || !ctl->tracing_on || ut_rt_off)
+		return NULL;
+	return ctl;
+}
+
+static struct ut_gframe *gs_alloc(void)
+{
+	void *p = mmap(NULL, GSTACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		       0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	ut_thr.gtop = 0;
+	ut_thr.goverrun = 0;
+	ut_thr.gframes = p;
+	if (gkey_ok)
+		pthread_setspecific(gkey, p);
+	return p;
+}
+
+/* The depth of a function called now: one more than the top frame's. */
+static unsigned int next_depth(struct ut_gframe *fs, uint32_t top)
+{
+	while (top > 0) {
+		struct ut_gframe *f = &fs[--top];
+
+		if (f->flags & GF_MARKER)
+			return f->depth;
+		if (f->flags & GF_VALID)
+			return f->depth + 1u;
+	}
+	return 0;
+}
+
+/* Write ev with the thread's rseq area (or the ring's lock); returns the CPU or < 0. */
+static int gwrite(struct ut_ctl *ctl, struct ut_ev *ev, uint64_t *post)
+{
+	struct rseq *rs = ut_thr.rseq;
+	int r;
+
+	if (rs)
+		return ut_graph_write(ctl, ut_rt_nr_cpus, ev, rs, post);
+	ev->ts = rdtsc();
+	r = ctl->write_mode == UT_CTL_WRITE_LOCKED ? ut_rb_write_locked(ctl, ut_rt_nr_cpus, ev)
+						   : -ENOSYS;
+	if (r == -ENOSYS || r == -EDEADLK || r == -EBUSY)
+		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
+	return -1; /* written or not, not rewindable */
+}
+
+/*
+ * tracing_thresh: take the entry of f back.  Returns 1 when it is gone (tail
+ * rewound, or turned into DISCARD), 0 when it must stay (another CPU).
+ */
+static int unwrite_entry(struct ut_ctl *ctl, const struct ut_gframe *f)
+{
+	struct rseq *rs = ut_thr.rseq;
+	unsigned int cpu = f->cpu - 1u, len = sizeof(struct ut_ev_gent);
+	uint64_t post = f->post, pre, *ev, e0, n0;
+	int r;
+
+	if (!rs || cpu >= ut_rt_nr_cpus || rb_wpos_off(post) < len || !rb_wpos_entries(post))
+		return 0;
+	if (f->evflags & 0x80) /* RETADDR entry: 40 bytes */
+		len += 8;
+	pre = post - len - (1ull << RB_WPOS_ENT_SHIFT);
+	r = ut_graph_cas_on_cpu(rs, cpu, &ut_rb_cpu(ctl, cpu)->wpos, post, 0, pre);
+	if (r != 0)
+		return r > 0;
+	/* not the last event any more: DISCARD in place, if the page still holds it */
+	ev = (uint64_t *)((char *)ut_rb_page(ctl, cpu, rb_wpos_slot(post)) + UT_RB_PAGE_HDR +
+			  rb_wpos_off(post) - len);
+	e0 = (uint64_t)len | ((uint64_t)UT_EV_GRAPH_ENT << 16) |
+	     ((uint64_t)(f->evflags & 0x7f) << 24) | ((uint64_t)ut_thr.tid << 32);
+	n0 = e0 & ~(0xffull << 16);
+	return ut_graph_cas_on_cpu(rs, cpu, ev, e0, f->calltime, n0) > 0;
+}
+
+/* The exit of frame f (a copy: the frame itself may be reused already). */
+static void write_exit(const struct ut_gframe *f, uint64_t retval)
+{
+	struct ut_ctl *ctl = graph_ctl();
+	struct ut_ev_gret ev;
+	uint64_t calltime = f->calltime, post;
+
+	if (!ctl || !ut_thr.tid)
+		return;
+	if ((ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
+		return;
+	if ((ctl->graph_opts & UT_CTL_GRAPH_NOSLEEP) && f->mono_ns) {
+		uint64_t now = rdtsc(), cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		uint64_t mono = clock_ns(CLOCK_MONOTONIC), wall = mono - f->mono_ns;
+		uint64_t off = (mono - cpu_ns) - f->off_ns; /* ns off the CPU during the call */
+
+		if (wall && off <= wall && now > calltime)
+			calltime += (uint64_t)((double)(now - calltime) * ((double)off / (double)wall));
+	}
+	if (ctl->thresh_tsc && rdtsc() - calltime < ctl->thresh_tsc) {
+		if (!f->cpu)
+			return; /* short, and no entry to take back */
+		if (unwrite_entry(ctl, f))
+			return;
+	}
+	ev = (struct ut_ev_gret){.h = {.len = sizeof(ev),
+				       .type = UT_EV_GRAPH_RET,
+				       .flags = ut_thr.evflags,
+				       .tid = ut_thr.tid},
+				 .ip = f->ip,
+				 .calltime = calltime,
+				 .depth = f->depth,
+				 .overrun = ut_thr.goverrun,
+				 .retval = retval};
+	gwrite(ctl, &ev.h, &post);
+}
+
+/* Pop the top frame (whatever it is); returns a copy in *out. */
+static void pop(struct ut_gframe *fs, struct ut_gframe *out)
+{
+	uint32_t top = ut_thr.gtop;
+	struct ut_gframe *f = &fs[top - 1];
+
+	*out = *f;
+	barrier();
+	f->flags = 0;
+	barrier();
+	ut_thr.gtop = top - 1;
+	barrier();
+}
+
+/* A marker popped by a jump out of its handler: the thread is back where it was. */
+static void leave_marker(const struct ut_gframe *m)
+{
+	ut_thr.sigdepth = (uint8_t)m->post;
+	ut_thr.sigblocked = (uint8_t)(m->post >> 8); /* (the guard: ut_graph_longjmp) */
+	ut_evflags_update();
+}
+
+/* Close frames from the top while they are dead at an entry or return with slot S. */
+static void close_dead(struct ut_gframe *fs, uintptr_t S, int keep_equal)
+{
+	struct ut_gframe c;
+
+	while (ut_thr.gtop > 0) {
+		struct ut_gframe *f = &fs[ut_thr.gtop - 1];
+
+		if (f->flags & GF_MARKER)
+			return;
+		if ((f->flags & GF_VALID) &&
+		    (f->slot > S || (f->slot == S && keep_equal)))
+			return;
+		pop(fs, &c);
+		if (c.flags & GF_VALID)
+			write_exit(&c, 0);
+	}
+}
+
+/* The frame below the top whose slot is S (the real return address of a tail call). */
+static struct ut_gframe *find_slot(struct ut_gframe *fs, uintptr_t S)
+{
+	for (uint32_t i = ut_thr.gtop; i > 0; i--) {
+		struct ut_gframe *f = &fs[i - 1];
+
+		if ((f->flags & (GF_VALID | GF_MARKER)) == GF_VALID && f->slot == S)
+			return f;
+	}
+	return NULL;
+}
+
+void ut_graph_entry(uintptr_t *frame)
+{
+	struct ut_ctl *ctl = graph_ctl();
+	uintptr_t *slot = &frame[1], S = (uintptr_t)slot, ret;
+	struct ut_gframe *fs, *f, *tailf = NULL;
+	struct {
+		struct ut_ev_gent g;
+		uint64_t retaddr;
+	} ev;
+	unsigned int depth;
+	uint32_t idx;
+	int saved = errno, cpu;
+	uint64_t post = 0;
+
+	if (!ctl || ut_thr.guard)
+		return;
+	if (!ut_thr.tid && !ut_rt_thread_first())
+		goto out;
+	ut_thr.guard = 1;
+	if ((ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
+		goto out_guard;
+	fs = ut_thr.gframes;
+	if (!fs && !(fs = gs_alloc()))
+		goto out_guard;
+	ret = *slot;
+	if (ret == HIJACK) { /* a tail call from the function of that slot */
+		close_dead(fs, S, 1);
+		tailf = find_slot(fs, S);
+		if (!tailf)
+			goto out_guard; /* not ours after all: leave it alone */
+		ret = tailf->ret;
+	} else {
+		close_dead(fs, S, 0);
+	}
+	idx = ut_thr.gtop;
+	depth = next_depth(fs, idx);
+	if (ctl->max_graph_depth && depth >= ctl->max_graph_depth)
+		goto out_guard;
+	if (idx >= UT_GRAPH_STACK_MAX) {
+		ut_thr.goverrun++;
+		goto out_guard;
+	}
+	f = &fs[idx];
+	ut_thr.gtop = idx + 1;
+	barrier();
+	f->flags = 0;
+	barrier();
+	f->slot = S;
+	f->ret = ret;
+	f->ip = frame[0];
+	f->depth = (uint16_t)depth;
+	f->evflags = ut_thr.evflags;
+	ev.g = (struct ut_ev_gent){.h = {.len = sizeof(ev.g),
+					 .type = UT_EV_GRAPH_ENT,
+					 .flags = ut_thr.evflags,
+					 .tid = ut_thr.tid},
+				   .ip = frame[0],
+				   .depth = depth};
+	if (ctl->graph_opts & UT_CTL_GRAPH_RETADDR) {
+		ev.g.h.len += 8;
+		ev.g.nextra = 1;
+		ev.retaddr = ret;
+		f->evflags |= 0x80; /* 40-byte entry (unwrite_entry) */
+	}
+	cpu = gwrite(ctl, &ev.g.h, &post);
+	f->calltime = cpu >= 0 ? ev.g.h.ts : rdtsc();
+	f->cpu = cpu >= 0 ? (uint16_t)(cpu + 1) : 0;
+	f->post = post;
+	f->mono_ns = 0;
+	if (ctl->graph_opts & UT_CTL_GRAPH_NOSLEEP) {
+		uint64_t cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+		f->mono_ns = clock_ns(CLOCK_MONOTONIC);
+		f->off_ns = f->mono_ns - cpu_ns;
+	}
+	barrier();
+	f->flags = GF_VALID;
+	barrier();
+	*slot = HIJACK;
+out_guard:
+	ut_thr.guard = 0;
+out:
+	errno = saved;
+}
+
+/* A function can no longer return here: nothing is left to guess, stop loudly. */
+static void __attribute__((noreturn)) lost_return(uintptr_t S)
+{
+	char msg[128];
+	int n = snprintf(msg, sizeof(msg),
+			 "libutrace: function_graph: no shadow frame for return slot %#lx\n",
+			 (unsigned long)S);
+
+	if (write(2, msg, (size_t)n) < 0)
+		n = 0;
+	abort();
+}
+
+/*
+ * ut_return_to_handler's slow path: regs = the saved rbx r11 r10 r9 r8 rdi rsi rdx
+ * rcx rax, then the slot (rsp at the return - 8).  Stores the original return
+ * address into the slot, where the trampoline's `ret` takes it.
+ */
+void ut_graph_return(uintptr_t *regs)
+{
+	uintptr_t S = (uintptr_t)&regs[10];
+	struct ut_gframe *fs = ut_thr.gframes, c;
+	uint8_t guard = ut_thr.guard;
+	int saved = errno;
+	uint32_t i;
+
+	if (!fs)
+		lost_return(S);
+	for (i = ut_thr.gtop; i > 0; i--)
+		if ((fs[i - 1].flags & (GF_VALID | GF_MARKER)) == GF_VALID && fs[i - 1].slot == S)
+			break;
+	if (i == 0)
+		lost_return(S);
+	ut_thr.guard = 1;
+	regs[10] = fs[i - 1].ret;
+	while (ut_thr.gtop > i) { /* dead above it (or handlers left without return) */
+		pop(fs, &c);
+		if (c.flags & GF_MARKER)
+			leave_marker(&c);
+		else if (c.flags & GF_VALID)
+			write_exit(&c, 0);
+	}
+	/* it, and the frames of tail calls made from the same slot */
+	while (ut_thr.gtop > 0) {
+		struct ut_gframe *f = &fs[ut_thr.gtop - 1];
+
+		if ((f->flags & GF_VALID) && !(f->flags & GF_MARKER) && f->slot != S)
+			break;
+		if (f->flags & GF_MARKER)
+			break;
+		pop(fs, &c);
+		if (c.flags & GF_VALID)
+			write_exit(&c, regs[9]);
+	}
+	ut_thr.guard = guard;
+	errno = saved;
+}
+
+/* ---- signals, jumps, unwinders (called from interpose.c) ---------------------------- */
+
+int ut_graph_sig_enter(void *ucv, uint8_t old_depth, uint8_t old_blocked)
+{
+	ucontext_t *uc = ucv;
+	struct ut_gframe *fs = ut_thr.gframes, *f;
+	uint32_t idx;
+	stack_t ss;
+
+	if (!fs) {
+		struct ut_ctl *ctl = ut_rt_ctl;
+
+		if (!ctl || ctl->tracer != UT_TRACER_FUNCTION_GRAPH || !(fs = gs_alloc()))
+			return -1;
+	}
+	idx = ut_thr.gtop;
+	if (idx >= UT_GRAPH_STACK_MAX + GSTACK_SPARE)
+		return -1;
+	f = &fs[idx];
+	ut_thr.gtop = idx + 1;
+	barrier();
+	f->flags = 0;
+	barrier();
+	f->slot = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	f->ret = f->ip = 0;
+	f->depth = (uint16_t)next_depth(fs, idx);
+	/* the guard too: the signal may have come inside the runtime (guard held) */
+	f->post = old_depth | (uint64_t)old_blocked << 8 | (uint64_t)ut_thr.guard << 16;
+	f->calltime = 0;
+	f->cpu = 0;
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK)) {
+		f->ret = (uintptr_t)ss.ss_sp;
+		f->ip = (uintptr_t)ss.ss_sp + ss.ss_size;
+	}
+	barrier();
+	f->flags = GF_MARKER | (f->ip ? GF_ALTSTACK : 0);
+	barrier();
+	return (int)idx;
+}
+
+void ut_graph_sig_leave(int idx)
+{
+	struct ut_gframe *fs = ut_thr.gframes, c;
+
+	if (idx < 0 || !fs || ut_thr.gtop <= (uint32_t)idx || !(fs[idx].flags & GF_MARKER))
+		return; /* already left (a jump out of the handler) */
+	while (ut_thr.gtop > (uint32_t)idx + 1) {
+		pop(fs, &c);
+		if (c.flags & GF_MARKER)
+			leave_marker(&c);
+		else if (c.flags & GF_VALID)
+			write_exit(&c, 0);
+	}
+	pop(fs, &c);
+}
+
+/*
+ * The guard of the program's code in the context of the top handler (of the
+ * thread's main context: 0): the guard held when that handler was entered.
+ */
+static uint8_t context_guard(struct ut_gframe *fs)
+{
+	for (uint32_t i = ut_thr.gtop; i > 0; i--)
+		if (fs[i - 1].flags & GF_MARKER)
+			return (uint8_t)(fs[i - 1].post >> 16);
+	return 0;
+}
+
+/*
+ * longjmp to a context whose rsp is sp: close what it jumps over.  A jump out of a
+ * handler abandons what the handler interrupted, the runtime included (a stack
+ * overflow inside ut_graph_entry): the guard becomes that of the target context.
+ */
+void ut_graph_longjmp(uintptr_t sp)
+{
+	struct ut_gframe *fs = ut_thr.gframes, c;
+	uint8_t guard = ut_thr.guard;
+	int left = 0;
+
+	if (!fs)
+		return;
+	ut_thr.guard = 1;
+	while (ut_thr.gtop > 0) {
+		struct ut_gframe *f = &fs[ut_thr.gtop - 1];
+
+		if (f->flags & GF_MARKER) {
+			int within = f->flags & GF_ALTSTACK ? sp >= f->ret && sp < f->ip : sp < f->slot;
+
+			if (within)
+				break; /* a jump inside the handler */
+		} else if ((f->flags & GF_VALID) && f->slot >= sp) {
+			break;
+		}
+		pop(fs, &c);
+		if (c.flags & GF_MARKER) {
+			leave_marker(&c);
+			left = 1;
+		} else if (c.flags & GF_VALID) {
+			write_exit(&c, 0);
+		}
+	}
+	ut_thr.guard = left ? context_guard(fs) : guard;
+}
+
+/* glibc x86_64: jmp_buf[6] is rsp, mangled: rol 0x11 after xor with the pointer guard. */
+uintptr_t ut_graph_jmpbuf_sp(const void *env)
+{
+	uintptr_t v = ((const uintptr_t *)env)[6], guard;
+
+	__asm__("movq %%fs:0x30, %0" : "=r"(guard));
+	v = (v >> 0x11) | (v << (64 - 0x11));
+	return v ^ guard;
+}
+
+/* Put the original return addresses back where an unwinder will read them. */
+void ut_graph_restore_all(void)
+{
+	struct ut_gframe *fs = ut_thr.gframes;
+	uintptr_t last = 0;
+
+	if (!fs)
+		return;
+	for (uint32_t i = ut_thr.gtop; i > 0; i--) {
+		struct ut_gframe *f = &fs[i - 1];
+		uintptr_t *slot = (uintptr_t *)f->slot;
+
+		if ((f->flags & (GF_VALID | GF_MARKER)) != GF_VALID || (f->flags & GF_RESTORED))
+			continue;
+		if (*slot == HIJACK) {
+			*slot = f->ret;
+			f->flags |= GF_RESTORED;
+			last = f->slot;
+		} else if (f->slot == last && *slot == f->ret) {
+			f->flags |= GF_RESTORED; /* the rest of a tail call chain */
+		}
+	}
+}
+
+/*
+ * After an unwinder: frames whose slot is below sp are gone (closed); the restored
+ * ones that still hold their original address are hijacked again.
+ */
+void ut_graph_rehijack(uintptr_t sp)
+{
+	struct ut_gframe *fs = ut_thr.gframes, c;
+	uint8_t guard = ut_thr.guard;
+
+	if (!fs)
+		return;
+	ut_thr.guard = 1;
+	if (sp)
+		while (ut_thr.gtop > 0) {
+			struct ut_gframe *f = &fs[ut_thr.gtop - 1];
+
+			if ((f->flags & GF_MARKER) || ((f->flags & GF_VALID) && f->slot >= sp))
+				break;
+			pop(fs, &c);
+			if (c.flags & GF_VALID)
+				write_exit(&c, 0);
+		}
+	for (uint32_t i = 0; i < ut_thr.gtop; i++) {
+		struct ut_gframe *f = &fs[i];
+		uintptr_t *slot = (uintptr_t *)f->slot;
+
+		if ((f->flags & (GF_VALID | GF_MARKER | GF_RESTORED)) != (GF_VALID | GF_RESTORED))
+			continue;
+		if (*slot == f->ret || *slot == HIJACK)
+			*slot = HIJACK;
+		f->flags &= (uint16_t)~GF_RESTORED;
+	}
+	ut_thr.guard = guard;
+}
+
+/*
+ * Thread exit: every frame gets its exit, the stack is empty.  (pthread_exit only
+ * restores the return addresses: the frames stay until here, so that the cleanup
+ * handlers the unwinder runs are seen at the depth of the frame that pushed them.)
+ */
+void ut_graph_close_all(void)
+{
+	struct ut_gframe *fs = ut_thr.gframes, c;
+	uint8_t guard = ut_thr.guard;
+
+	if (!fs)
+		return;
+	ut_thr.guard = 1;
+	while (ut_thr.gtop > 0) {
+		pop(fs, &c);
+		if (c.flags & GF_VALID)
+			write_exit(&c, 0);
+	}
+	ut_thr.guard = guard;
+}
+
+static void thread_gone(void *p)
+{
+	if (p != ut_thr.gframes)
+		return;
+	ut_graph_close_all();
+	ut_thr.gframes = NULL;
+	munmap(p, GSTACK_BYTES);
+}
+
+void ut_graph_init(void)
+{
+	gkey_ok = pthread_key_create(&gkey, thread_gone) == 0;
+}
+
+/* fork child: its entries were written by the parent (another tid): never take them back. */
+void ut_graph_after_fork_child(void)
+{
+	struct ut_gframe *fs = ut_thr.gframes;
+
+	if (fs) {
+		for (uint32_t i = 0; i < ut_thr.gtop; i++)
+			fs[i].cpu = 0;
+		if (gkey_ok)
+			pthread_setspecific(gkey, fs);
+	}
+}
