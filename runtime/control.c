@@ -219,7 +219,7 @@ static void apply(struct ut_ctl *ctl)
 	/* the stubs first: a site that becomes a call goes to the right trampoline */
 	if (on)
 		ut_stubs_set_tramp(graph ? ut_tramp_graph : ut_tramp_function);
-	ut_patch_all(on ? UT_SITE_CALL : UT_SITE_NOP5);
+	ut_patch_all(!on ? UT_SITE_NOP5 : graph ? UT_SITE_JMP : UT_SITE_CALL);
 	pthread_mutex_unlock(&ut_rt_lock);
 	applied_gen = gen;
 	if (sock_is_ours())

@@ -2,13 +2,18 @@
 /*
  * graph.c - the function_graph tracer: each thread's shadow return stack.
  *
- * With ctl->tracer == UT_TRACER_FUNCTION_GRAPH every stub points at ut_tramp_graph
- * (graph.S).  At a function's entry it writes a gent event, pushes a frame
- * {slot (where the return address lives), original return address, ip, calltime,
- * ...} and stores ut_return_to_handler into the slot; the function's `ret` then
- * lands in ut_return_to_handler, which pops the frame, writes the gret event and
- * returns to the original address.  graph.S does the common cases without C; this
- * file does everything else and all the bookkeeping.
+ * With ctl->tracer == UT_TRACER_FUNCTION_GRAPH every site jumps to its own stub
+ * (stubs.c), which calls ut_tramp_graph_site (graph.S); in objects that have no
+ * per-site stubs the site calls the object's stub, which points at ut_tramp_graph.
+ * At a function's entry the trampoline writes a gent event, pushes a frame {slot
+ * (where the return address lives), original return address, ip, calltime, the
+ * landing, ...} and stores the frame's landing into the slot: the C of the site's
+ * stub, a `jmp ut_return_to_handler` that the return stack predictor expects
+ * (stubs.c), or ut_return_to_handler itself without per-site stubs.  The
+ * function's `ret` then goes to ut_return_to_handler, which pops the frame, writes
+ * the gret event and returns to the original address (with `ret`, predicted, when
+ * the frame came through a per-site stub).  graph.S does the common cases without
+ * C; this file does everything else and all the bookkeeping.
  *
  * The stack: UT_GRAPH_STACK_MAX frames of 64 bytes, mmap'd at the thread's first
  * traced call (ut_thr.gframes, ut_thr.gtop), freed by a pthread key destructor at
@@ -29,9 +34,9 @@
  * Dead frames.  Frames whose function was left without returning through
  * ut_return_to_handler (longjmp, exceptions, cancellation) are found by their slot:
  * stacks grow down, so at an entry with slot S every frame above the last marker
- * with slot < S is dead, and so is one with slot == S unless S still holds
- * ut_return_to_handler (then the caller made a tail call: its frame stays and the
- * new one is pushed with the same slot; the return pops all frames of that slot).
+ * with slot < S is dead, and so is one with slot == S unless S still holds that
+ * frame's landing (then the caller made a tail call: its frame stays and the new
+ * one is pushed with the same slot; the return pops all frames of that slot).
  * At a return with slot S everything above the topmost frame of slot S is dead.
  * Dead frames get their exit, time "now".
  *
@@ -57,17 +62,19 @@
  * entries under thresh).  exec: the new image starts clean.
  *
  * Limits.  glibc's cancellation unwinder (pthread_cancel, and pthread_exit's own
- * unwinding were it not interposed) calls libgcc directly: it meets
- * ut_return_to_handler, which has no unwind information before it, takes that as
- * the end of the stack and longjmps to start_thread; the thread exits cleanly, the
+ * unwinding were it not interposed) calls libgcc directly: it meets a landing
+ * (a site stub's C, or ut_return_to_handler), which has no unwind information
+ * before it, takes that as the end of the stack and longjmps to start_thread; the thread exits cleanly, the
  * C cleanup handlers registered with pthread_cleanup_push still run, but C++
  * destructors in frames above the first traced one do not; the frames left are
  * closed by the thread-exit destructor.  Jumps made inside glibc (its internal
  * longjmp), swapcontext/makecontext coroutines and a vfork child that calls traced
  * functions (it shares the parent's shadow stack) are not followed: dead frames
  * are then closed late, at the next entry or return below them.  Hardware shadow
- * stacks (CET SHSTK) forbid return-address hijacking: the graph tracer cannot run
- * in a process that enabled them.
+ * stacks (CET SHSTK) forbid return-address hijacking (and the site stubs' `lea
+ * 8(%rsp), %rsp` after a call): the graph tracer cannot run in a process that
+ * enabled them.  A tail call chain or an object without per-site stubs still
+ * costs return mispredictions.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -99,10 +106,13 @@ struct ut_gframe {
 	uint8_t _pad;
 	uint16_t depth; /* marker: the depth of functions inside the handler */
 	uint16_t flags; /* GF_*; 0: not a frame (being pushed or popped) */
-	uint64_t off_ns;  /* NOSLEEP: monotonic - thread CPU time at the entry */
-	uint64_t mono_ns; /* NOSLEEP: monotonic at the entry */
+	uintptr_t landing; /* what the slot holds while hijacked (C of the site's stub) */
+	uint64_t off_ns;   /* NOSLEEP: monotonic - thread CPU time at the entry */
+	uint64_t mono_ns;  /* NOSLEEP: monotonic at the entry */
+	uint64_t _spare[7];
 };
-_Static_assert(sizeof(struct ut_gframe) == 64, "graph.S indexes frames by << 6");
+_Static_assert(sizeof(struct ut_gframe) == 128, "graph.S indexes frames by << 7");
+_Static_assert(offsetof(struct ut_gframe, landing) == 48, "graph.S GF_LANDING");
 _Static_assert(offsetof(struct ut_gframe, cpu) == 40, "graph.S GF_CPU");
 _Static_assert(offsetof(struct ut_gframe, evflags) == 42, "graph.S GF_EVFLAGS");
 _Static_assert(offsetof(struct ut_gframe, depth) == 44, "graph.S GF_DEPTH");
@@ -119,7 +129,6 @@ _Static_assert(offsetof(struct ut_thread, guard) == 5, "graph.S THR_GUARD");
  */
 #define GSTACK_SPARE 32
 #define GSTACK_BYTES (((size_t)UT_GRAPH_STACK_MAX + GSTACK_SPARE) * sizeof(struct ut_gframe))
-#define HIJACK ((uintptr_t)ut_return_to_handler)
 #define barrier() __asm__ volatile("" ::: "memory")
 
 int ut_graph_write(void *area, unsigned int nr_cpus, struct ut_ev *ev, struct rseq *rs,
@@ -319,10 +328,14 @@ static struct ut_gframe *find_slot(struct ut_gframe *fs, uintptr_t S)
 	return NULL;
 }
 
-void ut_graph_entry(uintptr_t *frame)
+/*
+ * The trampolines' slow path: slot = where the return address is, ip = site + 5,
+ * landing = what the slot gets (graph.S).
+ */
+void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 {
 	struct ut_ctl *ctl = graph_ctl();
-	uintptr_t *slot = &frame[1], S = (uintptr_t)slot, ret;
+	uintptr_t S = (uintptr_t)slot, ret;
 	struct ut_gframe *fs, *f, *tailf = NULL;
 	struct {
 		struct ut_ev_gent g;
@@ -344,7 +357,8 @@ void ut_graph_entry(uintptr_t *frame)
 	if (!fs && !(fs = gs_alloc()))
 		goto out_guard;
 	ret = *slot;
-	if (ret == HIJACK) { /* a tail call from the function of that slot */
+	tailf = find_slot(fs, S);
+	if (tailf && ret == tailf->landing) { /* a tail call from the function of that slot */
 		close_dead(fs, S, 1);
 		tailf = find_slot(fs, S);
 		if (!tailf)
@@ -368,14 +382,15 @@ void ut_graph_entry(uintptr_t *frame)
 	barrier();
 	f->slot = S;
 	f->ret = ret;
-	f->ip = frame[0];
+	f->ip = ip;
+	f->landing = landing;
 	f->depth = (uint16_t)depth;
 	f->evflags = ut_thr.evflags;
 	ev.g = (struct ut_ev_gent){.h = {.len = sizeof(ev.g),
 					 .type = UT_EV_GRAPH_ENT,
 					 .flags = ut_thr.evflags,
 					 .tid = ut_thr.tid},
-				   .ip = frame[0],
+				   .ip = ip,
 				   .depth = depth};
 	if (ctl->graph_opts & UT_CTL_GRAPH_RETADDR) {
 		ev.g.h.len += 8;
@@ -397,7 +412,7 @@ void ut_graph_entry(uintptr_t *frame)
 	barrier();
 	f->flags = GF_VALID;
 	barrier();
-	*slot = HIJACK;
+	*slot = landing;
 out_guard:
 	ut_thr.guard = 0;
 out:
@@ -420,15 +435,18 @@ static void __attribute__((noreturn)) lost_return(uintptr_t S)
 /*
  * ut_return_to_handler's slow path: regs = the saved rbx r11 r10 r9 r8 rdi rsi rdx
  * rcx rax, then the slot (rsp at the return - 8).  Stores the original return
- * address into the slot, where the trampoline's `ret` takes it.
+ * address into the slot, where the trampoline's `ret` takes it.  Returns 1 when
+ * that may be a `ret` (the frame came through a per-site stub: the return stack
+ * holds the caller's address), 0 for a jump.
  */
-void ut_graph_return(uintptr_t *regs)
+int ut_graph_return(uintptr_t *regs)
 {
 	uintptr_t S = (uintptr_t)&regs[10];
 	struct ut_gframe *fs = ut_thr.gframes, c;
 	uint8_t guard = ut_thr.guard;
 	int saved = errno;
 	uint32_t i;
+	int use_ret;
 
 	if (!fs)
 		lost_return(S);
@@ -439,6 +457,7 @@ void ut_graph_return(uintptr_t *regs)
 		lost_return(S);
 	ut_thr.guard = 1;
 	regs[10] = fs[i - 1].ret;
+	use_ret = fs[i - 1].landing != (uintptr_t)ut_return_to_handler;
 	while (ut_thr.gtop > i) { /* dead above it (or handlers left without return) */
 		pop(fs, &c);
 		if (c.flags & GF_MARKER)
@@ -460,6 +479,7 @@ void ut_graph_return(uintptr_t *regs)
 	}
 	ut_thr.guard = guard;
 	errno = saved;
+	return use_ret;
 }
 
 /* ---- signals, jumps, unwinders (called from interpose.c) ---------------------------- */
@@ -487,6 +507,7 @@ int ut_graph_sig_enter(void *ucv, uint8_t old_depth, uint8_t old_blocked)
 	barrier();
 	f->slot = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 	f->ret = f->ip = 0;
+	f->landing = 0;
 	f->depth = (uint16_t)next_depth(fs, idx);
 	/* the guard too: the signal may have come inside the runtime (guard held) */
 	f->post = old_depth | (uint64_t)old_blocked << 8 | (uint64_t)ut_thr.guard << 16;
@@ -590,7 +611,7 @@ void ut_graph_restore_all(void)
 
 		if ((f->flags & (GF_VALID | GF_MARKER)) != GF_VALID || (f->flags & GF_RESTORED))
 			continue;
-		if (*slot == HIJACK) {
+		if (*slot == f->landing) {
 			*slot = f->ret;
 			f->flags |= GF_RESTORED;
 			last = f->slot;
@@ -622,15 +643,19 @@ void ut_graph_rehijack(uintptr_t sp)
 			if (c.flags & GF_VALID)
 				write_exit(&c, 0);
 		}
-	for (uint32_t i = 0; i < ut_thr.gtop; i++) {
+	for (uint32_t i = 0, below = 0; i < ut_thr.gtop; i++) {
 		struct ut_gframe *f = &fs[i];
 		uintptr_t *slot = (uintptr_t *)f->slot;
+		/* a tail call chain: the frame below of the same slot hijacked it already */
+		int chained = below && fs[below - 1].slot == f->slot &&
+			      *slot == fs[below - 1].landing;
 
 		if ((f->flags & (GF_VALID | GF_MARKER | GF_RESTORED)) != (GF_VALID | GF_RESTORED))
 			continue;
-		if (*slot == f->ret || *slot == HIJACK)
-			*slot = HIJACK;
+		if (*slot == f->ret || *slot == f->landing || chained)
+			*slot = f->landing;
 		f->flags &= (uint16_t)~GF_RESTORED;
+		below = i + 1;
 	}
 	ut_thr.guard = guard;
 }

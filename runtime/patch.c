@@ -3,7 +3,7 @@
  * patch.c - changing live code: the breakpoint protocol and the SIGTRAP handler.
  *
  * A site is 5 bytes at a function's entry: GCC's five 1-byte NOPs, a 5-byte NOP,
- * or `call stub`.  Other threads may execute a site while it changes, so every
+ * `call stub`, or (function_graph) `jmp` to the site's own stub.  Other threads may execute a site while it changes, so every
  * change of a batch of sites goes, as the kernel's text_poke_bp() does:
  *
  *   1. write int3 (0xcc) on byte 0 of every site, sync all cores;
@@ -14,7 +14,8 @@
  * the process executes a core-serialising instruction before it returns, so no
  * core runs stale bytes.  A thread that reaches a site between steps 1 and 3
  * traps; our SIGTRAP handler emulates what the site is becoming (site.want): a
- * NOP (rip = site + 5) or the call (push site + 5, rip = stub).  A thread that
+ * NOP (rip = site + 5), the call (push site + 5, rip = stub) or the graph
+ * tracer's jmp to the site's own stub (rip = that stub).  A thread that
  * trapped but reaches the handler after step 3 finds no int3 any more and simply
  * re-executes the site.  Traps that are not ours go to the program's handler.
  *
@@ -75,6 +76,7 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	uintptr_t addr = (uintptr_t)g[REG_RIP] - 1;
 	struct ut_obj *o;
 	struct ut_site *s = si->si_code == SI_KERNEL ? ut_site_find(addr, &o) : NULL;
+	uint8_t want;
 
 	if (!s)
 		return chain_sigtrap(sig, si, ucv);
@@ -82,7 +84,10 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 		g[REG_RIP] = (greg_t)addr; /* the change finished meanwhile: run the new bytes */
 		return;
 	}
-	if (__atomic_load_n(&s->want, __ATOMIC_ACQUIRE) == UT_SITE_CALL && o->stub) {
+	want = __atomic_load_n(&s->want, __ATOMIC_ACQUIRE);
+	if (want == UT_SITE_JMP && o->gstub) {
+		g[REG_RIP] = (greg_t)(o->gstub + (uintptr_t)(s - (ut_sites + o->first)) * UT_GSTUB_LEN);
+	} else if (want == UT_SITE_CALL && o->stub) {
 		uintptr_t sp = (uintptr_t)g[REG_RSP] - 8;
 
 		*(uintptr_t *)sp = addr + 5;
@@ -129,6 +134,12 @@ static void site_bytes(const struct ut_obj *o, const struct ut_site *s, enum ut_
 
 		out[0] = 0xe8;
 		memcpy(out + 1, &rel, 4);
+	} else if (st == UT_SITE_JMP) {
+		uintptr_t a = o->gstub + (uintptr_t)(s - (ut_sites + o->first)) * UT_GSTUB_LEN;
+		int32_t rel = (int32_t)(a - (s->addr + 5));
+
+		out[0] = 0xe9;
+		memcpy(out + 1, &rel, 4);
 	} else {
 		memcpy(out, nop5, 5);
 	}
@@ -148,7 +159,12 @@ static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *ob
 
 	for (uint32_t i = from; i < ut_nr_objs; i++) {
 		struct ut_obj *o = &ut_objs[i];
-		enum ut_site_state st = want == UT_SITE_CALL && !o->stub ? UT_SITE_NOP5 : want;
+		enum ut_site_state st = want;
+
+		if (st == UT_SITE_JMP && !o->gstub)
+			st = UT_SITE_CALL; /* no per-site stubs near: the object's stub */
+		if (st == UT_SITE_CALL && !o->stub)
+			st = UT_SITE_NOP5;
 
 		objs[i] = 0;
 		if (o->dead)

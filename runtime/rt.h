@@ -75,6 +75,7 @@ enum ut_site_state {
 	UT_SITE_NOP1X5 = 0, /* five 1-byte NOPs as GCC emits them (converted at once) */
 	UT_SITE_NOP5,	    /* one 5-byte NOP 0f 1f 44 00 00 */
 	UT_SITE_CALL,	    /* call rel32 to the object's stub */
+	UT_SITE_JMP,	    /* function_graph: jmp rel32 to the site's own stub (stubs.c) */
 };
 
 struct ut_site {
@@ -92,6 +93,7 @@ struct ut_obj {
 	uintptr_t base;		    /* load bias (dlpi_addr) */
 	uintptr_t text_lo, text_hi; /* the executable PT_LOAD segments' span */
 	uintptr_t stub;		    /* stub page, 0 if none could be placed near */
+	uintptr_t gstub;	    /* per-site graph stubs (cap of them), 0: none */
 	uint32_t first, nr;	    /* its sites: ut_sites[first .. first + nr), sorted */
 	uint32_t cap;		    /* ut_sites[first .. first + cap) is this slot's range */
 	uint32_t dead;		    /* unloaded (dlclose): its slot is for the next new one */
@@ -115,7 +117,10 @@ struct ut_site *ut_site_find(uintptr_t addr, struct ut_obj **objp);
 /* ---- patching (patch.c) ---------------------------------------------------------- */
 
 int ut_patch_init(void);
-/* Turn every live site into `want` (UT_SITE_NOP5 or UT_SITE_CALL).  Call with ut_rt_lock. */
+/*
+ * Turn every live site into `want`: UT_SITE_NOP5, UT_SITE_CALL, or UT_SITE_JMP
+ * (objects without per-site stubs get UT_SITE_CALL then).  Call with ut_rt_lock.
+ */
 int ut_patch_all(enum ut_site_state want);
 /* Convert the GCC NOP sites of objects [from_obj, ut_nr_objs) into 5-byte NOPs. */
 int ut_patch_new_objs(uint32_t from_obj);
@@ -129,8 +134,13 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi);
 /* The stub can be called from every byte of [lo, hi) (a new object in a dead one's slot). */
 int ut_stub_reaches(uintptr_t stub, uintptr_t lo, uintptr_t hi);
 void ut_stub_free(uintptr_t stub);
+/* The per-site stubs (32 bytes each) of ut_sites[first .. first + nr), room for cap. */
+uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr, uint32_t cap);
+void ut_gstub_free(uintptr_t gstub, uint32_t cap);
+#define UT_GSTUB_LEN 32u
 void ut_tramp_function(void); /* tramp.S */
-void ut_tramp_graph(void);    /* graph.S */
+void ut_tramp_graph(void);    /* graph.S: from the object's stub */
+void ut_tramp_graph_site(void); /* graph.S: from a site's own stub */
 /* Point every stub (and the ones made later) at tramp.  Call with ut_rt_lock. */
 void ut_stubs_set_tramp(void (*tramp)(void));
 
@@ -171,8 +181,8 @@ struct ut_gframe;
 void ut_return_to_handler(void);
 void ut_graph_init(void);
 void ut_graph_after_fork_child(void);
-void ut_graph_entry(uintptr_t *frame);
-void ut_graph_return(uintptr_t *regs);
+void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing);
+int ut_graph_return(uintptr_t *regs);
 /* A wrapped signal handler starts (returns a marker to pass to leave) and ends. */
 int ut_graph_sig_enter(void *ucontext, uint8_t old_sigdepth, uint8_t old_sigblocked);
 void ut_graph_sig_leave(int marker);

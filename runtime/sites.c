@@ -15,6 +15,7 @@
  * them are increased.  An object's sites are sorted by address.  The slot, range
  * of sites and stub of an object that dlclose unloaded go to the next new object
  * (add_obj), published the same way: filled while marked dead, then made live.
+ * Each object also gets the graph tracer's per-site stubs (stubs.c).
  */
 #include <elf.h>
 #include <errno.h>
@@ -232,6 +233,10 @@ static void add_obj(struct ut_obj *n)
 	}
 	if (!n->stub)
 		n->stub = ut_stub_alloc(n->text_lo, n->text_hi);
+	/* the per-site stubs jump to these very sites: always new ones */
+	if (idx < nobj && o->gstub)
+		ut_gstub_free(o->gstub, o->cap);
+	n->gstub = ut_gstub_alloc(n->text_lo, n->text_hi, n->first, n->nr, n->cap);
 	n->dead = 1;
 	*o = *n;
 	if (n->first == ut_nr_sites)

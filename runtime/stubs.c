@@ -6,6 +6,20 @@
  * (read + execute) holds `jmp *slot(%rip)`, the second (read + write) holds the
  * 8-byte slot with the trampoline's address.  Sites call the stub; switching the
  * tracer (function <-> function_graph) is one store into each slot.
+ *
+ * The graph tracer also gets one 32-byte stub per site (ut_gstub_alloc), in
+ * pages placed the same way, and a site then becomes `jmp A` to its own stub:
+ *
+ *   A: call *tramp(%rip)   ut_tramp_graph_site; pushes B (stack and return stack)
+ *   B: call D              pushes C: the return stack predicts the body's ret
+ *   C: jmp *rth(%rip)      the "landing": a hijacked slot holds C
+ *   D: lea 8(%rsp), %rsp   drop C from the real stack (it stays predicted)
+ *      jmp site + 5        the function's body
+ *
+ * so that the function's `ret` to C and ut_return_to_handler's `ret` to the
+ * caller are both predicted (return hijacking with `call stub` costs one return
+ * misprediction per call).  ut_tramp_graph_site finds the site from B: the rel32
+ * of D's jmp is at B + 17, the site + 5 at B + 21 + rel32.
  */
 #include <stdint.h>
 #include <string.h>
@@ -14,44 +28,52 @@
 #include "rt.h"
 
 #define STUB_SIZE 8192ul
-#define REACH ((1ul << 31) - STUB_SIZE - 4096)
+#define REACH_OF(size) ((1ul << 31) - (size) - 4096)
+#define REACH REACH_OF(STUB_SIZE)
 #define STEP (1ul << 21)
+#define GSTUB_LEN UT_GSTUB_LEN
 
 /* Where the slots point: the current tracer's trampoline. */
 static void (*cur_tramp)(void) = ut_tramp_function;
 
-static int within(uintptr_t stub, uintptr_t lo, uintptr_t hi)
+static int within_size(uintptr_t stub, uintptr_t lo, uintptr_t hi, size_t size)
 {
 	uintptr_t far_lo = stub > lo ? stub - lo : lo - stub;
 	uintptr_t far_hi = stub > hi ? stub - hi : hi - stub;
 
-	return far_lo < REACH && far_hi < REACH;
+	return far_lo < REACH_OF(size) && far_hi < REACH_OF(size);
 }
 
-static void *try_at(uintptr_t addr)
+static int within(uintptr_t stub, uintptr_t lo, uintptr_t hi)
 {
-	void *p = mmap((void *)addr, STUB_SIZE, PROT_READ | PROT_WRITE,
+	return within_size(stub, lo, hi, STUB_SIZE);
+}
+
+static void *try_at(uintptr_t addr, size_t size)
+{
+	void *p = mmap((void *)addr, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
 	if ((uintptr_t)p != addr) { /* old kernels ignore the flag and treat it as a hint */
-		munmap(p, STUB_SIZE);
+		munmap(p, size);
 		return NULL;
 	}
 	return p;
 }
 
-static uintptr_t place(uintptr_t lo, uintptr_t hi)
+static uintptr_t place(uintptr_t lo, uintptr_t hi, size_t size)
 {
 	/* Below the object first (usually free), then above it. */
-	for (uintptr_t d = STEP; d < REACH; d += STEP) {
+	for (uintptr_t d = STEP + (size & ~(STEP - 1)); d < REACH_OF(size); d += STEP) {
 		uintptr_t below = (lo & ~(STEP - 1)) - d, above = ((hi + STEP) & ~(STEP - 1)) + d;
 		void *p;
 
-		if (below < lo && below > 65536 && within(below, lo, hi) && (p = try_at(below)))
+		if (below < lo && below > 65536 && within_size(below, lo, hi, size) &&
+		    (p = try_at(below, size)))
 			return (uintptr_t)p;
-		if (above > hi && within(above, lo, hi) && (p = try_at(above)))
+		if (above > hi && within_size(above, lo, hi, size) && (p = try_at(above, size)))
 			return (uintptr_t)p;
 	}
 	return 0;
@@ -85,7 +107,7 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 
 	if (hi - lo >= REACH)
 		return 0;
-	stub = place(lo, hi);
+	stub = place(lo, hi, STUB_SIZE);
 	if (!stub)
 		return 0;
 	code = (unsigned char *)stub;
@@ -101,4 +123,70 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 		return 0;
 	}
 	return stub;
+}
+
+static size_t gstub_size(uint32_t cap)
+{
+	return (((size_t)cap * GSTUB_LEN + 4095) & ~4095ul) + 4096;
+}
+
+static void put32(unsigned char *p, int64_t v)
+{
+	int32_t r = (int32_t)v;
+
+	memcpy(p, &r, 4);
+}
+
+/*
+ * The per-site stubs of the sites ut_sites[first .. first + nr) (room for cap),
+ * code pages then one data page {ut_tramp_graph_site, ut_return_to_handler}.
+ * Returns 0 if they cannot be placed within reach of [lo, hi).
+ */
+uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr, uint32_t cap)
+{
+	size_t size = gstub_size(cap), code_len = size - 4096;
+	uintptr_t g, data;
+	uint64_t *slots;
+
+	if (!cap || hi - lo >= REACH_OF(size))
+		return 0;
+	g = place(lo, hi, size);
+	if (!g)
+		return 0;
+	data = g + code_len;
+	slots = (uint64_t *)data;
+	slots[0] = (uintptr_t)ut_tramp_graph_site;
+	slots[1] = (uintptr_t)ut_return_to_handler;
+	memset((void *)g, 0xcc, code_len);
+	for (uint32_t k = 0; k < nr; k++) {
+		unsigned char *a = (unsigned char *)(g + (uintptr_t)k * GSTUB_LEN);
+		uintptr_t A = (uintptr_t)a, site = ut_sites[first + k].addr;
+
+		a[0] = 0xff; /* A: call *slots[0](%rip) */
+		a[1] = 0x15;
+		put32(a + 2, (int64_t)data - (int64_t)(A + 6));
+		a[6] = 0xe8; /* B: call D */
+		put32(a + 7, 6);
+		a[11] = 0xff; /* C: jmp *slots[1](%rip) */
+		a[12] = 0x25;
+		put32(a + 13, (int64_t)(data + 8) - (int64_t)(A + 17));
+		a[17] = 0x48; /* D: lea 8(%rsp), %rsp */
+		a[18] = 0x8d;
+		a[19] = 0x64;
+		a[20] = 0x24;
+		a[21] = 0x08;
+		a[22] = 0xe9; /* jmp site + 5 */
+		put32(a + 23, (int64_t)(site + 5) - (int64_t)(A + 27));
+	}
+	if (mprotect((void *)g, code_len, PROT_READ | PROT_EXEC)) {
+		munmap((void *)g, size);
+		return 0;
+	}
+	return g;
+}
+
+void ut_gstub_free(uintptr_t g, uint32_t cap)
+{
+	if (g)
+		munmap((void *)g, gstub_size(cap));
 }

@@ -278,6 +278,8 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "nest")) {
 		SYM(a), SYM(b), SYM(c);
 		printf("r %d\n", a(3));
+		/* the site's first byte: jmp (e9) to the site's own stub (runtime/stubs.c) */
+		printf("site %02x\n", *(volatile unsigned char *)(uintptr_t)a);
 	} else if (!strcmp(mode, "tail")) {
 		SYM(tcaller), SYM(tailer), SYM(tailee), SYM(after);
 		printf("r %d\n", tcaller(1));
@@ -536,6 +538,7 @@ static void test_nest(void **state)
 	start();
 	trace_run("nest", NULL, out, sizeof(out));
 	assert_non_null(strstr(out, "r 15\n"));
+	assert_non_null(strstr(out, "site e9\n")); /* through a per-site stub */
 	tree(t, sizeof(t), 0);
 	assert_string_equal(t, "E a 0, E b 1, E c 2, R c 2, E c 2, R c 2, R b 1, R a 0");
 	for (int i = 0; i < nevs; i++) { /* retval = rax, calltime = the entry's ts */

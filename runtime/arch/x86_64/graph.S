@@ -2,9 +2,15 @@
 /*
  * graph.S - the function_graph tracer's trampolines (graph.c has the rules).
  *
- * ut_tramp_graph       a site's stub jumps here (like ut_tramp_function):
- *                      [rsp] = site + 5, [rsp + 8] = the return address (the slot).
- * ut_return_to_handler a hijacked function returns here: rsp = slot + 8.
+ * ut_tramp_graph_site  a site's own stub calls this (stubs.c): [rsp] = B of that
+ *                      stub, [rsp + 8] = the return address (the slot); the frame's
+ *                      landing is C = B + 5, the ip (site + 5) is B + 21 + the
+ *                      rel32 at B + 17 (D's jmp).
+ * ut_tramp_graph       an object's stub jumps here (like ut_tramp_function), for
+ *                      objects without per-site stubs: [rsp] = site + 5, [rsp + 8]
+ *                      = the slot; the landing is ut_return_to_handler.
+ * ut_return_to_handler a hijacked function returns here (directly or through C):
+ *                      rsp = slot + 8.
  * ut_graph_write       the ring writer for graph events from C, which also
  *                      reports the wpos it committed (tracing_thresh rewinds).
  * ut_graph_cas_on_cpu  one conditional store inside an rseq critical section on
@@ -49,7 +55,9 @@
 #define THR_GFRAMES 24
 #define THR_GTOP 32
 #define THR_GOVERRUN 36
-/* struct ut_gframe (graph.c), 64 bytes */
+/* struct ut_gframe (graph.c), 128 bytes */
+#define GF_SHIFT 7
+#define GF_SIZE 128
 #define GF_SLOT 0
 #define GF_RET 8
 #define GF_IP 16
@@ -59,6 +67,7 @@
 #define GF_EVFLAGS 42		/* u8 */
 #define GF_DEPTH 44		/* u16 */
 #define GF_FLAGS 46		/* u16 */
+#define GF_LANDING 48
 #define GF_VALID 1
 #define GF_MARKER 2
 
@@ -190,12 +199,8 @@
 
 /* ---- entry ----------------------------------------------------------------------- */
 
-	.globl ut_tramp_graph
-	.hidden ut_tramp_graph
-	.type ut_tramp_graph, @function
-	.balign 64
-ut_tramp_graph:
-	.cfi_startproc
+	/* Tracing off: return at once (to the site's stub or to site + 5). */
+	.macro ENTRY_CHECK
 	movq ut_rt_ctl(%rip), %r11
 	testq %r11, %r11
 	jz 1f
@@ -216,7 +221,35 @@ ut_tramp_graph:
 	.cfi_rel_offset %r10, 16
 	.cfi_rel_offset %r11, 8
 	.cfi_rel_offset %rbx, 0
-	/* fast path conditions; anything unusual goes to C */
+	.endm
+
+	/* objects without per-site stubs (rare): the same body, other inputs */
+	.globl ut_tramp_graph
+	.hidden ut_tramp_graph
+	.type ut_tramp_graph, @function
+	.balign 64
+ut_tramp_graph:
+	.cfi_startproc
+	ENTRY_CHECK
+	movq 80(%rsp), %r8			/* r8: ip = site + 5 */
+	leaq ut_return_to_handler(%rip), %r9	/* r9: the landing */
+	jmp .Le_common
+	.cfi_endproc
+	.size ut_tramp_graph, . - ut_tramp_graph
+
+	.globl ut_tramp_graph_site
+	.hidden ut_tramp_graph_site
+	.type ut_tramp_graph_site, @function
+	.balign 64
+ut_tramp_graph_site:
+	.cfi_startproc
+	ENTRY_CHECK
+	movq 80(%rsp), %r9			/* B */
+	movslq 17(%r9), %r8
+	leaq 21(%r9,%r8), %r8			/* r8: ip = site + 5 */
+	addq $5, %r9				/* r9: the landing, C */
+.Le_common:					/* (ut_tramp_graph's stack is the same) */
+	/* fast path conditions; anything unusual goes to C (r8, r9 kept for it) */
 	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
 	jne .Le_done
 	/* thresh (needs the entry's wpos), max depth, options: all 0, or C */
@@ -234,34 +267,34 @@ ut_tramp_graph:
 	movl %fs:THR_GTOP(%r10), %ecx		/* ecx: top */
 	cmpl $STACK_MAX, %ecx
 	jae .Le_slow
-	movq 88(%rsp), %rax			/* the return address */
-	leaq ut_return_to_handler(%rip), %rdx
-	cmpq %rdx, %rax
-	je .Le_slow				/* a tail call */
+	/*
+	 * A tail call finds its slot holding the landing of the top frame, whose slot
+	 * it is: equal slots go to C below.
+	 */
 	leaq 88(%rsp), %rsi			/* rsi: the slot */
 	xorl %edx, %edx				/* edx: depth 0 if empty */
 	testl %ecx, %ecx
 	jz 3f
 	movl %ecx, %eax
-	shlq $6, %rax
-	leaq -64(%rdi,%rax), %rax		/* the top frame */
+	shlq $GF_SHIFT, %rax
+	leaq -GF_SIZE(%rdi,%rax), %rax		/* the top frame */
 	cmpw $GF_VALID, GF_FLAGS(%rax)		/* a plain frame (not a marker, restored, ...) */
 	jne .Le_slow
-	cmpq %rsi, GF_SLOT(%rax)		/* dead (slot <= ours): C closes it */
+	cmpq %rsi, GF_SLOT(%rax)		/* dead (slot < ours) or a tail call (==): C */
 	jbe .Le_slow
 	movzwl GF_DEPTH(%rax), %edx
 	incl %edx
 3:	/* reserve the frame: top + 1 first, flags 0 until it is complete (graph.c) */
 	leal 1(%rcx), %eax
 	movl %eax, %fs:THR_GTOP(%r10)
-	shlq $6, %rcx
+	shlq $GF_SHIFT, %rcx
 	addq %rcx, %rdi				/* rdi: our frame */
 	movw $0, GF_FLAGS(%rdi)
 	movq %rsi, GF_SLOT(%rdi)
 	movq (%rsi), %rax
 	movq %rax, GF_RET(%rdi)
-	movq 80(%rsp), %rax
-	movq %rax, GF_IP(%rdi)
+	movq %r8, GF_IP(%rdi)
+	movq %r9, GF_LANDING(%rdi)
 	movw %dx, GF_DEPTH(%rdi)
 	movzbl %fs:THR_EVFLAGS(%r10), %r9d
 	movb %r9b, GF_EVFLAGS(%rdi)
@@ -290,6 +323,8 @@ ut_tramp_graph:
 	movw %r8w, GF_CPU(%rdi)
 	jmp .Le_hijack
 .Le_undo:					/* a new page: give the frame back, C does it all */
+	movq GF_IP(%rdi), %r8
+	movq GF_LANDING(%rdi), %r9
 	movq ut_thr@gottpoff(%rip), %r10
 	decl %fs:THR_GTOP(%r10)			/* flags are still 0 */
 	jmp .Le_slow
@@ -305,7 +340,7 @@ ut_tramp_graph:
 	movw $0, GF_CPU(%rdi)
 .Le_hijack:
 	movw $GF_VALID, GF_FLAGS(%rdi)		/* complete */
-	leaq ut_return_to_handler(%rip), %rax
+	movq GF_LANDING(%rdi), %rax
 	movq %rax, 88(%rsp)			/* the slot: return to us */
 .Le_done:
 	POP_GPRS
@@ -314,8 +349,10 @@ ut_tramp_graph:
 	.cfi_adjust_cfa_offset 80
 
 .Le_slow:
-	SAVE_FP 0, 1
-	leaq 80(%rbx), %rdi			/* &[site + 5, return address] */
+	SAVE_FP 0, 1				/* (keeps r8, r9) */
+	leaq 88(%rbx), %rdi			/* the slot */
+	movq %r8, %rsi				/* ip */
+	movq %r9, %rdx				/* landing */
 	call ut_graph_entry
 	RESTORE_FP 0
 	.cfi_def_cfa_register %rsp
@@ -331,7 +368,7 @@ ut_tramp_graph:
 	jnz .Le_restart
 	jmp .Le_full				/* detached meanwhile */
 	.cfi_endproc
-	.size ut_tramp_graph, . - ut_tramp_graph
+	.size ut_tramp_graph_site, . - ut_tramp_graph_site
 
 /* ---- return ------------------------------------------------------------------------ */
 
@@ -358,8 +395,8 @@ ut_return_to_handler:
 	movl %fs:THR_GTOP(%r10), %ecx
 	testl %ecx, %ecx
 	jz .Lr_slow
-	shlq $6, %rcx
-	leaq -64(%rdi,%rcx), %rdi		/* rdi: the top frame */
+	shlq $GF_SHIFT, %rcx
+	leaq -GF_SIZE(%rdi,%rcx), %rdi		/* rdi: the top frame */
 	leaq 80(%rsp), %rsi			/* rsi: the slot */
 	cmpq %rsi, GF_SLOT(%rdi)
 	jne .Lr_slow				/* dead frames above, or not on top */
@@ -369,7 +406,7 @@ ut_return_to_handler:
 	jne .Lr_slow
 	cmpl $1, %fs:THR_GTOP(%r10)
 	je 1f
-	cmpq %rsi, -64+GF_SLOT(%rdi)		/* a tail call chain below: C */
+	cmpq %rsi, -GF_SIZE+GF_SLOT(%rdi)	/* a tail call chain below: C */
 	je .Lr_slow
 1:	movq ut_rt_ctl(%rip), %r11
 	testq %r11, %r11
@@ -415,9 +452,19 @@ ut_return_to_handler:
 .Lr_pop:					/* rdi: the top frame, r10: ut_thr */
 	movq GF_RET(%rdi), %rax
 	movq %rax, 80(%rsp)			/* return to the original */
+	movq GF_LANDING(%rdi), %r11
 	movw $0, GF_FLAGS(%rdi)			/* flags 0 first, then the top (graph.c) */
 	decl %fs:THR_GTOP(%r10)
+	leaq ut_return_to_handler(%rip), %rdx
+	cmpq %rdx, %r11				/* (pops keep the flags) */
 	POP_GPRS
+	je .Lr_jmp
+	/*
+	 * Through a site's stub: the function's ret went to C, which the return
+	 * stack predicted (B's call pushed it), so its top is the caller's address.
+	 */
+	ret
+.Lr_jmp:
 	/*
 	 * Not `ret`: the return stack predictor is out of step here (the function's
 	 * own ret came to us), an indirect jump is predicted by its target history.
@@ -430,10 +477,12 @@ ut_return_to_handler:
 	SAVE_FP 1				/* and the x87 stack: long double results */
 	movq %rbx, %rdi				/* the saved registers, then the slot */
 	call ut_graph_return
+	movl %eax, %r11d			/* 1: ret (RESTORE_FP keeps r11) */
 	RESTORE_FP 1
+	testl %r11d, %r11d			/* (pops keep the flags) */
 	POP_GPRS
-	leaq 8(%rsp), %rsp			/* to the original return address, now in the slot */
-	jmp *-8(%rsp)
+	jz .Lr_jmp
+	ret					/* to the original return address, now in the slot */
 
 	.byte 0x0f, 0xb9, 0x3d
 	.long RSEQ_SIG
