@@ -339,11 +339,33 @@ static const struct opt_file *opt_file_of(const struct tfs_open *o)
 	return &opt_files[o->cpu];
 }
 
+/*
+ * The tracer option a file stands for.  A name several tracers offer has one
+ * file (the kernel makes one too); utrace's demangle (function and
+ * function_graph) is such a name, and the file acts on the current tracer's
+ * option when that tracer has one by the name, else on the first tracer's.
+ */
+static void opt_file_target(const struct opt_file *f, unsigned int *ti, unsigned int *oi)
+{
+	const struct tracer *t = current_tracer();
+	int cur = tracer_index(t), i = tracer_opt_index(t, f->name);
+
+	*ti = (unsigned int)f->tracer;
+	*oi = f->idx;
+	if (cur >= 0 && i >= 0) {
+		*ti = (unsigned int)cur;
+		*oi = (unsigned int)i;
+	}
+}
+
 static bool opt_file_value(const struct opt_file *f)
 {
+	unsigned int ti, oi;
+
 	if (f->tracer < 0)
 		return tfs_opt(f->idx);
-	return (__atomic_load_n(&tracer_vals[f->tracer], __ATOMIC_RELAXED) >> f->idx) & 1;
+	opt_file_target(f, &ti, &oi);
+	return (__atomic_load_n(&tracer_vals[ti], __ATOMIC_RELAXED) >> oi) & 1;
 }
 
 static int option_file_show(struct tfs_open *o)
@@ -366,10 +388,14 @@ static ssize_t option_file_write(struct tfs_open *o, const char *buf, size_t siz
 	err = tfs_opt_parse_bool(buf, size, &on);
 	if (err)
 		return err;
-	if (f->tracer < 0)
+	if (f->tracer < 0) {
 		err = set_core_opt(f->idx, on);
-	else
-		err = set_tracer_opt((unsigned int)f->tracer, f->idx, on, false);
+	} else {
+		unsigned int ti, oi;
+
+		opt_file_target(f, &ti, &oi);
+		err = set_tracer_opt(ti, oi, on, false);
+	}
 	return err ? err : (ssize_t)size;
 }
 

@@ -10,7 +10,8 @@
  * exit, which is then shown with it), `func() {` for an entry, `}` for an exit
  * (`} /+ func +/` with funcgraph-tail, or when the entry is not in the buffer),
  * `/+ text +/` for a print event, at the depth of the last function.  A banner
- * marks the change of task on a CPU.
+ * marks the change of task on a CPU.  A demangled C++ name has its own
+ * parameter list in place of the "()": `t1(int) {`, `leaf(int);`.
  *
  * Signal handlers play the part of interrupts: events flagged
  * UT_EVF_SIGHANDLER.  With funcgraph-irqs the first function of a handler is
@@ -220,16 +221,58 @@ static void indent(struct tfs_buf *b, int depth)
 		tfs_buf_append(b, " ", 1);
 }
 
-static void print_func(struct tfs_buf *b, pid_t tid, uint64_t ip)
+/*
+ * The function of a graph event (ip: just after its patch site's call), as the
+ * kernel's "%ps": the name, or "0x%lx" when no symbol covers it.  True when
+ * the name carries its parameter list: a demangled C++ name does ("t1(int)",
+ * "Guard::~Guard()"), and the graph then leaves out the "()" it adds to C
+ * names.  No C or assembler symbol name holds a parenthesis, so one is the
+ * sign of a parameter list.
+ */
+static bool print_func(struct tfs_buf *b, pid_t tid, uint64_t ip, uint64_t flags)
 {
-	tfs_out_ip_sym(b, tid, ip - UT_SITE_CALL_LEN, 0);
+	bool demangle = flags & TFS_GRAPH_DEMANGLE;
+	char name[512];
+	uint64_t start, size;
+
+	ip -= UT_SITE_CALL_LEN;
+	if (tfs_sym_lookup(tid, ip, demangle, name, sizeof(name), &start, &size) != 0 || !name[0]) {
+		tfs_buf_printf(b, "0x%" PRIx64, ip);
+		return false;
+	}
+	tfs_buf_printf(b, "%s", name);
+	return strchr(name, '(') != NULL;
 }
 
-/* " <-caller+0x1a/0x40": funcgraph-retaddr, always with the offset. */
-static void print_retaddr(struct tfs_buf *b, const struct ut_ev_gent *g)
+/* The function and what closes its name: "()" for a C name, nothing for C++. */
+static void print_func_call(struct tfs_buf *b, pid_t tid, uint64_t ip, uint64_t flags)
 {
+	if (!print_func(b, tid, ip, flags))
+		tfs_buf_append(b, "()", 2);
+}
+
+/*
+ * " <-caller+0x1a/0x40": funcgraph-retaddr, as the kernel's seq_print_ip_sym
+ * with sym-offset forced on (sym-addr adds the address), whose sprint_symbol
+ * gives "0x%lx" for an address no symbol covers; demangled as the function
+ * names are.
+ */
+static void print_retaddr(struct tfs_buf *b, const struct ut_ev_gent *g, uint64_t flags)
+{
+	uint64_t ra = g->extra[0], start = 0, size = 0;
+	bool demangle = flags & TFS_GRAPH_DEMANGLE;
+	pid_t tid = (pid_t)g->h.tid;
+	char name[512];
+
 	tfs_buf_append(b, " <-", 3);
-	tfs_out_ip_sym(b, (pid_t)g->h.tid, g->extra[0], tfs_out_sym_flags() | TFS_SYM_OFFSET);
+	if (!ra)
+		tfs_buf_append(b, "0", 1);
+	else if (!tfs_sym_lookup(tid, ra, demangle, name, sizeof(name), &start, &size) && name[0])
+		tfs_buf_printf(b, "%s+0x%" PRIx64 "/0x%" PRIx64, name, ra - start, size);
+	else
+		tfs_buf_printf(b, "0x%" PRIx64, ra);
+	if (ra && (tfs_out_sym_flags() & TFS_SYM_ADDR))
+		tfs_buf_printf(b, " <%016" PRIx64 ">", ra);
 }
 
 /* " ret=..." as the kernel: small negative errors in decimal, the rest in hex. */
@@ -331,12 +374,12 @@ static void print_entry(struct tfs_iter *it, const struct tfs_event *e, struct t
 		}
 		print_duration(b, duration_of(&ret), flags, FILL_NONE);
 		indent(b, (int)g->depth);
-		print_func(b, tid, g->ip);
-		tfs_buf_append(b, "();", 3);
+		print_func_call(b, tid, g->ip, flags);
+		tfs_buf_append(b, ";", 1);
 		if ((flags & TFS_GRAPH_RETVAL) || show_ra) {
 			tfs_buf_append(b, " /*", 3);
 			if (show_ra)
-				print_retaddr(b, g);
+				print_retaddr(b, g, flags);
 			if (flags & TFS_GRAPH_RETVAL)
 				print_ret(b, ret.retval, flags);
 			tfs_buf_append(b, " */", 3);
@@ -356,11 +399,11 @@ static void print_entry(struct tfs_iter *it, const struct tfs_event *e, struct t
 	}
 	print_duration(b, 0, flags, FILL_FULL);
 	indent(b, (int)g->depth);
-	print_func(b, tid, g->ip);
-	tfs_buf_append(b, "() {", 4);
+	print_func_call(b, tid, g->ip, flags);
+	tfs_buf_append(b, " {", 2);
 	if (show_ra) {
 		tfs_buf_append(b, " /*", 3);
-		print_retaddr(b, g);
+		print_retaddr(b, g, flags);
 		tfs_buf_append(b, " */", 3);
 	}
 	tfs_buf_append(b, "\n", 1);
@@ -391,14 +434,14 @@ static void print_exit(struct tfs_iter *it, const struct tfs_event *e, struct tf
 	indent(b, (int)r->depth);
 	if (flags & TFS_GRAPH_RETVAL) {
 		tfs_buf_append(b, "} /* ", 5);
-		print_func(b, (pid_t)r->h.tid, r->ip);
+		print_func(b, (pid_t)r->h.tid, r->ip, flags);
 		print_ret(b, r->retval, flags);
 		tfs_buf_append(b, " */", 3);
 	} else if (match && !(flags & TFS_GRAPH_TAIL)) {
 		tfs_buf_append(b, "}", 1);
 	} else {
 		tfs_buf_append(b, "} /* ", 5);
-		print_func(b, (pid_t)r->h.tid, r->ip);
+		print_func(b, (pid_t)r->h.tid, r->ip, flags);
 		tfs_buf_append(b, " */", 3);
 	}
 	tfs_buf_append(b, "\n", 1);

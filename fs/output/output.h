@@ -75,6 +75,7 @@ enum {
 	TFS_GRAPH_RETADDR = 1u << 10,
 	TFS_GRAPH_SLEEP_TIME = 1u << 11,
 	TFS_GRAPH_GRAPH_TIME = 1u << 12,
+	TFS_GRAPH_DEMANGLE = 1u << 13, /* utrace's own, after the kernel's */
 };
 
 /* The header for these option bits (print_graph_headers_flags). */

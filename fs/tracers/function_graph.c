@@ -13,6 +13,10 @@
  * address).  graph-time only matters to the kernel's function profiler, which
  * utrace has not: it is kept for scripts that set it.  funcgraph-args is left
  * out: utrace has no type information to print arguments with.
+ *
+ * After the kernel's options comes utrace's own `demangle`, as the function
+ * tracer has it (on by default): C++ names are shown demangled, with the
+ * parameter list the demangler gives them ("t1(int) {", not "t1(int)() {").
  */
 #include "../output/output.h"
 #include "tracers.h"
@@ -31,6 +35,7 @@ static const struct tfs_opt_def graph_opts[] = {
 	{"funcgraph-retaddr", false},
 	{"sleep-time", true},
 	{"graph-time", true},
+	{"demangle", true},
 	{NULL, false},
 };
 

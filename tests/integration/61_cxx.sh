@@ -17,3 +17,17 @@ echo 0 > "$T/options/demangle"
 expect_match "demangle off prints the mangled name" ': _ZN6shapes6Widget4pokeEi <-main$' "$(cat "$T/trace")"
 echo 1 > "$T/options/demangle"
 echo nop > "$T/current_tracer"
+
+# function_graph has its own demangle option, behind the same options/demangle file.
+echo function_graph > "$T/current_tracer"
+traced "$P" > /dev/null
+tr=$(cat "$T/trace")
+expect_match "graph: a method prints demangled, its parameter list once" \
+	'\| +shapes::Widget::poke\(int\);$' "$tr"
+echo 0 > "$T/options/demangle"
+expect_match "graph: demangle off prints the mangled name" '\| +_ZN6shapes6Widget4pokeEi\(\);$' \
+	"$(cat "$T/trace")"
+expect_eq "graph: the function tracer's own demangle stays on" 1 \
+	"$(echo function > "$T/current_tracer"; cat "$T/options/demangle")"
+echo 1 > "$T/options/demangle"
+echo nop > "$T/current_tracer"

@@ -41,10 +41,30 @@ __attribute__((noinline, used)) int g_caller(int x)
 	return g_outer(x) - 1;
 }
 
+/*
+ * C++ functions, as far as symbols go: C functions under mangled names, which
+ * demangle to "t1(int)", "leaf(int)" and "Guard::~Guard()".
+ */
+__attribute__((noinline, used)) int cxx_t1(int x) __asm__("_Z2t1i");
+__attribute__((noinline, used)) int cxx_leaf(int x) __asm__("_Z4leafi");
+__attribute__((noinline, used)) void cxx_dtor(void) __asm__("_ZN5GuardD1Ev");
+int cxx_leaf(int x)
+{
+	return x + 2;
+}
+int cxx_t1(int x)
+{
+	return cxx_leaf(x) + 1;
+}
+void cxx_dtor(void)
+{
+	__asm__ volatile("");
+}
+
 int main(void);
 
 #define DEF (TFS_GRAPH_CPU | TFS_GRAPH_OVERHEAD | TFS_GRAPH_DURATION | TFS_GRAPH_IRQS | \
-	     TFS_GRAPH_SLEEP_TIME | TFS_GRAPH_GRAPH_TIME)
+	     TFS_GRAPH_SLEEP_TIME | TFS_GRAPH_GRAPH_TIME | TFS_GRAPH_DEMANGLE)
 
 static uint64_t ip_of(void *fn)
 {
@@ -138,6 +158,8 @@ static void feed_take(struct tfs_iter *it)
 }
 
 static struct tfs_buf out;
+static void set_trace_option(const char *text);
+static void handler_graph(void);
 
 /* Format every event (a new reader each time), as `trace` would. */
 static const char *run(uint64_t flags)
@@ -303,6 +325,77 @@ static void test_nesting(void **state)
 			    " (Overruns: 0)\n");
 }
 
+/* ---- C++ names and the demangle option ------------------------------------------------- */
+
+static void test_cxx_names(void **state)
+{
+	nev = 0;
+	ent(100, 0, 1000, cxx_t1, 0);
+	ent(100, 0, 1100, cxx_leaf, 1);
+	ret(100, 0, 1100, 1200, cxx_leaf, 1, 3);
+	ent(100, 0, 1300, cxx_dtor, 1);
+	ret(100, 0, 1300, 1400, cxx_dtor, 1, 0);
+	ret(100, 0, 1000, 2000, cxx_t1, 0, 4);
+	/* a demangled name brings its parameter list: no "()" after it */
+	assert_string_equal(run(DEF), " 0)               |  t1(int) {\n"
+				      " 0)   0.100 us    |    leaf(int);\n"
+				      " 0)   0.100 us    |    Guard::~Guard();\n"
+				      " 0)   1.000 us    |  }\n");
+	assert_string_equal(strstr(run(DEF | TFS_GRAPH_TAIL), " 0)   1.000"),
+			    " 0)   1.000 us    |  } /* t1(int) */\n");
+	assert_string_equal(run(DEF | TFS_GRAPH_RETVAL),
+			    " 0)               |  t1(int) {\n"
+			    " 0)   0.100 us    |    leaf(int); /* ret=0x3 */\n"
+			    " 0)   0.100 us    |    Guard::~Guard(); /* ret=0x0 */\n"
+			    " 0)   1.000 us    |  } /* t1(int) ret=0x4 */\n");
+	/* demangle off: the symbols as they are, with the "()" of C names */
+	assert_string_equal(run(DEF & ~TFS_GRAPH_DEMANGLE), " 0)               |  _Z2t1i() {\n"
+							    " 0)   0.100 us    |    _Z4leafi();\n"
+							    " 0)   0.100 us    |    _ZN5GuardD1Ev();\n"
+							    " 0)   1.000 us    |  }\n");
+	assert_string_equal(strstr(run((DEF & ~TFS_GRAPH_DEMANGLE) | TFS_GRAPH_TAIL), " 0)   1.000"),
+			    " 0)   1.000 us    |  } /* _Z2t1i */\n");
+	/* C names keep their "()" either way */
+	graph_3();
+	assert_string_equal(strstr(run(DEF & ~TFS_GRAPH_DEMANGLE), " 0)   0.500"),
+			    " 0)   0.500 us    |      g_leaf();\n"
+			    " 0) + 12.000 us   |    }\n"
+			    " 0) ! 149.000 us  |  }\n");
+	/* no symbol: the address as the kernel's %ps gives it, "0x%lx" */
+	nev = 0;
+	ent(100, 0, 1000, (void *)0x10, 0);
+	ret(100, 0, 1000, 1100, (void *)0x10, 0, 0);
+	assert_string_equal(run(DEF), " 0)   0.100 us    |  0x10();\n");
+}
+
+/* The tracer's demangle option, set through trace_options, reaches the graph. */
+static void test_demangle_option(void **state)
+{
+	const struct tracer *t = &tfs_function_graph_tracer;
+	struct tfs_iter it = {.cpu_filter = -1};
+	struct tfs_event e;
+
+	nev = 0;
+	ent(100, 0, 1000, cxx_leaf, 0);
+	ret(100, 0, 1000, 1100, cxx_leaf, 0, 0);
+	e = (struct tfs_event){.ev = &evs[0].h, .cpu = 0, .ts = 1000};
+	assert_true(tfs_tracer_opts_of(t) & TFS_GRAPH_DEMANGLE);
+	set_trace_option("nodemangle\n");
+	assert_false(tfs_tracer_opts_of(t) & TFS_GRAPH_DEMANGLE);
+	tfs_buf_reset(&out);
+	assert_int_equal(t->print_line(&it, &e, &out), 0);
+	tfs_buf_append(&out, "", 1);
+	assert_string_equal(out.data, " 0)               |  _Z4leafi() {\n");
+	set_trace_option("demangle\n");
+	tfs_buf_reset(&out);
+	tfs_iter_release(&it);
+	it = (struct tfs_iter){.cpu_filter = -1};
+	assert_int_equal(t->print_line(&it, &e, &out), 0);
+	tfs_buf_append(&out, "", 1);
+	assert_string_equal(out.data, " 0)               |  leaf(int) {\n");
+	tfs_iter_release(&it);
+}
+
 /* ---- comments, banner, abstime, proc --------------------------------------------------------- */
 
 static void test_comments(void **state)
@@ -355,6 +448,57 @@ static void test_banner_proc_abstime(void **state)
 	ent(200, 3, 1100, g_outer, 0);
 	assert_string_equal(run(DEF), " 0)               |  g_leaf() {\n"
 				      " 3)               |  g_outer() {\n");
+}
+
+/* The CPU column as wide as the highest CPU number; an unknown task's comm is "<...>". */
+static void test_cpu_width_and_comm(void **state)
+{
+	tfs.nr_cpus = 128; /* CPUs 0..127: three digits */
+	nev = 0;
+	ent(100, 0, 1000, g_leaf, 0);
+	ret(100, 0, 1000, 1500, g_leaf, 0, 0);
+	/* a thread of this process whose name is not known */
+	assert_int_equal(tfs_task_record(999, getpid(), ""), 0);
+	ent(999, 0, 2000, g_outer, 0);
+	assert_string_equal(run(DEF), "   0)   0.500 us    |  g_leaf();\n"
+				      " ------------------------------------------\n"
+				      "   0)    prog-100    =>   <...>-999   \n"
+				      " ------------------------------------------\n"
+				      "\n"
+				      "   0)               |  g_outer() {\n");
+	assert_string_equal(header(DEF, false),
+			    "# CPU  DURATION                  FUNCTION CALLS\n"
+			    "# |     |   |                     |   |   |   |\n");
+	tfs.nr_cpus = 10; /* CPUs 0..9: one digit */
+	assert_string_equal(strstr(run(DEF | TFS_GRAPH_PROC), " 0) "),
+			    " 0)    prog-100    |   0.500 us    |  g_leaf();\n"
+			    " ------------------------------------------\n"
+			    " 0)    prog-100    =>   <...>-999   \n"
+			    " ------------------------------------------\n"
+			    "\n"
+			    " 0)   <...>-999    |               |  g_outer() {\n");
+}
+
+/* context-info off: no columns anywhere, but banners, comments and arrows stay. */
+static void test_no_context_info(void **state)
+{
+	handler_graph();
+	print(100, 5100, "note\n", UT_IP_MARKER);
+	ent(101, 0, 6000, g_leaf, 0);
+	tfs.opts &= ~(1ull << TFS_OPT_CONTEXT_INFO);
+	assert_string_equal(run(DEF), "g_caller() {\n"
+				      "==========>\n"
+				      "  g_outer() {\n"
+				      "    g_leaf();\n"
+				      "  }\n"
+				      "<==========\n"
+				      "}\n"
+				      "/* note */\n"
+				      " ------------------------------------------\n"
+				      " 0)    prog-100    =>   other-101   \n"
+				      " ------------------------------------------\n"
+				      "\n"
+				      "g_leaf() {\n");
 }
 
 /* ---- retval and retaddr ----------------------------------------------------------------- */
@@ -501,8 +645,12 @@ int main(void)
 		cmocka_unit_test_setup(test_headers, setup),
 		cmocka_unit_test_setup(test_durations, setup),
 		cmocka_unit_test_setup(test_nesting, setup),
+		cmocka_unit_test_setup(test_cxx_names, setup),
+		cmocka_unit_test_setup(test_demangle_option, setup),
 		cmocka_unit_test_setup(test_comments, setup),
 		cmocka_unit_test_setup(test_banner_proc_abstime, setup),
+		cmocka_unit_test_setup(test_cpu_width_and_comm, setup),
+		cmocka_unit_test_setup(test_no_context_info, setup),
 		cmocka_unit_test_setup(test_retval, setup),
 		cmocka_unit_test_setup(test_retaddr, setup),
 		cmocka_unit_test_setup(test_irqs, setup),
