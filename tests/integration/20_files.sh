@@ -317,8 +317,8 @@ expect_eq "graph options hidden under nop" "" "$(grep -e funcgraph -e sleep-time
 echo function_graph > "$T/current_tracer"
 expect_eq "current_tracer function_graph" "function_graph" "$(cat "$T/current_tracer")"
 expect_eq "graph options and defaults" \
-	"nofuncgraph-overrun funcgraph-cpu funcgraph-overhead nofuncgraph-proc funcgraph-duration nofuncgraph-abstime funcgraph-irqs nofuncgraph-tail nofuncgraph-retval nofuncgraph-retval-hex nofuncgraph-retaddr sleep-time graph-time" \
-	"$(tail -13 "$T/trace_options" | tr '\n' ' ' | sed 's/ $//')"
+	"nofuncgraph-overrun funcgraph-cpu funcgraph-overhead nofuncgraph-proc funcgraph-duration nofuncgraph-abstime funcgraph-irqs nofuncgraph-tail nofuncgraph-retval nofuncgraph-retval-hex nofuncgraph-retaddr sleep-time graph-time demangle" \
+	"$(tail -14 "$T/trace_options" | tr '\n' ' ' | sed 's/ $//')"
 for o in funcgraph-overrun funcgraph-tail funcgraph-retaddr sleep-time graph-time; do
 	[ -e "$T/options/$o" ] || fail "options/$o exists"
 done
