@@ -4,11 +4,19 @@
  * one run of a command and save the trace.
  *
  * The steps are those a user would type: mount if nothing is mounted (and unmount
- * at the end), write the -g functions to set_graph_function, select the tracer,
- * clear the buffer, turn tracing on, run CMD with libutrace.so preloaded, turn
- * tracing off, copy `trace` to FILE, put the tracer back to nop (and
- * set_graph_function back to empty).  Like ftrace, the buffer is global: other traced programs running
- * at the same time are recorded too.  The exit status is CMD's.
+ * at the end), select the tracer, clear the buffer, turn tracing on, run CMD with
+ * libutrace.so preloaded, turn tracing off, copy `trace` to FILE, put the tracer
+ * back to nop (and set_graph_function back to empty).
+ *
+ * -g: set_graph_function only takes functions utracefs knows, those of processes
+ * that sent their sites; CMD's are not known before it runs.  So CMD starts with
+ * UTRACE_RECORD_HOLD=FD, one end of a socket pair: the runtime registers its sites
+ * before main(), says "r" and waits; record then writes set_graph_function (which
+ * the program's control thread applies and acknowledges at once), clears the
+ * buffer and says "g".  A CMD that closes the socket without a word (not a traced
+ * program, or exec'd away) just runs, without the filter.  Like ftrace, the buffer
+ * is global: other traced programs running at the same time are recorded too.  The
+ * exit status is CMD's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +24,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,43 +124,20 @@ static int check_tracer(const char *dir, const char *name)
 }
 
 /* Child side: preload the runtime and become CMD.  Never returns. */
-static void exec_traced(char **cmd, const char *lib)
+static void exec_traced(char **cmd, const char *lib, int hold_fd)
 {
-	char preload[8192];
+	char preload[8192], fd[16];
 
+	snprintf(fd, sizeof(fd), "%d", hold_fd);
 	if (cli_preload_value(preload, sizeof(preload), getenv("LD_PRELOAD"), lib) ||
-	    setenv("LD_PRELOAD", preload, 1)) {
+	    setenv("LD_PRELOAD", preload, 1) ||
+	    (hold_fd >= 0 && setenv("UTRACE_RECORD_HOLD", fd, 1))) {
 		cli_error("LD_PRELOAD too long");
 		_exit(127);
 	}
 	execvp(cmd[0], cmd);
 	cli_error("%s: %s", cmd[0], strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
-}
-
-/* Run CMD and return its exit status (128 + signal when killed), or -errno. */
-static int run_traced(char **cmd, const char *lib)
-{
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
-	pid_t pid;
-	int status, rc;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid)
-		exec_traced(cmd, lib);
-	/* ^C goes to CMD; we live on to save what it left in the buffer (as system(3)). */
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	if (rc < 0)
-		return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* Copy the live trace to the output file; 0 or CLI_FAIL after a message. */
@@ -219,17 +206,97 @@ static int set_graph_funcs(const char *dir, const char *funcs)
 	return CLI_FAIL;
 }
 
-/* Select the graph functions and the tracer, empty the buffer and turn tracing on. */
-static int prepare(const char *dir, const char *tracer, const char *graph_funcs,
-		   bool *graph_set)
+/*
+ * -g: wait for CMD's "r" on sock (its sites are known), while watching that it
+ * has not ended; 1 when it is waiting for us, 0 when it will not (it closed the
+ * socket, or ended).
+ */
+static int wait_ready(int sock, pid_t pid)
+{
+	struct pollfd p = {.fd = sock, .events = POLLIN};
+	char c;
+
+	for (;;) {
+		int n = poll(&p, 1, 100);
+
+		if (n < 0 && errno != EINTR)
+			return 0;
+		if (n > 0)
+			return read(sock, &c, 1) == 1 && c == 'r';
+		siginfo_t si = {.si_pid = 0};
+
+		/* ended (not reaped here: run_traced waits for it) */
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid)
+			return 0;
+	}
+}
+
+/*
+ * Run CMD and return its exit status (128 + signal when killed), or -errno.  With
+ * -g, CMD waits for us once its sites are known (UTRACE_RECORD_HOLD): the graph
+ * functions are set then (*graph_set), and a failure there kills it and returns
+ * CLI_FAIL through *fail.
+ */
+static int run_traced(char **cmd, const char *lib, const char *dir, const char *graph_funcs,
+		      bool *graph_set, int *fail)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+	int sv[2] = {-1, -1}, status, rc;
+	bool held = false;
+	pid_t pid;
+
+	*fail = 0;
+	if (graph_funcs && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return rc;
+	}
+	if (!pid) {
+		/* the child's end crosses exec (the runtime closes it before main) */
+		if (sv[1] >= 0)
+			fcntl(sv[1], F_SETFD, 0);
+		exec_traced(cmd, lib, sv[1]);
+	}
+	/* ^C goes to CMD; we live on to save what it left in the buffer (as system(3)). */
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	if (graph_funcs) {
+		close(sv[1]);
+		held = wait_ready(sv[0], pid);
+		if (held) {
+			*fail = set_graph_funcs(dir, graph_funcs);
+			*graph_set = !*fail;
+			if (!*fail)
+				*fail = cli_clear_trace(dir); /* nothing of the wait stays */
+			if (*fail)
+				kill(pid, SIGKILL);
+			else if (write(sv[0], "g", 1) != 1)
+				held = false;
+		}
+		close(sv[0]);
+	}
+	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (rc < 0)
+		return -errno;
+	if (graph_funcs && !held)
+		fprintf(stderr, "%s: warning: -g %s: %s did not wait to be set up (not traced?); "
+			"set_graph_function not applied\n", cli_name(), graph_funcs, cmd[0]);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Select the tracer, empty the buffer and turn tracing on (-g: run_traced). */
+static int prepare(const char *dir, const char *tracer)
 {
 	int rc = check_tracer(dir, tracer);
 
-	*graph_set = false;
-	if (!rc && graph_funcs) {
-		rc = set_graph_funcs(dir, graph_funcs);
-		*graph_set = !rc;
-	}
 	if (!rc)
 		rc = cli_set(dir, "current_tracer", tracer);
 	if (!rc)
@@ -243,15 +310,19 @@ static int prepare(const char *dir, const char *tracer, const char *graph_funcs,
 static int record(const struct cli_record_opts *o, const char *dir, const char *lib, int fd)
 {
 	char *was_on = NULL;
-	bool graph_set;
-	int rc, status, tail;
+	bool graph_set = false;
+	int rc, status, tail, fail;
 
 	if (cli_read_value(dir, "tracing_on", &was_on))
 		was_on = NULL;
-	rc = prepare(dir, o->tracer, o->graph_funcs, &graph_set);
+	rc = prepare(dir, o->tracer);
 	if (rc)
 		goto out;
-	status = run_traced(o->cmd, lib);
+	status = run_traced(o->cmd, lib, dir, o->graph_funcs, &graph_set, &fail);
+	if (fail) {
+		rc = fail;
+		goto out;
+	}
 	if (status < 0) {
 		rc = cli_file_error(o->cmd[0], status);
 		goto out;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "functab.h"
 #include "graph_ctl.h"
 #include "settings.h" /* tfs_option_file_name: options/ as options.c sees it */
 #include "tfs.h"
@@ -119,6 +120,12 @@ static const struct tfs_file root_files[] = {
     FILE_("error_log", 0640, tfs_error_log_ops),
     FILE_("tracing_thresh", 0640, tfs_tracing_thresh_ops),
     FILE_("max_graph_depth", 0640, tfs_max_graph_depth_ops),
+    FILE_("available_filter_functions", 0440, tfs_available_filter_functions_ops),
+    FILE_("set_ftrace_filter", 0640, tfs_set_ftrace_filter_ops, .arg = TFS_FILTER_TRACE),
+    FILE_("set_ftrace_notrace", 0640, tfs_set_ftrace_notrace_ops, .arg = TFS_FILTER_NOTRACE),
+    FILE_("set_graph_function", 0640, tfs_set_graph_function_ops, .arg = TFS_FILTER_GRAPH),
+    FILE_("set_graph_notrace", 0640, tfs_set_graph_notrace_ops,
+	  .arg = TFS_FILTER_GRAPH_NOTRACE),
     DYN_("per_cpu", 0750, cpu_name, &cpu_dir),
     DIR_("events", 0755, events_files),
     {NULL},

@@ -13,6 +13,12 @@
  * the ACKs of every process, including the sender, whose ACK this very thread
  * must read: so they are applied by a separate applier thread.
  *
+ * UT_MSG_SITES packets (variable length, up to UT_SITES_PER_MSG offsets) go to the
+ * function table (functab.h); when an object is complete, or a process with sites
+ * goes, the selection memfd is rewritten and the applier thread bumps gen, for the
+ * same reason as above.  The selection memfd goes with WELCOME as a second, read-only
+ * descriptor (tfs_welcome_sel).
+ *
  * Tasks follow the kernel's saved_cmdlines: saved_cmdlines_size slots used in a
  * circle starting at slot 1, a map from pid mod 32768 to slot, and a lookup that
  * only succeeds when the slot still belongs to that pid.
@@ -30,6 +36,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "functab.h"
 #include "tfs.h"
 #include "ut_wire.h"
 
@@ -54,6 +61,9 @@ static int wake_pipe[2] = {-1, -1};
 static pthread_t reg_thread, apply_thread;
 static bool reg_running;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+/* Pass the selection memfd with WELCOME (the runtime takes one or two descriptors). */
+static bool tfs_welcome_sel = true;
 
 static pthread_cond_t apply_cond = PTHREAD_COND_INITIALIZER;
 static bool apply_pending, apply_stop;
@@ -326,13 +336,27 @@ static struct tfs_proc *proc_of_fd(int fd)
 	return NULL;
 }
 
+static void apply_later(void);
+
 static void proc_remove(unsigned int i)
 {
+	pid_t pid;
+	bool hello;
+
 	pthread_mutex_lock(&reg_lock);
+	pid = procs[i].pid;
+	hello = procs[i].hello;
 	close(procs[i].fd);
 	procs[i] = procs[--nr_procs];
+	/* after an exec the new image may have registered before the old one's EOF */
+	for (unsigned int j = 0; j < nr_procs; j++)
+		if (procs[j].pid == pid && procs[j].hello)
+			hello = false;
 	pthread_cond_broadcast(&ack_cond); /* nobody waits for it any more */
 	pthread_mutex_unlock(&reg_lock);
+	/* its functions leave available_filter_functions; its section goes */
+	if (hello && tfs_ft_proc_gone(pid) && tfs_sel_publish() == 0)
+		apply_later();
 }
 
 static void accept_one(void)
@@ -373,9 +397,10 @@ static int send_welcome(int fd)
 	    .area_size = tfs.area_size,
 	};
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} cmsg;
+	int fds[2] = {tfs.area_fd, -1}, nfds = 1, ret = 0;
 	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
 	struct msghdr mh = {
 	    .msg_iov = &iov,
@@ -383,16 +408,26 @@ static int send_welcome(int fd)
 	    .msg_control = cmsg.buf,
 	    .msg_controllen = sizeof(cmsg.buf),
 	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	struct cmsghdr *c;
 
+	if (tfs_welcome_sel) {
+		fds[1] = tfs_sel_fd_ro(); /* read-only: the process cannot change it */
+		if (fds[1] < 0)
+			return -EIO;
+		nfds = 2;
+	}
+	mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+	c = CMSG_FIRSTHDR(&mh);
 	memset(cmsg.buf, 0, sizeof(cmsg.buf));
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &tfs.area_fd, sizeof(int));
+	c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
 	if (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(w))
-		return -EIO;
-	return 0;
+		ret = -EIO;
+	if (fds[1] >= 0)
+		close(fds[1]);
+	return ret;
 }
 
 static bool str_ok(const char *s, size_t size)
@@ -418,6 +453,37 @@ static size_t msg_size(uint32_t type)
 	return 0;
 }
 
+/* A SITES packet: its length follows from nr; the rest is checked by the table. */
+static bool sites_size_ok(const void *buf, size_t n)
+{
+	const struct ut_msg_sites *m = buf;
+
+	return n >= sizeof(*m) && m->nr <= UT_SITES_PER_MSG &&
+	       n == sizeof(*m) + (size_t)m->nr * sizeof(uint32_t);
+}
+
+static int on_sites(int fd, pid_t pid, const struct ut_msg_sites *m)
+{
+	char exe[sizeof(((struct tfs_proc *)0)->exe)];
+	struct tfs_proc *p;
+	int ret;
+
+	if (!str_ok(m->path, sizeof(m->path)) || (m->total && m->path[0] != '/'))
+		return -EPROTO;
+	pthread_mutex_lock(&reg_lock);
+	p = proc_of_fd(fd);
+	memcpy(exe, p->exe, sizeof(exe));
+	pthread_mutex_unlock(&reg_lock);
+	ret = tfs_ft_sites(pid, m->obj, m->path, !strcmp(m->path, exe), m->base, m->total,
+			   m->first, m->nr, m->offsets);
+	if (ret < 0)
+		return ret == -ENOMEM ? 0 : -EPROTO; /* out of memory: not the peer's fault */
+	/* the applier thread waits for the ACKs: this one must go on reading them */
+	if (ret == 1 && tfs_sel_publish() == 0)
+		apply_later();
+	return 0;
+}
+
 static int on_hello(int fd, const struct ut_msg_hello *m)
 {
 	struct tfs_proc *p;
@@ -439,6 +505,7 @@ static int on_hello(int fd, const struct ut_msg_hello *m)
 
 	tfs_task_record(m->tid > 0 ? m->tid : pid, pid, m->comm);
 	tfs_sym_load_maps(pid);
+	tfs_ft_proc_gone(pid); /* sites of an image it replaced by exec */
 	if (send_welcome(fd))
 		return -EIO;
 	/* waited for only from here on: it answers with the gen it then applies */
@@ -458,7 +525,7 @@ static int on_message(int fd, const void *buf, size_t n)
 	if (n < sizeof(h))
 		return -EPROTO;
 	memcpy(&h, buf, sizeof(h));
-	if (h.len != n || msg_size(h.type) != n)
+	if (h.len != n || (h.type == UT_MSG_SITES ? !sites_size_ok(buf, n) : msg_size(h.type) != n))
 		return -EPROTO;
 	pthread_mutex_lock(&reg_lock);
 	p = proc_of_fd(fd);
@@ -493,6 +560,8 @@ static int on_message(int fd, const void *buf, size_t n)
 	case UT_MSG_MAPS:
 		tfs_sym_load_maps(pid);
 		return 0;
+	case UT_MSG_SITES:
+		return on_sites(fd, pid, buf);
 	case UT_MSG_TRACING: {
 		const struct ut_msg_tracing *m = buf;
 
@@ -509,8 +578,9 @@ static int on_message(int fd, const void *buf, size_t n)
 /* Read one packet; <0 ends the connection (EOF, error, bad packet). */
 static int on_readable(int fd)
 {
-	union {
-		char buf[512];
+	/* the largest packet: SITES with UT_SITES_PER_MSG offsets (one thread reads) */
+	static union {
+		char buf[sizeof(struct ut_msg_sites) + UT_SITES_PER_MSG * sizeof(uint32_t)];
 		uint64_t align;
 	} msg;
 	union {
@@ -659,6 +729,9 @@ int tfs_registry_start(const char *socket_path)
 		goto fail;
 	}
 	strcpy(sock_path, socket_path);
+	err = tfs_sel_init();
+	if (err)
+		goto fail;
 	apply_stop = false;
 	err = -pthread_create(&apply_thread, NULL, apply_main, NULL);
 	if (err)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "functab.h"
 #include "graph_ctl.h"
 #include "output/output.h"
 #include "settings.h"
@@ -123,6 +124,9 @@ static struct tfs_rt_opts tfs_rt_opts(void)
 		r.graph_opts |= UT_CTL_GRAPH_NOSLEEP;
 	if (g & TFS_GRAPH_RETADDR)
 		r.graph_opts |= UT_CTL_GRAPH_RETADDR;
+	/* set_graph_function / set_graph_notrace: the sites' flags are in the selection memfd */
+	if (tfs_ft_graph_select())
+		r.graph_opts |= UT_CTL_GRAPH_SELECT;
 	r.thresh_tsc = tfs_graph_thresh_tsc();
 	r.max_graph_depth = tfs_graph_max_depth();
 	return r;

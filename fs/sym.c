@@ -598,3 +598,18 @@ int tfs_sym_lookup(pid_t tid, uint64_t addr, bool demangle, char *name, size_t s
 	pthread_mutex_unlock(&sym_lock);
 	return err;
 }
+
+int tfs_sym_site_name(pid_t pid, uint64_t addr, char *name, size_t size)
+{
+	uint64_t start, symsize;
+	int err = tfs_sym_lookup(pid, addr, false, name, size, &start, &symsize);
+
+	if (err)
+		return err;
+	/*
+	 * A patch site starts its function, or follows the function's endbr64
+	 * (-fcf-protection puts the nops after it): anything else is not the
+	 * entry of that function.
+	 */
+	return start == addr || start + 4 == addr ? 0 : -ENOENT;
+}

@@ -248,6 +248,12 @@ int tfs_sym_load_maps(pid_t pid);
 int tfs_sym_lookup(pid_t tid, uint64_t addr, bool demangle, char *name, size_t size,
 		   uint64_t *start, uint64_t *symsize);
 
+/*
+ * The function a patch site belongs to: the symbol (not demangled) that starts at
+ * addr, or 4 bytes before it (an endbr64 ahead of the nops).  0 or -ENOENT.
+ */
+int tfs_sym_site_name(pid_t pid, uint64_t addr, char *name, size_t size);
+
 /* ---- writing events from utracefs (trace_marker) ------------------------------------- */
 
 /*
@@ -327,7 +333,9 @@ extern const struct tfs_file_ops tfs_readme_ops, tfs_available_tracers_ops,
 	tfs_cpumask_ops, tfs_buffer_size_ops, tfs_buffer_total_ops, tfs_free_buffer_ops,
 	tfs_trace_clock_ops, tfs_trace_marker_ops, tfs_trace_marker_raw_ops,
 	tfs_saved_cmdlines_ops, tfs_saved_cmdlines_size_ops, tfs_saved_tgids_ops,
-	tfs_error_log_ops, tfs_header_page_ops, tfs_header_event_ops, tfs_event_format_ops;
+	tfs_error_log_ops, tfs_header_page_ops, tfs_header_event_ops, tfs_event_format_ops,
+	tfs_available_filter_functions_ops, tfs_set_ftrace_filter_ops, tfs_set_ftrace_notrace_ops,
+	tfs_set_graph_function_ops, tfs_set_graph_notrace_ops;
 
 /*
  * Parse a write to a one-value file the way the kernel does (kstrtoul on the

@@ -3,9 +3,17 @@
  * control.c - the connection to utracefs and the control thread.
  *
  * Attaching (ut_wire.h): connect to ut_socket_path(), send HELLO, receive WELCOME
- * and the memfd of the area, map its control page read-only and the rest
- * read-write (one contiguous range: the trampoline addresses everything from the
- * control page), apply the control page and ACK its generation.
+ * and the memfd of the area (and the selection memfd, ut_sel.h), map its control
+ * page read-only and the rest read-write (one contiguous range: the trampoline
+ * addresses everything from the control page), send the sites of every object
+ * (UT_MSG_SITES), apply the control page and ACK its generation.
+ *
+ * Applying reads this process's section of the selection memfd (selread.c) into
+ * each site's sel, then patches every site the tracer and its UT_SEL_TRACE ask
+ * for; only sites whose bytes change are touched.  A process utracefs has no
+ * section for yet patches nothing while a filter is set (its section comes once
+ * utracefs has named the sites we sent, with a new generation); without a
+ * selection memfd (an older utracefs) every site is traced.
  *
  * The control thread (all signals blocked, runs only runtime code, so never
  * traced) then waits on ctl->gen (shared futex, with a timeout so that it also
@@ -26,6 +34,8 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -39,6 +49,7 @@
 #include <unistd.h>
 
 #include "rt.h"
+#include "selread.h"
 #include "ut_paths.h"
 #include "ut_wire.h"
 
@@ -49,7 +60,15 @@ static int sock_fd = -1;
 static dev_t sock_dev;
 static ino_t sock_ino;
 static volatile int attached;
-static uint32_t applied_gen;
+static volatile uint32_t applied_gen;
+static char hello_exe[256]; /* the exe HELLO named: the executable's SITES path */
+
+/* The selection memfd, read-only, at a high number like the socket; -1: none. */
+static int sel_fd = -1;
+static dev_t sel_dev;
+static ino_t sel_ino;
+uint8_t ut_sel_default = UT_SEL_TRACE;
+volatile uint32_t ut_sel_graph_funcs;
 
 /* Is sock_fd still the socket we opened (the program may have closed it)? */
 static int sock_is_ours(void)
@@ -152,31 +171,263 @@ static int send_hello(int fd)
 	n = readlink("/proc/self/exe", m.exe, sizeof(m.exe) - 1);
 	if (n > 0)
 		m.exe[n] = 0;
+	memcpy(hello_exe, m.exe, sizeof(hello_exe));
 	return send(fd, &m, sizeof(m), MSG_NOSIGNAL) == sizeof(m) ? 0 : -EIO;
 }
 
-/* WELCOME and its memfd; returns the memfd or -errno. */
-static int recv_welcome(int fd, struct ut_msg_welcome *w)
+/*
+ * WELCOME and its memfd; returns the memfd or -errno.  *selfd: the selection
+ * memfd when utracefs sent one (a second descriptor), else -1.
+ */
+static int recv_welcome(int fd, struct ut_msg_welcome *w, int *selfd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} cbuf;
 	struct iovec iov = {.iov_base = w, .iov_len = sizeof(*w)};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf.buf,
+			    .msg_controllen = sizeof(cbuf.buf)};
 	struct cmsghdr *c;
-	int memfd = -1;
+	int fds[2] = {-1, -1};
 	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
 
-	for (c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&memfd, CMSG_DATA(c), sizeof(int));
+	*selfd = -1;
+	for (c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c)) {
+		size_t nfd;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfd; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (i < 2 && fds[i] < 0)
+				fds[i] = got;
+			else
+				close(got); /* more than we take */
+		}
+	}
 	if (n != sizeof(*w) || w->h.type != UT_MSG_WELCOME || w->h.len != sizeof(*w) ||
-	    w->version != UT_PROTO_VERSION || memfd < 0) {
-		if (memfd >= 0)
-			close(memfd);
+	    w->version != UT_PROTO_VERSION || fds[0] < 0 || (mh.msg_flags & MSG_CTRUNC)) {
+		for (int i = 0; i < 2; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		return n < 0 ? -errno : -EPROTO;
 	}
-	return memfd;
+	*selfd = fds[1];
+	return fds[0];
+}
+
+/* ---- the selection memfd ------------------------------------------------------------ */
+
+static void sel_close(void)
+{
+	if (sel_fd >= 0)
+		close(sel_fd);
+	sel_fd = -1;
+}
+
+static void sel_install(int fd)
+{
+	struct stat st;
+
+	sel_close();
+	if (fd < 0)
+		return;
+	fd = fd_out_of_the_way(fd);
+	if (fstat(fd, &st)) {
+		close(fd);
+		return;
+	}
+	sel_fd = fd;
+	sel_dev = st.st_dev;
+	sel_ino = st.st_ino;
+}
+
+/* Temporary memory from mmap: the program's malloc may be traced. */
+static void *sel_buf(void *old, size_t *cap, size_t want)
+{
+	size_t n = 4096;
+	void *p;
+
+	if (want <= *cap)
+		return old;
+	while (n < want)
+		n *= 2;
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (old)
+		munmap(old, *cap);
+	*cap = n;
+	return p;
+}
+
+/*
+ * A consistent copy of our section into c (buffers kept between calls), mapping
+ * the memfd only while reading.  0, or -errno: no memfd, or none could be read.
+ */
+static int sel_copy(struct ut_sel_copy *c)
+{
+	static struct ut_sel_obj objs[UT_MAX_OBJS];
+	static uint8_t *flags;
+	static size_t flags_cap;
+	struct stat st;
+	void *m = MAP_FAILED;
+	size_t mapped = 0;
+	int r = -EAGAIN;
+
+	if (sel_fd < 0)
+		return -ENOENT;
+	/* the program may have closed it and reused the number */
+	if (fstat(sel_fd, &st) || st.st_dev != sel_dev || st.st_ino != sel_ino)
+		return -EBADF;
+	c->objs = objs;
+	c->max_objs = UT_MAX_OBJS;
+	for (int tries = 0; tries < 2000 && r; tries++) {
+		if (m == MAP_FAILED || r == -ERANGE) {
+			if (m != MAP_FAILED)
+				munmap(m, mapped);
+			m = MAP_FAILED;
+			if (fstat(sel_fd, &st) || st.st_size < (off_t)sizeof(struct ut_sel_hdr))
+				break;
+			mapped = (size_t)st.st_size;
+			m = mmap(NULL, mapped, PROT_READ, MAP_SHARED, sel_fd, 0);
+			if (m == MAP_FAILED)
+				break;
+		}
+		c->flags = flags;
+		c->flags_cap = flags_cap;
+		r = ut_sel_read(m, mapped, (int32_t)getpid(), c);
+		if (r == -ENOSPC) {
+			uint8_t *f = c->nr_objs > UT_MAX_OBJS ? NULL
+							      : sel_buf(flags, &flags_cap, c->flags_len);
+
+			if (!f)
+				break;
+			flags = f;
+		} else if (r == -EAGAIN) {
+			struct timespec ts = {.tv_nsec = 100000};
+
+			nanosleep(&ts, NULL); /* utracefs is writing it */
+		} else if (r && r != -ERANGE) {
+			break;
+		}
+	}
+	if (m != MAP_FAILED)
+		munmap(m, mapped);
+	return r;
+}
+
+/* Set every site's sel from the selection memfd (ut_rt_lock held). */
+static void sel_load(void)
+{
+	struct ut_sel_copy c;
+	uint8_t def = UT_SEL_TRACE;
+	int r = sel_copy(&c);
+
+	if (r == 0)
+		def = c.hdr.filtered ? 0 : UT_SEL_TRACE;
+	else if (r != -ENOENT)
+		return; /* unreadable for now: keep what we have */
+	ut_sel_default = def;
+	ut_sel_graph_funcs = r == 0 && c.hdr.graph_funcs;
+	for (uint32_t i = 0; i < ut_nr_objs; i++) {
+		struct ut_obj *o = &ut_objs[i];
+		const uint8_t *fl = NULL;
+
+		if (o->dead)
+			continue;
+		for (uint32_t j = 0; r == 0 && c.found && j < c.nr_objs; j++)
+			/* the object as we sent it (not a previous one of that slot) */
+			if (c.objs[j].obj == i && c.objs[j].base == o->base &&
+			    c.objs[j].nr_sites == o->nr)
+				fl = c.flags + c.objs[j].flags_off;
+		for (uint32_t k = 0; k < o->nr; k++)
+			ut_sites[o->first + k].sel = fl ? fl[k] : def;
+	}
+}
+
+/* ---- UT_MSG_SITES -------------------------------------------------------------------- */
+
+/* What utracefs was told about each object slot. */
+static struct {
+	uintptr_t base;
+	uint32_t first, nr;
+	uint8_t sent;
+} announced[UT_MAX_OBJS];
+
+/* A packet that may be large: wait for room (SO_SNDTIMEO bounds it). */
+static int send_big(const void *msg, size_t len)
+{
+	if (!attached || !sock_is_ours())
+		return -ENOTCONN;
+	return send(sock_fd, msg, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -EIO;
+}
+
+static int send_obj(uint32_t idx, const struct ut_obj *o, int gone)
+{
+	static union {
+		struct ut_msg_sites m;
+		char buf[sizeof(struct ut_msg_sites) + UT_SITES_PER_MSG * sizeof(uint32_t)];
+	} pk;
+	struct ut_msg_sites *m = &pk.m;
+	uint32_t total = gone ? 0 : o->nr, first = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->h.type = UT_MSG_SITES;
+	m->obj = idx;
+	m->total = total;
+	m->base = o->base;
+	if (!gone) {
+		if (!strcmp(o->name, "/proc/self/exe"))
+			memcpy(m->path, hello_exe, sizeof(m->path));
+		else if (!realpath(o->name, m->path))
+			strncpy(m->path, o->name, sizeof(m->path) - 1);
+		m->path[sizeof(m->path) - 1] = 0;
+		if (m->path[0] != '/')
+			return -EINVAL; /* utracefs would refuse it (and us) */
+	}
+	do {
+		uint32_t nr = total - first < UT_SITES_PER_MSG ? total - first : UT_SITES_PER_MSG;
+		size_t len = sizeof(*m) + (size_t)nr * sizeof(uint32_t);
+
+		for (uint32_t k = 0; k < nr; k++)
+			m->offsets[k] = (uint32_t)(ut_sites[o->first + first + k].addr - o->base);
+		m->first = first;
+		m->nr = nr;
+		m->h.len = (uint32_t)len;
+		if (send_big(m, len))
+			return -EIO;
+		first += nr;
+	} while (first < total);
+	return 0;
+}
+
+void ut_sites_announce(void)
+{
+	pthread_mutex_lock(&ut_rt_lock);
+	for (uint32_t i = 0; i < ut_nr_objs && attached; i++) {
+		struct ut_obj *o = &ut_objs[i];
+		int same = announced[i].sent && announced[i].base == o->base &&
+			   announced[i].first == o->first && announced[i].nr == o->nr;
+
+		if (o->dead) {
+			if (announced[i].sent && send_obj(i, o, 1) == 0)
+				announced[i].sent = 0;
+			continue;
+		}
+		if (same)
+			continue;
+		announced[i].sent = 0;
+		if (send_obj(i, o, 0) == 0)
+			announced[i] = (typeof(announced[i])){o->base, o->first, o->nr, 1};
+	}
+	pthread_mutex_unlock(&ut_rt_lock);
 }
 
 /* Map the area: control page read-only, the rest read-write, contiguous. */
@@ -216,6 +467,7 @@ static void apply(struct ut_ctl *ctl)
 	struct ut_msg_ack ack = {.h = {UT_MSG_ACK, sizeof(ack)}, .gen = gen};
 
 	pthread_mutex_lock(&ut_rt_lock);
+	sel_load();
 	/* the stubs first: a site that becomes a call goes to the right trampoline */
 	if (on)
 		ut_stubs_set_tramp(graph ? ut_tramp_graph : ut_tramp_function);
@@ -232,11 +484,11 @@ static int attach(void)
 {
 	struct ut_msg_welcome w;
 	struct ut_ctl *ctl;
-	int fd = connect_daemon(), memfd;
+	int fd = connect_daemon(), memfd, selfd = -1;
 
 	if (fd < 0)
 		return fd;
-	memfd = send_hello(fd) ? -EIO : recv_welcome(fd, &w);
+	memfd = send_hello(fd) ? -EIO : recv_welcome(fd, &w, &selfd);
 	if (memfd < 0) {
 		close(fd);
 		return memfd;
@@ -244,13 +496,19 @@ static int attach(void)
 	ctl = map_area(memfd, &w);
 	close(memfd);
 	if (!ctl) {
+		if (selfd >= 0)
+			close(selfd);
 		close(fd);
 		return -EPROTO;
 	}
 	sock_install(fd);
+	sel_install(selfd);
 	ut_rt_nr_cpus = ctl->nr_cpus < w.nr_cpus ? ctl->nr_cpus : w.nr_cpus;
 	__atomic_store_n(&ut_rt_ctl, ctl, __ATOMIC_RELEASE);
 	attached = 1;
+	/* a new connection is a new process for utracefs: it knows none of our objects */
+	memset(announced, 0, sizeof(announced));
+	ut_sites_announce();
 	apply(ctl);
 	return 0;
 }
@@ -262,6 +520,7 @@ static void detach(void)
 	__atomic_store_n(&ut_rt_ctl, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ut_rt_lock);
 	ut_patch_all(UT_SITE_NOP5);
+	sel_close();
 	pthread_mutex_unlock(&ut_rt_lock);
 	if (sock_is_ours())
 		shutdown(sock_fd, SHUT_RDWR);
@@ -353,14 +612,73 @@ static int start_thread(int failed)
 	return -err;
 }
 
+/* Wait (at most ms) until the control thread applied a generation other than old. */
+static void wait_applied(uint32_t old, int ms)
+{
+	struct ut_ctl *ctl = ut_rt_ctl;
+
+	for (int i = 0; i < ms && ctl; i++) {
+		struct timespec ts = {.tv_nsec = 1000000};
+		uint32_t gen = __atomic_load_n(&ctl->gen, __ATOMIC_ACQUIRE);
+
+		if (gen != old && applied_gen == gen)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * `utrace record -g` (cmd/record.c): set_graph_function can only name functions
+ * utracefs knows, that is, functions of a process that sent its sites.  So the
+ * process waits, before main(), until utracefs has named its sites (a new
+ * generation, applied), says "r" on the descriptor record gave it
+ * (UTRACE_RECORD_HOLD=FD) and waits for record's "g" (or the end of the stream);
+ * record writes the filters meanwhile, which the control thread, still running,
+ * applies and acknowledges; that generation is then applied before main() runs.
+ * The descriptor is closed in every case, so the program never sees it.
+ */
+static void hold_for_record(int fd, uint32_t gen0)
+{
+	int any = 0;
+	char c;
+
+	for (uint32_t i = 0; i < ut_nr_objs; i++)
+		any |= announced[i].sent;
+	if (attached && any) {
+		wait_applied(gen0, UT_ACK_TIMEOUT_MS);
+		gen0 = applied_gen;
+		if (write(fd, "r", 1) == 1)
+			while (read(fd, &c, 1) < 0 && errno == EINTR)
+				;
+		if (ut_rt_ctl && __atomic_load_n(&ut_rt_ctl->gen, __ATOMIC_ACQUIRE) != gen0)
+			wait_applied(gen0, UT_ACK_TIMEOUT_MS);
+	}
+	close(fd); /* nothing to select: record sees the stream end and just waits */
+}
+
 int ut_control_start(void)
 {
 	char path[PATH_MAX];
-	int failed = 0;
+	const char *h = getenv("UTRACE_RECORD_HOLD");
+	char *end;
+	long hold = h ? strtol(h, &end, 10) : -1;
+	int failed = 0, err;
+	uint32_t gen0 = 0;
 
+	if (h) {
+		if (*h == '\0' || *end != '\0' || hold < 0 || hold > INT_MAX)
+			hold = -1;
+		unsetenv("UTRACE_RECORD_HOLD"); /* not for the programs it runs */
+	}
 	if (!ut_socket_path(path, sizeof(path)) && access(path, F_OK) == 0)
 		failed = attach() != 0;
-	return start_thread(failed);
+	gen0 = applied_gen;
+	err = start_thread(failed);
+	if (hold >= 0 && !err)
+		hold_for_record((int)hold, gen0);
+	else if (hold >= 0)
+		close((int)hold);
+	return err;
 }
 
 /*
@@ -379,6 +697,7 @@ void ut_control_after_fork_child(void)
 				sock_install(fd);
 			__atomic_store_n(&ut_rt_ctl, NULL, __ATOMIC_RELEASE);
 			ut_patch_all(UT_SITE_NOP5);
+			sel_close(); /* the parent's */
 		}
 	}
 	start_thread(0);

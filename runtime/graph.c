@@ -75,6 +75,17 @@
  * 8(%rsp), %rsp` after a call): the graph tracer cannot run in a process that
  * enabled them.  A tail call chain or an object without per-site stubs still
  * costs return mispredictions.
+ *
+ * set_graph_function and set_graph_notrace (ctl->graph_opts UT_CTL_GRAPH_SELECT,
+ * the sites' sel from the selection memfd, ut_sel.h), as the kernel: with
+ * set_graph_function not empty, a function is traced only inside a frame of a
+ * UT_SEL_GRAPH_FUNC function (ut_thr.gfuncs counts them), or when it is one;
+ * functions outside are not pushed at all, so such a function shows at depth 0.
+ * A UT_SEL_GRAPH_NOTRACE function gets a silent frame (GF_SILENT: no entry, no
+ * exit, ut_thr.gnotrace counts them), so that its return is seen; nothing is
+ * traced while one is open.  Both counters follow the frames: pop() lowers them,
+ * so longjmp, exceptions and dead frames keep them right (graph.S pops only plain
+ * frames, flags == GF_VALID).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -89,11 +100,14 @@
 
 #include "rt.h"
 #include "ut_ring_write.h"
+#include "ut_sel.h"
 
 #define GF_VALID 0x1u
 #define GF_MARKER 0x2u
 #define GF_ALTSTACK 0x4u /* marker: the handler runs on the sigaltstack [ret, ip) */
 #define GF_RESTORED 0x8u /* the slot holds the original address (an unwinder runs) */
+#define GF_SILENT 0x10u	  /* set_graph_notrace: nothing is written for it or inside */
+#define GF_GFUNC 0x20u	  /* a set_graph_function function: what is inside is traced */
 
 struct ut_gframe {
 	uintptr_t slot;	   /* marker: the interrupted context's rsp */
@@ -174,6 +188,8 @@ static struct ut_gframe *gs_alloc(void)
 		return NULL;
 	ut_thr.gtop = 0;
 	ut_thr.goverrun = 0;
+	ut_thr.gfuncs = 0;
+	ut_thr.gnotrace = 0;
 	ut_thr.gframes = p;
 	if (gkey_ok)
 		pthread_setspecific(gkey, p);
@@ -245,7 +261,7 @@ static void write_exit(const struct ut_gframe *f, uint64_t retval)
 	struct ut_ev_gret ev;
 	uint64_t calltime = f->calltime, post;
 
-	if (!ctl || !ut_thr.tid)
+	if (!ctl || !ut_thr.tid || (f->flags & GF_SILENT))
 		return;
 	if ((ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
 		return;
@@ -287,6 +303,10 @@ static void pop(struct ut_gframe *fs, struct ut_gframe *out)
 	barrier();
 	ut_thr.gtop = top - 1;
 	barrier();
+	if ((out->flags & (GF_VALID | GF_SILENT)) == (GF_VALID | GF_SILENT) && ut_thr.gnotrace)
+		ut_thr.gnotrace--;
+	if ((out->flags & (GF_VALID | GF_GFUNC)) == (GF_VALID | GF_GFUNC) && ut_thr.gfuncs)
+		ut_thr.gfuncs--;
 }
 
 /* A marker popped by a jump out of its handler: the thread is back where it was. */
@@ -345,6 +365,7 @@ void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 	uint32_t idx;
 	int saved = errno, cpu;
 	uint64_t post = 0;
+	uint16_t kind = 0; /* GF_SILENT, GF_GFUNC or 0 */
 
 	if (!ctl || ut_thr.guard)
 		return;
@@ -367,6 +388,21 @@ void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 	} else {
 		close_dead(fs, S, 0);
 	}
+	if (ctl->graph_opts & UT_CTL_GRAPH_SELECT) {
+		struct ut_site *site;
+		uint8_t sel;
+
+		if (ut_thr.gnotrace)
+			goto out_guard; /* inside a set_graph_notrace function */
+		site = ut_site_find(ip - 5, NULL);
+		sel = site ? site->sel : 0;
+		if (ut_sel_graph_funcs && !ut_thr.gfuncs && !(sel & UT_SEL_GRAPH_FUNC))
+			goto out_guard; /* outside every set_graph_function function */
+		if (sel & UT_SEL_GRAPH_NOTRACE)
+			kind = GF_SILENT;
+		else if (sel & UT_SEL_GRAPH_FUNC)
+			kind = GF_GFUNC;
+	}
 	idx = ut_thr.gtop;
 	depth = next_depth(fs, idx);
 	if (ctl->max_graph_depth && depth >= ctl->max_graph_depth)
@@ -386,6 +422,13 @@ void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 	f->landing = landing;
 	f->depth = (uint16_t)depth;
 	f->evflags = ut_thr.evflags;
+	if (kind == GF_SILENT) {
+		f->calltime = rdtsc();
+		f->cpu = 0;
+		f->post = 0;
+		f->mono_ns = 0;
+		goto push;
+	}
 	ev.g = (struct ut_ev_gent){.h = {.len = sizeof(ev.g),
 					 .type = UT_EV_GRAPH_ENT,
 					 .flags = ut_thr.evflags,
@@ -409,9 +452,14 @@ void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 		f->mono_ns = clock_ns(CLOCK_MONOTONIC);
 		f->off_ns = f->mono_ns - cpu_ns;
 	}
+push:
 	barrier();
-	f->flags = GF_VALID;
+	f->flags = (uint16_t)(GF_VALID | kind);
 	barrier();
+	if (kind == GF_SILENT)
+		ut_thr.gnotrace++;
+	else if (kind == GF_GFUNC)
+		ut_thr.gfuncs++;
 	*slot = landing;
 out_guard:
 	ut_thr.guard = 0;

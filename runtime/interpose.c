@@ -3,8 +3,9 @@
  * interpose.c - the libc functions the runtime wraps.
  *
  *  - dlopen/dlclose: new objects bring new sites (found and converted before the
- *    handle is returned) and new symbols (UT_MSG_MAPS tells utracefs); objects
- *    that went away are never patched again.
+ *    handle is returned) and new symbols (UT_MSG_MAPS tells utracefs, then
+ *    UT_MSG_SITES sends their sites); objects that went away are never patched
+ *    again (UT_MSG_SITES with total 0).
  *  - sigaction/signal: user handlers run inside a wrapper that marks the thread
  *    "inside a signal handler" (UT_EVF_SIGHANDLER, 'h').  SIGTRAP stays ours: the
  *    program's disposition is remembered and chained to (patch.c).
@@ -251,7 +252,8 @@ UT_EXPORT void *dlopen(const char *file, int mode)
 		pthread_mutex_lock(&ut_rt_lock);
 		ut_sites_scan();
 		pthread_mutex_unlock(&ut_rt_lock);
-		ut_send_maps();
+		ut_send_maps(); /* first: utracefs names the new sites from the maps */
+		ut_sites_announce();
 	}
 	errno = saved;
 	return h;
@@ -270,6 +272,8 @@ UT_EXPORT int dlclose(void *h)
 		ut_sites_prune();
 	pthread_mutex_unlock(&ut_rt_lock);
 	ut_send_maps();
+	if (ut_sites)
+		ut_sites_announce(); /* total 0 for the objects unloaded */
 	errno = saved;
 	return ret;
 }

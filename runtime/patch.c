@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "rt.h"
+#include "ut_sel.h"
 
 static int sync_core_ok;
 static struct sigaction chained; /* the program's SIGTRAP disposition */
@@ -152,7 +153,10 @@ static int text_protect(const struct ut_obj *o, int prot)
 	return mprotect((void *)lo, hi - lo, prot);
 }
 
-/* Mark the sites of objects [from, nr) that must change to `want`; returns how many. */
+/*
+ * Mark the sites of objects [from, nr) that must change: to `want`, or to a NOP
+ * when their selection leaves them out; returns how many.
+ */
 static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *objs)
 {
 	uint32_t n = 0;
@@ -171,10 +175,12 @@ static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *ob
 			continue;
 		for (uint32_t k = 0; k < o->nr; k++) {
 			struct ut_site *s = &ut_sites[o->first + k];
+			/* filtered out (set_ftrace_filter, set_ftrace_notrace): stays a NOP */
+			enum ut_site_state sst = s->sel & UT_SEL_TRACE ? st : UT_SITE_NOP5;
 
-			s->busy = s->state != st;
+			s->busy = s->state != sst;
 			if (s->busy) {
-				__atomic_store_n(&s->want, st, __ATOMIC_RELEASE);
+				__atomic_store_n(&s->want, sst, __ATOMIC_RELEASE);
 				objs[i] = 1;
 				n++;
 			}

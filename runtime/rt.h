@@ -49,6 +49,8 @@ struct ut_thread {
 	struct ut_gframe *gframes; /* function_graph shadow stack, NULL until used (graph.c) */
 	uint32_t gtop;		   /* frames in use */
 	uint32_t goverrun;	   /* calls not traced because the stack was full */
+	uint32_t gfuncs;	   /* open frames of set_graph_function functions */
+	uint32_t gnotrace;	   /* open silent frames (set_graph_notrace functions) */
 };
 extern __thread struct ut_thread ut_thr;
 
@@ -83,7 +85,8 @@ struct ut_site {
 	uint8_t state; /* enum ut_site_state, what the bytes are */
 	uint8_t want;  /* what they are becoming (read by the SIGTRAP handler) */
 	uint8_t busy;  /* in the current patch batch */
-	uint8_t _pad[5];
+	uint8_t sel;   /* UT_SEL_* (ut_sel.h): patched only with UT_SEL_TRACE */
+	uint8_t _pad[4];
 };
 
 #define UT_MAX_OBJS 1024u
@@ -119,7 +122,9 @@ struct ut_site *ut_site_find(uintptr_t addr, struct ut_obj **objp);
 int ut_patch_init(void);
 /*
  * Turn every live site into `want`: UT_SITE_NOP5, UT_SITE_CALL, or UT_SITE_JMP
- * (objects without per-site stubs get UT_SITE_CALL then).  Call with ut_rt_lock.
+ * (objects without per-site stubs get UT_SITE_CALL then), except the sites whose
+ * sel lacks UT_SEL_TRACE, which become UT_SITE_NOP5.  Only the sites whose bytes
+ * change are touched.  Call with ut_rt_lock.
  */
 int ut_patch_all(enum ut_site_state want);
 /* Convert the GCC NOP sites of objects [from_obj, ut_nr_objs) into 5-byte NOPs. */
@@ -151,6 +156,12 @@ void ut_control_after_fork_child(void);
 int ut_send(const void *msg, size_t len); /* any thread; 0 or -errno */
 void ut_send_task(uint32_t tid);
 void ut_send_maps(void);
+/* Send UT_MSG_SITES for every object utracefs does not know as it is (new, gone). */
+void ut_sites_announce(void);
+
+/* The selection (ut_sel.h) as last read by the control thread. */
+extern uint8_t ut_sel_default;		/* sel of sites utracefs does not know yet */
+extern volatile uint32_t ut_sel_graph_funcs; /* set_graph_function is not empty */
 
 /* ---- interposition (interpose.c) --------------------------------------------------- */
 

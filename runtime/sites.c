@@ -131,7 +131,7 @@ static void add_section(uint64_t addr, uint64_t size, void *arg)
 			o->skipped++;
 			continue;
 		}
-		ut_sites[n] = (struct ut_site){.addr = a};
+		ut_sites[n] = (struct ut_site){.addr = a, .sel = ut_sel_default};
 		o->nr++;
 	}
 }

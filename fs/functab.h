@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * functab.h - the functions utracefs knows by name, and the four selection
+ * filters over them.  Private to available_filter_functions.c (the table),
+ * ftrace_filter.c (the parser and the filter files) and sel.c (the memfd).
+ *
+ * A function is (object, offset): the object is a file path (the executable or a
+ * shared object, as processes name it in UT_MSG_SITES), the offset its address
+ * minus the load base.  Objects and functions are never forgotten, so that a
+ * filter written while a program runs applies again when it is run again; only
+ * what live processes have loaded is listed in available_filter_functions.
+ *
+ * Locking: tfs_ft_lock guards everything declared here.
+ */
+#ifndef TFS_FUNCTAB_H
+#define TFS_FUNCTAB_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tfs.h"
+
+/* One bit per filter file in tfs_ft_func.sel (the committed filters). */
+enum tfs_filter {
+	TFS_FILTER_TRACE,	  /* set_ftrace_filter */
+	TFS_FILTER_NOTRACE,	  /* set_ftrace_notrace */
+	TFS_FILTER_GRAPH,	  /* set_graph_function */
+	TFS_FILTER_GRAPH_NOTRACE, /* set_graph_notrace */
+	TFS_FILTER_NR
+};
+
+struct tfs_ft_func {
+	uint32_t obj; /* index in tfs_ft.objs */
+	uint64_t off;
+	char *name;
+	uint8_t sel; /* 1 << enum tfs_filter */
+};
+
+struct tfs_ft_obj {
+	char *path;
+	const char *mod; /* basename of path: the "module" of its functions */
+	bool exe;	 /* the executable of a process: its functions print plain */
+	uint32_t *funcs; /* function ids sorted by offset */
+	unsigned int n, cap;
+	unsigned int live; /* objects of live processes that are this file */
+};
+
+/* One object of one live process, as it sent it. */
+struct tfs_ft_pobj {
+	uint32_t obj; /* the process's index */
+	uint64_t base;
+	uint32_t total, got;
+	uint32_t *offs; /* total offsets */
+	uint32_t *ids;	/* function id of each site, UINT32_MAX: unnamed */
+	int fobj;	/* tfs_ft.objs index once complete, else -1 */
+};
+
+struct tfs_ft_proc {
+	pid_t pid;
+	struct tfs_ft_pobj *objs;
+	unsigned int n;
+};
+
+/* A cached `func:mod:MODULE` whose module is not known yet (the kernel's mod list). */
+struct tfs_ft_mod {
+	char *func, *mod;
+};
+
+struct tfs_ft {
+	struct tfs_ft_func *funcs;
+	unsigned int nr_funcs, cap_funcs;
+	struct tfs_ft_obj *objs; /* in order of first registration */
+	unsigned int nr_objs, cap_objs;
+	struct tfs_ft_proc *procs; /* sorted by pid */
+	unsigned int nr_procs;
+	struct tfs_ft_mod *mods[2]; /* cached mod commands: [0] filter, [1] notrace */
+	unsigned int nr_mods[2];
+};
+
+extern struct tfs_ft tfs_ft;
+extern pthread_mutex_t tfs_ft_lock;
+
+/*
+ * Record one UT_MSG_SITES packet of process pid (validated by the caller but for
+ * its consistency with earlier packets).  is_exe: the path is the process's
+ * executable.  Returns 1 when an object became complete or was dropped (the
+ * selection must be published again), 0 when more packets are due, -EPROTO.
+ * Names the sites with sym.c.
+ */
+int tfs_ft_sites(pid_t pid, uint32_t obj, const char *path, bool is_exe, uint64_t base,
+		 uint32_t total, uint32_t first, uint32_t nr, const uint32_t *offsets);
+/* The same for a whole object with its names given (unit tests): names[i] or NULL. */
+int tfs_ft_add_named(pid_t pid, uint32_t obj, const char *path, bool is_exe, uint64_t base,
+		     uint32_t total, const uint32_t *offsets, const char *const *names);
+/* Forget a process's sites (it disconnected).  Returns true when it had some. */
+bool tfs_ft_proc_gone(pid_t pid);
+/* Forget everything (unit tests). */
+void tfs_ft_reset(void);
+
+/* (tfs_ft_lock held) a new object became known: apply the cached mod commands. */
+void tfs_ft_apply_mods_locked(unsigned int fobj);
+/* (tfs_ft_lock held) is any function in filter f, or (TRACE/NOTRACE) a mod cached? */
+bool tfs_ft_nonempty_locked(enum tfs_filter f);
+/* True when set_graph_function or set_graph_notrace selects something. */
+bool tfs_ft_graph_select(void);
+
+/* ftrace_filter.c, also for unit tests: a private copy as an open for writing makes
+ * it (NULL on ENOMEM), writes to it, its close (commits; true when the filter
+ * changed), the text a read shows, and the kernel's glob_match. */
+void *tfs_ft_open_priv(enum tfs_filter which, bool trunc);
+ssize_t tfs_ft_write(void *priv, const char *buf, size_t size);
+bool tfs_ft_close(void *priv);
+int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b);
+bool tfs_glob_match(const char *pat, const char *str);
+
+/* sel.c: the selection memfd. */
+int tfs_sel_init(void);
+/* A read-only descriptor of it for a process (close it after sending), or -errno. */
+int tfs_sel_fd_ro(void);
+/* Rewrite it from tfs_ft (takes tfs_ft_lock). */
+int tfs_sel_publish(void);
+/* The content, built into b (tfs_ft_lock held); exposed for unit tests. */
+int tfs_sel_build_locked(struct tfs_buf *b);
+
+#endif

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sel.c - the selection memfd (ut_sel.h): per process, per object, one flag byte
+ * per site saying whether to patch it (set_ftrace_filter, set_ftrace_notrace) and
+ * how function_graph treats it (set_graph_function, set_graph_notrace).
+ *
+ * The content is rebuilt whole from functab.h at every change (a filter file
+ * closed, an object complete, a process gone) and copied in under hdr.seq: odd
+ * while the copy runs, so that a reader that saw the same even value before and
+ * after its own copy knows it read one consistent version.  The file only grows
+ * (sealed against shrinking: a process holding it must not make us fault), and
+ * processes get a read-only descriptor of it (reopened through /proc/self/fd),
+ * which they can neither write, map writable nor resize.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "functab.h"
+#include "ut_sel.h"
+
+static pthread_mutex_t sel_lock = PTHREAD_MUTEX_INITIALIZER;
+static int sel_fd = -1;
+static char *sel_map;
+static size_t sel_mapped;
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+int tfs_sel_build_locked(struct tfs_buf *b)
+{
+	bool filtered = tfs_ft_nonempty_locked(TFS_FILTER_TRACE);
+	struct ut_sel_hdr h = {
+	    .magic = UT_SEL_MAGIC,
+	    .filtered = filtered || tfs_ft_nonempty_locked(TFS_FILTER_NOTRACE),
+	    .graph_funcs = tfs_ft_nonempty_locked(TFS_FILTER_GRAPH),
+	    .graph_notrace = tfs_ft_nonempty_locked(TFS_FILTER_GRAPH_NOTRACE),
+	    .procs_off = sizeof(struct ut_sel_hdr),
+	};
+	size_t objs_off, flags_off, end;
+	unsigned int nobjs = 0;
+	char *out;
+
+	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++) {
+		unsigned int n = 0;
+
+		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++)
+			n += tfs_ft.procs[i].objs[j].fobj >= 0;
+		h.nr_procs += n > 0;
+		nobjs += n;
+	}
+	objs_off = h.procs_off + h.nr_procs * sizeof(struct ut_sel_proc);
+	flags_off = objs_off + (size_t)nobjs * sizeof(struct ut_sel_obj);
+	end = flags_off;
+	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++)
+		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++)
+			if (tfs_ft.procs[i].objs[j].fobj >= 0)
+				end += align8(tfs_ft.procs[i].objs[j].total);
+	h.size = end;
+
+	tfs_buf_reset(b);
+	if (end > b->cap) {
+		char *d = realloc(b->data, end);
+
+		if (!d)
+			return -ENOMEM;
+		b->data = d;
+		b->cap = end;
+	}
+	out = b->data;
+	memset(out, 0, end);
+	memcpy(out, &h, sizeof(h));
+
+	struct ut_sel_proc *sp = (void *)(out + h.procs_off);
+	struct ut_sel_obj *so = (void *)(out + objs_off);
+	size_t fo = flags_off;
+
+	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++) {
+		const struct tfs_ft_proc *p = &tfs_ft.procs[i];
+		struct ut_sel_proc proc = {.pid = p->pid, .objs_off = (uint64_t)((char *)so - out)};
+
+		for (unsigned int j = 0; j < p->n; j++) {
+			const struct tfs_ft_pobj *po = &p->objs[j];
+			uint8_t *fl = (uint8_t *)out + fo;
+
+			if (po->fobj < 0)
+				continue;
+			*so++ = (struct ut_sel_obj){.obj = po->obj,
+						    .nr_sites = po->total,
+						    .base = po->base,
+						    .flags_off = fo};
+			proc.nr_objs++;
+			for (uint32_t s = 0; s < po->total; s++) {
+				uint32_t id = po->ids[s];
+				uint8_t sel = id == UINT32_MAX ? 0 : tfs_ft.funcs[id].sel;
+				bool in = !filtered || sel >> TFS_FILTER_TRACE & 1;
+
+				fl[s] =
+				    (uint8_t)((in && !(sel >> TFS_FILTER_NOTRACE & 1) ? UT_SEL_TRACE
+										      : 0) |
+					      (sel >> TFS_FILTER_GRAPH & 1 ? UT_SEL_GRAPH_FUNC
+									   : 0) |
+					      (sel >> TFS_FILTER_GRAPH_NOTRACE & 1
+						   ? UT_SEL_GRAPH_NOTRACE
+						   : 0));
+			}
+			fo += align8(po->total);
+		}
+		if (proc.nr_objs)
+			*sp++ = proc;
+	}
+	b->len = end;
+	return 0;
+}
+
+/* Make the file and our map at least size bytes (sel_lock held). */
+static int sel_grow(size_t size)
+{
+	size_t want = sel_mapped ? sel_mapped : 4096;
+	void *m;
+
+	if (size <= sel_mapped)
+		return 0;
+	while (want < size)
+		want *= 2;
+	if (ftruncate(sel_fd, (off_t)want))
+		return -errno;
+	m = sel_map ? mremap(sel_map, sel_mapped, want, MREMAP_MAYMOVE)
+		    : mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_SHARED, sel_fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	sel_map = m;
+	sel_mapped = want;
+	return 0;
+}
+
+/* Copy content in under the sequence count (sel_lock held). */
+static void sel_write(const char *data, size_t len)
+{
+	struct ut_sel_hdr *h = (void *)sel_map;
+	uint32_t seq = __atomic_load_n(&h->seq, __ATOMIC_RELAXED);
+	size_t skip = offsetof(struct ut_sel_hdr, size); /* magic and seq stay */
+
+	__atomic_store_n(&h->seq, seq | 1u, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE); /* odd before any byte changes */
+	memcpy(sel_map + skip, data + skip, len - skip);
+	h->magic = UT_SEL_MAGIC;
+	__atomic_store_n(&h->seq, (seq | 1u) + 1, __ATOMIC_RELEASE);
+}
+
+int tfs_sel_init(void)
+{
+	struct tfs_buf b = {0};
+	int err = 0;
+
+	pthread_mutex_lock(&sel_lock);
+	if (sel_fd >= 0)
+		goto out;
+	sel_fd = memfd_create("utrace-sel", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (sel_fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = sel_grow(4096);
+	if (!err && fcntl(sel_fd, F_ADD_SEALS, F_SEAL_SHRINK))
+		err = -errno;
+	if (!err) {
+		pthread_mutex_lock(&tfs_ft_lock);
+		err = tfs_sel_build_locked(&b);
+		pthread_mutex_unlock(&tfs_ft_lock);
+	}
+	if (!err)
+		sel_write(b.data, b.len);
+	if (err) {
+		if (sel_map)
+			munmap(sel_map, sel_mapped);
+		sel_map = NULL;
+		sel_mapped = 0;
+		close(sel_fd);
+		sel_fd = -1;
+	}
+out:
+	pthread_mutex_unlock(&sel_lock);
+	tfs_buf_free(&b);
+	return err;
+}
+
+int tfs_sel_fd_ro(void)
+{
+	char path[64];
+	int fd;
+
+	pthread_mutex_lock(&sel_lock);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", sel_fd);
+	fd = sel_fd < 0 ? -EBADF : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && sel_fd >= 0)
+		fd = -errno;
+	pthread_mutex_unlock(&sel_lock);
+	return fd;
+}
+
+int tfs_sel_publish(void)
+{
+	struct tfs_buf b = {0};
+	int err;
+
+	pthread_mutex_lock(&sel_lock);
+	if (sel_fd < 0) {
+		pthread_mutex_unlock(&sel_lock);
+		return 0; /* not started (unit tests): nobody reads it */
+	}
+	pthread_mutex_lock(&tfs_ft_lock);
+	err = tfs_sel_build_locked(&b);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	if (!err)
+		err = sel_grow(b.len);
+	if (!err)
+		sel_write(b.data, b.len);
+	pthread_mutex_unlock(&sel_lock);
+	tfs_buf_free(&b);
+	return err;
+}

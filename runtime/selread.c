@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/*
+ * selread.c - a consistent, bounded copy of this process's section of the
+ * selection memfd (ut_sel.h).
+ *
+ * utracefs may rewrite the content while we read it: every value is copied out
+ * once (the compiler barrier keeps it from reading the shared bytes again after
+ * the check), every offset and count is checked against what we mapped before it
+ * is used, and the copy only counts when hdr.seq was the same even number before
+ * and after.  A torn read can only give a wrong copy, which the sequence check
+ * then throws away; it can never make us read outside the mapping.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "selread.h"
+
+#define barrier() __asm__ volatile("" ::: "memory")
+
+/* off + n * size <= lim, without overflow. */
+static int fits(uint64_t off, uint64_t n, uint64_t size, uint64_t lim)
+{
+	return off <= lim && n <= (lim - off) / size;
+}
+
+int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *c)
+{
+	const char *m = mv;
+	const struct ut_sel_hdr *sh = mv;
+	struct ut_sel_proc p;
+	uint32_t seq, i;
+	uint64_t size, used = 0;
+	int found = 0, err = 0;
+
+	c->found = 0;
+	c->nr_objs = 0;
+	c->flags_len = 0;
+	if (mapped < sizeof(struct ut_sel_hdr))
+		return -ERANGE;
+	seq = __atomic_load_n(&sh->seq, __ATOMIC_ACQUIRE);
+	if (seq & 1)
+		return -EAGAIN;
+	memcpy(&c->hdr, sh, sizeof(c->hdr));
+	barrier();
+	size = c->hdr.size;
+	if (c->hdr.magic != UT_SEL_MAGIC) {
+		err = -EINVAL;
+		goto check;
+	}
+	if (size > mapped) {
+		err = -ERANGE;
+		goto check;
+	}
+	if (size < sizeof(struct ut_sel_hdr) ||
+	    !fits(c->hdr.procs_off, c->hdr.nr_procs, sizeof(p), size)) {
+		err = -EINVAL;
+		goto check;
+	}
+	for (i = 0; i < c->hdr.nr_procs; i++) {
+		memcpy(&p, m + c->hdr.procs_off + (uint64_t)i * sizeof(p), sizeof(p));
+		barrier();
+		if (p.pid == pid) {
+			found = 1;
+			break;
+		}
+	}
+	if (!found)
+		goto check;
+	if (!fits(p.objs_off, p.nr_objs, sizeof(struct ut_sel_obj), size)) {
+		err = -EINVAL;
+		goto check;
+	}
+	c->nr_objs = p.nr_objs;
+	for (i = 0; i < p.nr_objs; i++) {
+		struct ut_sel_obj o;
+
+		memcpy(&o, m + p.objs_off + (uint64_t)i * sizeof(o), sizeof(o));
+		barrier();
+		if (!fits(o.flags_off, o.nr_sites, 1, size)) {
+			err = -EINVAL;
+			goto check;
+		}
+		if (i < c->max_objs && used + o.nr_sites <= c->flags_cap) {
+			memcpy(c->flags + used, m + o.flags_off, o.nr_sites);
+			o.flags_off = used;
+			c->objs[i] = o;
+		} else {
+			err = -ENOSPC;
+		}
+		used += o.nr_sites;
+	}
+	c->flags_len = used;
+check:
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&sh->seq, __ATOMIC_RELAXED) != seq)
+		return -EAGAIN;
+	c->found = found && !err;
+	return err;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * selread.h - reading this process's section of the selection memfd (ut_sel.h).
+ *
+ * Kept apart from rt.h so that tests/unit can include selread.c alone.
+ */
+#ifndef UT_SELREAD_H
+#define UT_SELREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ut_sel.h"
+
+/* A private copy of one process's section; flags_off of objs[] index flags[]. */
+struct ut_sel_copy {
+	struct ut_sel_hdr hdr;
+	int found;		  /* the process has a section */
+	uint32_t nr_objs, max_objs;
+	struct ut_sel_obj *objs;  /* room for max_objs */
+	uint8_t *flags;		  /* room for flags_cap bytes */
+	uint64_t flags_cap, flags_len;
+};
+
+/*
+ * Copy pid's section out of the mapping m of `mapped` bytes into c.  Returns 0 for
+ * a consistent copy, -EAGAIN when utracefs was writing meanwhile (read again),
+ * -ERANGE when the content is larger than the mapping (map more, read again),
+ * -ENOSPC when c is too small (c->nr_objs and c->flags_len say how much is
+ * needed), -EINVAL when the content is not a selection memfd or is malformed.
+ */
+int ut_sel_read(const void *m, size_t mapped, int32_t pid, struct ut_sel_copy *c);
+
+#endif

@@ -1,0 +1,216 @@
+#!/bin/sh
+# 80_filter.sh - function selection through a real mount: available_filter_functions,
+# set_ftrace_filter, set_ftrace_notrace, set_graph_function, set_graph_notrace
+# (reading, errors, append and truncate, line numbers, mod:), and the flags a
+# process sees in the selection memfd.  The process is tests/progs/fake_sites: it
+# registers like the runtime, sends the sites of five of its functions and prints
+# its section of the memfd at every generation, before it acknowledges it (so the
+# last line of its output is current when a filter write returns).
+. "$(dirname "$0")/lib.sh"
+
+ut_mount
+OUT=$UT_TMP/fake.out
+mkfifo "$UT_TMP/in"
+"$PROGS/fake_sites" <"$UT_TMP/in" >"$OUT" 2>&1 &
+FAKE=$!
+exec 7>"$UT_TMP/in"
+
+i=0
+while [ $i -lt 100 ] && [ "$(wc -l <"$T/available_filter_functions")" -lt 5 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+# the wait for the flags after a write (the ACK comes after the line)
+flags() { tail -1 "$OUT" | sed 's/^gen [0-9]* //'; }
+
+expect_eq "available_filter_functions lists the sites' functions" \
+	"fs_alpha fs_alpha_two fs_beta fs_delta fs_gamma" \
+	"$(sort "$T/available_filter_functions" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "no filter: every site traced" \
+	"filtered 0 fs_alpha=1 fs_alpha_two=1 fs_beta=1 fs_gamma=1 fs_delta=1" "$(flags)"
+
+expect_eq "empty reads" "#### all functions enabled ####
+#### no functions disabled ####
+#### all functions enabled ####
+#### no functions disabled ####" \
+	"$(cat "$T/set_ftrace_filter" "$T/set_ftrace_notrace" "$T/set_graph_function" "$T/set_graph_notrace")"
+
+echo 'fs_alpha*' >"$T/set_ftrace_filter"
+expect_eq "glob: read back in available order" \
+	"$(grep '^fs_alpha' "$T/available_filter_functions")" "$(cat "$T/set_ftrace_filter")"
+expect_eq "glob: flags" \
+	"filtered 1 fs_alpha=1 fs_alpha_two=1 fs_beta=0 fs_gamma=0 fs_delta=0" "$(flags)"
+
+echo fs_gamma >>"$T/set_ftrace_filter"
+expect_eq "append adds" "fs_alpha fs_alpha_two fs_gamma" \
+	"$(sort "$T/set_ftrace_filter" | tr '\n' ' ' | sed 's/ $//')"
+expect_write_err "no match: EINVAL" "Invalid argument" nosuch_function "$T/set_ftrace_filter"
+expect_eq "no match with >: EINVAL, the previous filter intact" "fs_alpha fs_alpha_two fs_gamma" \
+	"$(sort "$T/set_ftrace_filter" | tr '\n' ' ' | sed 's/ $//')"
+expect_match "no match: an error_log entry names the file and the pattern" \
+	'set_ftrace_filter: error: No function matches.*Command: nosuch_function' \
+	"$(tr '\n' ' ' < "$T/error_log")"
+echo fs_beta >"$T/set_ftrace_filter"
+out=$( (/bin/echo nosuch_function >>"$T/set_ftrace_filter") 2>&1 ); rc=$?
+expect_eq "no match with >>: EINVAL, the previous filter intact" "1 fs_beta" \
+	"$([ $rc -ne 0 ] && echo 1) $(cat "$T/set_ftrace_filter")"
+echo '!fs_beta' >>"$T/set_ftrace_filter"
+expect_eq "! removes" "#### all functions enabled ####" "$(cat "$T/set_ftrace_filter")"
+
+third=$(sed -n 3p "$T/available_filter_functions")
+echo 3 >"$T/set_ftrace_filter"
+expect_eq "a number selects that line of available_filter_functions" "$third" \
+	"$(cat "$T/set_ftrace_filter")"
+expect_write_err "line 0: EINVAL" "Invalid argument" 0 "$T/set_ftrace_filter"
+expect_write_err "a line past the end: EINVAL" "Invalid argument" 6 "$T/set_ftrace_filter"
+
+echo '*:mod:fake_sites' >"$T/set_ftrace_filter"
+expect_eq "mod: the executable's functions" 5 "$(wc -l <"$T/set_ftrace_filter")"
+echo 'foo*:mod:libnothere.so' >"$T/set_ftrace_filter"
+expect_eq "mod: an object not loaded is kept and read back" \
+	"#### all functions enabled ####
+foo*:mod:libnothere.so" "$(cat "$T/set_ftrace_filter")"
+expect_eq "mod: a kept command alone filters everything out" \
+	"filtered 1 fs_alpha=0 fs_alpha_two=0 fs_beta=0 fs_gamma=0 fs_delta=0" "$(flags)"
+expect_write_err "other commands: EINVAL" "Invalid argument" fs_beta:traceoff \
+	"$T/set_ftrace_filter"
+
+echo 'fs_*' >"$T/set_ftrace_filter"
+echo 'fs_beta fs_delta' >"$T/set_ftrace_notrace"
+expect_eq "notrace wins over filter" \
+	"filtered 1 fs_alpha=1 fs_alpha_two=1 fs_beta=0 fs_gamma=1 fs_delta=0" "$(flags)"
+echo >"$T/set_ftrace_filter"
+echo >"$T/set_ftrace_notrace"
+expect_eq "both cleared: every site again" \
+	"filtered 0 fs_alpha=1 fs_alpha_two=1 fs_beta=1 fs_gamma=1 fs_delta=1" "$(flags)"
+
+echo fs_beta >"$T/set_graph_function"
+echo fs_gamma >"$T/set_graph_notrace"
+expect_eq "graph files: read back" "fs_beta fs_gamma" \
+	"$(cat "$T/set_graph_function" "$T/set_graph_notrace" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "graph files: flags" \
+	"filtered 0 fs_alpha=1 fs_alpha_two=1 fs_beta=3 fs_gamma=5 fs_delta=1" "$(flags)"
+expect_write_err "graph: ! of a function not in it: EINVAL" "Invalid argument" '!fs_alpha' \
+	"$T/set_graph_function"
+expect_write_err "graph: no line numbers" "Invalid argument" 1 "$T/set_graph_function"
+echo >"$T/set_graph_function"
+echo >"$T/set_graph_notrace"
+
+echo fs_alpha >"$T/set_ftrace_filter"
+exec 7>&-
+wait $FAKE
+i=0
+while [ $i -lt 100 ] && [ -s "$T/available_filter_functions" ]; do sleep 0.05; i=$((i + 1)); done
+expect_eq "a process gone: its functions leave available_filter_functions" "" \
+	"$(cat "$T/available_filter_functions")"
+expect_eq "a process gone: the filter keeps its functions" "fs_alpha" \
+	"$(cat "$T/set_ftrace_filter")"
+echo >"$T/set_ftrace_filter"
+
+# A real traced program: tests/progs/filter_many (1000 functions and a small tree)
+# under the runtime, driven through stdin (a line of commands, answered by "done").
+FMO=$UT_TMP/fm.out
+mkfifo "$UT_TMP/fmin"
+LD_PRELOAD=$LIBUTRACE "$PROGS/filter_many" -l <"$UT_TMP/fmin" >"$FMO" 2>&1 &
+FM=$!
+exec 8>"$UT_TMP/fmin"
+# fm CMD...: send one command line, print what the program answered to it
+fm() {
+	n=$(grep -c '^done$' "$FMO")
+	echo "$*" >&8
+	i=0
+	while [ $i -lt 250 ] && [ "$(grep -c '^done$' "$FMO")" -le "$n" ]; do
+		sleep 0.02; i=$((i + 1))
+	done
+	awk -v n="$n" '/^done$/ { c++; next } c == n' "$FMO"
+}
+# the functions in the trace (function or function_graph), sorted
+fnames() {
+	grep -v '^#' "$T/trace" | sed -n -e 's/.*: \([A-Za-z_0-9]*\) <-.*/\1/p' \
+		-e 's/.*| *\([A-Za-z_0-9]*\)().*/\1/p' | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+# one round of calls, traced
+fm_round() { echo > "$T/trace"; fm run > /dev/null; }
+i=0
+while [ $i -lt 200 ] && ! grep -q '^fm_999$' "$T/available_filter_functions"; do
+	sleep 0.05; i=$((i + 1))
+done
+expect_eq "runtime: a real process's functions are listed" "1006" \
+	"$(grep -c '^fm_' "$T/available_filter_functions")"
+expect_eq "runtime: nop tracer, every site a 5-byte NOP" "fm_1 0f fm_500 0f fm_top 0f" \
+	"$(fm fm_1 fm_500 fm_top | tr '\n' ' ' | sed 's/ $//')"
+
+echo function > "$T/current_tracer"
+fm_round
+expect_eq "runtime: no filter, every function traced" 1006 "$(fnames | wc -w)"
+echo 'fm_1 fm_500 fm_999' > "$T/set_ftrace_filter"
+expect_eq "runtime: a filter of three patches them (call) and nothing else" \
+	"fm_0 0f fm_1 e8 fm_2 0f fm_499 0f fm_500 e8 fm_998 0f fm_999 e8 fm_top 0f" \
+	"$(fm fm_0 fm_1 fm_2 fm_499 fm_500 fm_998 fm_999 fm_top | tr '\n' ' ' | sed 's/ $//')"
+fm_round
+expect_eq "runtime: function traces exactly the three" "fm_1 fm_500 fm_999" "$(fnames)"
+echo fm_500 > "$T/set_ftrace_notrace"
+expect_eq "runtime: set_ftrace_notrace unpatches one" "fm_1 e8 fm_500 0f fm_999 e8" \
+	"$(fm fm_1 fm_500 fm_999 | tr '\n' ' ' | sed 's/ $//')"
+fm_round
+expect_eq "runtime: notrace removes it from the trace" "fm_1 fm_999" "$(fnames)"
+echo > "$T/set_ftrace_notrace"
+
+echo function_graph > "$T/current_tracer"
+expect_eq "runtime: function_graph patches the three (jmp)" "fm_0 0f fm_1 e9 fm_500 e9 fm_999 e9" \
+	"$(fm fm_0 fm_1 fm_500 fm_999 | tr '\n' ' ' | sed 's/ $//')"
+fm_round
+expect_eq "runtime: function_graph traces exactly the three" "fm_1 fm_500 fm_999" "$(fnames)"
+echo > "$T/set_ftrace_filter"
+expect_eq "runtime: filter emptied, every site patched again" "fm_0 e9 fm_2 e9 fm_top e9" \
+	"$(fm fm_0 fm_2 fm_top | tr '\n' ' ' | sed 's/ $//')"
+
+echo fm_mid > "$T/set_graph_function"
+fm_round
+expect_eq "runtime: set_graph_function shows only its subtree, from depth 0" \
+	"0 fm_mid|1 fm_leaf1|1 fm_leaf2" \
+	"$(awk -f "$UT_TOP/tests/integration/graph_tree.awk" -v mode=graph "$T/trace" | sort -u)"
+echo > "$T/set_graph_function"
+echo fm_mid > "$T/set_graph_notrace"
+fm_round
+expect_eq "runtime: set_graph_notrace hides the function and its subtree" \
+	"0 fm_top|1 fm_other|2 fm_leaf3" \
+	"$(awk -f "$UT_TOP/tests/integration/graph_tree.awk" -v mode=graph "$T/trace" | grep -o '0 fm_top.*' | sort -u)"
+echo > "$T/set_graph_notrace"
+
+# Filters changed while the program runs its rounds without a pause.
+fm spin > /dev/null
+for f in 'fm_1*' 'fm_2* fm_top' '' 'fm_9*' 'fm_leaf*' ''; do
+	echo "$f" > "$T/set_ftrace_filter"
+	echo function > "$T/current_tracer"
+	echo fm_5 > "$T/set_ftrace_notrace"
+	echo function_graph > "$T/current_tracer"
+	echo > "$T/set_ftrace_notrace"
+done
+echo 'fm_7*' > "$T/set_ftrace_filter"
+expect_eq "runtime: live changes repatch a running program" "fm_6 0f fm_7 e9 fm_70 e9 fm_8 0f" \
+	"$(fm stop fm_6 fm_7 fm_70 fm_8 | tr '\n' ' ' | sed 's/ $//')"
+fm_round
+expect_eq "runtime: ... which traces the new selection" 111 "$(fnames | wc -w)"
+echo > "$T/set_ftrace_filter"
+echo nop > "$T/current_tracer"
+exec 8>&-
+wait $FM
+expect_eq "runtime: the program survived the live changes" 0 "$?"
+
+# The kernel as an oracle for the errors, where its function tracer can be read.
+if kt_available && cat "$KT/set_ftrace_filter" >/dev/null 2>&1; then
+	S=$UT_TMP/scripts
+	mkdir -p "$S"
+	cat >"$S/einval" <<'EOF'
+echo nosuch_function_xyz >> $T/set_ftrace_filter
+cat $T/set_ftrace_filter
+echo nosuch_function_xyz > $T/set_ftrace_notrace
+cat $T/set_ftrace_notrace
+echo 'x:nosuchcommand' > $T/set_ftrace_filter
+echo > $T/set_ftrace_filter
+EOF
+	tdiff "errors and reads of an unknown function" "$S/einval"
+else
+	skip "kernel set_ftrace_filter as oracle" "its function tracer cannot be read here"
+fi
+ut_umount || fail "utracefs exit status"

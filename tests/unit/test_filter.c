@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_filter.c - set_ftrace_filter, set_ftrace_notrace, set_graph_function and
+ * set_graph_notrace (ftrace_filter.c) over a function table filled by hand
+ * (available_filter_functions.c), and the selection memfd content (sel.c): the
+ * kernel's globs, `!`, line numbers, `mod:`, append against truncate, the
+ * EINVAL cases and what a read shows.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "functab.h"
+#include "tfs.h"
+#include "ut_sel.h"
+
+#define EXE "/opt/app/prog"
+#define LIB "/usr/lib/libfoo.so.1"
+
+/* Offsets not in address order: the table sorts them.  Site 5 has no name. */
+static const uint32_t exe_offs[] = {0x400, 0x100, 0x200, 0x300, 0x380, 0x600};
+static const char *const exe_names[] = {"gamma_x", "main", "alpha", "alpha_two", "beta", NULL};
+static const uint32_t lib_offs[] = {0x20, 0x10, 0x30};
+static const char *const lib_names[] = {"foo_run", "foo_init", "alpha"};
+
+static int setup(void **state)
+{
+	tfs_ft_reset();
+	assert_int_equal(
+	    tfs_ft_add_named(100, 0, EXE, true, 0x555500000000, 6, exe_offs, exe_names), 1);
+	assert_int_equal(
+	    tfs_ft_add_named(100, 1, LIB, false, 0x7f0000000000, 3, lib_offs, lib_names), 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	tfs_ft_reset();
+	return 0;
+}
+
+/* open (O_TRUNC or append), one write, close: the write's result */
+static ssize_t wr(enum tfs_filter f, bool trunc, const char *text)
+{
+	void *p = tfs_ft_open_priv(f, trunc);
+	ssize_t r;
+
+	assert_non_null(p);
+	r = tfs_ft_write(p, text, strlen(text));
+	tfs_ft_close(p);
+	return r;
+}
+
+static void expect_show(enum tfs_filter f, const char *want)
+{
+	struct tfs_buf b = {0};
+
+	assert_int_equal(tfs_ft_show(f, &b), 0);
+	assert_non_null(b.data);
+	assert_string_equal(b.data, want);
+	tfs_buf_free(&b);
+}
+
+static void expect_filter(const char *write, const char *want)
+{
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, write), (ssize_t)strlen(write));
+	expect_show(TFS_FILTER_TRACE, want);
+}
+
+static void test_glob_match(void **state)
+{
+	assert_true(tfs_glob_match("a*c", "abbbc"));
+	assert_true(tfs_glob_match("a*c", "ac"));
+	assert_false(tfs_glob_match("a*c", "acb"));
+	assert_true(tfs_glob_match("a?c", "abc"));
+	assert_false(tfs_glob_match("a?c", "ac"));
+	assert_true(tfs_glob_match("[a-c]x", "bx"));
+	assert_false(tfs_glob_match("[!a-c]x", "bx"));
+	assert_true(tfs_glob_match("[!a-c]x", "dx"));
+	assert_true(tfs_glob_match("[]]", "]"));
+	assert_true(tfs_glob_match("a\\*", "a*"));
+	assert_false(tfs_glob_match("a\\*", "ab"));
+	assert_true(tfs_glob_match("[abc", "[abc")); /* unclosed: literal */
+	assert_true(tfs_glob_match("*", ""));
+}
+
+static void test_available(void **state)
+{
+	struct tfs_buf b = {0};
+	struct tfs_open o = {.content = {0}};
+
+	assert_int_equal(tfs_available_filter_functions_ops.show(&o), 0);
+	assert_string_equal(o.content.data, "main\nalpha\nalpha_two\nbeta\ngamma_x\n"
+					    "foo_init [libfoo.so.1]\nfoo_run [libfoo.so.1]\n"
+					    "alpha [libfoo.so.1]\n");
+	tfs_buf_free(&o.content);
+	/* gone: no longer listed, the filters keep its functions */
+	expect_filter("alpha", "alpha\nalpha [libfoo.so.1]\n");
+	assert_true(tfs_ft_proc_gone(100));
+	assert_int_equal(tfs_available_filter_functions_ops.show(&o), 0);
+	assert_int_equal(o.content.len, 0);
+	tfs_buf_free(&o.content);
+	expect_show(TFS_FILTER_TRACE, "alpha\nalpha [libfoo.so.1]\n");
+	tfs_buf_free(&b);
+}
+
+static void test_empty_reads(void **state)
+{
+	expect_show(TFS_FILTER_TRACE, "#### all functions enabled ####\n");
+	expect_show(TFS_FILTER_NOTRACE, "#### no functions disabled ####\n");
+	expect_show(TFS_FILTER_GRAPH, "#### all functions enabled ####\n");
+	expect_show(TFS_FILTER_GRAPH_NOTRACE, "#### no functions disabled ####\n");
+}
+
+static void test_globs(void **state)
+{
+	expect_filter("alpha\n", "alpha\nalpha [libfoo.so.1]\n");
+	expect_filter("alpha*", "alpha\nalpha_two\nalpha [libfoo.so.1]\n");
+	expect_filter("*_two", "alpha_two\n");
+	expect_filter("*ph*", "alpha\nalpha_two\nalpha [libfoo.so.1]\n");
+	expect_filter("a?pha", "alpha\nalpha [libfoo.so.1]\n");
+	expect_filter("[bg]*", "beta\ngamma_x\n");
+	expect_filter("al*two", "alpha_two\n");
+	expect_filter("*", "main\nalpha\nalpha_two\nbeta\ngamma_x\nfoo_init [libfoo.so.1]\n"
+			   "foo_run [libfoo.so.1]\nalpha [libfoo.so.1]\n");
+	expect_filter("\n", "#### all functions enabled ####\n");
+}
+
+static void test_append_truncate_remove(void **state)
+{
+	expect_filter("beta", "beta\n");
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "main\n"), 5);
+	expect_show(TFS_FILTER_TRACE, "main\nbeta\n");
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "alpha*"), 6);
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "!alpha_two !main"), 16);
+	expect_show(TFS_FILTER_TRACE, "alpha\nbeta\nalpha [libfoo.so.1]\n");
+	/* `!` of a function not in the filter still matches: no error */
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "!gamma_x"), 8);
+	/* several tokens, white space of every kind */
+	expect_filter(" main\tbeta \n gamma_x ", "main\nbeta\ngamma_x\n");
+}
+
+static void test_index(void **state)
+{
+	/* a bad last token without white space after it fails at close, silently */
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "beta"), 4);
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "0"), 1);
+	expect_show(TFS_FILTER_TRACE, "beta\n");
+	expect_filter("2", "alpha\n");
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "6 0x3"), 5);
+	expect_show(TFS_FILTER_TRACE, "alpha\nalpha_two\nfoo_init [libfoo.so.1]\n");
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "!2"), 2);
+	expect_show(TFS_FILTER_TRACE, "alpha_two\nfoo_init [libfoo.so.1]\n");
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "0\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "9\n"), -EINVAL);
+	expect_show(TFS_FILTER_TRACE, "alpha_two\nfoo_init [libfoo.so.1]\n");
+}
+
+static void test_einval(void **state)
+{
+	expect_filter("beta", "beta\n");
+	/* append: the filter stays as it was */
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "nosuch\n"), -EINVAL);
+	expect_show(TFS_FILTER_TRACE, "beta\n");
+	/* a failed write changes nothing: not even the tokens before the bad one */
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "main nosuch gamma_x\n"), -EINVAL);
+	expect_show(TFS_FILTER_TRACE, "beta\n");
+	/* truncate: the filter stays as it was too (the kernel would empty it) */
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "nosuch\n"), -EINVAL);
+	expect_show(TFS_FILTER_TRACE, "beta\n");
+	/* a truncating open with nothing written clears, as `: > set_ftrace_filter` does */
+	tfs_ft_close(tfs_ft_open_priv(TFS_FILTER_TRACE, true));
+	expect_show(TFS_FILTER_TRACE, "#### all functions enabled ####\n");
+	/* an unknown command */
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "beta:traceoff\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "beta:stacktrace:3\n"), -EINVAL);
+}
+
+static void test_tokens_over_writes(void **state)
+{
+	void *p = tfs_ft_open_priv(TFS_FILTER_TRACE, true);
+
+	assert_int_equal(tfs_ft_write(p, "al", 2), 2);
+	assert_int_equal(tfs_ft_write(p, "pha_two be", 10), 10);
+	/* the last token, not ended by white space, is taken at close */
+	assert_int_equal(tfs_ft_write(p, "ta", 2), 2);
+	tfs_ft_close(p);
+	expect_show(TFS_FILTER_TRACE, "alpha_two\nbeta\n");
+	/* at close a bad last token is not reported and changes nothing else */
+	p = tfs_ft_open_priv(TFS_FILTER_TRACE, false);
+	assert_int_equal(tfs_ft_write(p, "main nosuch", 11), 11);
+	tfs_ft_close(p);
+	expect_show(TFS_FILTER_TRACE, "main\nalpha_two\nbeta\n");
+}
+
+static void test_mod(void **state)
+{
+	static const uint32_t bar_offs[] = {0x10, 0x20};
+	static const char *const bar_names[] = {"bar_a", "foo_bar"};
+
+	expect_filter("*:mod:libfoo.so.1",
+		      "foo_init [libfoo.so.1]\nfoo_run [libfoo.so.1]\nalpha [libfoo.so.1]\n");
+	expect_filter("alpha:mod:prog", "alpha\n");
+	expect_filter("*:mod:!libfoo.so.1", "main\nalpha\nalpha_two\nbeta\ngamma_x\n");
+	expect_filter("foo_r*:mod:libfoo*", "foo_run [libfoo.so.1]\n");
+	/* blank module: every shared object's functions; with `!` the executables' */
+	expect_filter("alpha:mod:", "alpha [libfoo.so.1]\n");
+	expect_filter("alpha:mod:!", "alpha\n");
+	/* a known object where nothing matches: EINVAL */
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "nosuch:mod:prog\n"), -EINVAL);
+	/* an object not known yet: cached, printed, applied when it registers */
+	expect_filter("foo*:mod:libbar.so",
+		      "#### all functions enabled ####\nfoo*:mod:libbar.so\n");
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "beta"), 4);
+	expect_show(TFS_FILTER_TRACE, "beta\nfoo*:mod:libbar.so\n");
+	assert_int_equal(tfs_ft_add_named(100, 2, "/lib/libbar.so", false, 0x7e0000000000, 2,
+					  bar_offs, bar_names),
+			 1);
+	expect_show(TFS_FILTER_TRACE, "beta\nfoo_bar [libbar.so]\n");
+	/* `!` removes a cached command; without one to remove: EINVAL */
+	expect_filter("*:mod:libbaz.so", "#### all functions enabled ####\n*:mod:libbaz.so\n");
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "!*:mod:libbaz.so"), 16);
+	expect_show(TFS_FILTER_TRACE, "#### all functions enabled ####\n");
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "!*:mod:libbaz.so\n"), -EINVAL);
+}
+
+static void test_notrace_and_graph(void **state)
+{
+	assert_int_equal(wr(TFS_FILTER_NOTRACE, true, "beta alpha"), 10);
+	expect_show(TFS_FILTER_NOTRACE, "alpha\nbeta\nalpha [libfoo.so.1]\n");
+	assert_int_equal(wr(TFS_FILTER_GRAPH, true, "alpha"), 5);
+	/* the graph files print bare names (the kernel's %ps) */
+	expect_show(TFS_FILTER_GRAPH, "alpha\nalpha\n");
+	/* graph: `!` must remove something, no line numbers, no commands */
+	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "!beta\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "!alpha"), 6);
+	expect_show(TFS_FILTER_GRAPH, "#### all functions enabled ####\n");
+	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "2\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "main:mod:prog\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_GRAPH_NOTRACE, true, "gamma*"), 6);
+	expect_show(TFS_FILTER_GRAPH_NOTRACE, "gamma_x\n");
+	assert_true(tfs_ft_graph_select());
+	assert_int_equal(wr(TFS_FILTER_GRAPH_NOTRACE, true, ""), 0);
+	assert_false(tfs_ft_graph_select());
+}
+
+/* The flags of process 100's object obj, by site, from the built memfd content. */
+static const uint8_t *sel_flags(const struct tfs_buf *b, uint32_t obj, uint32_t *nr)
+{
+	const struct ut_sel_hdr *h = (const void *)b->data;
+	const struct ut_sel_proc *p = (const void *)(b->data + h->procs_off);
+
+	assert_int_equal(h->magic, UT_SEL_MAGIC);
+	assert_int_equal(h->nr_procs, 1);
+	assert_int_equal(p->pid, 100);
+	for (uint32_t i = 0; i < p->nr_objs; i++) {
+		const struct ut_sel_obj *o = (const struct ut_sel_obj *)(b->data + p->objs_off) + i;
+
+		if (o->obj == obj) {
+			*nr = o->nr_sites;
+			assert_true(o->flags_off + o->nr_sites <= h->size);
+			return (const uint8_t *)b->data + o->flags_off;
+		}
+	}
+	fail();
+	return NULL;
+}
+
+static void test_sel_content(void **state)
+{
+	struct tfs_buf b = {0};
+	const uint8_t *fl;
+	uint32_t nr;
+
+	assert_int_equal(tfs_sel_build_locked(&b), 0);
+	assert_int_equal(((struct ut_sel_hdr *)b.data)->filtered, 0);
+	fl = sel_flags(&b, 0, &nr);
+	assert_int_equal(nr, 6);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(fl[i], UT_SEL_TRACE); /* no filter: everything, unnamed too */
+
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "alpha* gamma_x"), 14);
+	assert_int_equal(wr(TFS_FILTER_NOTRACE, true, "alpha_two"), 9);
+	assert_int_equal(wr(TFS_FILTER_GRAPH, true, "main"), 4);
+	assert_int_equal(wr(TFS_FILTER_GRAPH_NOTRACE, true, "beta"), 4);
+	assert_int_equal(tfs_sel_build_locked(&b), 0);
+	assert_int_equal(((struct ut_sel_hdr *)b.data)->filtered, 1);
+	assert_int_equal(((struct ut_sel_hdr *)b.data)->graph_funcs, 1);
+	assert_int_equal(((struct ut_sel_hdr *)b.data)->graph_notrace, 1);
+	fl = sel_flags(&b, 0, &nr);
+	/* sites in the order sent: gamma_x main alpha alpha_two beta (unnamed) */
+	assert_int_equal(fl[0], UT_SEL_TRACE);
+	assert_int_equal(fl[1], UT_SEL_GRAPH_FUNC);
+	assert_int_equal(fl[2], UT_SEL_TRACE);
+	assert_int_equal(fl[3], 0); /* notrace wins */
+	assert_int_equal(fl[4], UT_SEL_GRAPH_NOTRACE);
+	assert_int_equal(fl[5], 0); /* unnamed: filtered out */
+	fl = sel_flags(&b, 1, &nr);
+	assert_int_equal(nr, 3);
+	assert_int_equal(fl[0], 0);
+	assert_int_equal(fl[1], 0);
+	assert_int_equal(fl[2], UT_SEL_TRACE); /* libfoo's alpha */
+	tfs_buf_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_glob_match),
+	    cmocka_unit_test_setup_teardown(test_available, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_empty_reads, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_globs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_append_truncate_remove, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_index, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_einval, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tokens_over_writes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mod, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_notrace_and_graph, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sel_content, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

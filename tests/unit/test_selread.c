@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_selread.c - the runtime's reader of the selection memfd (runtime/selread.c):
+ * a consistent copy of its own section, bounds checked against what it mapped, and
+ * a retry while utracefs rewrites it (odd or changed hdr.seq).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../runtime/selread.c"
+
+/* Two processes: 10 (one object, 3 sites) and 20 (two objects, 2 and 4 sites). */
+static union {
+	char b[4096];
+	uint64_t align;
+} mem;
+
+static void build(void)
+{
+	struct ut_sel_hdr *h = (void *)mem.b;
+	struct ut_sel_proc *p = (void *)(mem.b + 64);
+	struct ut_sel_obj *o = (void *)(mem.b + 128);
+	uint8_t *f = (uint8_t *)mem.b + 256;
+
+	memset(&mem, 0, sizeof(mem));
+	*h = (struct ut_sel_hdr){.magic = UT_SEL_MAGIC, .seq = 2, .size = 280, .filtered = 1,
+				 .nr_procs = 2, .procs_off = 64};
+	p[0] = (struct ut_sel_proc){.pid = 10, .nr_objs = 1, .objs_off = 128};
+	p[1] = (struct ut_sel_proc){.pid = 20, .nr_objs = 2, .objs_off = 128 + sizeof(*o)};
+	o[0] = (struct ut_sel_obj){.obj = 0, .nr_sites = 3, .base = 0x1000, .flags_off = 256};
+	o[1] = (struct ut_sel_obj){.obj = 0, .nr_sites = 2, .base = 0x2000, .flags_off = 264};
+	o[2] = (struct ut_sel_obj){.obj = 3, .nr_sites = 4, .base = 0x3000, .flags_off = 272};
+	memcpy(f, "\1\0\1", 3);
+	memcpy(f + 8, "\0\3", 2);
+	memcpy(f + 16, "\1\5\1\0", 4);
+}
+
+static struct ut_sel_obj objs[4];
+static uint8_t flags[16];
+
+static struct ut_sel_copy fresh(void)
+{
+	return (struct ut_sel_copy){.objs = objs, .max_objs = 4, .flags = flags, .flags_cap = 16};
+}
+
+static void test_copies_own_section(void **state)
+{
+	struct ut_sel_copy c = fresh();
+
+	build();
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), 0);
+	assert_true(c.found);
+	assert_int_equal(c.hdr.filtered, 1);
+	assert_int_equal(c.nr_objs, 2);
+	assert_int_equal(c.objs[1].obj, 3);
+	assert_int_equal(c.objs[1].base, 0x3000);
+	assert_int_equal(c.flags_len, 6);
+	assert_memory_equal(c.flags + c.objs[0].flags_off, "\0\3", 2);
+	assert_memory_equal(c.flags + c.objs[1].flags_off, "\1\5\1\0", 4);
+	c = fresh();
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), 0);
+	assert_memory_equal(c.flags + c.objs[0].flags_off, "\1\0\1", 3);
+}
+
+static void test_no_section(void **state)
+{
+	struct ut_sel_copy c = fresh();
+
+	build();
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 30, &c), 0);
+	assert_false(c.found);
+	assert_int_equal(c.nr_objs, 0);
+	assert_int_equal(c.hdr.filtered, 1);
+}
+
+static void test_seq(void **state)
+{
+	struct ut_sel_copy c = fresh();
+
+	build();
+	((struct ut_sel_hdr *)mem.b)->seq = 3; /* being written */
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EAGAIN);
+	assert_false(c.found);
+}
+
+static void test_bounds(void **state)
+{
+	struct ut_sel_hdr *h = (void *)mem.b;
+	struct ut_sel_proc *p = (void *)(mem.b + 64);
+	struct ut_sel_obj *o = (void *)(mem.b + 128);
+	struct ut_sel_copy c = fresh();
+
+	build();
+	assert_int_equal(ut_sel_read(mem.b, 200, 10, &c), -ERANGE); /* size > mapped */
+	assert_int_equal(ut_sel_read(mem.b, 16, 10, &c), -ERANGE);
+	h->magic = 0;
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EINVAL);
+	build();
+	h->nr_procs = 1000; /* procs past the end */
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EINVAL);
+	build();
+	h->procs_off = UINT64_MAX - 8; /* overflow */
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EINVAL);
+	build();
+	p[0].nr_objs = 0x10000000;
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EINVAL);
+	build();
+	o[0].flags_off = 279; /* 3 flags from 279 > size 280 */
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EINVAL);
+	assert_false(c.found);
+	build();
+	o[0].nr_sites = UINT32_MAX;
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EINVAL);
+}
+
+static void test_small_buffers(void **state)
+{
+	struct ut_sel_copy c = fresh();
+
+	build();
+	c.flags_cap = 4;
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -ENOSPC);
+	assert_int_equal(c.flags_len, 6); /* what it needs */
+	assert_false(c.found);
+	c = fresh();
+	c.max_objs = 1;
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -ENOSPC);
+	assert_int_equal(c.nr_objs, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_copies_own_section), cmocka_unit_test(test_no_section),
+	    cmocka_unit_test(test_seq),		       cmocka_unit_test(test_bounds),
+	    cmocka_unit_test(test_small_buffers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
