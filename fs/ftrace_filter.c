@@ -32,8 +32,9 @@
  *     applied when a process registers it; it reads back as FUNC:mod:OBJECT.
  *     Any other command (traceon, traceoff, stacktrace, ...) is EINVAL, as in a
  *     kernel that has not registered it.
- *   - set_graph_function/notrace take neither commands nor line numbers, and `!x`
- *     is EINVAL unless it removed something.
+ *   - set_graph_function/notrace take no commands, and `!x` is EINVAL unless it
+ *     removed something; they do take line numbers (the kernel's do not), so that
+ *     the four files share one syntax.
  * Reading prints the selected functions in the order of available_filter_functions
  * ("name [object]" for shared objects in the ftrace files, the bare name in the
  * graph files), or "#### all functions enabled ####" (set_ftrace_filter,
@@ -385,8 +386,18 @@ static int graph_token(struct ff_open *ff, char *tok)
 	struct ff_glob g;
 	int not, fail = 1;
 
-	if (parse_regex(tok, &g, &not ) == MATCH_INDEX)
-		return -EINVAL; /* the kernel's graph files match no index */
+	if (parse_regex(tok, &g, &not ) == MATCH_INDEX) {
+		/* a line number, as in set_ftrace_filter (the kernel's graph files take none) */
+		uint32_t id = avail_line(strtoul(g.search, NULL, 0));
+
+		if (id == UINT32_MAX || (not && !set_has(ff, id)))
+			return -EINVAL;
+		if (not ) {
+			ff->set[id] = 0;
+			return 0;
+		}
+		return set_put(ff, id, true);
+	}
 	for (uint32_t id = 0; id < tfs_ft.nr_funcs; id++) {
 		if (!glob_hit(tfs_ft.funcs[id].name, &g))
 			continue;

@@ -237,11 +237,16 @@ static void test_notrace_and_graph(void **state)
 	assert_int_equal(wr(TFS_FILTER_GRAPH, true, "alpha"), 5);
 	/* the graph files print bare names (the kernel's %ps) */
 	expect_show(TFS_FILTER_GRAPH, "alpha\nalpha\n");
-	/* graph: `!` must remove something, no line numbers, no commands */
+	/* graph: `!` must remove something, no commands; line numbers as in the others */
 	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "!beta\n"), -EINVAL);
 	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "!alpha"), 6);
 	expect_show(TFS_FILTER_GRAPH, "#### all functions enabled ####\n");
-	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "2\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "2\n"), 2);
+	expect_show(TFS_FILTER_GRAPH, "alpha\n");
+	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "!2\n"), 3);
+	expect_show(TFS_FILTER_GRAPH, "#### all functions enabled ####\n");
+	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "!2\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "99\n"), -EINVAL);
 	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "main:mod:prog\n"), -EINVAL);
 	assert_int_equal(wr(TFS_FILTER_GRAPH_NOTRACE, true, "gamma*"), 6);
 	expect_show(TFS_FILTER_GRAPH_NOTRACE, "gamma_x\n");
