@@ -102,7 +102,7 @@ report_thresh() {
 		printf "With the threshold one buffer keeps %.0f× the long calls and covers %.0f× the time%s.\n",
 			$3 / k0, $5 / s0, ($5 >= $6 * 0.9) ? " (the whole run)" : "" }' "$THRESH_OUT/runs.tsv"
 	echo
-	echo "Under a threshold every call takes the runtime's C path (the entry must remember"
-	echo "where it was written, for the rewind), which is why the program runs longer."
+	echo "Under a threshold a short call's entry is taken back at its return (the tail of the"
+	echo "buffer is rewound); \"program ran\" shows what that costs the program."
 	echo
 }

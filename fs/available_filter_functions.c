@@ -219,13 +219,23 @@ static int pobj_packet(struct tfs_ft_proc *p, uint32_t obj, uint64_t base, uint3
 		p->objs = po;
 		po = &p->objs[p->n];
 		*po = (struct tfs_ft_pobj){.obj = obj, .base = base, .total = total, .fobj = -1};
-		po->offs = malloc((size_t)total * sizeof(*po->offs));
-		if (!po->offs)
-			return -ENOMEM;
 		p->n++;
 	} else if (!po || po->fobj >= 0 || po->got != first || po->total != total ||
 		   po->base != base) {
 		return -EPROTO;
+	}
+	/*
+	 * Room for what came, not for the total announced: a peer that announces
+	 * 2^22 sites in thousands of objects and sends none must not make us
+	 * reserve gigabytes.
+	 */
+	if (nr || !po->offs) {
+		uint32_t *o = realloc(po->offs, ((size_t)po->got + nr ? po->got + nr : 1) *
+							sizeof(*po->offs));
+
+		if (!o)
+			return -ENOMEM;
+		po->offs = o;
 	}
 	memcpy(po->offs + first, offsets, (size_t)nr * sizeof(*offsets));
 	po->got += nr;

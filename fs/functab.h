@@ -52,7 +52,7 @@ struct tfs_ft_pobj {
 	uint32_t obj; /* the process's index */
 	uint64_t base;
 	uint32_t total, got;
-	uint32_t *offs; /* total offsets */
+	uint32_t *offs; /* the got offsets received so far (total once complete) */
 	uint32_t *ids;	/* function id of each site, UINT32_MAX: unnamed */
 	int fobj;	/* tfs_ft.objs index once complete, else -1 */
 };

@@ -47,6 +47,7 @@ struct tfs_proc {
 	bool has_ack;
 	bool hung; /* missed an ACK deadline: not waited for until it answers */
 	uint32_t acked;
+	uint64_t serial; /* order of HELLOs: the newest of a pid is its current image */
 	char comm[16];
 	char exe[256];
 };
@@ -67,6 +68,7 @@ static bool tfs_welcome_sel = true;
 
 static pthread_cond_t apply_cond = PTHREAD_COND_INITIALIZER;
 static bool apply_pending, apply_stop;
+static uint64_t hello_serial; /* reg_lock */
 
 /* ---- tasks ------------------------------------------------------------------------ */
 
@@ -473,6 +475,16 @@ static int on_sites(int fd, pid_t pid, const struct ut_msg_sites *m)
 	pthread_mutex_lock(&reg_lock);
 	p = proc_of_fd(fd);
 	memcpy(exe, p->exe, sizeof(exe));
+	/*
+	 * After an exec the new image registers on a new connection while what the
+	 * old image sent last may not have been read yet: the sites of a pid are
+	 * the newest image's (its objects would be replaced by the old one's).
+	 */
+	for (unsigned int i = 0; i < nr_procs; i++)
+		if (procs[i].pid == pid && procs[i].hello && procs[i].serial > p->serial) {
+			pthread_mutex_unlock(&reg_lock);
+			return 0;
+		}
 	pthread_mutex_unlock(&reg_lock);
 	ret = tfs_ft_sites(pid, m->obj, m->path, !strcmp(m->path, exe), m->base, m->total,
 			   m->first, m->nr, m->offsets);
@@ -510,7 +522,9 @@ static int on_hello(int fd, const struct ut_msg_hello *m)
 		return -EIO;
 	/* waited for only from here on: it answers with the gen it then applies */
 	pthread_mutex_lock(&reg_lock);
-	proc_of_fd(fd)->hello = true;
+	p = proc_of_fd(fd);
+	p->hello = true;
+	p->serial = ++hello_serial;
 	pthread_mutex_unlock(&reg_lock);
 	return 0;
 }

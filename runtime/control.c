@@ -324,11 +324,14 @@ static int sel_copy(struct ut_sel_copy *c)
 }
 
 /* Set every site's sel from the selection memfd (ut_rt_lock held). */
+/* Set once the section utracefs published covers every object with sites (-g hold). */
+static volatile int sel_complete;
+
 static void sel_load(void)
 {
 	struct ut_sel_copy c;
 	uint8_t def = UT_SEL_TRACE;
-	int r = sel_copy(&c);
+	int r = sel_copy(&c), complete = 1;
 
 	if (r == 0)
 		def = c.hdr.filtered ? 0 : UT_SEL_TRACE;
@@ -349,7 +352,10 @@ static void sel_load(void)
 				fl = c.flags + c.objs[j].flags_off;
 		for (uint32_t k = 0; k < o->nr; k++)
 			ut_sites[o->first + k].sel = fl ? fl[k] : def;
+		if (o->nr && !fl)
+			complete = 0;
 	}
+	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
 }
 
 /* ---- UT_MSG_SITES -------------------------------------------------------------------- */
@@ -630,8 +636,9 @@ static void wait_applied(uint32_t old, int ms)
 /*
  * `utrace record -g` (cmd/record.c): set_graph_function can only name functions
  * utracefs knows, that is, functions of a process that sent its sites.  So the
- * process waits, before main(), until utracefs has named its sites (a new
- * generation, applied), says "r" on the descriptor record gave it
+ * process waits, before main(), until utracefs has named its sites (the section it
+ * published covers every object: not just any new generation, which another
+ * process or a filter write may have caused), says "r" on the descriptor record gave it
  * (UTRACE_RECORD_HOLD=FD) and waits for record's "g" (or the end of the stream);
  * record writes the filters meanwhile, which the control thread, still running,
  * applies and acknowledges; that generation is then applied before main() runs.
@@ -645,7 +652,12 @@ static void hold_for_record(int fd, uint32_t gen0)
 	for (uint32_t i = 0; i < ut_nr_objs; i++)
 		any |= announced[i].sent;
 	if (attached && any) {
-		wait_applied(gen0, UT_ACK_TIMEOUT_MS);
+		for (int i = 0; i < UT_ACK_TIMEOUT_MS && !__atomic_load_n(&sel_complete,
+									 __ATOMIC_ACQUIRE); i++) {
+			struct timespec ts = {.tv_nsec = 1000000};
+
+			nanosleep(&ts, NULL);
+		}
 		gen0 = applied_gen;
 		if (write(fd, "r", 1) == 1)
 			while (read(fd, &c, 1) < 0 && errno == EINTR)

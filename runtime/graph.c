@@ -49,7 +49,11 @@
  * event of the CPU's current page, wpos goes back by one event (one store in an
  * rseq sequence on that CPU); else, on that CPU, the entry becomes UT_EV_DISCARD
  * in place; from another CPU both events stay.  Inner functions return first, so
- * nested short calls unwind the tail one by one.
+ * nested short calls unwind the tail one by one.  graph.S does the common cases
+ * itself (its entry keeps post and cpu in the frame as ut_graph_entry does; its
+ * return writes the exit of a long call, and rewinds the tail for a short call
+ * on the entry's CPU when the entry is not its page's first event); what it
+ * leaves (DISCARD, another CPU, no entry, RETADDR) comes here, to unwrite_entry.
  *
  * sleep-time off (UT_CTL_GRAPH_NOSLEEP): the entry reads CLOCK_MONOTONIC and
  * CLOCK_THREAD_CPUTIME_ID, the return reads them again; the calltime reported moves
@@ -145,8 +149,9 @@ _Static_assert(offsetof(struct ut_thread, guard) == 5, "graph.S THR_GUARD");
 #define GSTACK_BYTES (((size_t)UT_GRAPH_STACK_MAX + GSTACK_SPARE) * sizeof(struct ut_gframe))
 #define barrier() __asm__ volatile("" ::: "memory")
 
-int ut_graph_write(void *area, unsigned int nr_cpus, struct ut_ev *ev, struct rseq *rs,
-		   uint64_t *post);
+/* common/arch/x86_64/rb_write.S: ut_rb_write that also reports the wpos committed */
+int ut_rb_write_post(void *area, unsigned int nr_cpus, struct ut_ev *ev, struct rseq *rs,
+		     uint64_t *post);
 int ut_graph_cas_on_cpu(struct rseq *rs, unsigned int cpu, uint64_t *addr, uint64_t e0,
 			uint64_t e1, uint64_t n0);
 
@@ -217,7 +222,7 @@ static int gwrite(struct ut_ctl *ctl, struct ut_ev *ev, uint64_t *post)
 	int r;
 
 	if (rs)
-		return ut_graph_write(ctl, ut_rt_nr_cpus, ev, rs, post);
+		return ut_rb_write_post(ctl, ut_rt_nr_cpus, ev, rs, post);
 	ev->ts = rdtsc();
 	r = ctl->write_mode == UT_CTL_WRITE_LOCKED ? ut_rb_write_locked(ctl, ut_rt_nr_cpus, ev)
 						   : -ENOSYS;

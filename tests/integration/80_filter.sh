@@ -91,7 +91,9 @@ expect_eq "graph files: flags" \
 	"filtered 0 fs_alpha=1 fs_alpha_two=1 fs_beta=3 fs_gamma=5 fs_delta=1" "$(flags)"
 expect_write_err "graph: ! of a function not in it: EINVAL" "Invalid argument" '!fs_alpha' \
 	"$T/set_graph_function"
-expect_write_err "graph: no line numbers" "Invalid argument" 1 "$T/set_graph_function"
+echo 1 >"$T/set_graph_function"
+expect_eq "graph: line numbers, as in set_ftrace_filter" \
+	"$(sed -n 1p "$T/available_filter_functions")" "$(cat "$T/set_graph_function")"
 echo >"$T/set_graph_function"
 echo >"$T/set_graph_notrace"
 
@@ -196,6 +198,27 @@ echo nop > "$T/current_tracer"
 exec 8>&-
 wait $FM
 expect_eq "runtime: the program survived the live changes" 0 "$?"
+
+# A hostile peer (tests/progs/bad_sites): malformed and out-of-order SITES packets
+# end its connection and nothing else; odd but legal ones (restart, replace, unload,
+# going away mid-object) keep it.
+want_closed="before-hello len-mismatch nr-too-large path-unterminated path-relative
+first-past-total nr-past-total total-huge unload-with-offsets chunk-out-of-order
+chunk-other-total chunk-other-base chunk-never-started chunk-after-complete
+short-packet oversized-packet"
+out=$("$PROGS/bad_sites" hostile 2>&1)
+expect_eq "hostile SITES: every bad packet closes the connection" \
+	"$(for n in $want_closed; do echo "closed $n"; done; echo "open odd-but-legal")" "$out"
+expect_eq "hostile SITES: utracefs still serves" "1 1" \
+	"$(kill -0 "$UT_FS_PID" && echo 1) $(cat "$T/available_filter_functions" >/dev/null && echo 1)"
+# Announcing huge objects costs nothing until their offsets come.
+grew=$("$PROGS/bad_sites" huge "$UT_FS_PID" | sed -n 's/^grew \([0-9-]*\) MB$/\1/p')
+expect_eq "huge totals announced without offsets: no memory taken" 1 \
+	"$([ -n "$grew" ] && [ "$grew" -lt 256 ] && echo 1 || echo "grew $grew MB")"
+# After an exec the new image may register before the old image's queued packets are
+# read: those must not replace the new image's objects.
+expect_eq "an exec'd image's objects are not replaced by the old image's" "sites 2" \
+	"$("$PROGS/bad_sites" exec 2>&1)"
 
 # The kernel as an oracle for the errors, where its function tracer can be read.
 if kt_available && cat "$KT/set_ftrace_filter" >/dev/null 2>&1; then

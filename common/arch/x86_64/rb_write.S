@@ -19,6 +19,13 @@
  *   int ut_rb_write(void *area, unsigned int nr_cpus, struct ut_ev *ev)
  *   returns 0, -ENOSPC (dropped), -EAGAIN (ring disabled / bad cpu), -EINVAL
  *   (bad len), -ENOSYS (rseq not registered for this thread).
+ *
+ *   int ut_rb_write_post(void *area, unsigned int nr_cpus, struct ut_ev *ev,
+ *                        struct rseq *rs, uint64_t *post)
+ *   the same with the caller's rseq area (the runtime's per-thread choice, graph.c)
+ *   and the commit reported: returns the CPU written to, with *post = the wpos
+ *   committed (tracing_thresh rewinds the ring to before the event), or -ENOSPC,
+ *   -EAGAIN, -EINVAL as above.
  */
 
 #define EINVAL 22
@@ -33,20 +40,36 @@
 #define RB_PAGE_MAGIC 0x75745042
 #define RSEQ_SIG 0x53053053
 
-	.text
-	.globl ut_rb_write
-	.hidden ut_rb_write
-	.type ut_rb_write, @function
-	.balign 16
-ut_rb_write:
-	.cfi_startproc
-	movzwl (%rdx), %eax			/* len */
+	/* eax = ev->len (rdx = ev), or to .Leinval */
+	.macro CHECK_LEN
+	movzwl (%rdx), %eax
 	testl $7, %eax
 	jnz .Leinval
 	cmpl $16, %eax
 	jb .Leinval
 	cmpl $RB_PAGE_DATA, %eax
 	ja .Leinval
+	.endm
+
+	.text
+	.globl ut_rb_write_post
+	.hidden ut_rb_write_post
+	.type ut_rb_write_post, @function
+	.balign 16
+ut_rb_write_post:
+	.cfi_startproc
+	CHECK_LEN
+	jmp .Lhave_rseq_post
+	.cfi_endproc
+	.size ut_rb_write_post, . - ut_rb_write_post
+
+	.globl ut_rb_write
+	.hidden ut_rb_write
+	.type ut_rb_write, @function
+	.balign 16
+ut_rb_write:
+	.cfi_startproc
+	CHECK_LEN
 	movq __rseq_size@GOTPCREL(%rip), %rcx
 	cmpl $20, (%rcx)
 	jb .Lfallback
@@ -57,6 +80,8 @@ ut_rb_write:
 	jl .Lfallback
 
 .Lhave_rseq:
+	xorl %r8d, %r8d				/* post: none */
+.Lhave_rseq_post:				/* (ut_rb_write_post's CFI is ut_rb_write's) */
 	pushq %rbx
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbx, 0
@@ -72,6 +97,10 @@ ut_rb_write:
 	pushq %r15
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %r15, 0
+	pushq %rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq %r8, %rbp				/* post, or NULL */
 	movq %rdi, %r12				/* area */
 	movl %esi, %r13d			/* nr_cpus */
 	movq %rdx, %r14				/* ev */
@@ -130,8 +159,7 @@ ut_rb_write:
 	jb 2b
 	leaq 4096(%r10,%rbx), %rcx		/* wpos: off += len, entries += 1 */
 	movq %r9, %rdx
-	xorl %eax, %eax
-	jmp .Lcommit
+	jmp .Lwritten
 
 .Lnewpage:
 	movq %r10, %rdx
@@ -182,11 +210,25 @@ ut_rb_write:
 	orq $4096, %rdx				/* entries = 1, off = len */
 	movq %rdx, %rcx
 	movq %r9, %rdx
-	xorl %eax, %eax
+.Lwritten:
+	movq %r9, %rax
+	subq %r12, %rax
+	subq $RB_CPU_OFF, %rax
+	shrq $7, %rax				/* the result: the cpu of rc */
 .Lcommit:
 	movq %rcx, (%rdx)			/* THE commit: last instruction of the sequence */
 .Lpost:
+	testl %eax, %eax
+	js .Lout
+	testq %rbp, %rbp
+	jz 6f
+	movq %rcx, (%rbp)			/* ut_rb_write_post: *post */
+	jmp .Lout
+6:	xorl %eax, %eax				/* ut_rb_write: 0 */
 .Lout:
+	popq %rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbp
 	popq %r15
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %r15
@@ -203,12 +245,13 @@ ut_rb_write:
 	.cfi_adjust_cfa_offset -8
 	.cfi_restore %rbx
 	ret
-	.cfi_adjust_cfa_offset 40
-	.cfi_rel_offset %rbx, 32
-	.cfi_rel_offset %r12, 24
-	.cfi_rel_offset %r13, 16
-	.cfi_rel_offset %r14, 8
-	.cfi_rel_offset %r15, 0
+	.cfi_adjust_cfa_offset 48
+	.cfi_rel_offset %rbx, 40
+	.cfi_rel_offset %r12, 32
+	.cfi_rel_offset %r13, 24
+	.cfi_rel_offset %r14, 16
+	.cfi_rel_offset %r15, 8
+	.cfi_rel_offset %rbp, 0
 .Leagain:
 	movl $-EAGAIN, %eax
 	jmp .Lout
@@ -219,12 +262,13 @@ ut_rb_write:
 .Labort:
 	jmp .Lrestart				/* the kernel cleared rseq_cs: re-arm and retry */
 
-	.cfi_adjust_cfa_offset -40
+	.cfi_adjust_cfa_offset -48
 	.cfi_restore %rbx
 	.cfi_restore %r12
 	.cfi_restore %r13
 	.cfi_restore %r14
 	.cfi_restore %r15
+	.cfi_restore %rbp
 .Leinval:
 	movl $-EINVAL, %eax
 	ret

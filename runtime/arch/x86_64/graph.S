@@ -11,16 +11,16 @@
  *                      = the slot; the landing is ut_return_to_handler.
  * ut_return_to_handler a hijacked function returns here (directly or through C):
  *                      rsp = slot + 8.
- * ut_graph_write       the ring writer for graph events from C, which also
- *                      reports the wpos it committed (tracing_thresh rewinds).
  * ut_graph_cas_on_cpu  one conditional store inside an rseq critical section on
  *                      a given CPU (the rewind, or an entry turned into DISCARD).
  *
  * FAST PATHS.  The common entry (the thread has a shadow stack with room, no dead
- * frame on top, not a tail call, no depth limit, no thresh/NOSLEEP/RETADDR/NOIRQS
- * work, an rseq area) and the common return (the top frame is the returning one,
- * no thresh, no NOSLEEP) are done here without calling C and without touching a
- * vector register: the entry writes a 32-byte gent, the return a 48-byte gret,
+ * frame on top, not a tail call, no depth limit, no NOSLEEP/RETADDR/NOIRQS/SELECT
+ * option, an rseq area) and the common return (the top frame is the returning one,
+ * no NOSLEEP, NOIRQS; under tracing_thresh a long call, or a short one whose entry
+ * is the tail of its CPU's page: the rewind) are done here without calling C and
+ * without touching a vector register: the entry writes a 32-byte gent (the frame
+ * keeps the wpos it committed and the CPU, for the rewind), the return a 48-byte gret,
  * with the algorithm of ut_rb_write_on_cpu() (common/ut_ring_ref.c) inside an
  * rseq critical section whose last instruction is the commit.  Everything else
  * goes to ut_graph_entry()/ut_graph_return() (graph.c) with every register saved,
@@ -31,6 +31,8 @@
  * ones): a caller compiled with -fipa-ra may keep values in caller-saved
  * registers that the traced callee does not touch.
  */
+
+#include "fpsave.h"
 
 #define RB_DATA_OFF 36864	/* UT_RB_DATA_OFF */
 #define RB_PAGE_DATA 4064	/* UT_RB_PAGE_DATA */
@@ -71,54 +73,12 @@
 #define GF_VALID 1
 #define GF_MARKER 2
 
-	/* Save the vector state (mask: XCR0 components | extra) into an aligned area; rbx = old rsp. */
-	.macro SAVE_FP extra, cfi=0
-	movq %rsp, %rbx
-	.if \cfi
-	.cfi_def_cfa_register %rbx
-	.endif
-	subq ut_rt_xsave_size(%rip), %rsp
-	andq $-64, %rsp
-	movl ut_rt_xsave_mode(%rip), %eax
-	testl %eax, %eax
-	jz 8f
-	xorl %edx, %edx
-	movq %rdx, 512(%rsp)
-	movq %rdx, 520(%rsp)
-	movq %rdx, 528(%rsp)
-	movq %rdx, 536(%rsp)
-	movq %rdx, 544(%rsp)
-	movq %rdx, 552(%rsp)
-	movq %rdx, 560(%rsp)
-	movq %rdx, 568(%rsp)
-	cmpl $2, %eax
-	movl ut_rt_xsave_mask(%rip), %eax	/* mov keeps the flags of the cmp */
-	je 7f
-	orl $\extra, %eax
-	xsave (%rsp)
-	jmp 9f
-7:	orl $\extra, %eax
-	xsavec (%rsp)
-	jmp 9f
-8:	fxsave (%rsp)
-9:
-	.endm
-
-	.macro RESTORE_FP extra
-	movl ut_rt_xsave_mode(%rip), %eax
-	testl %eax, %eax
-	jz 8f
-	movl ut_rt_xsave_mask(%rip), %eax
-	orl $\extra, %eax
-	xorl %edx, %edx
-	xrstor (%rsp)
-	jmp 9f
-8:	fxrstor (%rsp)
-9:	movq %rbx, %rsp
-	.endm
-
-	/* the ten general registers a C call may clobber (and rbx for SAVE_FP) */
-	.macro PUSH_GPRS
+	/*
+	 * The registers a C call may clobber, less r11 at an entry (free at a function's
+	 * entry; ENTRY_CHECK has used it already).  The fast paths use no other; the slow
+	 * paths push rbx (SAVE_FP's) on top, which gives ut_graph_return its layout.
+	 */
+	.macro PUSH_GPRS r11=1
 	pushq %rax
 	pushq %rcx
 	pushq %rdx
@@ -127,13 +87,15 @@
 	pushq %r8
 	pushq %r9
 	pushq %r10
+	.if \r11
 	pushq %r11
-	pushq %rbx
+	.endif
 	.endm
 
-	.macro POP_GPRS
-	popq %rbx
+	.macro POP_GPRS r11=1
+	.if \r11
 	popq %r11
+	.endif
 	popq %r10
 	popq %r9
 	popq %r8
@@ -148,17 +110,15 @@
  * The ring write shared by both fast paths, inside the caller's critical section
  * (.Lstart_X .. .Lpost_X; the caller armed rseq_cs).  In: r10 = struct rseq,
  * r11 = area, r9 = the event's first 8 bytes (len/type/flags/tid).  rdx gets the
- * time stamp, rcx the rb_cpu, rsi the new wpos, r8d the cpu, rax the event's
- * address; the caller writes the body (at 16(%rax)) then commits with
+ * time stamp, rcx the rb_cpu, rsi the new wpos, r8 the event's address; rax is
+ * free; the caller writes the body (at 16(%r8)) then commits with
  * `movq %rsi, (%rcx)`.  Jumps to \fail when the ring takes nothing (disabled,
  * bad cpu), to \newpage when the event needs a new page (left to C: the page
- * switch and the no-overwrite "full" count).  Clobbers rbx only: rdi (the frame)
- * survives, and so still holds it at an abort.
+ * switch and the no-overwrite "full" count); rdx is no time stamp there.  rdi
+ * (the frame) survives, and so still holds it at an abort.  The time stamp is
+ * read last, just before the event is written.
  */
 	.macro RING_RESERVE len, fail, newpage
-	rdtsc
-	shlq $32, %rdx
-	orq %rax, %rdx				/* rdx: ts */
 	movl 4(%r10), %eax			/* cpu_id */
 	cmpl ut_rt_nr_cpus(%rip), %eax
 	jae \fail
@@ -167,9 +127,9 @@
 	leaq 4096(%r11,%rax), %rcx		/* rcx: struct rb_cpu */
 	cmpl $0, 24(%rcx)			/* enabled */
 	je \fail
-	cmpl $3, 16(%rcx)			/* nr_pages */
-	jb \fail
-	cmpl $RB_MAX_PAGES, 16(%rcx)
+	movl 16(%rcx), %eax			/* nr_pages in [3, RB_MAX_PAGES] */
+	subl $3, %eax
+	cmpl $(RB_MAX_PAGES - 3), %eax
 	ja \fail
 	movq (%rcx), %rsi			/* rsi: wpos */
 	movq %rsi, %rax
@@ -177,22 +137,39 @@
 	andl $0x3ffff, %eax			/* slot */
 	cmpl 16(%rcx), %eax
 	jae \fail
-	movq %r8, %rbx
-	shlq $18, %rbx
-	addq %rax, %rbx
-	shlq $12, %rbx				/* cpu << 30 | slot << 12 */
+	shlq $18, %r8
+	addq %rax, %r8
+	shlq $12, %r8				/* cpu << 30 | slot << 12 */
 	movl %esi, %eax
 	andl $0xfff, %eax			/* off */
 	cmpl $(RB_PAGE_DATA - \len), %eax
 	ja \newpage				/* a new page: C does it */
-	leaq RB_DATA_OFF(%r11,%rbx), %rbx	/* the current page */
-	testl %eax, %eax
+	leaq (RB_DATA_OFF + 32)(%r11,%r8), %r8	/* the current page's data */
+	addq %rax, %r8				/* r8: the event */
+	rdtsc
+	shlq $32, %rdx
+	orq %rax, %rdx				/* rdx: ts */
+	testl $0xfff, %esi
 	jnz 1f
-	movq %rdx, (%rbx)			/* page->time_stamp */
-1:	leaq 32(%rbx,%rax), %rax		/* the event */
-	movq %r9, (%rax)
-	movq %rdx, 8(%rax)
+	movq %rdx, -32(%r8)			/* off 0: page->time_stamp */
+1:	movq %r9, (%r8)
+	movq %rdx, 8(%r8)
 	leaq (4096 + \len)(%rsi), %rsi		/* entries + 1, off + len */
+	.endm
+
+/*
+ * \rs = ut_thr.rseq (r10: ut_thr's TLS offset; \rs may be r10 itself); none: to
+ * \none.  Then arm rseq_cs with \cs: \restart is where the abort handler comes
+ * back to, \start the critical section's first instruction.  Clobbers rax.
+ */
+	.macro RSEQ_BEGIN rs, none, cs, restart, start
+	movq %fs:THR_RSEQ(%r10), \rs
+	testq \rs, \rs
+	jz \none
+\restart:
+	leaq \cs(%rip), %rax
+	movq %rax, 8(\rs)
+\start:
 	.endm
 
 	.text
@@ -209,18 +186,16 @@
 	cmpl $0, ut_rt_off(%rip)
 	je 2f
 1:	ret
-2:	PUSH_GPRS
-	.cfi_adjust_cfa_offset 80
-	.cfi_rel_offset %rax, 72
-	.cfi_rel_offset %rcx, 64
-	.cfi_rel_offset %rdx, 56
-	.cfi_rel_offset %rsi, 48
-	.cfi_rel_offset %rdi, 40
-	.cfi_rel_offset %r8, 32
-	.cfi_rel_offset %r9, 24
-	.cfi_rel_offset %r10, 16
-	.cfi_rel_offset %r11, 8
-	.cfi_rel_offset %rbx, 0
+2:	PUSH_GPRS 0
+	.cfi_adjust_cfa_offset 64
+	.cfi_rel_offset %rax, 56
+	.cfi_rel_offset %rcx, 48
+	.cfi_rel_offset %rdx, 40
+	.cfi_rel_offset %rsi, 32
+	.cfi_rel_offset %rdi, 24
+	.cfi_rel_offset %r8, 16
+	.cfi_rel_offset %r9, 8
+	.cfi_rel_offset %r10, 0
 	.endm
 
 	/* objects without per-site stubs (rare): the same body, other inputs */
@@ -231,7 +206,7 @@
 ut_tramp_graph:
 	.cfi_startproc
 	ENTRY_CHECK
-	movq 80(%rsp), %r8			/* r8: ip = site + 5 */
+	movq 64(%rsp), %r8			/* r8: ip = site + 5 */
 	leaq ut_return_to_handler(%rip), %r9	/* r9: the landing */
 	jmp .Le_common
 	.cfi_endproc
@@ -244,7 +219,7 @@ ut_tramp_graph:
 ut_tramp_graph_site:
 	.cfi_startproc
 	ENTRY_CHECK
-	movq 80(%rsp), %r9			/* B */
+	movq 64(%rsp), %r9			/* B */
 	movslq 17(%r9), %r8
 	leaq 21(%r9,%r8), %r8			/* r8: ip = site + 5 */
 	addq $5, %r9				/* r9: the landing, C */
@@ -252,10 +227,9 @@ ut_tramp_graph_site:
 	/* fast path conditions; anything unusual goes to C (r8, r9 kept for it) */
 	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
 	jne .Le_done
-	/* thresh (needs the entry's wpos), max depth, options: all 0, or C */
-	movq CTL_THRESH(%r11), %rax
-	orq CTL_MAX_DEPTH(%r11), %rax		/* max_graph_depth and graph_opts */
-	jnz .Le_slow
+	/* max depth, options: both 0, or C (thresh is fine: the frame keeps post, cpu) */
+	cmpq $0, CTL_MAX_DEPTH(%r11)		/* max_graph_depth and graph_opts */
+	jne .Le_slow
 	movq ut_thr@gottpoff(%rip), %r10
 	cmpl $0, %fs:THR_TID(%r10)
 	je .Le_slow
@@ -271,7 +245,7 @@ ut_tramp_graph_site:
 	 * A tail call finds its slot holding the landing of the top frame, whose slot
 	 * it is: equal slots go to C below.
 	 */
-	leaq 88(%rsp), %rsi			/* rsi: the slot */
+	leaq 72(%rsp), %rsi			/* rsi: the slot */
 	xorl %edx, %edx				/* edx: depth 0 if empty */
 	testl %ecx, %ecx
 	jz 3f
@@ -303,24 +277,20 @@ ut_tramp_graph_site:
 	shll $24, %r9d
 	orq %rax, %r9
 	orq $EV_HDR_GENT, %r9			/* r9: header */
-	movq %fs:THR_RSEQ(%r10), %r10		/* r10: struct rseq */
-	testq %r10, %r10
-	jz .Le_unwritten
-.Le_restart:
-	leaq .Lcs_e(%rip), %rax
-	movq %rax, 8(%r10)
-.Lstart_e:
-	RING_RESERVE 32, .Le_full, .Le_undo
-	movq GF_IP(%rdi), %rbx
-	movq %rbx, 16(%rax)			/* ip */
-	movzwl GF_DEPTH(%rdi), %ebx
-	movq %rbx, 24(%rax)			/* depth, nextra 0 */
+	RSEQ_BEGIN %r10, .Le_unwritten, .Lcs_e, .Le_restart, .Lstart_e	/* r10: struct rseq */
+	RING_RESERVE 32, .Le_unwritten, .Le_undo
+	movq GF_IP(%rdi), %rax
+	movq %rax, 16(%r8)			/* ip */
+	movzwl GF_DEPTH(%rdi), %eax
+	movq %rax, 24(%r8)			/* depth, nextra 0 */
 	movq %rsi, (%rcx)			/* THE commit */
 .Lpost_e:
 	movq %rdx, GF_CALLTIME(%rdi)
 	movq %rsi, GF_POST(%rdi)
-	incl %r8d
-	movw %r8w, GF_CPU(%rdi)
+	subq %r11, %rcx
+	subl $(4096 - 128), %ecx
+	shrl $7, %ecx				/* 1 + the cpu of that rb_cpu */
+	movw %cx, GF_CPU(%rdi)
 	jmp .Le_hijack
 .Le_undo:					/* a new page: give the frame back, C does it all */
 	movq GF_IP(%rdi), %r8
@@ -328,11 +298,7 @@ ut_tramp_graph_site:
 	movq ut_thr@gottpoff(%rip), %r10
 	decl %fs:THR_GTOP(%r10)			/* flags are still 0 */
 	jmp .Le_slow
-.Le_full:					/* the ring took nothing: the frame without an entry */
-	movq %rdx, GF_CALLTIME(%rdi)
-	movw $0, GF_CPU(%rdi)
-	jmp .Le_hijack
-.Le_unwritten:
+.Le_unwritten:				/* the ring took nothing: the frame without an entry */
 	rdtsc
 	shlq $32, %rdx
 	orq %rax, %rdx
@@ -341,21 +307,26 @@ ut_tramp_graph_site:
 .Le_hijack:
 	movw $GF_VALID, GF_FLAGS(%rdi)		/* complete */
 	movq GF_LANDING(%rdi), %rax
-	movq %rax, 88(%rsp)			/* the slot: return to us */
+	movq %rax, 72(%rsp)			/* the slot: return to us */
 .Le_done:
-	POP_GPRS
-	.cfi_adjust_cfa_offset -80
+	POP_GPRS 0
+	.cfi_adjust_cfa_offset -64
 	ret
-	.cfi_adjust_cfa_offset 80
+	.cfi_adjust_cfa_offset 64
 
 .Le_slow:
+	pushq %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
 	SAVE_FP 0, 1				/* (keeps r8, r9) */
-	leaq 88(%rbx), %rdi			/* the slot */
+	leaq 80(%rbx), %rdi			/* the slot */
 	movq %r8, %rsi				/* ip */
 	movq %r9, %rdx				/* landing */
 	call ut_graph_entry
-	RESTORE_FP 0
-	.cfi_def_cfa_register %rsp
+	RESTORE_FP 0, 0, 1
+	popq %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
 	jmp .Le_done
 
 	.byte 0x0f, 0xb9, 0x3d
@@ -366,7 +337,7 @@ ut_tramp_graph_site:
 	movq ut_rt_ctl(%rip), %r11
 	testq %r11, %r11
 	jnz .Le_restart
-	jmp .Le_full				/* detached meanwhile */
+	jmp .Le_unwritten			/* detached meanwhile */
 	.cfi_endproc
 	.size ut_tramp_graph_site, . - ut_tramp_graph_site
 
@@ -397,7 +368,7 @@ ut_return_to_handler:
 	jz .Lr_slow
 	shlq $GF_SHIFT, %rcx
 	leaq -GF_SIZE(%rdi,%rcx), %rdi		/* rdi: the top frame */
-	leaq 80(%rsp), %rsi			/* rsi: the slot */
+	leaq 72(%rsp), %rsi			/* rsi: the slot */
 	cmpq %rsi, GF_SLOT(%rdi)
 	jne .Lr_slow				/* dead frames above, or not on top */
 	cmpw $GF_VALID, GF_FLAGS(%rdi)
@@ -417,41 +388,38 @@ ut_return_to_handler:
 	je .Lr_pop
 	cmpl $0, ut_rt_off(%rip)
 	jne .Lr_pop
-	cmpq $0, CTL_THRESH(%r11)
-	jne .Lr_slow
 	testl $3, CTL_GRAPH_OPTS(%r11)		/* NOIRQS, NOSLEEP */
 	jne .Lr_slow
+	movq CTL_THRESH(%r11), %rcx
+	testq %rcx, %rcx
+	jnz .Lr_thresh
+.Lr_write:
 	movzbl %fs:THR_EVFLAGS(%r10), %r9d
 	movl %fs:THR_TID(%r10), %eax
 	shlq $32, %rax
 	shll $24, %r9d
 	orq %rax, %r9
 	orq $EV_HDR_GRET, %r9
-	movq %fs:THR_RSEQ(%r10), %r10
-	testq %r10, %r10
-	jz .Lr_slow
-.Lr_restart:
-	leaq .Lcs_r(%rip), %rax
-	movq %rax, 8(%r10)
-.Lstart_r:
+	RSEQ_BEGIN %r10, .Lr_slow, .Lcs_r, .Lr_restart, .Lstart_r	/* r10: struct rseq */
 	RING_RESERVE 48, .Lr_slow, .Lr_slow
-	movq GF_IP(%rdi), %rbx
-	movq %rbx, 16(%rax)			/* ip */
-	movq GF_CALLTIME(%rdi), %rbx
-	movq %rbx, 24(%rax)			/* calltime */
-	movq ut_thr@gottpoff(%rip), %r8		/* (r8: the cpu, not needed here) */
-	movl %fs:THR_GOVERRUN(%r8), %ebx
-	shlq $32, %rbx
-	movw GF_DEPTH(%rdi), %bx
-	movq %rbx, 32(%rax)			/* depth, overrun */
-	movq 72(%rsp), %rbx
-	movq %rbx, 40(%rax)			/* retval = rax */
+	movq GF_IP(%rdi), %rax
+	movq %rax, 16(%r8)			/* ip */
+	movq GF_CALLTIME(%rdi), %rax
+	movq %rax, 24(%r8)			/* calltime */
+	movq ut_thr@gottpoff(%rip), %rax
+	movl %fs:THR_GOVERRUN(%rax), %eax
+	shlq $32, %rax
+	movzwl GF_DEPTH(%rdi), %r11d		/* (.Labort_r reloads r11) */
+	orq %r11, %rax
+	movq %rax, 32(%r8)			/* depth, overrun */
+	movq 64(%rsp), %rax
+	movq %rax, 40(%r8)			/* retval = rax */
 	movq %rsi, (%rcx)			/* THE commit */
 .Lpost_r:
-	movq %r8, %r10
+	movq ut_thr@gottpoff(%rip), %r10
 .Lr_pop:					/* rdi: the top frame, r10: ut_thr */
 	movq GF_RET(%rdi), %rax
-	movq %rax, 80(%rsp)			/* return to the original */
+	movq %rax, 72(%rsp)			/* return to the original */
 	movq GF_LANDING(%rdi), %r11
 	movw $0, GF_FLAGS(%rdi)			/* flags 0 first, then the top (graph.c) */
 	decl %fs:THR_GTOP(%r10)
@@ -473,13 +441,62 @@ ut_return_to_handler:
 	leaq 8(%rsp), %rsp
 	jmp *-8(%rsp)
 
+	/*
+	 * tracing_thresh (rcx: thresh_tsc): a call at or over it gets its exit as
+	 * above.  A shorter one whose entry is still the last event of its CPU's page,
+	 * not the first one, written by this fast path's 32-byte kind, and this thread
+	 * is on that CPU: wpos goes back to its value before the entry (one store in
+	 * an rseq sequence), no exit.  Everything else is graph.c's (unwrite_entry:
+	 * DISCARD in place, another CPU, a page's first event, no entry written).
+	 */
+.Lr_thresh:
+	rdtsc
+	shlq $32, %rdx
+	orq %rax, %rdx
+	subq GF_CALLTIME(%rdi), %rdx
+	cmpq %rcx, %rdx
+	jae .Lr_write				/* long: the exit */
+	testb $0x80, GF_EVFLAGS(%rdi)		/* a 40-byte RETADDR entry */
+	jnz .Lr_slow
+	movzwl GF_CPU(%rdi), %r8d
+	decl %r8d				/* 0 (no entry) wraps: C */
+	cmpl ut_rt_nr_cpus(%rip), %r8d
+	jae .Lr_slow
+	movq GF_POST(%rdi), %rsi		/* rsi: the wpos the entry committed */
+	movl %esi, %eax
+	andl $0xfff, %eax
+	cmpl $32, %eax				/* the first event of its page: C */
+	jbe .Lr_slow
+	leaq -(4096 + 32)(%rsi), %r9		/* r9: wpos before it (entries - 1, off - 32) */
+	RSEQ_BEGIN %rdx, .Lr_slow, .Lcs_t, .Lr_trestart, .Lstart_t	/* rdx: struct rseq */
+	cmpl 4(%rdx), %r8d			/* on the entry's CPU */
+	jne .Lr_slow
+	movl %r8d, %ecx
+	shlq $7, %rcx
+	leaq 4096(%r11,%rcx), %rcx		/* rcx: its struct rb_cpu */
+	cmpq (%rcx), %rsi			/* the entry is still the tail */
+	jne .Lr_slow
+	movq %r9, (%rcx)			/* THE commit: the rewind */
+.Lpost_t:
+	jmp .Lr_pop
+
+	.byte 0x0f, 0xb9, 0x3d
+	.long RSEQ_SIG
+.Labort_t:					/* rdx, r10 survive an abort */
+	movq ut_rt_ctl(%rip), %r11
+	testq %r11, %r11
+	jnz .Lr_trestart
+	jmp .Lr_slow
+
 .Lr_slow:
+	pushq %rbx
 	SAVE_FP 1				/* and the x87 stack: long double results */
 	movq %rbx, %rdi				/* the saved registers, then the slot */
 	call ut_graph_return
 	movl %eax, %r11d			/* 1: ret (RESTORE_FP keeps r11) */
 	RESTORE_FP 1
 	testl %r11d, %r11d			/* (pops keep the flags) */
+	popq %rbx
 	POP_GPRS
 	jz .Lr_jmp
 	ret					/* to the original return address, now in the slot */
@@ -497,206 +514,6 @@ ut_return_to_handler:
 	.size ut_return_to_handler, . - ut_return_to_handler
 
 /* ---- C helpers ------------------------------------------------------------------- */
-
-/*
- * int ut_graph_write(void *area, unsigned int nr_cpus, struct ut_ev *ev,
- *                    struct rseq *rs, uint64_t *post)
- * Writes ev (ev->ts set inside the sequence) as ut_rb_write() does, with the given
- * rseq area.  Returns the CPU (*post = the wpos committed), -EAGAIN (disabled, bad
- * cpu), -ENOSPC (dropped, counted), -EINVAL (bad len).
- */
-	.globl ut_graph_write
-	.hidden ut_graph_write
-	.type ut_graph_write, @function
-	.balign 16
-ut_graph_write:
-	.cfi_startproc
-	movzwl (%rdx), %eax
-	testl $7, %eax
-	jnz .Lw_einval
-	cmpl $16, %eax
-	jb .Lw_einval
-	cmpl $RB_PAGE_DATA, %eax
-	ja .Lw_einval
-	pushq %rbx
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbx, 0
-	pushq %r12
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %r12, 0
-	pushq %r13
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %r13, 0
-	pushq %r14
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %r14, 0
-	pushq %r15
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %r15, 0
-	pushq %rbp
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	movq %rdi, %r12				/* area */
-	movl %esi, %r13d			/* nr_cpus */
-	movq %rdx, %r14				/* ev */
-	movq %rcx, %r15				/* rseq */
-	movq %r8, %rbp				/* post */
-	movl %eax, %ebx				/* len */
-.Lw_restart:
-	leaq .Lcs_w(%rip), %rax
-	movq %rax, 8(%r15)
-.Lstart_w:
-	movl 4(%r15), %eax			/* cpu_id */
-	cmpl %r13d, %eax
-	jae .Lw_eagain
-	movq %rax, %r8
-	shlq $7, %rax
-	leaq 4096(%r12,%rax), %r9		/* rc */
-	cmpl $0, 24(%r9)
-	je .Lw_eagain
-	movq (%r9), %r10			/* w */
-	movl 16(%r9), %r11d			/* nr */
-	cmpl $3, %r11d
-	jb .Lw_eagain
-	cmpl $RB_MAX_PAGES, %r11d
-	ja .Lw_eagain
-	movq %r10, %rsi
-	shrq $22, %rsi
-	andl $0x3ffff, %esi			/* slot */
-	cmpl %r11d, %esi
-	jae .Lw_eagain
-	rdtsc
-	shlq $32, %rdx
-	orq %rdx, %rax
-	movq %rax, 8(%r14)			/* ev->ts */
-	movq %r8, %rdi
-	shlq $30, %rdi
-	addq %r12, %rdi
-	addq $RB_DATA_OFF, %rdi			/* this CPU's page 0 */
-	movl %r10d, %ecx
-	andl $0xfff, %ecx			/* off */
-	leal (%rcx,%rbx), %edx
-	cmpl $RB_PAGE_DATA, %edx
-	ja .Lw_newpage
-	shlq $12, %rsi
-	addq %rdi, %rsi				/* page */
-	testl %ecx, %ecx
-	jnz 1f
-	movq %rax, (%rsi)
-1:	leaq 32(%rsi,%rcx), %rdi
-	xorl %edx, %edx
-2:	movq (%r14,%rdx), %rcx
-	movq %rcx, (%rdi,%rdx)
-	addq $8, %rdx
-	cmpq %rbx, %rdx
-	jb 2b
-	leaq 4096(%r10,%rbx), %rcx		/* the new wpos */
-	movq %r9, %rdx
-	movl %r8d, %eax				/* the result: cpu */
-	jmp .Lw_commit
-.Lw_newpage:
-	movq %r10, %rdx
-	shrq $40, %rdx
-	incl %edx
-	andl $0xffffff, %edx			/* nvp */
-	leal 1(%rsi), %ecx
-	cmpl %r11d, %ecx
-	jb 3f
-	xorl %ecx, %ecx				/* nslot */
-3:	testl $1, 20(%r9)
-	jnz 4f
-	movl %edx, %eax
-	subl 64(%r9), %eax
-	andl $0xffffff, %eax
-	cmpl %r11d, %eax
-	jb 4f
-	movq 8(%r9), %rcx			/* full: dropped + 1 */
-	incq %rcx
-	leaq 8(%r9), %rdx
-	movl $-28, %eax
-	jmp .Lw_commit
-4:	movl %ecx, %r11d
-	shlq $12, %rsi
-	addq %rdi, %rsi				/* old page */
-	shlq $12, %rcx
-	addq %rdi, %rcx				/* new page */
-	movq %r10, 8(%rsi)
-	movl %edx, 24(%rcx)
-	movl $RB_PAGE_MAGIC, 28(%rcx)
-	movq $0, 8(%rcx)
-	movq %r10, %rdi
-	shrq $12, %rdi
-	andl $0x3ff, %edi
-	addq 16(%rsi), %rdi
-	movq %rdi, 16(%rcx)
-	movq 8(%r14), %rax
-	movq %rax, (%rcx)
-	xorl %edi, %edi
-5:	movq (%r14,%rdi), %rax
-	movq %rax, 32(%rcx,%rdi)
-	addq $8, %rdi
-	cmpq %rbx, %rdi
-	jb 5b
-	shlq $40, %rdx
-	shlq $22, %r11
-	orq %r11, %rdx
-	orq %rbx, %rdx
-	orq $4096, %rdx
-	movq %rdx, %rcx
-	movq %r9, %rdx
-	movl %r8d, %eax
-.Lw_commit:
-	movq %rcx, (%rdx)			/* THE commit */
-.Lpost_w:
-	testl %eax, %eax
-	js .Lw_out
-	movq %rcx, (%rbp)			/* *post */
-.Lw_out:
-	popq %rbp
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbp
-	popq %r15
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r15
-	popq %r14
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r14
-	popq %r13
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r13
-	popq %r12
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %r12
-	popq %rbx
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbx
-	ret
-	.cfi_adjust_cfa_offset 48
-	.cfi_rel_offset %rbx, 40
-	.cfi_rel_offset %r12, 32
-	.cfi_rel_offset %r13, 24
-	.cfi_rel_offset %r14, 16
-	.cfi_rel_offset %r15, 8
-	.cfi_rel_offset %rbp, 0
-.Lw_eagain:
-	movl $-11, %eax
-	jmp .Lw_out
-	.byte 0x0f, 0xb9, 0x3d
-	.long RSEQ_SIG
-.Labort_w:
-	jmp .Lw_restart
-	.cfi_adjust_cfa_offset -48
-	.cfi_restore %rbx
-	.cfi_restore %r12
-	.cfi_restore %r13
-	.cfi_restore %r14
-	.cfi_restore %r15
-	.cfi_restore %rbp
-.Lw_einval:
-	movl $-22, %eax
-	ret
-	.cfi_endproc
-	.size ut_graph_write, . - ut_graph_write
 
 /*
  * int ut_graph_cas_on_cpu(struct rseq *rs, unsigned int cpu, uint64_t *addr,
@@ -755,11 +572,11 @@ ut_graph_cas_on_cpu:
 	.quad .Lpost_r - .Lstart_r
 	.quad .Labort_r
 	.balign 32
-.Lcs_w:
+.Lcs_t:
 	.long 0, 0
-	.quad .Lstart_w
-	.quad .Lpost_w - .Lstart_w
-	.quad .Labort_w
+	.quad .Lstart_t
+	.quad .Lpost_t - .Lstart_t
+	.quad .Labort_t
 	.balign 32
 .Lcs_c:
 	.long 0, 0

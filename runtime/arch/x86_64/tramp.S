@@ -28,6 +28,8 @@
  * (ctl->write_mode), and is counted in ut_rt_lost otherwise.
  */
 
+#include "fpsave.h"
+
 #define RB_DATA_OFF 36864	/* UT_RB_DATA_OFF */
 #define RB_PAGE_DATA 4064	/* UT_RB_PAGE_DATA */
 #define RB_MAX_PAGES 0x40000	/* UT_RB_MAX_PAGES */
@@ -40,60 +42,17 @@
 #define FRAME 72		/* bytes pushed: [rsp + FRAME] = site + 5 */
 
 	/*
-	 * For calls into C: the traced function's entry need not be 16-byte aligned
-	 * (GCC's -fipa-stack-alignment drops the alignment of calls to functions that
-	 * do not need it), so align the stack explicitly; rbx (saved) keeps the old rsp.
-	 *
-	 * The argument registers may be ymm/zmm (functions built with -mavx), and C code
-	 * on the slow paths (glibc's AVX2 string functions end with vzeroupper) clobbers
-	 * their upper halves: save the whole vector state with xsavec/xsave, as the
-	 * dynamic linker's lazy-binding trampolines do, into a 64-byte aligned area whose
-	 * size and component mask init.c computed from cpuid leaf 0xd (ut_rt_xsave_*).
-	 * Without XSAVE there are no ymm registers and fxsave keeps xmm0-15.
-	 * rax and rdx are free here (saved in the frame); RESTORE_XMM keeps rax (the
-	 * C function's result) in r11, which every caller reloads before using.
+	 * For calls into C: SAVE_XMM saves the whole vector state below an aligned
+	 * stack, rbx (saved) keeping the old rsp (fpsave.h); rax and rdx are free here
+	 * (saved in the frame).  RESTORE_XMM keeps rax (the C function's result) in
+	 * r11, which every caller reloads before using.
 	 */
 	.macro SAVE_XMM
-	movq %rsp, %rbx
-	.cfi_def_cfa_register %rbx
-	subq ut_rt_xsave_size(%rip), %rsp
-	andq $-64, %rsp
-	movl ut_rt_xsave_mode(%rip), %eax
-	testl %eax, %eax
-	jz 8f
-	xorl %edx, %edx			/* the header: xrstor faults on reserved bits */
-	movq %rdx, 512(%rsp)			/* that xsave leaves as they were */
-	movq %rdx, 520(%rsp)
-	movq %rdx, 528(%rsp)
-	movq %rdx, 536(%rsp)
-	movq %rdx, 544(%rsp)
-	movq %rdx, 552(%rsp)
-	movq %rdx, 560(%rsp)
-	movq %rdx, 568(%rsp)
-	cmpl $2, %eax
-	movl ut_rt_xsave_mask(%rip), %eax
-	je 7f
-	xsave (%rsp)
-	jmp 9f
-7:	xsavec (%rsp)
-	jmp 9f
-8:	fxsave (%rsp)
-9:
+	SAVE_FP 0, 1
 	.endm
 
 	.macro RESTORE_XMM
-	movq %rax, %r11
-	movl ut_rt_xsave_mode(%rip), %eax
-	testl %eax, %eax
-	jz 8f
-	movl ut_rt_xsave_mask(%rip), %eax
-	xorl %edx, %edx
-	xrstor (%rsp)				/* either form: xsavec set XCOMP_BV bit 63 */
-	jmp 9f
-8:	fxrstor (%rsp)
-9:	movq %r11, %rax
-	movq %rbx, %rsp
-	.cfi_def_cfa_register %rsp
+	RESTORE_FP 0, 1, 1
 	.endm
 
 	.macro PUSH reg
