@@ -14,7 +14,8 @@ SAN ?=
 CC ?= gcc
 
 DEPS_BUILD := gcc g++ clang make pkg-config libfuse3-dev fuse3 libelf-dev libcmocka-dev
-DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox
+# tcl8.6: SQLite's makefile generates sqlite3.c with tclsh (bench/real.sh).
+DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6
 
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null)
@@ -142,10 +143,17 @@ deps:
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 
+# bench/real.sh builds Lua and SQLite from Debian's source packages (apt-get source):
+# source lists are enabled once by copying the binary ones (shared/DESIGN.md).
 deps-bench: deps
 	@missing=""; for p in $(DEPS_BENCH); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+	@if ! grep -qs '^Types:.*deb-src' /etc/apt/sources.list.d/*.sources && \
+		! grep -qs '^deb-src' /etc/apt/sources.list; then \
+		echo "enabling Debian source packages (/etc/apt/sources.list.d/debsrc.sources)"; \
+		sed 's/^Types: deb$$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+			> /etc/apt/sources.list.d/debsrc.sources && apt-get update -qq; fi
 
 run: deps
 	$(MAKE) --no-print-directory test-build

@@ -38,6 +38,7 @@ machine_facts() {
 		echo "clang: $(clang --version 2>/dev/null | head -1)"
 		echo "glibc: $(ldd --version | head -1)"
 		echo "uftrace: $(uftrace --version 2>/dev/null | head -1)"
+		echo "lttng: $(lttng --version 2>/dev/null | head -1)"
 		echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 		echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	} > "$1"

@@ -11,12 +11,17 @@
 #   rows.tsv      config status text             (status: ok, or "na" and why)
 #   commands.tsv  config command                  (what the report prints as "exact command")
 #   uftrace-modes.tsv  mode run ns_per_call       (the search for uftrace's best mode)
+#   lttng.tsv     round bytes discarded           (lttng row: trace size, events LTTng dropped)
 
 CALLS_SRC=$BENCH_DIR/micro/calls.c
 CALLS_CFLAGS="-O2 -g -Wall -Wextra"
 
 # The configurations, in the order of the report's table.
-CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-function ut-graph uftrace-same uftrace-entry uftrace-best"
+CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-function ut-graph ut-graph-thresh uftrace-same
+uftrace-entry uftrace-best lttng-off lttng"
+# tracing_thresh of the ut-graph-thresh row, in µs: far above a call of bench_leaf, so that
+# every call's entry is written and then removed again at its return.
+CALLS_THRESH_US=${BENCH_THRESH_US:-1000}
 
 # uftrace's candidate modes: "name binary options".  Every one records every call of
 # bench_leaf; -e (--estimate-return) records entries only, like utrace's function tracer.
@@ -91,6 +96,15 @@ calls_command() {
 	ut-graph) echo "echo function_graph > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer" ;;
+	ut-graph-thresh) echo "echo $CALLS_THRESH_US > \$MNT/tracing_thresh;" \
+		"echo function_graph > \$MNT/current_tracer;" \
+		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
+		"echo nop > \$MNT/current_tracer; echo 0 > \$MNT/tracing_thresh" ;;
+	lttng-off) echo "$p/calls-lttng $CALLS_ARGS (no lttng-sessiond session)" ;;
+	lttng) echo "LTTNG_HOME=\$TMP/lttng-home lttng-sessiond --no-kernel &" \
+		"lttng create utrace-bench --output=/dev/shm/DIR;" \
+		"lttng enable-event -u -s utrace-bench utrace_bench:leaf; lttng start utrace-bench;" \
+		"$p/calls-lttng $CALLS_ARGS; lttng stop utrace-bench; lttng destroy utrace-bench" ;;
 	uftrace-same) echo "uftrace record -d /dev/shm/DIR -P . $UFT_COMMON $p/calls-fpe $CALLS_ARGS" ;;
 	uftrace-entry) echo "uftrace record -d /dev/shm/DIR -P . -e $UFT_COMMON $p/calls-fpe $CALLS_ARGS" ;;
 	uftrace-best) echo "uftrace record -d /dev/shm/DIR" $UFT_BEST_OPTS "$p/$UFT_BEST_BIN $CALLS_ARGS" ;;
@@ -102,7 +116,10 @@ calls_available() {
 	case $1 in
 	ut-dormant) [ "$UT_RUNTIME_OK" = 1 ] && echo ok || echo "na $UT_RUNTIME_WHY" ;;
 	ut-nop | ut-function) [ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
-	ut-graph) [ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
+	ut-graph | ut-graph-thresh) [ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
+	lttng-off) [ -x "$BENCH_OUT/bin/calls-lttng" ] && echo ok ||
+		echo "na the tracepoint build failed: $(head -1 "$BENCH_OUT/lttng-build.log")" ;;
+	lttng) [ "$LTTNG_OK" = 1 ] && echo ok || echo "na $LTTNG_WHY" ;;
 	uftrace-best) [ -n "$UFT_BEST_BIN" ] && echo ok || echo "na no uftrace mode recorded" ;;
 	uftrace-*) command -v uftrace >/dev/null && echo ok || echo "na uftrace not installed" ;;
 	*) echo ok ;;
@@ -119,15 +136,24 @@ calls_run_one() {
 	ut-dormant)
 		line=$(UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 60 "$b/calls-fpe" \
 			$CALLS_ARGS) ;;
-	ut-nop | ut-function | ut-graph)
+	ut-nop | ut-function | ut-graph | ut-graph-thresh)
 		tfs_write "$BENCH_MNT/trace" ""
 		before=$(tfs_events "$BENCH_MNT")
 		[ "$1" = ut-function ] && tfs_write "$BENCH_MNT/current_tracer" function
-		[ "$1" = ut-graph ] && tfs_write "$BENCH_MNT/current_tracer" function_graph
+		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" "$CALLS_THRESH_US"
+		case $1 in ut-graph*) tfs_write "$BENCH_MNT/current_tracer" function_graph ;; esac
 		line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
 			$CALLS_ARGS)
 		after=$(tfs_events "$BENCH_MNT")
-		tfs_write "$BENCH_MNT/current_tracer" nop ;;
+		tfs_write "$BENCH_MNT/current_tracer" nop
+		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" 0 ;;
+	lttng-off) line=$(to 60 "$b/calls-lttng" $CALLS_ARGS) ;;
+	lttng)
+		out=$(lttng_run "$CALLS_ARGS")
+		line=$(printf '%s\n' "$out" | sed -n 2p)
+		# lttng.tsv: round bytes discarded (only runs that printed their result).
+		printf '%s\n' "$out" | sed -n 1p | awk -v r="$2" '$1 == 1 { print r, $2, $3 }' \
+			>> "$CALLS_OUT/lttng.tsv" ;;
 	uftrace-same) line=$(uftrace_run calls-fpe -P . $UFT_COMMON) ;;
 	uftrace-entry) line=$(uftrace_run calls-fpe -P . -e $UFT_COMMON) ;;
 	uftrace-best) line=$(uftrace_run "$UFT_BEST_BIN" $UFT_BEST_OPTS) ;;
@@ -187,6 +213,8 @@ workload_calls() {
 	CALLS_ARGS="-n $BENCH_CALLS -c $BENCH_CPU -p $BENCH_BLOCK"
 	calls_build || return 1
 	utrace_probe "$BENCH_OUT/bin/calls-fpe"
+	lttng_start
+	echo "bench: lttng: $LTTNG_WHY" >&2
 	echo "bench: runtime: $UT_RUNTIME_WHY" >&2
 	echo "bench: utracefs: $UT_FUNC_WHY" >&2
 	echo "bench: function_graph: $UT_GRAPH_WHY" >&2
@@ -213,6 +241,7 @@ workload_calls() {
 	: > "$CALLS_OUT/runs.tsv"
 	: > "$CALLS_OUT/events.tsv"
 	: > "$CALLS_OUT/failed.tsv"
+	: > "$CALLS_OUT/lttng.tsv"
 	r=1
 	while [ $r -le "$BENCH_REPEAT" ]; do
 		echo "bench: calls round $r/$BENCH_REPEAT" >&2
@@ -238,4 +267,5 @@ workload_calls() {
 		cat_trace_throughput
 		tfs_umount "$BENCH_MNT"
 	fi
+	lttng_stop
 }

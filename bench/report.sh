@@ -30,9 +30,12 @@ calls_label() {
 		else
 			echo "utrace, tracer function_graph"
 		fi ;;
+	ut-graph-thresh) echo "utrace, tracer function_graph, tracing_thresh $CALLS_THRESH_US µs (every call removed)" ;;
 	uftrace-same) echo "uftrace record -P . (same binary as utrace; entries and exits)" ;;
 	uftrace-entry) echo "uftrace record -P . -e (same binary; entries only)" ;;
 	uftrace-best) echo "uftrace, fastest mode found ($UFT_BEST)" ;;
+	lttng-off) echo "LTTng-UST tracepoint in bench_leaf, no session (disabled)" ;;
+	lttng) echo "LTTng-UST tracepoint per call, event enabled (discard mode, trace on tmpfs)" ;;
 	esac
 }
 
@@ -172,6 +175,34 @@ events_text() {
 	echo
 }
 
+# lttng_text: what the LTTng rows did, and what utrace has to compare with them.
+lttng_text() {
+	echo "LTTng-UST: ${LTTNG_WHY:-not run}.  The tracepoint (bench/micro/calls_tp.h) records"
+	echo "two 64-bit integers per call, the function's and its caller's addresses: the payload"
+	echo "of a utrace function event.  **utrace has no user-defined event of the same payload"
+	echo "yet** (its events/ directory holds only the ftrace formats; a program can write"
+	echo "text with utrace_printk, which is not the same thing), so the nearest utrace row is"
+	echo "the function tracer's, which records those two addresses for every call by itself."
+	lo=$(field lttng 9)
+	fo=$(field ut-function 9)
+	if [ -n "$lo" ] && [ "$lo" != - ] && [ -n "$fo" ] && [ "$fo" != - ]; then
+		echo
+		awk -v l="$lo" -v f="$fo" 'BEGIN { printf "Paired overhead per call (medians): an enabled LTTng-UST tracepoint %+.2f ns, utrace'"'"'s function tracer %+.2f ns%s.\n",
+			l, f, (f > 0) ? sprintf(" (LTTng / utrace: %.1f×)", l / f) : "" }'
+	fi
+	if [ -s "$CALLS_OUT/lttng.tsv" ]; then
+		echo
+		echo "Trace written by LTTng per run (the session's output directory on tmpfs) and"
+		echo "events it discarded (\`lttng list\`, "Discarded events"):"
+		echo
+		awk '{ n++; if (n == 1 || $2 < bmin) bmin = $2; if ($2 > bmax) bmax = $2
+			if (n == 1 || $3 < dmin) dmin = $3; if ($3 > dmax) dmax = $3 }
+			END { printf "- lttng: %d runs, %.1f…%.1f MB written, discarded %d…%d\n",
+				n, bmin / 1e6, bmax / 1e6, dmin, dmax }' "$CALLS_OUT/lttng.tsv"
+	fi
+	echo
+}
+
 cat_trace_text() {
 	if [ ! -s "$CALLS_OUT/cat-trace.tsv" ]; then
 		echo "Not measured: $CAT_WHY."
@@ -240,6 +271,7 @@ report_calls() {
 	echo "utrace: $UT_RUNTIME_WHY; $UT_FUNC_WHY."
 	echo
 	events_text
+	lttng_text
 	echo "### uftrace's modes"
 	echo
 	echo "Three runs of each, alternated; the lowest median is the \"fastest mode\" row."
@@ -254,7 +286,9 @@ report_calls() {
 	echo "### Exact commands"
 	echo
 	echo "Builds: \`gcc $CALLS_CFLAGS [-fpatchable-function-entry=5 | -pg | -pg -mfentry]" \
-		"-o bench/out/bin/calls-{plain,fpe,pg,fentry} bench/micro/calls.c -lpthread\`."
+		"-o bench/out/bin/calls-{plain,fpe,pg,fentry} bench/micro/calls.c -lpthread\`;" \
+		"\`gcc $CALLS_CFLAGS -DBENCH_LTTNG -Ibench/micro -o bench/out/bin/calls-lttng" \
+		"bench/micro/calls.c bench/micro/calls_tp.c -lpthread -llttng-ust -ldl\`."
 	echo
 	while read -r c cmd; do
 		echo "- $c: \`$cmd\`"

@@ -15,12 +15,16 @@
 #                 takes fewer device interrupts than CPU 0 on a typical guest)
 #   BENCH_CAT_KB  buffer_size_kb used to time `cat trace` on a full buffer (default 65536)
 #   BENCH_DOC     report to write (default docs/performance.md)
-#   BENCH_WORKLOADS  workloads to run (default: calls thresh)
+#   BENCH_WORKLOADS  workloads to run (default: calls thresh real scale)
+#   BENCH_THRESH_US  tracing_thresh of the calls workload's ut-graph-thresh row (1000)
+#   BENCH_REAL_REPEAT, BENCH_LUA_ARGS, BENCH_SQLITE_SIZE  the real workload (bench/real.sh)
+#   BENCH_SCALE_REPEAT, BENCH_SCALE_CALLS, BENCH_SCALE_SITES  the scale workload
+#                 (bench/scale.sh)
 #   BENCH_UTRACEFS, BENCH_LIBUTRACE  take utracefs or libutrace.so from elsewhere than
 #                 BUILD_DIR (relative to the repository)
 #
 # A workload NAME is a pair of functions: workload_NAME runs it and keeps its results under
-# bench/out/NAME/, report_NAME prints its section of the report.  Issue 5 adds more.
+# bench/out/NAME/, report_NAME prints its section of the report.
 set -u
 
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -43,7 +47,7 @@ BENCH_BLOCK=${BENCH_BLOCK:-100000}
 BENCH_CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 BENCH_CAT_KB=${BENCH_CAT_KB:-65536}
 BENCH_DOC=${BENCH_DOC:-$TOP/docs/performance.md}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls thresh}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls thresh real scale}
 BENCH_OUT=$BENCH_DIR/out
 BENCH_TMP=$(mktemp -d /tmp/utrace-bench.XXXXXX)
 BENCH_MNT=$BENCH_TMP/tracing
@@ -53,17 +57,22 @@ BENCH_FS_PID=
 
 . "$BENCH_DIR/lib.sh"
 . "$BENCH_DIR/micro.sh"
+. "$BENCH_DIR/lttng.sh"
 . "$BENCH_DIR/thresh.sh"
+. "$BENCH_DIR/real.sh"
+. "$BENCH_DIR/scale.sh"
 . "$BENCH_DIR/report.sh"
 
 bench_cleanup() {
 	tfs_umount "$BENCH_MNT"
-	rm -rf "$BENCH_TMP" "$BENCH_UDATA"
+	lttng_stop
+	rm -rf "$BENCH_TMP" "$BENCH_UDATA" "$BENCH_UDATA.lttng"
 }
 trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
-for v in BENCH_REPEAT BENCH_CALLS BENCH_BLOCK BENCH_CPU BENCH_CAT_KB; do
+for v in BENCH_REPEAT BENCH_CALLS BENCH_BLOCK BENCH_CPU BENCH_CAT_KB BENCH_REAL_REPEAT \
+	BENCH_SQLITE_SIZE BENCH_SCALE_REPEAT BENCH_SCALE_CALLS CALLS_THRESH_US; do
 	eval "x=\$$v"
 	case $x in
 	'' | *[!0-9]*)
@@ -72,7 +81,7 @@ for v in BENCH_REPEAT BENCH_CALLS BENCH_BLOCK BENCH_CPU BENCH_CAT_KB; do
 		;;
 	esac
 done
-for tool in gcc uftrace gnuplot timeout; do
+for tool in gcc uftrace gnuplot timeout lttng tclsh; do
 	command -v $tool >/dev/null || echo "bench: $tool not found (make deps-bench)" >&2
 done
 

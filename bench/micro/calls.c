@@ -31,7 +31,10 @@
  * the medians over the pairs of bench_ref's ns per call and of (bench_leaf - bench_ref)
  * ns per call.  ns_per_call stays the total time of bench_leaf's blocks over its calls.
  *
- * Options (the later scaling runs of issue 5 use -t):
+ * Built with -DBENCH_LTTNG (and calls_tp.c, -llttng-ust), bench_leaf() also fires an
+ * LTTng-UST tracepoint on every call (calls_tp.h).
+ *
+ * Options (the scaling runs of issue 5 use -t):
  *	-n CALLS	calls per thread (default 10000000)
  *	-p BLOCK	paired measurement with blocks of BLOCK calls (single thread only)
  *	-t THREADS	threads calling the function at once (default 1); ns_per_call is the
@@ -69,8 +72,24 @@ static double pair_ref_ns, pair_overhead_ns;
  * time or proving the call has no effect.  Being tiny, its own run time is a few cycles, so
  * what a tracer adds shows through.
  */
+#ifdef BENCH_LTTNG
+/*
+ * The LTTng-UST build (bench/run.sh builds it with -DBENCH_LTTNG and calls_tp.c): the same
+ * function with one tracepoint carrying what a function event carries, the function's
+ * and its caller's addresses.  When no session enables the event the tracepoint is a
+ * test of a flag and a branch not taken.
+ */
+#include "calls_tp.h"
+#define BENCH_EVENT(x)                                                                  \
+	lttng_ust_tracepoint(utrace_bench, leaf, (unsigned long)(void *)bench_leaf,      \
+			     (unsigned long)__builtin_return_address(0))
+#else
+#define BENCH_EVENT(x) ((void)0)
+#endif
+
 __attribute__((noinline)) int bench_leaf(int x)
 {
+	BENCH_EVENT(x);
 	__asm__ volatile("" : "+r"(x));
 	return x + 1;
 }
