@@ -23,6 +23,21 @@ stats_by_key() {
 	END { flush() }'
 }
 
+# rotated ROUND WORD...: the words rotated left by ROUND - 1, so that each round of
+# alternating runs starts with another configuration (slow drifts of the machine then
+# fall on all of them alike).
+rotated() {
+	n=$1
+	shift
+	while [ "$n" -gt 1 ] && [ $# -gt 1 ]; do
+		first=$1
+		shift
+		set -- "$@" "$first"
+		n=$((n - 1))
+	done
+	echo "$@"
+}
+
 # now_s: wall-clock seconds with nanoseconds (GNU date).
 now_s() { date +%s.%N; }
 

@@ -245,16 +245,8 @@ workload_calls() {
 	r=1
 	while [ $r -le "$BENCH_REPEAT" ]; do
 		echo "bench: calls round $r/$BENCH_REPEAT" >&2
-		# Rotate the order by one each round.
-		set -- $configs
-		i=1
-		while [ $i -lt $r ] && [ $# -gt 1 ]; do
-			first=$1
-			shift
-			set -- "$@" "$first"
-			i=$((i + 1))
-		done
-		for c in "$@"; do
+		# shellcheck disable=SC2086
+		for c in $(rotated $r $configs); do
 			grep -q "^$c " "$CALLS_OUT/failed.tsv" || calls_run_one "$c" "$r"
 		done
 		r=$((r + 1))

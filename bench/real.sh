@@ -338,15 +338,7 @@ workload_real() {
 	while [ $r -le "$BENCH_REAL_REPEAT" ]; do
 		echo "bench: real round $r/$BENCH_REAL_REPEAT" >&2
 		# shellcheck disable=SC2086
-		set -- $jobs
-		i=1
-		while [ $i -lt $r ] && [ $# -gt 1 ]; do
-			first=$1
-			shift
-			set -- "$@" "$first"
-			i=$((i + 1))
-		done
-		for j in "$@"; do
+		for j in $(rotated $r $jobs); do
 			grep -q "^${j%%:*} ${j#*:} " "$REAL_OUT/failed.tsv" ||
 				real_run_one "${j%%:*}" "${j#*:}" "$r"
 		done
