@@ -110,10 +110,12 @@ $(B)/tests/test_%: tests/unit/test_%.c $(FS_OBJ) $(CMD_OBJ) $(B)/common.a
 		$(SAN_LDFLAGS) -lcmocka $(FS_LIBS)
 
 # Traced programs: instrumented, not sanitized (the runtime is what is tested).
-$(B)/tests/progs/%: tests/progs/%.c
+# Test programs include the shared headers (fake daemons and clients speak the wire format).
+PROG_HDRS := $(wildcard common/*.h include/utrace/*.h tests/progs/*.h)
+$(B)/tests/progs/%: tests/progs/%.c $(PROG_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -o $@ $< -lpthread -ldl
-$(B)/tests/progs/%: tests/progs/%.cc
+$(B)/tests/progs/%: tests/progs/%.cc $(PROG_HDRS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(TRACED_CFLAGS) -o $@ $< -lpthread -ldl
 $(B)/examples/%: examples/%.c

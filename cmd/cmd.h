@@ -137,6 +137,9 @@ int cli_run_wait(char *const argv[]);
 struct cli_record_opts {
 	const char *tracer; /* -p; -g alone implies function_graph */
 	const char *graph_funcs; /* -g FUNC, space-separated when repeated; NULL: none */
+	const char *filter_funcs;  /* -l FUNC (set_ftrace_filter), likewise */
+	const char *notrace_funcs; /* -n FUNC (set_ftrace_notrace), likewise */
+	const char *pids;	   /* -P PID (set_ftrace_pid), likewise; CMD is added */
 	const char *output; /* -o, default CLI_RECORD_DEFAULT_OUTPUT; "-" is stdout */
 	char **cmd;	    /* NULL-terminated */
 };

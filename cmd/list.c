@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * list.c - `utrace list [-t] [-e] [-f] [-o]`: what the mounted utracefs offers:
- * tracers, events (SYSTEM:EVENT from the events/ tree), functions that can be
- * traced, options.
+ * list.c - `utrace list [-t] [-e] [-f [PATTERN]] [-o]`: what the mounted utracefs
+ * offers: tracers, events (SYSTEM:EVENT from the events/ tree), functions that can
+ * be traced (those whose name matches the glob PATTERN), options.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +101,48 @@ static int print_file(const char *dir, const char *name)
 	return cli_file_error(failed ? failed : "standard output", err);
 }
 
-static int list(const char *dir, unsigned int what, bool titles)
+/*
+ * The lines of available_filter_functions whose function name (the first word:
+ * "name" or "name [object]") matches the glob pat (fnmatch, as the shell's).
+ */
+static int print_funcs(const char *dir, const char *pat)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	if (!pat)
+		return print_file(dir, "available_filter_functions");
+	cli_path(path, sizeof(path), dir, "available_filter_functions");
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			return print_file(dir, "available_filter_functions"); /* its message */
+		return cli_file_error(path, errno);
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		size_t len = strcspn(line, " \n");
+		char c = line[len];
+
+		line[len] = '\0';
+		if (!fnmatch(pat, line, 0)) {
+			line[len] = c;
+			fputs(line, stdout);
+		}
+	}
+	free(line);
+	if (ferror(f)) {
+		int err = errno;
+
+		fclose(f);
+		return cli_file_error(path, err);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int list(const char *dir, unsigned int what, bool titles, const char *pat)
 {
 	int rc = 0;
 
@@ -124,7 +166,7 @@ static int list(const char *dir, unsigned int what, bool titles)
 		if (titles)
 			printf("\nfunctions:\n");
 		fflush(stdout);
-		rc |= print_file(dir, "available_filter_functions");
+		rc |= print_funcs(dir, pat);
 	}
 	fflush(stdout);
 	return rc ? CLI_FAIL : CLI_OK;
@@ -134,6 +176,7 @@ static int run(int argc, char **argv)
 {
 	char dir[PATH_MAX];
 	unsigned int what = 0;
+	const char *pat = NULL;
 	bool first = true;
 	int c;
 
@@ -157,21 +200,26 @@ static int run(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
+	/* -f takes an optional PATTERN, after the options */
+	if ((what & LIST_FUNCS) && optind < argc)
+		pat = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	if (pat && !*pat)
+		return cli_usage_error("empty function pattern for -f");
 	if (cli_mounted_dir(dir, sizeof(dir)))
 		return CLI_FAIL;
 	if (!what) /* as trace-cmd: everything but the (long) function list */
-		return list(dir, LIST_EVENTS | LIST_TRACERS | LIST_OPTIONS, true);
+		return list(dir, LIST_EVENTS | LIST_TRACERS | LIST_OPTIONS, true, NULL);
 	/* One list alone is printed bare, for scripts; several get titles. */
-	return list(dir, what, what & (what - 1));
+	return list(dir, what, what & (what - 1), pat);
 }
 
 const struct cli_command cli_cmd_list = {
 	.name = "list",
 	.summary = "list tracers, events, functions or options",
 	.run = run,
-	.usage = "usage: utrace list [-t] [-e] [-f] [-o]\n"
+	.usage = "usage: utrace list [-t] [-e] [-f [PATTERN]] [-o]\n"
 		 "\n"
 		 "List what the mounted utracefs offers.  Without options: events,\n"
 		 "tracers and options, each under a title.  One option alone prints its\n"
@@ -179,6 +227,8 @@ const struct cli_command cli_cmd_list = {
 		 "\n"
 		 "  -t  tracers (available_tracers)\n"
 		 "  -e  events, as SYSTEM:EVENT (the events/ tree)\n"
-		 "  -f  functions that can be traced (available_filter_functions)\n"
+		 "  -f  functions that can be traced (available_filter_functions); with\n"
+		 "      PATTERN only those whose name matches it (a shell glob: 'fm_*',\n"
+		 "      '*alloc*', 'f?o')\n"
 		 "  -o  options and their state (trace_options: NAME is set, noNAME is not)\n",
 };

@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
- * record.c - `utrace record -p TRACER [-g FUNC] [-o FILE] [--] CMD [ARG...]`: trace
- * one run of a command and save the trace.
+ * record.c - `utrace record -p TRACER [-g FUNC] [-l FUNC] [-n FUNC] [-P PID] [-o FILE]
+ * [--] CMD [ARG...]`: trace one run of a command and save the trace.
  *
  * The steps are those a user would type: mount if nothing is mounted (and unmount
  * at the end), select the tracer, clear the buffer, turn tracing on, run CMD with
  * libutrace.so preloaded, turn tracing off, copy `trace` to FILE, put the tracer
- * back to nop (and set_graph_function back to empty).
+ * back to nop (and the filters it set back to empty, set_ftrace_pid as it was).
  *
- * -g: set_graph_function only takes functions utracefs knows, those of processes
- * that sent their sites; CMD's are not known before it runs.  So CMD starts with
- * UTRACE_RECORD_HOLD=FD, one end of a socket pair: the runtime registers its sites
- * before main(), says "r" and waits; record then writes set_graph_function (which
- * the program's control thread applies and acknowledges at once), clears the
- * buffer and says "g".  A CMD that closes the socket without a word (not a traced
- * program, or exec'd away) just runs, without the filter.  Like ftrace, the buffer
- * is global: other traced programs running at the same time are recorded too.  The
+ * -g, -l, -n (set_graph_function, set_ftrace_filter, set_ftrace_notrace) only take
+ * functions utracefs knows, those of processes that sent their sites; CMD's are
+ * not known before it runs.  So CMD starts with UTRACE_RECORD_HOLD=FD, one end of
+ * a socket pair: the runtime registers its sites before main(), says "r" and
+ * waits; record then writes the filters (which the program's control thread
+ * applies and acknowledges at once), clears the buffer and says "g".  -P writes
+ * set_ftrace_pid before CMD starts and adds CMD's pid while it waits.  A CMD that
+ * closes the socket without a word (not a traced program, or exec'd away) just
+ * runs, without the filters.  Like ftrace, the buffer is global: other traced
+ * programs running at the same time are recorded too (unless -P).  The
  * exit status is CMD's.
  */
 #include <errno.h>
@@ -33,25 +35,43 @@
 #include "cmd.h"
 
 /*
- * -g may be given several times, as with trace-cmd: the functions are joined with
- * spaces into one write, which set_graph_function parses as a list.
+ * -g, -l, -n and -P may be given several times, as with trace-cmd: the words are
+ * joined with spaces into one write, which the file parses as a list.
  */
-static int add_graph_func(struct cli_record_opts *o, const char *func)
-{
-	static char buf[4096];
-	size_t used = o->graph_funcs ? strlen(buf) : 0;
+struct word_list {
+	const char *opt; /* "-g" */
+	char buf[4096];
+};
 
-	if (!*func || strspn(func, " \t\n") == strlen(func))
-		return cli_usage_error("empty function name for -g");
-	if (used + 1 + strlen(func) >= sizeof(buf))
-		return cli_usage_error("too many -g functions");
-	if (!o->graph_funcs)
-		buf[0] = '\0';
+static int add_word(struct word_list *l, const char **dst, const char *word)
+{
+	size_t used = *dst ? strlen(l->buf) : 0;
+
+	if (!*word || strspn(word, " \t\n") == strlen(word))
+		return cli_usage_error("empty argument for %s", l->opt);
+	if (used + 1 + strlen(word) >= sizeof(l->buf))
+		return cli_usage_error("too many %s arguments", l->opt);
+	if (!*dst)
+		l->buf[0] = '\0';
 	else
-		strcat(buf, " ");
-	strcat(buf, func);
-	o->graph_funcs = buf;
+		strcat(l->buf, " ");
+	strcat(l->buf, word);
+	*dst = l->buf;
 	return 0;
+}
+
+/* -P: process or thread ids, as set_ftrace_pid takes them (checked here for a
+ * clear message; utracefs checks again). */
+static int add_pid(struct word_list *l, const char **dst, const char *arg)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || arg[0] == '+' || v >= 4194304)
+		return cli_usage_error("-P %s: not a process id", arg);
+	return add_word(l, dst, arg);
 }
 
 int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
@@ -59,11 +79,16 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	bool first = true;
 	int c, rc;
 
+	static struct word_list graph = {"-g"}, filter = {"-l"}, notrace = {"-n"}, pids = {"-P"};
+
 	o->tracer = NULL;
 	o->graph_funcs = NULL;
+	o->filter_funcs = NULL;
+	o->notrace_funcs = NULL;
+	o->pids = NULL;
 	o->output = CLI_RECORD_DEFAULT_OUTPUT;
 	o->cmd = NULL;
-	while ((c = cli_getopt(argc, argv, "+p:g:o:", &first)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+p:g:l:n:P:o:", &first)) != -1) {
 		switch (c) {
 		case 'h':
 			return cli_print_usage(&cli_cmd_record);
@@ -71,7 +96,18 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 			o->tracer = optarg;
 			break;
 		case 'g':
-			rc = add_graph_func(o, optarg);
+		case 'l':
+		case 'n':
+			rc = add_word(c == 'g' ? &graph : c == 'l' ? &filter : &notrace,
+				      c == 'g' ? &o->graph_funcs
+				      : c == 'l' ? &o->filter_funcs
+						 : &o->notrace_funcs,
+				      optarg);
+			if (rc)
+				return rc;
+			break;
+		case 'P':
+			rc = add_pid(&pids, &o->pids, optarg);
 			if (rc)
 				return rc;
 			break;
@@ -87,6 +123,9 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	/* As trace-cmd: a graph function without a tracer means function_graph. */
 	if (!o->tracer && o->graph_funcs)
 		o->tracer = CLI_GRAPH_TRACER;
+	/* and a function filter without one means function */
+	if (!o->tracer && (o->filter_funcs || o->notrace_funcs || o->pids))
+		o->tracer = "function";
 	if (!o->tracer)
 		return cli_usage_error("no tracer given (-p TRACER; 'utrace list -t' lists them)");
 	if (o->graph_funcs && strcmp(o->tracer, CLI_GRAPH_TRACER))
@@ -183,27 +222,76 @@ static int write_replace(const char *dir, const char *name, const char *value)
 }
 
 /*
- * Write FUNCS to set_graph_function.  The file may be missing (a utracefs without
- * graph filters) or refuse a pattern that matches no function (EINVAL, as the
- * kernel): say which, rather than a bare errno.  0 or CLI_FAIL.
+ * Write FUNCS to a filter file (set_graph_function for -g, set_ftrace_filter for
+ * -l, set_ftrace_notrace for -n).  The file may be missing (an older utracefs) or
+ * refuse a pattern that matches no function (EINVAL, as the kernel): say which,
+ * rather than a bare errno.  0 or CLI_FAIL.
  */
-static int set_graph_funcs(const char *dir, const char *funcs)
+static int set_funcs(const char *dir, const char *file, const char *opt, const char *funcs)
 {
 	char path[PATH_MAX];
-	int err = write_replace(dir, "set_graph_function", funcs);
+	int err = write_replace(dir, file, funcs);
 
 	if (!err)
 		return 0;
-	cli_path(path, sizeof(path), dir, "set_graph_function");
+	cli_path(path, sizeof(path), dir, file);
 	if (err == -ENOENT)
-		cli_error("-g %s: this utracefs has no set_graph_function (%s: %s)", funcs, path,
+		cli_error("%s %s: this utracefs has no %s (%s: %s)", opt, funcs, file, path,
 			  strerror(-err));
 	else if (err == -EINVAL)
-		cli_error("-g %s: no traceable function matches (%s: %s; 'utrace list -f' lists them)",
-			  funcs, path, strerror(-err));
+		cli_error("%s %s: no traceable function matches (%s: %s; "
+			  "'utrace list -f' lists them)",
+			  opt, funcs, path, strerror(-err));
 	else
-		cli_error("-g %s: %s: %s", funcs, path, strerror(-err));
+		cli_error("%s %s: %s: %s", opt, funcs, path, strerror(-err));
 	return CLI_FAIL;
+}
+
+/* What record changed for the run, put back at the end. */
+struct setup {
+	bool graph, filter, notrace; /* written: emptied again */
+	bool pids;		     /* written: old_pids put back */
+	char *old_pids;		     /* set_ftrace_pid before ("no pid": empty) */
+};
+
+/* Append CMD's pid to set_ftrace_pid (-P: the run traces CMD and the PIDs). */
+static int add_cmd_pid(const char *dir, pid_t pid)
+{
+	char path[PATH_MAX], buf[32];
+	int fd, len = snprintf(buf, sizeof(buf), "%d\n", (int)pid), err = 0;
+
+	cli_path(path, sizeof(path), dir, "set_ftrace_pid");
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return cli_file_error(path, errno);
+	if (write(fd, buf, (size_t)len) != len)
+		err = errno;
+	if (close(fd) && !err)
+		err = errno;
+	return err ? cli_file_error(path, err) : 0;
+}
+
+/* The filters that need CMD's functions known (CMD is held for them). */
+static int held_setup(const struct cli_record_opts *o, const char *dir, pid_t pid,
+		      struct setup *st)
+{
+	int rc = 0;
+
+	if (o->filter_funcs) {
+		rc = set_funcs(dir, "set_ftrace_filter", "-l", o->filter_funcs);
+		st->filter = !rc;
+	}
+	if (!rc && o->notrace_funcs) {
+		rc = set_funcs(dir, "set_ftrace_notrace", "-n", o->notrace_funcs);
+		st->notrace = !rc;
+	}
+	if (!rc && o->graph_funcs) {
+		rc = set_funcs(dir, "set_graph_function", "-g", o->graph_funcs);
+		st->graph = !rc;
+	}
+	if (!rc && o->pids)
+		rc = add_cmd_pid(dir, pid);
+	return rc;
 }
 
 /*
@@ -233,20 +321,21 @@ static int wait_ready(int sock, pid_t pid)
 
 /*
  * Run CMD and return its exit status (128 + signal when killed), or -errno.  With
- * -g, CMD waits for us once its sites are known (UTRACE_RECORD_HOLD): the graph
- * functions are set then (*graph_set), and a failure there kills it and returns
- * CLI_FAIL through *fail.
+ * -g, -l, -n or -P, CMD waits for us once its sites are known (UTRACE_RECORD_HOLD):
+ * the filters are set then (st says which), and a failure there kills it and
+ * returns CLI_FAIL through *fail.
  */
-static int run_traced(char **cmd, const char *lib, const char *dir, const char *graph_funcs,
-		      bool *graph_set, int *fail)
+static int run_traced(const struct cli_record_opts *o, const char *lib, const char *dir,
+		      struct setup *st, int *fail)
 {
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+	bool hold = o->graph_funcs || o->filter_funcs || o->notrace_funcs || o->pids;
 	int sv[2] = {-1, -1}, status, rc;
 	bool held = false;
 	pid_t pid;
 
 	*fail = 0;
-	if (graph_funcs && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (hold && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -errno;
 	fflush(NULL);
 	pid = fork();
@@ -260,17 +349,16 @@ static int run_traced(char **cmd, const char *lib, const char *dir, const char *
 		/* the child's end crosses exec (the runtime closes it before main) */
 		if (sv[1] >= 0)
 			fcntl(sv[1], F_SETFD, 0);
-		exec_traced(cmd, lib, sv[1]);
+		exec_traced(o->cmd, lib, sv[1]);
 	}
 	/* ^C goes to CMD; we live on to save what it left in the buffer (as system(3)). */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
-	if (graph_funcs) {
+	if (hold) {
 		close(sv[1]);
 		held = wait_ready(sv[0], pid);
 		if (held) {
-			*fail = set_graph_funcs(dir, graph_funcs);
-			*graph_set = !*fail;
+			*fail = held_setup(o, dir, pid, st);
 			if (!*fail)
 				*fail = cli_clear_trace(dir); /* nothing of the wait stays */
 			if (*fail)
@@ -286,9 +374,12 @@ static int run_traced(char **cmd, const char *lib, const char *dir, const char *
 	sigaction(SIGQUIT, &old_quit, NULL);
 	if (rc < 0)
 		return -errno;
-	if (graph_funcs && !held)
+	if (o->graph_funcs && !held)
 		fprintf(stderr, "%s: warning: -g %s: %s did not wait to be set up (not traced?); "
-			"set_graph_function not applied\n", cli_name(), graph_funcs, cmd[0]);
+			"set_graph_function not applied\n", cli_name(), o->graph_funcs, o->cmd[0]);
+	else if (hold && !held)
+		fprintf(stderr, "%s: warning: %s did not wait to be set up (not traced?); "
+			"-l/-n/-P not applied to it\n", cli_name(), o->cmd[0]);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -310,7 +401,7 @@ static int prepare(const char *dir, const char *tracer)
 static int record(const struct cli_record_opts *o, const char *dir, const char *lib, int fd)
 {
 	char *was_on = NULL;
-	bool graph_set = false;
+	struct setup st = {0};
 	int rc, status, tail, fail;
 
 	if (cli_read_value(dir, "tracing_on", &was_on))
@@ -318,7 +409,18 @@ static int record(const struct cli_record_opts *o, const char *dir, const char *
 	rc = prepare(dir, o->tracer);
 	if (rc)
 		goto out;
-	status = run_traced(o->cmd, lib, dir, o->graph_funcs, &graph_set, &fail);
+	if (o->pids) {
+		/* before CMD starts: only the PIDs (and CMD, added when it waits) */
+		if (cli_read_value(dir, "set_ftrace_pid", &st.old_pids))
+			st.old_pids = NULL;
+		rc = write_replace(dir, "set_ftrace_pid", o->pids);
+		if (rc) {
+			rc = cli_file_error("set_ftrace_pid", rc);
+			goto out;
+		}
+		st.pids = true;
+	}
+	status = run_traced(o, lib, dir, &st, &fail);
 	if (fail) {
 		rc = fail;
 		goto out;
@@ -338,13 +440,33 @@ out:
 	/* Leave the tracer as trace-cmd does, and tracing_on as it was. */
 	tail = cli_set(dir, "current_tracer", "nop");
 	tail |= cli_set(dir, "tracing_on", was_on && !strcmp(was_on, "0") ? "0" : "1");
-	/* Emptied, the filter lets every function be graphed again. */
-	if (o->graph_funcs && graph_set) {
-		int err = write_replace(dir, "set_graph_function", "");
+	/* Emptied, the filters let every function be traced and graphed again. */
+	static const char *const files[] = {"set_graph_function", "set_ftrace_filter",
+					    "set_ftrace_notrace"};
+	const bool set[] = {st.graph, st.filter, st.notrace};
+
+	for (int i = 0; i < 3; i++) {
+		int err = set[i] ? write_replace(dir, files[i], "") : 0;
 
 		if (err)
-			tail |= cli_file_error("set_graph_function", err);
+			tail |= cli_file_error(files[i], err);
 	}
+	/* set_ftrace_pid as it was (its ids read back as they are written) */
+	if (st.pids) {
+		bool none = !st.old_pids || !strncmp(st.old_pids, "no pid", 6);
+		const char *old = none ? "" : st.old_pids;
+		char buf[4096];
+		int err;
+
+		snprintf(buf, sizeof(buf), "%s", old);
+		for (char *p = buf; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		err = write_replace(dir, "set_ftrace_pid", buf);
+		if (err)
+			tail |= cli_file_error("set_ftrace_pid", err);
+	}
+	free(st.old_pids);
 	free(was_on);
 	return rc ? rc : tail ? CLI_FAIL : 0;
 }
@@ -385,7 +507,8 @@ const struct cli_command cli_cmd_record = {
 	.name = "record",
 	.summary = "trace one run of a command and save the trace",
 	.run = run,
-	.usage = "usage: utrace record -p TRACER [-g FUNC]... [-o FILE] [--] CMD [ARG...]\n"
+	.usage = "usage: utrace record -p TRACER [-g FUNC]... [-l FUNC]... [-n FUNC]...\n"
+		 "                     [-P PID]... [-o FILE] [--] CMD [ARG...]\n"
 		 "\n"
 		 "Run CMD with the utrace runtime (libutrace.so) preloaded, trace it with\n"
 		 "TRACER and save the trace to FILE.  utracefs is mounted for the run if it\n"
@@ -401,6 +524,12 @@ const struct cli_command cli_cmd_record = {
 		 "  -g FUNC    graph only FUNC and what it calls (set_graph_function; globs\n"
 		 "             as in the kernel).  Repeat for more functions.  Implies\n"
 		 "             -p function_graph; emptied again at the end\n"
+		 "  -l FUNC    trace only FUNC (set_ftrace_filter; globs, !FUNC, mod:...).\n"
+		 "             Repeat for more.  Implies -p function; emptied at the end\n"
+		 "  -n FUNC    never trace FUNC (set_ftrace_notrace); as -l\n"
+		 "  -P PID     trace only CMD and process (or thread) PID, other traced\n"
+		 "             programs not (set_ftrace_pid).  Repeat for more; put back as\n"
+		 "             it was at the end\n"
 		 "  -o FILE    where to save the trace (default " CLI_RECORD_DEFAULT_OUTPUT
 		 "; - is stdout).\n"
 		 "             It is the text of the trace file; 'utrace report' prints it\n"

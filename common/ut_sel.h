@@ -44,14 +44,34 @@ struct ut_sel_hdr {
 			       * only functions called (directly or not) from a GRAPH_FUNC
 			       * site, and those sites themselves */
 	uint32_t graph_notrace; /* set_graph_notrace not empty */
+	uint32_t tasks_filtered; /* set_ftrace_pid or set_ftrace_notrace_pid not empty: a
+				  * process with no section yet records nothing */
+	uint32_t _pad;
 	uint32_t nr_procs;
 	uint64_t procs_off; /* nr_procs struct ut_sel_proc, sorted by pid */
 };
+
+/*
+ * Which threads of a process record function and function_graph events
+ * (set_ftrace_pid, set_ftrace_notrace_pid, resolved by utracefs per process).
+ * NONE: the process patches nothing at all.  ONLY/EXCEPT: each thread looks
+ * its id up in the sorted tid list (once per change, rt.h ut_thread.task_*).
+ */
+enum ut_sel_tasks {
+	UT_SEL_TASKS_ALL = 0,	 /* every thread */
+	UT_SEL_TASKS_NONE = 1,	 /* no thread */
+	UT_SEL_TASKS_ONLY = 2,	 /* only the listed threads */
+	UT_SEL_TASKS_EXCEPT = 3, /* every thread but the listed ones */
+};
+#define UT_SEL_TIDS_MAX 1024u /* listed threads per process (more: utracefs says ALL/NONE) */
 
 struct ut_sel_proc {
 	int32_t pid;
 	uint32_t nr_objs;
 	uint64_t objs_off; /* nr_objs struct ut_sel_obj */
+	uint32_t tasks;	   /* enum ut_sel_tasks */
+	uint32_t nr_tids;  /* <= UT_SEL_TIDS_MAX */
+	uint64_t tids_off; /* nr_tids int32_t, sorted ascending */
 };
 
 struct ut_sel_obj {

@@ -14,11 +14,17 @@
  * lines.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "functab.h"
+#include "ut_sel.h"
+
+/* dyn_ftrace_total_info: ns spent naming sites of [0] executables, [1] shared objects */
+static uint64_t update_ns[2];
 
 #define FT_MAX_SITES (1u << 22) /* per object: a bound on what a process makes us allocate */
 #define FT_MAX_OBJS 4096u	/* per process */
@@ -266,6 +272,7 @@ int tfs_ft_sites(pid_t pid, uint32_t obj, const char *path, bool is_exe, uint64_
 	struct tfs_ft_proc *p;
 	char **names = NULL;
 	uint32_t *offs = NULL;
+	struct timespec t0, t1;
 	int ret;
 
 	pthread_mutex_lock(&tfs_ft_lock);
@@ -288,6 +295,7 @@ int tfs_ft_sites(pid_t pid, uint32_t obj, const char *path, bool is_exe, uint64_
 		free(offs);
 		return -ENOMEM;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int pass = 0; pass < 2; pass++) {
 		bool any = false;
 		char name[FT_NAME_MAX];
@@ -310,6 +318,10 @@ int tfs_ft_sites(pid_t pid, uint32_t obj, const char *path, bool is_exe, uint64_
 	if (po && po->fobj < 0 && po->got == po->total && po->total == total &&
 	    !memcmp(po->offs, offs, (size_t)total * sizeof(*offs)))
 		ret = pobj_complete(po, path, is_exe, (const char *const *)names) ?: 1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* dyn_ftrace_total_info: executables are our "boot", shared objects "modules" */
+	update_ns[!is_exe] += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
+			      (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
 	pthread_mutex_unlock(&tfs_ft_lock);
 	for (uint32_t i = 0; i < total; i++)
 		free(names[i]);
@@ -362,12 +374,29 @@ void tfs_ft_reset(void)
 		free(tfs_ft.mods[l]);
 	}
 	memset(&tfs_ft, 0, sizeof(tfs_ft));
+	update_ns[0] = update_ns[1] = 0;
 	pthread_mutex_unlock(&tfs_ft_lock);
 }
 
 /* ---- the file ------------------------------------------------------------------- */
 
-static int avail_show(struct tfs_open *o)
+/* Where function f of object oi is: its site in the first live process that has
+ * the object loaded, 0 when none has. */
+static uint64_t func_addr_locked(unsigned int oi, const struct tfs_ft_func *f)
+{
+	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++)
+		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++)
+			if (tfs_ft.procs[i].objs[j].fobj == (int)oi)
+				return tfs_ft.procs[i].objs[j].base + f->off;
+	return 0;
+}
+
+/*
+ * available_filter_functions ("name", " [module]" for a shared object's) and, with
+ * addrs, available_filter_functions_addrs (the kernel's FTRACE_ITER_ADDRS layout:
+ * "%lx " in front).
+ */
+static int list_show(struct tfs_open *o, bool addrs)
 {
 	int err = 0;
 
@@ -380,14 +409,130 @@ static int avail_show(struct tfs_open *o)
 		for (unsigned int j = 0; j < ob->n && !err; j++) {
 			const struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
 
-			err = ob->exe ? tfs_buf_printf(&o->content, "%s\n", f->name)
-				      : tfs_buf_printf(&o->content, "%s [%s]\n", f->name, ob->mod);
+			if (addrs)
+				err = tfs_buf_printf(&o->content, "%" PRIx64 " ", func_addr_locked(i, f));
+			if (!err)
+				err = ob->exe ? tfs_buf_printf(&o->content, "%s\n", f->name)
+					      : tfs_buf_printf(&o->content, "%s [%s]\n", f->name, ob->mod);
 		}
 	}
 	pthread_mutex_unlock(&tfs_ft_lock);
 	return err < 0 ? -ENOMEM : 0;
 }
 
+static int avail_show(struct tfs_open *o)
+{
+	return list_show(o, false);
+}
+
+static int addrs_show(struct tfs_open *o)
+{
+	return list_show(o, true);
+}
+
 const struct tfs_file_ops tfs_available_filter_functions_ops = {
     .show = avail_show,
+};
+
+const struct tfs_file_ops tfs_available_filter_functions_addrs_ops = {
+    .show = addrs_show,
+};
+
+/*
+ * The kernel's dyn_ftrace_total_info: the number of records, the pages that hold
+ * them (a 4 KiB page holds 256 16-byte struct dyn_ftrace; each object has its own
+ * pages, as each module has its own group) and the groups (objects), then the
+ * time spent on the records of executables ("boot") and of shared objects
+ * ("module"): here the time utracefs spent naming their sites.
+ */
+static int dyn_info_show(struct tfs_open *o)
+{
+	unsigned long total = 0, pages = 0, groups = 0;
+	int err;
+
+	pthread_mutex_lock(&tfs_ft_lock);
+	for (unsigned int i = 0; i < tfs_ft.nr_objs; i++) {
+		const struct tfs_ft_obj *ob = &tfs_ft.objs[i];
+
+		if (!ob->live || !ob->n)
+			continue;
+		total += ob->n;
+		pages += (ob->n + 255) / 256;
+		groups++;
+	}
+	err = tfs_buf_printf(&o->content,
+			     "%lu pages:%lu groups: %lu\n"
+			     "ftrace boot update time = %" PRIu64 " (ns)\n"
+			     "ftrace module total update time = %" PRIu64 " (ns)\n",
+			     total, pages, groups, update_ns[0], update_ns[1]);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	return err < 0 ? -ENOMEM : 0;
+}
+
+const struct tfs_file_ops tfs_dyn_ftrace_total_info_ops = {
+    .show = dyn_info_show,
+};
+
+/*
+ * enabled_functions: the functions with a callback attached, i.e. patched now in
+ * at least one process: the tracer is function or function_graph, ftrace_enabled
+ * is 1, set_ftrace_filter/notrace select the function, and set_ftrace_pid selects
+ * a thread of a live process that has it loaded.  The kernel's layout: "name" or
+ * "name [module]", then " (N)" (the number of users: here one tracer at a time)
+ * and its flag columns (R, I, D, O, M), all blank in user space.  The kernel's
+ * trampoline column is left out.
+ */
+static int enabled_show(struct tfs_open *o)
+{
+	int32_t tids[UT_SEL_TIDS_MAX];
+	bool on, filtered;
+	uint8_t *obj_on = NULL;
+	int err = 0;
+
+	tfs_lock();
+	on = tfs.ftrace_enabled && tfs.tracer &&
+	     (tfs.tracer->id == UT_TRACER_FUNCTION || tfs.tracer->id == UT_TRACER_FUNCTION_GRAPH);
+	tfs_unlock();
+	if (!on)
+		return 0;
+	pthread_mutex_lock(&tfs_ft_lock);
+	filtered = tfs_ft_nonempty_locked(TFS_FILTER_TRACE);
+	obj_on = calloc(tfs_ft.nr_objs ? tfs_ft.nr_objs : 1, 1);
+	if (!obj_on)
+		err = -ENOMEM;
+	/* an object counts when a process that patches anything has it */
+	for (unsigned int i = 0; i < tfs_ft.nr_procs && !err; i++) {
+		uint32_t n, tasks = tfs_pid_tasks_locked(tfs_ft.procs[i].pid, tids, &n);
+
+		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++) {
+			int fo = tfs_ft.procs[i].objs[j].fobj;
+
+			if (fo >= 0 && tasks != UT_SEL_TASKS_NONE)
+				obj_on[fo] = 1;
+		}
+	}
+	for (unsigned int i = 0; i < tfs_ft.nr_objs && !err; i++) {
+		const struct tfs_ft_obj *ob = &tfs_ft.objs[i];
+
+		if (!ob->live || !obj_on[i])
+			continue;
+		for (unsigned int j = 0; j < ob->n && !err; j++) {
+			const struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
+			bool in = (!filtered || (f->sel >> TFS_FILTER_TRACE & 1)) &&
+				  !(f->sel >> TFS_FILTER_NOTRACE & 1);
+
+			if (!in)
+				continue;
+			err = ob->exe ? tfs_buf_printf(&o->content, "%s (1)           \n", f->name)
+				      : tfs_buf_printf(&o->content, "%s [%s] (1)           \n",
+						       f->name, ob->mod);
+		}
+	}
+	pthread_mutex_unlock(&tfs_ft_lock);
+	free(obj_on);
+	return err < 0 ? -ENOMEM : 0;
+}
+
+const struct tfs_file_ops tfs_enabled_functions_ops = {
+    .show = enabled_show,
 };

@@ -115,6 +115,30 @@ bool tfs_ft_close(void *priv);
 int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b);
 bool tfs_glob_match(const char *pat, const char *str);
 
+/* ftrace_pid.c: the four pid files. */
+enum tfs_pid_list {
+	TFS_PID_FTRACE,		/* set_ftrace_pid */
+	TFS_PID_FTRACE_NOTRACE, /* set_ftrace_notrace_pid */
+	TFS_PID_EVENT,		/* set_event_pid (stored only) */
+	TFS_PID_EVENT_NOTRACE,	/* set_event_notrace_pid (stored only) */
+	TFS_PID_NR
+};
+extern const struct tfs_file_ops tfs_set_pid_ops; /* .arg = enum tfs_pid_list */
+/* A write: replace or add the ids of buf; size, or -EINVAL (nothing changed). */
+ssize_t tfs_pid_write(enum tfs_pid_list which, bool replace, const char *buf, size_t size);
+void tfs_pid_clear(enum tfs_pid_list which);
+void tfs_pid_reset(void); /* all four (unit tests) */
+int tfs_pid_show(enum tfs_pid_list which, struct tfs_buf *b);
+/* (tfs_ft_lock held) set_ftrace_pid or set_ftrace_notrace_pid not empty. */
+bool tfs_pid_filtered_locked(void);
+/* (tfs_ft_lock held) enum ut_sel_tasks of process pid; tids: room for
+ * UT_SEL_TIDS_MAX, filled sorted for ONLY/EXCEPT, *nr their number. */
+uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr);
+/* function-fork: a process registered (its parent's lists take it) / went. True
+ * when a list changed (publish the selection). */
+bool tfs_pid_fork(pid_t pid);
+bool tfs_pid_exit(pid_t pid);
+
 /* sel.c: the selection memfd. */
 int tfs_sel_init(void);
 /* A read-only descriptor of it for a process (close it after sending), or -errno. */

@@ -356,9 +356,15 @@ static void proc_remove(unsigned int i)
 			hello = false;
 	pthread_cond_broadcast(&ack_cond); /* nobody waits for it any more */
 	pthread_mutex_unlock(&reg_lock);
-	/* its functions leave available_filter_functions; its section goes */
-	if (hello && tfs_ft_proc_gone(pid) && tfs_sel_publish() == 0)
-		apply_later();
+	/* its functions leave available_filter_functions; its section goes; with
+	 * function-fork its id leaves set_ftrace_pid (the kernel's exit probe) */
+	if (hello) {
+		bool gone = tfs_ft_proc_gone(pid);
+
+		gone |= tfs_pid_exit(pid);
+		if (gone && tfs_sel_publish() == 0)
+			apply_later();
+	}
 }
 
 static void accept_one(void)
@@ -518,6 +524,10 @@ static int on_hello(int fd, const struct ut_msg_hello *m)
 	tfs_task_record(m->tid > 0 ? m->tid : pid, pid, m->comm);
 	tfs_sym_load_maps(pid);
 	tfs_ft_proc_gone(pid); /* sites of an image it replaced by exec */
+	/* function-fork: a child of a selected process is selected (before its sites
+	 * come, so that its first section already says so) */
+	if (tfs_pid_fork(pid))
+		tfs_sel_publish();
 	if (send_welcome(fd))
 		return -EIO;
 	/* waited for only from here on: it answers with the gen it then applies */

@@ -2,7 +2,8 @@
 /*
  * sel.c - the selection memfd (ut_sel.h): per process, per object, one flag byte
  * per site saying whether to patch it (set_ftrace_filter, set_ftrace_notrace) and
- * how function_graph treats it (set_graph_function, set_graph_notrace).
+ * how function_graph treats it (set_graph_function, set_graph_notrace), and which
+ * of its threads record (set_ftrace_pid, set_ftrace_notrace_pid: ftrace_pid.c).
  *
  * The content is rebuilt whole from functab.h at every change (a filter file
  * closed, an object complete, a process gone) and copied in under hdr.seq: odd
@@ -33,6 +34,12 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* What each process's threads do (set_ftrace_pid and co, ftrace_pid.c). */
+struct sel_tasks {
+	uint32_t tasks, nr;
+	int32_t tids[UT_SEL_TIDS_MAX];
+};
+
 int tfs_sel_build_locked(struct tfs_buf *b)
 {
 	bool filtered = tfs_ft_nonempty_locked(TFS_FILTER_TRACE);
@@ -41,12 +48,19 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	    .filtered = filtered || tfs_ft_nonempty_locked(TFS_FILTER_NOTRACE),
 	    .graph_funcs = tfs_ft_nonempty_locked(TFS_FILTER_GRAPH),
 	    .graph_notrace = tfs_ft_nonempty_locked(TFS_FILTER_GRAPH_NOTRACE),
+	    .tasks_filtered = tfs_pid_filtered_locked(),
 	    .procs_off = sizeof(struct ut_sel_hdr),
 	};
-	size_t objs_off, flags_off, end;
-	unsigned int nobjs = 0;
+	size_t objs_off, tids_off, flags_off, end;
+	unsigned int nobjs = 0, ntids = 0;
+	struct sel_tasks *tk = NULL;
 	char *out;
 
+	if (h.tasks_filtered && tfs_ft.nr_procs) {
+		tk = calloc(tfs_ft.nr_procs, sizeof(*tk));
+		if (!tk)
+			return -ENOMEM;
+	}
 	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++) {
 		unsigned int n = 0;
 
@@ -54,9 +68,16 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 			n += tfs_ft.procs[i].objs[j].fobj >= 0;
 		h.nr_procs += n > 0;
 		nobjs += n;
+		if (tk && n) {
+			struct sel_tasks *t = &tk[i];
+
+			t->tasks = tfs_pid_tasks_locked(tfs_ft.procs[i].pid, t->tids, &t->nr);
+			ntids += t->nr;
+		}
 	}
 	objs_off = h.procs_off + h.nr_procs * sizeof(struct ut_sel_proc);
-	flags_off = objs_off + (size_t)nobjs * sizeof(struct ut_sel_obj);
+	tids_off = objs_off + (size_t)nobjs * sizeof(struct ut_sel_obj);
+	flags_off = align8(tids_off + (size_t)ntids * sizeof(int32_t));
 	end = flags_off;
 	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++)
 		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++)
@@ -68,8 +89,10 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	if (end > b->cap) {
 		char *d = realloc(b->data, end);
 
-		if (!d)
+		if (!d) {
+			free(tk);
 			return -ENOMEM;
+		}
 		b->data = d;
 		b->cap = end;
 	}
@@ -79,12 +102,19 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 
 	struct ut_sel_proc *sp = (void *)(out + h.procs_off);
 	struct ut_sel_obj *so = (void *)(out + objs_off);
-	size_t fo = flags_off;
+	size_t fo = flags_off, to = tids_off;
 
 	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++) {
 		const struct tfs_ft_proc *p = &tfs_ft.procs[i];
 		struct ut_sel_proc proc = {.pid = p->pid, .objs_off = (uint64_t)((char *)so - out)};
 
+		if (tk) {
+			proc.tasks = tk[i].tasks;
+			proc.nr_tids = tk[i].nr;
+			proc.tids_off = to;
+			memcpy(out + to, tk[i].tids, tk[i].nr * sizeof(int32_t));
+			to += tk[i].nr * sizeof(int32_t);
+		}
 		for (unsigned int j = 0; j < p->n; j++) {
 			const struct tfs_ft_pobj *po = &p->objs[j];
 			uint8_t *fl = (uint8_t *)out + fo;
@@ -115,6 +145,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 		if (proc.nr_objs)
 			*sp++ = proc;
 	}
+	free(tk);
 	b->len = end;
 	return 0;
 }

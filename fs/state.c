@@ -72,6 +72,7 @@ void tfs_state_defaults(unsigned int nr_cpus)
 	tfs.nr_cpus = nr_cpus;
 	tfs.tracer = nop;
 	tfs.tracing_on = true;
+	tfs.ftrace_enabled = true;
 	tfs.opts = 0;
 	for (unsigned int i = 0; i < TFS_OPT_NR; i++)
 		if (tfs_core_opts[i].def)
@@ -146,6 +147,7 @@ static void tfs_publish_opts_locked(const struct tfs_rt_opts *r)
 	__atomic_store_n(&ctl->thresh_tsc, r->thresh_tsc, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->max_graph_depth, r->max_graph_depth, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->graph_opts, r->graph_opts, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->ftrace_enabled, tfs.ftrace_enabled ? 1u : 0u, __ATOMIC_RELAXED);
 }
 
 void tfs_publish_locked(void)

@@ -164,6 +164,7 @@ struct tfs_trace {
 	/* settings */
 	const struct tracer *tracer;
 	bool tracing_on;
+	bool ftrace_enabled;  /* the ftrace_enabled file (the kernel's sysctl) */
 	uint64_t opts;	      /* bit per enum tfs_opt */
 	uint64_t tracer_opts; /* bit per entry of tracer->opts */
 	enum tfs_clock clock;
@@ -335,7 +336,9 @@ extern const struct tfs_file_ops tfs_readme_ops, tfs_available_tracers_ops,
 	tfs_saved_cmdlines_ops, tfs_saved_cmdlines_size_ops, tfs_saved_tgids_ops,
 	tfs_error_log_ops, tfs_header_page_ops, tfs_header_event_ops, tfs_event_format_ops,
 	tfs_available_filter_functions_ops, tfs_set_ftrace_filter_ops, tfs_set_ftrace_notrace_ops,
-	tfs_set_graph_function_ops, tfs_set_graph_notrace_ops;
+	tfs_set_graph_function_ops, tfs_set_graph_notrace_ops, tfs_ftrace_enabled_ops,
+	tfs_available_filter_functions_addrs_ops, tfs_dyn_ftrace_total_info_ops,
+	tfs_enabled_functions_ops;
 
 /*
  * Parse a write to a one-value file the way the kernel does (kstrtoul on the

@@ -323,6 +323,89 @@ static int sel_copy(struct ut_sel_copy *c)
 	return r;
 }
 
+/* ---- the thread selection (set_ftrace_pid) ------------------------------------------ */
+
+/*
+ * The control thread writes it (ut_rt_lock held) under task_seq (odd while
+ * writing), then moves ut_rt_task_gen on; a thread whose cached answer is for
+ * another generation reads it again in ut_rt_task_check().  The generation
+ * starts at 1 so that a new thread (task_ok = task_no = 0) decides once.
+ */
+volatile uint32_t ut_rt_task_gen = 1;
+static uint32_t task_seq;
+static uint32_t task_state = UT_SEL_TASKS_ALL, task_nr;
+static int32_t task_tids[UT_SEL_TIDS_MAX];
+static int task_none;	  /* no thread records: patch nothing */
+static int task_filtered; /* the last selection had pid lists */
+
+static void tasks_set(uint32_t state, uint32_t nr, const int32_t *tids)
+{
+	uint32_t g;
+
+	if (nr > UT_SEL_TIDS_MAX)
+		nr = UT_SEL_TIDS_MAX;
+	if (state == task_state && nr == task_nr &&
+	    (!nr || !memcmp(tids, task_tids, nr * sizeof(*tids))))
+		return;
+	__atomic_store_n(&task_seq, task_seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (uint32_t i = 0; i < nr; i++)
+		__atomic_store_n(&task_tids[i], tids[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&task_nr, nr, __ATOMIC_RELAXED);
+	__atomic_store_n(&task_state, state, __ATOMIC_RELAXED);
+	__atomic_store_n(&task_seq, task_seq + 1, __ATOMIC_RELEASE);
+	g = ut_rt_task_gen + 1;
+	__atomic_store_n(&ut_rt_task_gen, g ? g : 1, __ATOMIC_RELEASE);
+}
+
+static int tids_have(uint32_t nr, int32_t tid)
+{
+	uint32_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int32_t v = __atomic_load_n(&task_tids[mid], __ATOMIC_RELAXED);
+
+		if (v == tid)
+			return 1;
+		if (v < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+int ut_rt_task_check(void)
+{
+	int32_t tid = (int32_t)syscall(SYS_gettid);
+	uint32_t g, s, state, nr;
+	int on;
+
+	for (;;) {
+		g = __atomic_load_n(&ut_rt_task_gen, __ATOMIC_ACQUIRE);
+		s = __atomic_load_n(&task_seq, __ATOMIC_ACQUIRE);
+		if (s & 1)
+			continue; /* the control thread is writing it (a few stores) */
+		state = __atomic_load_n(&task_state, __ATOMIC_RELAXED);
+		nr = __atomic_load_n(&task_nr, __ATOMIC_RELAXED);
+		if (nr > UT_SEL_TIDS_MAX)
+			nr = UT_SEL_TIDS_MAX;
+		on = state == UT_SEL_TASKS_ALL	    ? 1
+		     : state == UT_SEL_TASKS_NONE ? 0
+		     : state == UT_SEL_TASKS_ONLY ? tids_have(nr, tid)
+						  : !tids_have(nr, tid);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&task_seq, __ATOMIC_RELAXED) == s)
+			break;
+	}
+	if (on)
+		ut_thr.task_ok = g;
+	else
+		ut_thr.task_no = g;
+	return on;
+}
+
 /* Set every site's sel from the selection memfd (ut_rt_lock held). */
 /* Set once the section utracefs published covers every object with sites (-g hold). */
 static volatile int sel_complete;
@@ -339,6 +422,13 @@ static void sel_load(void)
 		return; /* unreadable for now: keep what we have */
 	ut_sel_default = def;
 	ut_sel_graph_funcs = r == 0 && c.hdr.graph_funcs;
+	/* our threads: a section says; without one, pid lists mean not us (yet) */
+	task_filtered = r == 0 && c.hdr.tasks_filtered;
+	if (r == 0 && c.found)
+		tasks_set(c.tasks, c.nr_tids, c.tids);
+	else
+		tasks_set(task_filtered ? UT_SEL_TASKS_NONE : UT_SEL_TASKS_ALL, 0, NULL);
+	task_none = task_state == UT_SEL_TASKS_NONE;
 	for (uint32_t i = 0; i < ut_nr_objs; i++) {
 		struct ut_obj *o = &ut_objs[i];
 		const uint8_t *fl = NULL;
@@ -390,11 +480,15 @@ static int send_obj(uint32_t idx, const struct ut_obj *o, int gone)
 	m->total = total;
 	m->base = o->base;
 	if (!gone) {
+		char real[PATH_MAX]; /* realpath() writes up to PATH_MAX bytes */
+		const char *path = o->name;
+
 		if (!strcmp(o->name, "/proc/self/exe"))
-			memcpy(m->path, hello_exe, sizeof(m->path));
-		else if (!realpath(o->name, m->path))
-			strncpy(m->path, o->name, sizeof(m->path) - 1);
-		m->path[sizeof(m->path) - 1] = 0;
+			path = hello_exe;
+		else if (realpath(o->name, real))
+			path = real;
+		if ((size_t)snprintf(m->path, sizeof(m->path), "%s", path) >= sizeof(m->path))
+			return -ENAMETOOLONG; /* a cut path would name another file */
 		if (m->path[0] != '/')
 			return -EINVAL; /* utracefs would refuse it (and us) */
 	}
@@ -474,6 +568,8 @@ static void apply(struct ut_ctl *ctl)
 
 	pthread_mutex_lock(&ut_rt_lock);
 	sel_load();
+	if (task_none)
+		on = 0; /* set_ftrace_pid selects none of our threads: zero cost */
 	/* the stubs first: a site that becomes a call goes to the right trampoline */
 	if (on)
 		ut_stubs_set_tramp(graph ? ut_tramp_graph : ut_tramp_function);
@@ -699,6 +795,9 @@ int ut_control_start(void)
  */
 void ut_control_after_fork_child(void)
 {
+	/* the parent's thread selection is not ours: record nothing until told */
+	if (task_filtered)
+		tasks_set(UT_SEL_TASKS_NONE, 0, NULL);
 	if (attached) {
 		attached = 0;
 		if (attach()) {

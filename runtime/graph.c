@@ -139,6 +139,8 @@ _Static_assert(offsetof(struct ut_thread, gframes) == 24, "graph.S THR_GFRAMES")
 _Static_assert(offsetof(struct ut_thread, gtop) == 32, "graph.S THR_GTOP");
 _Static_assert(offsetof(struct ut_thread, goverrun) == 36, "graph.S THR_GOVERRUN");
 _Static_assert(offsetof(struct ut_thread, guard) == 5, "graph.S THR_GUARD");
+_Static_assert(offsetof(struct ut_thread, task_ok) == 48, "tramp.S, graph.S THR_TASK_OK");
+_Static_assert(offsetof(struct ut_thread, task_no) == 52, "tramp.S, graph.S THR_TASK_NO");
 
 /*
  * Room for markers beyond the functions' limit: a handler entered with the stack
@@ -376,6 +378,8 @@ void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 		return;
 	if (!ut_thr.tid && !ut_rt_thread_first())
 		goto out;
+	if (!ut_rt_task_ok())
+		goto out; /* set_ftrace_pid: not this thread */
 	ut_thr.guard = 1;
 	if ((ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
 		goto out_guard;

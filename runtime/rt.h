@@ -51,6 +51,13 @@ struct ut_thread {
 	uint32_t goverrun;	   /* calls not traced because the stack was full */
 	uint32_t gfuncs;	   /* open frames of set_graph_function functions */
 	uint32_t gnotrace;	   /* open silent frames (set_graph_notrace functions) */
+	/*
+	 * set_ftrace_pid: this thread records while task_ok == ut_rt_task_gen and
+	 * does not while task_no == ut_rt_task_gen; neither: ut_rt_task_check()
+	 * decides for this generation (the trampolines' fast paths compare both).
+	 */
+	uint32_t task_ok; /* offset 48 (tramp.S, graph.S) */
+	uint32_t task_no; /* offset 52 */
 };
 extern __thread struct ut_thread ut_thr;
 
@@ -59,6 +66,21 @@ extern __thread struct ut_thread ut_thr;
 extern struct ut_ctl *volatile ut_rt_ctl; /* the mapped area, NULL while detached */
 extern uint32_t ut_rt_nr_cpus;		  /* min(ctl->nr_cpus, what the mapping holds) */
 extern volatile uint32_t ut_rt_off;	  /* tracing_off() was called in this process */
+/* Generation of the thread selection (set_ftrace_pid, control.c), never 0. */
+extern volatile uint32_t ut_rt_task_gen;
+/* Slow path: does this thread record (sets ut_thr.task_ok or task_no)? 1 or 0. */
+int ut_rt_task_check(void);
+/* Both together, for C paths (graph.c). */
+static inline int ut_rt_task_ok(void)
+{
+	uint32_t g = __atomic_load_n(&ut_rt_task_gen, __ATOMIC_ACQUIRE);
+
+	if (ut_thr.task_ok == g)
+		return 1;
+	if (ut_thr.task_no == g)
+		return 0;
+	return ut_rt_task_check();
+}
 extern volatile uint64_t ut_rt_lost;	  /* events not written: no rseq area (rseq.c) */
 						  /* and no lock (api.c write_ev) */
 

@@ -35,6 +35,8 @@ int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *
 	c->found = 0;
 	c->nr_objs = 0;
 	c->flags_len = 0;
+	c->tasks = UT_SEL_TASKS_ALL;
+	c->nr_tids = 0;
 	if (mapped < sizeof(struct ut_sel_hdr))
 		return -ERANGE;
 	seq = __atomic_load_n(&sh->seq, __ATOMIC_ACQUIRE);
@@ -70,6 +72,15 @@ int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *
 		err = -EINVAL;
 		goto check;
 	}
+	if (p.tasks > UT_SEL_TASKS_EXCEPT || p.nr_tids > UT_SEL_TIDS_MAX ||
+	    !fits(p.tids_off, p.nr_tids, sizeof(int32_t), size)) {
+		err = -EINVAL;
+		goto check;
+	}
+	c->tasks = p.tasks;
+	c->nr_tids = p.nr_tids;
+	memcpy(c->tids, m + p.tids_off, (size_t)p.nr_tids * sizeof(int32_t));
+	barrier();
 	c->nr_objs = p.nr_objs;
 	for (i = 0; i < p.nr_objs; i++) {
 		struct ut_sel_obj o;

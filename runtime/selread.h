@@ -20,6 +20,9 @@ struct ut_sel_copy {
 	struct ut_sel_obj *objs;  /* room for max_objs */
 	uint8_t *flags;		  /* room for flags_cap bytes */
 	uint64_t flags_cap, flags_len;
+	uint32_t tasks;		  /* enum ut_sel_tasks of the section (ALL without one) */
+	uint32_t nr_tids;
+	int32_t tids[UT_SEL_TIDS_MAX]; /* sorted */
 };
 
 /*

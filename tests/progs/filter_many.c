@@ -19,6 +19,8 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include "site_byte.h"
+
 #define NI __attribute__((noinline, noclone))
 
 static volatile unsigned long sink;
@@ -79,19 +81,6 @@ static void *lookup(const char *name)
 	return NULL;
 }
 
-/* The first byte of the site: after endbr64 when there is one. */
-static void print_site(const char *name)
-{
-	const unsigned char *p = lookup(name);
-
-	if (!p) {
-		printf("%s ?\n", name);
-		return;
-	}
-	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
-		p += 4;
-	printf("%s %02x\n", name, p[0]);
-}
 
 int main(int argc, char **argv)
 {

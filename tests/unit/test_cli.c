@@ -188,6 +188,42 @@ static void test_record_parse_graph(void **state)
 	assert_null(o.graph_funcs);
 }
 
+/* -l, -n, -P: lists like -g, each its own; alone they select function. */
+static void test_record_parse_filters(void **state)
+{
+	struct cli_record_opts o;
+
+	assert_int_equal(PARSE(&o, "record", "-l", "a*", "-n", "ab", "-lb", "-P", "12", "-P34",
+			       "--", "ls"),
+			 -1);
+	assert_string_equal(o.tracer, "function");
+	assert_string_equal(o.filter_funcs, "a* b");
+	assert_string_equal(o.notrace_funcs, "ab");
+	assert_string_equal(o.pids, "12 34");
+	assert_null(o.graph_funcs);
+	assert_string_equal(o.cmd[0], "ls");
+	assert_int_equal(PARSE(&o, "record", "-n", "x", "ls"), -1);
+	assert_string_equal(o.tracer, "function");
+	assert_null(o.filter_funcs);
+	assert_null(o.pids);
+	assert_int_equal(PARSE(&o, "record", "-P", "7", "ls"), -1);
+	assert_string_equal(o.tracer, "function");
+	/* with -g (or an explicit tracer) the tracer is that one */
+	assert_int_equal(PARSE(&o, "record", "-g", "m", "-l", "m", "ls"), -1);
+	assert_string_equal(o.tracer, "function_graph");
+	assert_int_equal(PARSE(&o, "record", "-p", "nop", "-P", "1", "ls"), -1);
+	assert_string_equal(o.tracer, "nop");
+	/* bad ones */
+	assert_int_equal(PARSE(&o, "record", "-l", "", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-n", " ", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-P", "x1", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-P", "-1", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-P", "4194304", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-P", "", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-l", "x"), CLI_USAGE); /* no CMD */
+	assert_int_equal(PARSE(&o, "record", "-l"), CLI_USAGE);
+}
+
 /* Each subcommand's misuse, with no mount: bad usage is 2, a missing mount 1. */
 static void test_misuse_exit_status(void **state)
 {
@@ -202,6 +238,14 @@ static void test_misuse_exit_status(void **state)
 	assert_int_equal(cli_cmd_list.run(ARGC("list", "-x"), ARGV("list", "-x")), CLI_USAGE);
 	assert_int_equal(cli_cmd_list.run(ARGC("list", "-t", "y"), ARGV("list", "-t", "y")),
 			 CLI_USAGE);
+	/* a PATTERN only after -f, one only, not empty */
+	assert_int_equal(
+	    cli_cmd_list.run(ARGC("list", "-f", "a", "b"), ARGV("list", "-f", "a", "b")),
+	    CLI_USAGE);
+	assert_int_equal(cli_cmd_list.run(ARGC("list", "-f", ""), ARGV("list", "-f", "")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_list.run(ARGC("list", "-f", "a*"), ARGV("list", "-f", "a*")),
+			 CLI_FAIL); /* well formed: no mount */
 	assert_int_equal(cli_cmd_show.run(ARGC("show", "-c", "one"), ARGV("show", "-c", "one")),
 			 CLI_USAGE);
 	assert_int_equal(cli_cmd_show.run(ARGC("show", "-c"), ARGV("show", "-c")), CLI_USAGE);
@@ -331,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_preload),
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_record_parse_graph),
+		cmocka_unit_test(test_record_parse_filters),
 		cmocka_unit_test(test_misuse_exit_status),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_self_paths),

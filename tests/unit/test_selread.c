@@ -133,12 +133,46 @@ static void test_small_buffers(void **state)
 	assert_int_equal(c.nr_objs, 2);
 }
 
+/* The thread selection (set_ftrace_pid): copied, and bounded like the rest. */
+static void test_tasks(void **state)
+{
+	struct ut_sel_proc *p = (void *)(mem.b + 64);
+	int32_t *tids = (int32_t *)(mem.b + 200);
+	struct ut_sel_copy c = fresh();
+
+	build();
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), 0);
+	assert_int_equal(c.tasks, UT_SEL_TASKS_ALL);
+	assert_int_equal(c.nr_tids, 0);
+	tids[0] = 21;
+	tids[1] = 23;
+	p[1].tasks = UT_SEL_TASKS_ONLY;
+	p[1].nr_tids = 2;
+	p[1].tids_off = 200;
+	c = fresh();
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), 0);
+	assert_int_equal(c.tasks, UT_SEL_TASKS_ONLY);
+	assert_int_equal(c.nr_tids, 2);
+	assert_int_equal(c.tids[0], 21);
+	assert_int_equal(c.tids[1], 23);
+	p[1].tids_off = 276; /* 8 bytes from 276 > size 280 */
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
+	p[1].tids_off = 200;
+	p[1].nr_tids = UT_SEL_TIDS_MAX + 1;
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
+	p[1].nr_tids = 2;
+	p[1].tasks = 4; /* no such state */
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
+	assert_false(c.found);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_copies_own_section), cmocka_unit_test(test_no_section),
 	    cmocka_unit_test(test_seq),		       cmocka_unit_test(test_bounds),
 	    cmocka_unit_test(test_small_buffers),
+	    cmocka_unit_test(test_tasks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,6 +57,8 @@
 #define THR_GFRAMES 24
 #define THR_GTOP 32
 #define THR_GOVERRUN 36
+#define THR_TASK_OK 48
+#define THR_TASK_NO 52
 /* struct ut_gframe (graph.c), 128 bytes */
 #define GF_SHIFT 7
 #define GF_SIZE 128
@@ -231,7 +233,14 @@ ut_tramp_graph_site:
 	cmpq $0, CTL_MAX_DEPTH(%r11)		/* max_graph_depth and graph_opts */
 	jne .Le_slow
 	movq ut_thr@gottpoff(%rip), %r10
-	cmpl $0, %fs:THR_TID(%r10)
+	/* set_ftrace_pid: recorded, not recorded, or C decides (ut_rt_task_ok) */
+	movl ut_rt_task_gen(%rip), %eax
+	cmpl %eax, %fs:THR_TASK_OK(%r10)
+	je 2f
+	cmpl %eax, %fs:THR_TASK_NO(%r10)
+	je .Le_done
+	jmp .Le_slow
+2:	cmpl $0, %fs:THR_TID(%r10)
 	je .Le_slow
 	cmpb $0, %fs:THR_GUARD(%r10)
 	jne .Le_slow

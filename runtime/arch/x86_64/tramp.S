@@ -8,7 +8,9 @@
  * function has run yet.
  *
  * The fast path calls nothing: it checks that the process is attached, that
- * tracing is on (ctl->tracing_on and the process's own tracing_off() flag), then
+ * tracing is on (ctl->tracing_on and the process's own tracing_off() flag), that
+ * this thread records (set_ftrace_pid: ut_thr.task_ok or task_no equal to
+ * ut_rt_task_gen, else ut_rt_task_check() decides once for the generation), then
  * writes one 32-byte UT_EV_FUNCTION event with exactly the algorithm of
  * ut_rb_write_on_cpu() (common/ut_ring_ref.c) inside an rseq critical section
  * whose last instruction is the commit store (ut_ring.h).  The time stamp is read
@@ -40,6 +42,8 @@
 #define CTL_WRITE_MODE 44	/* offsetof(struct ut_ctl, write_mode) */
 #define CTL_WRITE_LOCKED 1	/* UT_CTL_WRITE_LOCKED */
 #define FRAME 72		/* bytes pushed: [rsp + FRAME] = site + 5 */
+#define THR_TASK_OK 48		/* offsetof(struct ut_thread, task_ok) */
+#define THR_TASK_NO 52		/* offsetof(struct ut_thread, task_no) */
 
 	/*
 	 * For calls into C: SAVE_XMM saves the whole vector state below an aligned
@@ -98,6 +102,10 @@ ut_tramp_function:
 	testl %eax, %eax
 	jz .Lfirst
 .Lhave_tid:
+	movl ut_rt_task_gen(%rip), %r9d		/* set_ftrace_pid: does this thread record? */
+	cmpl %r9d, %fs:THR_TASK_OK(%r10)
+	jne .Ltask
+.Ltask_ok:
 	movzbl %fs:4(%r10), %r9d		/* ut_thr.evflags */
 	movq %fs:16(%r10), %r10			/* r10: ut_thr.rseq, this thread's struct rseq */
 	testq %r10, %r10
@@ -252,6 +260,21 @@ ut_tramp_function:
 	call ut_rt_stack_event
 	RESTORE_XMM
 	jmp .Ldone
+
+.Ltask:						/* r9d: the generation */
+	cmpl %r9d, %fs:THR_TASK_NO(%r10)
+	je .Ldone				/* not this thread */
+	SAVE_XMM
+	call ut_rt_task_check			/* decides for this generation */
+	RESTORE_XMM
+	testl %eax, %eax
+	jz .Ldone
+	movq ut_rt_ctl(%rip), %r11
+	testq %r11, %r11
+	jz .Ldone
+	movq ut_thr@gottpoff(%rip), %r10
+	movl %fs:(%r10), %eax			/* ut_thr.tid */
+	jmp .Ltask_ok
 
 .Lfirst:
 	SAVE_XMM

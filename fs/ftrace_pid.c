@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ftrace_pid.c - set_ftrace_pid, set_ftrace_notrace_pid, set_event_pid and
+ * set_event_notrace_pid: lists of thread or process ids.
+ *
+ * As in the kernel (kernel/trace/trace.c trace_pid_write, ftrace.c pid_write):
+ *   - a write is cut into tokens at white space; each token is a number
+ *     (strtoul base 0, so 0x10 and 010 work) below PID_MAX_LIMIT; anything else
+ *     makes the write fail with EINVAL;
+ *   - a write is all or nothing: a bad token anywhere leaves the list as it was;
+ *   - `>` (O_TRUNC) replaces the list by what the writes of that open add, `>>`
+ *     adds to it; an O_TRUNC open without any write (`: > set_ftrace_pid`)
+ *     empties the list when it is closed.  Unlike the kernel, which empties the
+ *     list at open, `echo bad > set_ftrace_pid` changes nothing at all;
+ *   - reading lists the ids in ascending order, one per line, or `no pid`.
+ *
+ * What an id means here: the id of a thread, or the id of a process, which then
+ * selects all of its threads (user-space users think in process ids; the kernel
+ * only knows tasks).  set_ftrace_pid not empty: only the threads it selects
+ * record function and function_graph events; set_ftrace_notrace_pid removes the
+ * threads it selects (and wins).  utracefs resolves this per process for the
+ * selection memfd (tfs_pid_tasks, ut_sel.h): a process none of whose threads is
+ * selected patches nothing.
+ *
+ * Option function-fork: a process whose parent (/proc/PID/stat, read when it
+ * registers) is in a list is added to it, and a process that goes (its
+ * connection closes) is removed from both lists, as the kernel's fork and exit
+ * probes do for tasks.
+ *
+ * set_event_pid and set_event_notrace_pid are parsed and stored only: events
+ * (and event-fork) come later.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "functab.h"
+#include "ut_sel.h"
+
+#define PID_LIMIT 4194304u /* the kernel's PID_MAX_LIMIT on 64-bit */
+#define PID_TOKEN_MAX 64
+
+struct pid_list {
+	int32_t *ids; /* sorted, unique */
+	unsigned int n, cap;
+};
+
+static pthread_mutex_t pid_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pid_list lists[TFS_PID_NR];
+
+struct pid_open {
+	enum tfs_pid_list which;
+	bool writing, trunc, wrote, bad;
+};
+
+/* ---- sorted id lists ---------------------------------------------------------------- */
+
+static unsigned int pl_index(const struct pid_list *l, int32_t id)
+{
+	unsigned int lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (l->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool pl_has(const struct pid_list *l, int32_t id)
+{
+	unsigned int i = pl_index(l, id);
+
+	return i < l->n && l->ids[i] == id;
+}
+
+static int pl_add(struct pid_list *l, int32_t id)
+{
+	unsigned int i = pl_index(l, id);
+
+	if (i < l->n && l->ids[i] == id)
+		return 0;
+	if (l->n == l->cap) {
+		unsigned int cap = l->cap ? 2 * l->cap : 16;
+		int32_t *ids = realloc(l->ids, cap * sizeof(*ids));
+
+		if (!ids)
+			return -ENOMEM;
+		l->ids = ids;
+		l->cap = cap;
+	}
+	memmove(&l->ids[i + 1], &l->ids[i], (l->n - i) * sizeof(*l->ids));
+	l->ids[i] = id;
+	l->n++;
+	return 1;
+}
+
+static bool pl_del(struct pid_list *l, int32_t id)
+{
+	unsigned int i = pl_index(l, id);
+
+	if (i >= l->n || l->ids[i] != id)
+		return false;
+	memmove(&l->ids[i], &l->ids[i + 1], (l->n - i - 1) * sizeof(*l->ids));
+	l->n--;
+	return true;
+}
+
+static void pl_free(struct pid_list *l)
+{
+	free(l->ids);
+	*l = (struct pid_list){0};
+}
+
+/* ---- parsing ------------------------------------------------------------------------- */
+
+/* Parse one write into a new list (all its ids); -EINVAL on any bad token. */
+static int parse_ids(const char *buf, size_t size, struct pid_list *out)
+{
+	size_t i = 0;
+
+	while (i < size) {
+		char tok[PID_TOKEN_MAX + 1], *end;
+		unsigned long v;
+		size_t len = 0;
+		int err;
+
+		while (i < size && (!buf[i] || isspace((unsigned char)buf[i])))
+			i++;
+		while (i < size && buf[i] && !isspace((unsigned char)buf[i])) {
+			if (len == PID_TOKEN_MAX)
+				return -EINVAL;
+			tok[len++] = buf[i++];
+		}
+		if (!len)
+			break;
+		tok[len] = '\0';
+		if (!isdigit((unsigned char)tok[0]))
+			return -EINVAL; /* kstrtoul: no sign, no space */
+		errno = 0;
+		v = strtoul(tok, &end, 0);
+		if (errno || *end || v >= PID_LIMIT)
+			return -EINVAL;
+		err = pl_add(out, (int32_t)v);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static const char *const pid_file_names[TFS_PID_NR] = {
+    [TFS_PID_FTRACE] = "set_ftrace_pid",
+    [TFS_PID_FTRACE_NOTRACE] = "set_ftrace_notrace_pid",
+    [TFS_PID_EVENT] = "set_event_pid",
+    [TFS_PID_EVENT_NOTRACE] = "set_event_notrace_pid",
+};
+
+/* The lists that the runtime acts on changed: rewrite the selection, apply it. */
+static void pid_publish(enum tfs_pid_list which)
+{
+	if (which <= TFS_PID_FTRACE_NOTRACE) {
+		tfs_sel_publish();
+		tfs_apply();
+	}
+}
+
+ssize_t tfs_pid_write(enum tfs_pid_list which, bool replace, const char *buf, size_t size)
+{
+	struct pid_list add = {0};
+	int err = parse_ids(buf, size, &add);
+
+	if (err) {
+		pl_free(&add);
+		return err;
+	}
+	pthread_mutex_lock(&tfs_ft_lock); /* tfs_sel_build_locked reads the lists under it */
+	pthread_mutex_lock(&pid_lock);
+	if (replace) {
+		pl_free(&lists[which]);
+		lists[which] = add;
+		add = (struct pid_list){0};
+	}
+	for (unsigned int i = 0; i < add.n && !err; i++)
+		err = pl_add(&lists[which], add.ids[i]) < 0 ? -ENOMEM : 0;
+	pthread_mutex_unlock(&pid_lock);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	pl_free(&add);
+	return err ? err : (ssize_t)size;
+}
+
+void tfs_pid_clear(enum tfs_pid_list which)
+{
+	pthread_mutex_lock(&tfs_ft_lock);
+	pthread_mutex_lock(&pid_lock);
+	pl_free(&lists[which]);
+	pthread_mutex_unlock(&pid_lock);
+	pthread_mutex_unlock(&tfs_ft_lock);
+}
+
+int tfs_pid_show(enum tfs_pid_list which, struct tfs_buf *b)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&pid_lock);
+	for (unsigned int i = 0; i < lists[which].n && !err; i++)
+		err = tfs_buf_printf(b, "%d\n", lists[which].ids[i]);
+	if (!lists[which].n)
+		err = tfs_buf_printf(b, "no pid\n");
+	pthread_mutex_unlock(&pid_lock);
+	return err;
+}
+
+/* ---- what the runtime is told ---------------------------------------------------------- */
+
+/* Is id a thread of process pid (other than its main thread)? */
+static bool thread_of(int32_t id, pid_t pid)
+{
+	char path[64];
+
+	if (id == pid || id <= 0)
+		return false;
+	if (tfs_task_tgid(id) == pid)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)id);
+	return access(path, F_OK) == 0;
+}
+
+bool tfs_pid_filtered_locked(void)
+{
+	bool on;
+
+	pthread_mutex_lock(&pid_lock);
+	on = lists[TFS_PID_FTRACE].n || lists[TFS_PID_FTRACE_NOTRACE].n;
+	pthread_mutex_unlock(&pid_lock);
+	return on;
+}
+
+/* Collect the ids of l that are threads of pid (not in skip) into tids. */
+static uint32_t threads_in(const struct pid_list *l, const struct pid_list *skip, pid_t pid,
+			   int32_t *tids, uint32_t max, bool *overflow)
+{
+	uint32_t n = 0;
+
+	for (unsigned int i = 0; i < l->n; i++) {
+		if (!thread_of(l->ids[i], pid) || (skip && pl_has(skip, l->ids[i])))
+			continue;
+		if (n == max) {
+			*overflow = true;
+			break;
+		}
+		tids[n++] = l->ids[i]; /* l is sorted: so is tids */
+	}
+	return n;
+}
+
+uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr)
+{
+	const struct pid_list *f, *nt;
+	bool overflow = false;
+	uint32_t ret;
+
+	*nr = 0;
+	pthread_mutex_lock(&pid_lock);
+	f = &lists[TFS_PID_FTRACE];
+	nt = &lists[TFS_PID_FTRACE_NOTRACE];
+	if (!f->n && !nt->n) {
+		ret = UT_SEL_TASKS_ALL;
+	} else if (pl_has(nt, pid)) {
+		ret = UT_SEL_TASKS_NONE;
+	} else if (!f->n || pl_has(f, pid)) {
+		*nr = threads_in(nt, NULL, pid, tids, UT_SEL_TIDS_MAX, &overflow);
+		ret = *nr ? UT_SEL_TASKS_EXCEPT : UT_SEL_TASKS_ALL;
+	} else {
+		*nr = threads_in(f, nt, pid, tids, UT_SEL_TIDS_MAX, &overflow);
+		ret = *nr ? UT_SEL_TASKS_ONLY : UT_SEL_TASKS_NONE;
+	}
+	pthread_mutex_unlock(&pid_lock);
+	return ret;
+}
+
+/* The parent of pid from /proc/PID/stat (field 4, after the comm in parentheses). */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd, ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+bool tfs_pid_fork(pid_t pid)
+{
+	bool changed = false;
+	pid_t ppid;
+
+	if (!tfs_opt(TFS_OPT_FUNCTION_FORK))
+		return false;
+	ppid = parent_of(pid);
+	if (ppid <= 0)
+		return false;
+	pthread_mutex_lock(&tfs_ft_lock);
+	pthread_mutex_lock(&pid_lock);
+	for (int w = TFS_PID_FTRACE; w <= TFS_PID_FTRACE_NOTRACE; w++)
+		if (pl_has(&lists[w], ppid))
+			changed |= pl_add(&lists[w], pid) > 0;
+	pthread_mutex_unlock(&pid_lock);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	return changed;
+}
+
+bool tfs_pid_exit(pid_t pid)
+{
+	bool changed = false;
+
+	if (!tfs_opt(TFS_OPT_FUNCTION_FORK))
+		return false;
+	pthread_mutex_lock(&tfs_ft_lock);
+	pthread_mutex_lock(&pid_lock);
+	for (int w = TFS_PID_FTRACE; w <= TFS_PID_FTRACE_NOTRACE; w++)
+		changed |= pl_del(&lists[w], pid);
+	pthread_mutex_unlock(&pid_lock);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	return changed;
+}
+
+void tfs_pid_reset(void)
+{
+	for (int w = 0; w < TFS_PID_NR; w++)
+		tfs_pid_clear((enum tfs_pid_list)w);
+}
+
+/* ---- the files ----------------------------------------------------------------------- */
+
+static enum tfs_pid_list pid_which(const struct tfs_open *o)
+{
+	return (enum tfs_pid_list)o->file->arg;
+}
+
+static int pid_open(struct tfs_open *o)
+{
+	struct pid_open *po = calloc(1, sizeof(*po));
+
+	if (!po)
+		return -ENOMEM;
+	po->which = pid_which(o);
+	po->writing = (o->flags & O_ACCMODE) != O_RDONLY;
+	po->trunc = po->writing && (o->flags & O_TRUNC);
+	o->priv = po;
+	return 0;
+}
+
+static int pid_show(struct tfs_open *o)
+{
+	return tfs_pid_show(pid_which(o), &o->content);
+}
+
+static ssize_t pid_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
+{
+	struct pid_open *po = o->priv;
+	ssize_t ret;
+
+	(void)off;
+	if (!po || !po->writing)
+		return -EBADF;
+	/* the first write of a `>` open replaces, the others add (the kernel: reset at open) */
+	ret = tfs_pid_write(po->which, po->trunc && !po->wrote, buf, size);
+	if (ret < 0) {
+		po->bad = true;
+		tfs_error_log(pid_file_names[po->which], "Invalid pid", "", 0);
+		return ret;
+	}
+	po->wrote = true;
+	/* committed now, not at release (which FUSE sends after close returned) */
+	pid_publish(po->which);
+	return ret;
+}
+
+static int pid_release(struct tfs_open *o)
+{
+	struct pid_open *po = o->priv;
+
+	if (po && po->trunc && !po->wrote && !po->bad) {
+		tfs_pid_clear(po->which);
+		pid_publish(po->which);
+	}
+	free(po);
+	o->priv = NULL;
+	return 0;
+}
+
+/* `>` must not empty the list before the write is known to be good: no truncate op. */
+const struct tfs_file_ops tfs_set_pid_ops = {
+    .open = pid_open,
+    .show = pid_show,
+    .write = pid_write,
+    .release = pid_release,
+};

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pid_prog.c - a traced program with a second thread and fork children, for the
+ * set_ftrace_pid tests of tests/integration/81_pid.sh.
+ *
+ *   pid_prog -l   prints "pid PID worker TID", then takes commands on stdin, one
+ *                 line each, answered by "done":
+ *                   run        pp_main() here and pp_worker() in the worker thread
+ *                   fork       a child that calls pp_child() every 10 ms until
+ *                              `reap`; prints "child PID"
+ *                   reap       ends the child and waits for it
+ *                   NAME       "NAME XX": the first byte of NAME's patch site
+ *                 exits at EOF.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "site_byte.h"
+
+#define NI __attribute__((noinline, noclone))
+
+static volatile unsigned long sink;
+
+NI void pp_main(void)
+{
+	sink++;
+}
+NI void pp_worker(void)
+{
+	sink += 2;
+}
+NI void pp_child(void)
+{
+	sink += 3;
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int todo, did;
+static volatile pid_t worker_tid;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	worker_tid = (pid_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		while (todo == did)
+			pthread_cond_wait(&cond, &lock);
+		pp_worker();
+		did++;
+		pthread_cond_broadcast(&cond);
+	}
+	return NULL;
+}
+
+static void run_both(void)
+{
+	pp_main();
+	pthread_mutex_lock(&lock);
+	todo++;
+	pthread_cond_broadcast(&cond);
+	while (did != todo)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+}
+
+static void *lookup(const char *name)
+{
+	if (!strcmp(name, "pp_main"))
+		return (void *)pp_main;
+	if (!strcmp(name, "pp_worker"))
+		return (void *)pp_worker;
+	if (!strcmp(name, "pp_child"))
+		return (void *)pp_child;
+	return NULL;
+}
+
+
+int main(int argc, char **argv)
+{
+	char line[1024];
+	pthread_t t;
+	pid_t child = -1;
+	int pfd[2] = {-1, -1};
+
+	if (argc < 2 || strcmp(argv[1], "-l"))
+		return 2;
+	if (pthread_create(&t, NULL, worker, NULL))
+		return 1;
+	while (!worker_tid)
+		usleep(1000);
+	printf("pid %d worker %d\n", (int)getpid(), (int)worker_tid);
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin)) {
+		for (char *s, *w = strtok_r(line, " \n", &s); w; w = strtok_r(NULL, " \n", &s)) {
+			if (!strcmp(w, "run")) {
+				run_both();
+			} else if (!strcmp(w, "fork") && child < 0 && pipe(pfd) == 0) {
+				fflush(stdout);
+				child = fork();
+				if (child == 0) {
+					struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
+
+					close(pfd[1]);
+					do
+						pp_child();
+					while (poll(&pf, 1, 10) == 0);
+					_exit(0);
+				}
+				close(pfd[0]);
+				printf("child %d\n", (int)child);
+			} else if (!strcmp(w, "reap") && child > 0) {
+				close(pfd[1]);
+				waitpid(child, NULL, 0);
+				child = -1;
+			} else {
+				print_site(w);
+			}
+		}
+		printf("done\n");
+		fflush(stdout);
+	}
+	return 0;
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_pid.c - set_ftrace_pid and co (fs/ftrace_pid.c): the kernel's parser (ids
+ * in any base, white space, all or nothing), replace against append, the read-back
+ * (`no pid`), which threads of a process each list selects, and what the
+ * selection memfd says per process (fs/sel.c).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "functab.h"
+#include "tfs.h"
+#include "ut_sel.h"
+
+static const uint32_t offs[] = {0x100, 0x200};
+static const char *const names[] = {"main", "work"};
+
+/* Ids far above any real pid so that /proc never knows them: threads come from
+ * the task table (tfs_task_record) alone. */
+#define P1 3000001 /* a process with threads P1T1, P1T2 */
+#define P1T1 3000011
+#define P1T2 3000012
+#define P2 3000002
+
+static int setup(void **state)
+{
+	tfs_ft_reset();
+	tfs_pid_reset();
+	tfs_task_record(P1, P1, "p1");
+	tfs_task_record(P1T1, P1, "p1");
+	tfs_task_record(P1T2, P1, "p1");
+	tfs_task_record(P2, P2, "p2");
+	assert_int_equal(tfs_ft_add_named(P1, 0, "/opt/p1", true, 0x1000, 2, offs, names), 1);
+	assert_int_equal(tfs_ft_add_named(P2, 0, "/opt/p2", true, 0x1000, 2, offs, names), 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	tfs_pid_reset();
+	tfs_ft_reset();
+	return 0;
+}
+
+static ssize_t wr(enum tfs_pid_list w, bool replace, const char *s)
+{
+	return tfs_pid_write(w, replace, s, strlen(s));
+}
+
+static void expect_show(enum tfs_pid_list w, const char *want)
+{
+	struct tfs_buf b = {0};
+
+	assert_int_equal(tfs_pid_show(w, &b), 0);
+	tfs_buf_append(&b, "", 1);
+	assert_string_equal(b.data, want);
+	tfs_buf_free(&b);
+}
+
+static void test_parse(void **state)
+{
+	for (int w = 0; w < TFS_PID_NR; w++) {
+		expect_show(w, "no pid\n");
+		assert_int_equal(wr(w, true, "30\t10 0x14\n"), 11);
+		expect_show(w, "10\n20\n30\n");
+		assert_int_equal(wr(w, false, "010 10"), 6); /* octal 8; duplicates once */
+		expect_show(w, "8\n10\n20\n30\n");
+		assert_int_equal(wr(w, true, "5 x"), -EINVAL);
+		assert_int_equal(wr(w, false, "5 -1"), -EINVAL);
+		assert_int_equal(wr(w, false, "+5"), -EINVAL);
+		assert_int_equal(wr(w, false, "5 4194304"), -EINVAL);
+		assert_int_equal(wr(w, false, "5 4194303"), 9);
+		expect_show(w, "5\n8\n10\n20\n30\n4194303\n");
+		assert_int_equal(wr(w, true, "7"), 1);
+		expect_show(w, "7\n");
+		assert_int_equal(wr(w, true, "\n"), 1); /* nothing: emptied */
+		expect_show(w, "no pid\n");
+		assert_int_equal(wr(w, false, "0"), 1); /* 0 is an id (the kernel's idle task) */
+		expect_show(w, "0\n");
+		tfs_pid_clear(w);
+		expect_show(w, "no pid\n");
+	}
+}
+
+static uint32_t tasks(pid_t pid, const char *want_tids)
+{
+	int32_t tids[UT_SEL_TIDS_MAX];
+	uint32_t n, st;
+	char got[256] = "";
+
+	pthread_mutex_lock(&tfs_ft_lock);
+	st = tfs_pid_tasks_locked(pid, tids, &n);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	for (uint32_t i = 0; i < n; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d", i ? " " : "",
+			 tids[i]);
+	assert_string_equal(got, want_tids);
+	return st;
+}
+
+static void test_tasks(void **state)
+{
+	char buf[64];
+
+	assert_int_equal(tasks(P1, ""), UT_SEL_TASKS_ALL);
+	snprintf(buf, sizeof(buf), "%d", P1);
+	wr(TFS_PID_FTRACE, true, buf);
+	assert_int_equal(tasks(P1, ""), UT_SEL_TASKS_ALL);
+	assert_int_equal(tasks(P2, ""), UT_SEL_TASKS_NONE);
+	snprintf(buf, sizeof(buf), "%d", P1T2);
+	wr(TFS_PID_FTRACE, true, buf);
+	assert_int_equal(tasks(P1, "3000012"), UT_SEL_TASKS_ONLY);
+	assert_int_equal(tasks(P2, ""), UT_SEL_TASKS_NONE);
+	snprintf(buf, sizeof(buf), "%d %d", P1T2, P1T1);
+	wr(TFS_PID_FTRACE, true, buf);
+	assert_int_equal(tasks(P1, "3000011 3000012"), UT_SEL_TASKS_ONLY);
+	snprintf(buf, sizeof(buf), "%d", P1T1);
+	wr(TFS_PID_FTRACE_NOTRACE, true, buf);
+	assert_int_equal(tasks(P1, "3000012"), UT_SEL_TASKS_ONLY); /* notrace wins */
+	wr(TFS_PID_FTRACE, true, "\n");
+	assert_int_equal(tasks(P1, "3000011"), UT_SEL_TASKS_EXCEPT);
+	assert_int_equal(tasks(P2, ""), UT_SEL_TASKS_ALL);
+	snprintf(buf, sizeof(buf), "%d", P2);
+	wr(TFS_PID_FTRACE_NOTRACE, true, buf);
+	assert_int_equal(tasks(P2, ""), UT_SEL_TASKS_NONE);
+	assert_int_equal(tasks(P1, ""), UT_SEL_TASKS_ALL);
+	/* the event lists change nothing here */
+	wr(TFS_PID_FTRACE_NOTRACE, true, "\n");
+	wr(TFS_PID_EVENT, true, buf);
+	wr(TFS_PID_EVENT_NOTRACE, true, buf);
+	assert_int_equal(tasks(P1, ""), UT_SEL_TASKS_ALL);
+	assert_int_equal(tasks(P2, ""), UT_SEL_TASKS_ALL);
+}
+
+static const struct ut_sel_proc *sel_proc(const struct tfs_buf *b, pid_t pid)
+{
+	const struct ut_sel_hdr *h = (const void *)b->data;
+
+	for (uint32_t i = 0; i < h->nr_procs; i++) {
+		const struct ut_sel_proc *p =
+		    (const struct ut_sel_proc *)(b->data + h->procs_off) + i;
+
+		if (p->pid == pid)
+			return p;
+	}
+	fail();
+	return NULL;
+}
+
+static void test_sel(void **state)
+{
+	struct tfs_buf b = {0};
+	const struct ut_sel_proc *p;
+	char buf[64];
+
+	pthread_mutex_lock(&tfs_ft_lock);
+	assert_int_equal(tfs_sel_build_locked(&b), 0);
+	assert_int_equal(((struct ut_sel_hdr *)b.data)->tasks_filtered, 0);
+	assert_int_equal(sel_proc(&b, P1)->tasks, UT_SEL_TASKS_ALL);
+	pthread_mutex_unlock(&tfs_ft_lock);
+
+	snprintf(buf, sizeof(buf), "%d %d", P1T2, P1T1);
+	wr(TFS_PID_FTRACE, true, buf);
+	pthread_mutex_lock(&tfs_ft_lock);
+	assert_int_equal(tfs_sel_build_locked(&b), 0);
+	assert_int_equal(((struct ut_sel_hdr *)b.data)->tasks_filtered, 1);
+	p = sel_proc(&b, P1);
+	assert_int_equal(p->tasks, UT_SEL_TASKS_ONLY);
+	assert_int_equal(p->nr_tids, 2);
+	assert_true(p->tids_off + 2 * sizeof(int32_t) <= ((struct ut_sel_hdr *)b.data)->size);
+	assert_int_equal(((const int32_t *)(b.data + p->tids_off))[0], P1T1);
+	assert_int_equal(((const int32_t *)(b.data + p->tids_off))[1], P1T2);
+	p = sel_proc(&b, P2);
+	assert_int_equal(p->tasks, UT_SEL_TASKS_NONE);
+	assert_int_equal(p->nr_tids, 0);
+	/* the site flags are still there and aligned after the tids */
+	const struct ut_sel_obj *o = (const void *)(b.data + p->objs_off);
+	assert_int_equal(o->flags_off % 8, 0);
+	assert_int_equal(((const uint8_t *)b.data)[o->flags_off], UT_SEL_TRACE);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	tfs_buf_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_parse, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tasks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sel, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
