@@ -21,8 +21,9 @@
  * is the tail of its CPU's page: the rewind) are done here without calling C and
  * without touching a vector register: the entry writes a 32-byte gent (the frame
  * keeps the wpos it committed and the CPU, for the rewind), the return a 48-byte gret,
- * with the algorithm of ut_rb_write_on_cpu() (common/ut_ring_ref.c) inside an
- * rseq critical section whose last instruction is the commit.  Everything else
+ * with the algorithm of ut_rb_write_on_cpu() (common/ut_ring_ref.c), the start of
+ * a new page and the no-overwrite "full" case included, inside an rseq critical
+ * section whose last instruction is the commit.  Everything else
  * goes to ut_graph_entry()/ut_graph_return() (graph.c) with every register saved,
  * the vector state (and, on the return, the x87 stack: long double results)
  * included.
@@ -112,15 +113,19 @@
  * The ring write shared by both fast paths, inside the caller's critical section
  * (.Lstart_X .. .Lpost_X; the caller armed rseq_cs).  In: r10 = struct rseq,
  * r11 = area, r9 = the event's first 8 bytes (len/type/flags/tid).  rdx gets the
- * time stamp, rcx the rb_cpu, rsi the new wpos, r8 the event's address; rax is
- * free; the caller writes the body (at 16(%r8)) then commits with
- * `movq %rsi, (%rcx)`.  Jumps to \fail when the ring takes nothing (disabled,
- * bad cpu), to \newpage when the event needs a new page (left to C: the page
- * switch and the no-overwrite "full" count); rdx is no time stamp there.  rdi
- * (the frame) survives, and so still holds it at an abort.  The time stamp is
+ * time stamp, rcx the rb_cpu, rsi the new wpos, r8 the event's address; rax and
+ * r10 are free afterwards (the abort handlers reload r10); the caller writes the
+ * body (at 16(%r8)) then commits at \commit with `movq %rsi, (%rcx)`, the last
+ * instruction of its section.  Jumps to \fail when the ring takes nothing
+ * (disabled, bad cpu).  An event that does not fit starts the next page here, as
+ * ut_rb_write_on_cpu() does (the old page's commit, the new page's header, the
+ * event at its offset 0); when no-overwrite finds the buffer full it goes straight
+ * to \commit with rcx = &dropped and rsi = dropped + 1 (rdx is no time stamp
+ * then, and the rb_cpu's 128-byte alignment makes bit 3 of rcx tell the case).
+ * rdi (the frame) survives, and so still holds it at an abort.  The time stamp is
  * read last, just before the event is written.
  */
-	.macro RING_RESERVE len, fail, newpage
+	.macro RING_RESERVE len, fail, commit
 	movl 4(%r10), %eax			/* cpu_id */
 	cmpl ut_rt_nr_cpus(%rip), %eax
 	jae \fail
@@ -145,16 +150,61 @@
 	movl %esi, %eax
 	andl $0xfff, %eax			/* off */
 	cmpl $(RB_PAGE_DATA - \len), %eax
-	ja \newpage				/* a new page: C does it */
+	ja 8f					/* a new page */
 	leaq (RB_DATA_OFF + 32)(%r11,%r8), %r8	/* the current page's data */
 	addq %rax, %r8				/* r8: the event */
 	rdtsc
 	shlq $32, %rdx
 	orq %rax, %rdx				/* rdx: ts */
 	testl $0xfff, %esi
-	jnz 1f
+	jnz 9f
 	movq %rdx, -32(%r8)			/* off 0: page->time_stamp */
-1:	movq %r9, (%r8)
+	jmp 9f
+	/* out of the straight path but inside the section: the next page */
+8:	movq %rsi, %r10
+	shrq $40, %r10
+	incl %r10d
+	andl $0xffffff, %r10d			/* r10: nvp */
+	testl $1, 20(%rcx)			/* RB_F_OVERWRITE */
+	jnz 7f
+	movl %r10d, %eax
+	subl 64(%rcx), %eax			/* nvp - (unsigned int)read_vpage */
+	andl $0xffffff, %eax
+	cmpl 16(%rcx), %eax
+	jb 7f
+	movq 8(%rcx), %rsi			/* full: the commit is dropped + 1 */
+	incq %rsi
+	addq $8, %rcx
+	jmp \commit
+7:	movq %rsi, %rax
+	shrq $22, %rax
+	andl $0x3ffff, %eax
+	incl %eax
+	cmpl 16(%rcx), %eax
+	jb 6f
+	xorl %eax, %eax				/* eax: nslot */
+6:	leaq RB_DATA_OFF(%r11,%r8), %rdx	/* rdx: the old page */
+	movq %rsi, 8(%rdx)			/* op->commit = w */
+	shrl $12, %esi
+	andl $0x3ff, %esi			/* its entries */
+	addq 16(%rdx), %rsi			/* rsi: np->base_entries */
+	andq $-(1 << 30), %r8			/* cpu << 30 */
+	shlq $12, %rax
+	addq %rax, %r8
+	leaq RB_DATA_OFF(%r11,%r8), %r8		/* r8: the new page */
+	movl %r10d, 24(%r8)			/* np->vpage */
+	movl $RB_PAGE_MAGIC, 28(%r8)
+	movq $0, 8(%r8)				/* np->commit */
+	movq %rsi, 16(%r8)			/* np->base_entries */
+	shlq $40, %r10
+	shlq $10, %rax				/* nslot << 22 */
+	leaq (%r10,%rax), %rsi			/* rsi: the new page's wpos, empty */
+	rdtsc
+	shlq $32, %rdx
+	orq %rax, %rdx				/* rdx: ts */
+	movq %rdx, (%r8)			/* np->time_stamp */
+	addq $32, %r8				/* r8: the event, at offset 0 */
+9:	movq %r9, (%r8)
 	movq %rdx, 8(%r8)
 	leaq (4096 + \len)(%rsi), %rsi		/* entries + 1, off + len */
 	.endm
@@ -287,13 +337,16 @@ ut_tramp_graph_site:
 	orq %rax, %r9
 	orq $EV_HDR_GENT, %r9			/* r9: header */
 	RSEQ_BEGIN %r10, .Le_unwritten, .Lcs_e, .Le_restart, .Lstart_e	/* r10: struct rseq */
-	RING_RESERVE 32, .Le_unwritten, .Le_undo
+	RING_RESERVE 32, .Le_unwritten, .Lcommit_e
 	movq GF_IP(%rdi), %rax
 	movq %rax, 16(%r8)			/* ip */
 	movzwl GF_DEPTH(%rdi), %eax
 	movq %rax, 24(%r8)			/* depth, nextra 0 */
-	movq %rsi, (%rcx)			/* THE commit */
+.Lcommit_e:
+	movq %rsi, (%rcx)			/* THE commit (or dropped + 1: full) */
 .Lpost_e:
+	testb $8, %cl				/* full: no entry, as for a disabled ring */
+	jnz .Le_unwritten
 	movq %rdx, GF_CALLTIME(%rdi)
 	movq %rsi, GF_POST(%rdi)
 	subq %r11, %rcx
@@ -301,12 +354,6 @@ ut_tramp_graph_site:
 	shrl $7, %ecx				/* 1 + the cpu of that rb_cpu */
 	movw %cx, GF_CPU(%rdi)
 	jmp .Le_hijack
-.Le_undo:					/* a new page: give the frame back, C does it all */
-	movq GF_IP(%rdi), %r8
-	movq GF_LANDING(%rdi), %r9
-	movq ut_thr@gottpoff(%rip), %r10
-	decl %fs:THR_GTOP(%r10)			/* flags are still 0 */
-	jmp .Le_slow
 .Le_unwritten:				/* the ring took nothing: the frame without an entry */
 	rdtsc
 	shlq $32, %rdx
@@ -410,7 +457,7 @@ ut_return_to_handler:
 	orq %rax, %r9
 	orq $EV_HDR_GRET, %r9
 	RSEQ_BEGIN %r10, .Lr_slow, .Lcs_r, .Lr_restart, .Lstart_r	/* r10: struct rseq */
-	RING_RESERVE 48, .Lr_slow, .Lr_slow
+	RING_RESERVE 48, .Lr_slow, .Lcommit_r
 	movq GF_IP(%rdi), %rax
 	movq %rax, 16(%r8)			/* ip */
 	movq GF_CALLTIME(%rdi), %rax
@@ -423,7 +470,8 @@ ut_return_to_handler:
 	movq %rax, 32(%r8)			/* depth, overrun */
 	movq 64(%rsp), %rax
 	movq %rax, 40(%r8)			/* retval = rax */
-	movq %rsi, (%rcx)			/* THE commit */
+.Lcommit_r:
+	movq %rsi, (%rcx)			/* THE commit (or dropped + 1: full) */
 .Lpost_r:
 	movq ut_thr@gottpoff(%rip), %r10
 .Lr_pop:					/* rdi: the top frame, r10: ut_thr */
