@@ -15,10 +15,11 @@
  *                      a given CPU (the rewind, or an entry turned into DISCARD).
  *
  * FAST PATHS.  The common entry (the thread has a shadow stack with room, no dead
- * frame on top, not a tail call, no depth limit, no NOSLEEP/RETADDR/NOIRQS/SELECT
- * option, an rseq area) and the common return (the top frame is the returning one,
- * no NOSLEEP, NOIRQS; under tracing_thresh a long call, or a short one whose entry
- * is the tail of its CPU's page: the rewind) are done here without calling C and
+ * frame on top, a plain frame or a tail call from one, no depth limit, no
+ * NOSLEEP/RETADDR/NOIRQS/SELECT option, an rseq area) and the common return (the
+ * top frame is the returning one, with the plain frames of its tail call chain
+ * below, no NOSLEEP, NOIRQS; under tracing_thresh a long call, or a short one whose
+ * entry is the tail of its CPU's page: the rewind) are done here without calling C and
  * without touching a vector register: the entry writes a 32-byte gent (the frame
  * keeps the wpos it committed and the CPU, for the rewind), the return a 48-byte gret,
  * with the algorithm of ut_rb_write_on_cpu() (common/ut_ring_ref.c), the start of
@@ -302,7 +303,9 @@ ut_tramp_graph_site:
 	jae .Le_slow
 	/*
 	 * A tail call finds its slot holding the landing of the top frame, whose slot
-	 * it is: equal slots go to C below.
+	 * it is: the new frame gets the same slot and that frame's original return
+	 * address (graph.c's rule), and bit 16 of edx says so.  An equal slot holding
+	 * anything else is a dead frame: C.
 	 */
 	leaq 72(%rsp), %rsi			/* rsi: the slot */
 	xorl %edx, %edx				/* edx: depth 0 if empty */
@@ -313,10 +316,15 @@ ut_tramp_graph_site:
 	leaq -GF_SIZE(%rdi,%rax), %rax		/* the top frame */
 	cmpw $GF_VALID, GF_FLAGS(%rax)		/* a plain frame (not a marker, restored, ...) */
 	jne .Le_slow
-	cmpq %rsi, GF_SLOT(%rax)		/* dead (slot < ours) or a tail call (==): C */
-	jbe .Le_slow
-	movzwl GF_DEPTH(%rax), %edx
-	incl %edx
+	cmpq %rsi, GF_SLOT(%rax)
+	jb .Le_slow				/* dead (slot < ours): C */
+	movzwl GF_DEPTH(%rax), %edx		/* (mov keeps the flags of the cmp) */
+	jne 4f
+	movq GF_LANDING(%rax), %rax
+	cmpq %rax, (%rsi)
+	jne .Le_slow				/* dead (the slot was reused): C */
+	orl $0x10000, %edx			/* a tail call */
+4:	incl %edx
 3:	/* reserve the frame: top + 1 first, flags 0 until it is complete (graph.c) */
 	leal 1(%rcx), %eax
 	movl %eax, %fs:THR_GTOP(%r10)
@@ -325,7 +333,10 @@ ut_tramp_graph_site:
 	movw $0, GF_FLAGS(%rdi)
 	movq %rsi, GF_SLOT(%rdi)
 	movq (%rsi), %rax
-	movq %rax, GF_RET(%rdi)
+	btl $16, %edx
+	jnc 5f
+	movq GF_RET-GF_SIZE(%rdi), %rax		/* tail call: the top frame's original */
+5:	movq %rax, GF_RET(%rdi)
 	movq %r8, GF_IP(%rdi)
 	movq %r9, GF_LANDING(%rdi)
 	movw %dx, GF_DEPTH(%rdi)
@@ -431,11 +442,26 @@ ut_return_to_handler:
 	jne .Lr_slow
 	cmpb $0, %fs:THR_GUARD(%r10)
 	jne .Lr_slow
-	cmpl $1, %fs:THR_GTOP(%r10)
-	je 1f
-	cmpq %rsi, -GF_SIZE+GF_SLOT(%rdi)	/* a tail call chain below: C */
-	je .Lr_slow
-1:	movq ut_rt_ctl(%rip), %r11
+	/*
+	 * A tail call chain: the frames below of the same slot return now too, each
+	 * with its exit.  All must be plain, else C does the whole return (nothing is
+	 * popped yet).  Their original return addresses are the same (the entry of
+	 * a tail call copies it).
+	 */
+	movq %rdi, %rax
+	movl %fs:THR_GTOP(%r10), %ecx
+2:	decl %ecx
+	jz 1f
+	subq $GF_SIZE, %rax
+	cmpq %rsi, GF_SLOT(%rax)
+	jne 1f
+	cmpw $GF_VALID, GF_FLAGS(%rax)
+	je 2b
+	jmp .Lr_slow
+1:	movq GF_RET(%rdi), %rax
+	movq %rax, 72(%rsp)			/* return to the original */
+.Lr_frame:					/* rdi: the top frame, r10: ut_thr */
+	movq ut_rt_ctl(%rip), %r11
 	testq %r11, %r11
 	jz .Lr_pop
 	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
@@ -475,12 +501,20 @@ ut_return_to_handler:
 .Lpost_r:
 	movq ut_thr@gottpoff(%rip), %r10
 .Lr_pop:					/* rdi: the top frame, r10: ut_thr */
-	movq GF_RET(%rdi), %rax
-	movq %rax, 72(%rsp)			/* return to the original */
 	movq GF_LANDING(%rdi), %r11
 	movw $0, GF_FLAGS(%rdi)			/* flags 0 first, then the top (graph.c) */
 	decl %fs:THR_GTOP(%r10)
-	leaq ut_return_to_handler(%rip), %rdx
+	jz 3f
+	leaq 72(%rsp), %rsi
+	cmpq %rsi, GF_SLOT-GF_SIZE(%rdi)	/* the next frame of a tail call chain */
+	jne 3f
+	subq $GF_SIZE, %rdi
+	jmp .Lr_frame
+	/*
+	 * (After a chain, r11 is the landing of its bottom frame: `ret` or `jmp` go
+	 * to the same address, only the prediction may differ.)
+	 */
+3:	leaq ut_return_to_handler(%rip), %rdx
 	cmpq %rdx, %r11				/* (pops keep the flags) */
 	POP_GPRS
 	je .Lr_jmp
