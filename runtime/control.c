@@ -407,8 +407,12 @@ int ut_rt_task_check(void)
 }
 
 /* Set every site's sel from the selection memfd (ut_rt_lock held). */
-/* Set once the section utracefs published covers every object with sites (-g hold). */
-static volatile int sel_complete;
+/*
+ * sel_complete: the section utracefs published covers every object with sites.
+ * sel_pending: not yet, while a selection is in force that leaves such a process
+ * untraced until its section comes (a filter, pid lists, graph functions).
+ */
+static volatile int sel_complete, sel_pending;
 
 static void sel_load(void)
 {
@@ -446,6 +450,11 @@ static void sel_load(void)
 			complete = 0;
 	}
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
+	__atomic_store_n(&sel_pending,
+			 r == 0 && !complete &&
+				 (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
+				  c.hdr.graph_notrace),
+			 __ATOMIC_RELEASE);
 }
 
 /* ---- UT_MSG_SITES -------------------------------------------------------------------- */
@@ -740,6 +749,17 @@ static void wait_applied(uint32_t old, int ms)
  * applies and acknowledges; that generation is then applied before main() runs.
  * The descriptor is closed in every case, so the program never sees it.
  */
+/* Wait (at most UT_ACK_TIMEOUT_MS) until utracefs published this process's section. */
+static void wait_sel_complete(void)
+{
+	for (int i = 0; i < UT_ACK_TIMEOUT_MS && !__atomic_load_n(&sel_complete, __ATOMIC_ACQUIRE);
+	     i++) {
+		struct timespec ts = {.tv_nsec = 1000000};
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void hold_for_record(int fd, uint32_t gen0)
 {
 	int any = 0;
@@ -748,12 +768,7 @@ static void hold_for_record(int fd, uint32_t gen0)
 	for (uint32_t i = 0; i < ut_nr_objs; i++)
 		any |= announced[i].sent;
 	if (attached && any) {
-		for (int i = 0; i < UT_ACK_TIMEOUT_MS && !__atomic_load_n(&sel_complete,
-									 __ATOMIC_ACQUIRE); i++) {
-			struct timespec ts = {.tv_nsec = 1000000};
-
-			nanosleep(&ts, NULL);
-		}
+		wait_sel_complete();
 		gen0 = applied_gen;
 		if (write(fd, "r", 1) == 1)
 			while (read(fd, &c, 1) < 0 && errno == EINTR)
@@ -786,6 +801,13 @@ int ut_control_start(void)
 		hold_for_record((int)hold, gen0);
 	else if (hold >= 0)
 		close((int)hold);
+	/*
+	 * Under a filter a process traces nothing until utracefs has named its sites and
+	 * published its section: wait for it before main(), so that a short program is
+	 * traced from its start as under the kernel (bounded: a hung utracefs costs 2 s).
+	 */
+	else if (!err && attached && __atomic_load_n(&sel_pending, __ATOMIC_ACQUIRE))
+		wait_sel_complete();
 	return err;
 }
 

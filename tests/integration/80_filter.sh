@@ -236,4 +236,16 @@ EOF
 else
 	skip "kernel set_ftrace_filter as oracle" "its function tracer cannot be read here"
 fi
+# A short program started while a filter is set is traced from its start: its
+# runtime waits before main() until utracefs has published its selection.
+echo function > "$T/current_tracer"
+traced "$PROGS/e2e_calls" -n 5 > /dev/null # makes its functions known
+echo work > "$T/set_ftrace_filter"
+echo > "$T/trace"
+traced "$PROGS/e2e_calls" -n 20 > /dev/null
+expect_eq "filter: a short program is traced from its start" 20 \
+	"$(grep -c ' work <-outer$' "$T/trace")"
+expect_eq "filter: and only the filtered function" 0 "$(grep -c ' outer <-' "$T/trace")"
+echo > "$T/set_ftrace_filter"
+echo nop > "$T/current_tracer"
 ut_umount || fail "utracefs exit status"
