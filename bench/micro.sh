@@ -17,8 +17,12 @@ CALLS_SRC=$BENCH_DIR/micro/calls.c
 CALLS_CFLAGS="-O2 -g -Wall -Wextra"
 
 # The configurations, in the order of the report's table.
-CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-function ut-graph ut-graph-thresh uftrace-same
+CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-filtered ut-function ut-graph ut-graph-thresh uftrace-same
 uftrace-entry uftrace-best lttng-off lttng"
+# The ut-filtered row: the function tracer on, with a filter that leaves bench_leaf out.
+# A cached mod: command, so that it holds whether or not calls-fpe's functions are known
+# to this utracefs yet; the program waits before main() for its selection.
+CALLS_FILTER="main:mod:calls-fpe"
 # tracing_thresh of the ut-graph-thresh row, in µs: far above a call of bench_leaf, so that
 # every call's entry is written and then removed again at its return.
 CALLS_THRESH_US=${BENCH_THRESH_US:-1000}
@@ -90,6 +94,10 @@ calls_command() {
 	ut-dormant) echo "UTRACE_TRACING=/nonexistent LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS" ;;
 	ut-nop) echo "UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS" \
 		"(utracefs -f \$MNT running, current_tracer nop)" ;;
+	ut-filtered) echo "echo $CALLS_FILTER > \$MNT/set_ftrace_filter;" \
+		"echo function > \$MNT/current_tracer;" \
+		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
+		"echo nop > \$MNT/current_tracer; echo > \$MNT/set_ftrace_filter" ;;
 	ut-function) echo "echo function > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer" ;;
@@ -115,7 +123,7 @@ calls_command() {
 calls_available() {
 	case $1 in
 	ut-dormant) [ "$UT_RUNTIME_OK" = 1 ] && echo ok || echo "na $UT_RUNTIME_WHY" ;;
-	ut-nop | ut-function) [ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
+	ut-nop | ut-function | ut-filtered) [ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
 	ut-graph | ut-graph-thresh) [ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
 	lttng-off) [ -x "$BENCH_OUT/bin/calls-lttng" ] && echo ok ||
 		echo "na the tracepoint build failed: $(head -1 "$BENCH_OUT/lttng-build.log")" ;;
@@ -136,16 +144,18 @@ calls_run_one() {
 	ut-dormant)
 		line=$(UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 60 "$b/calls-fpe" \
 			$CALLS_ARGS) ;;
-	ut-nop | ut-function | ut-graph | ut-graph-thresh)
+	ut-nop | ut-function | ut-filtered | ut-graph | ut-graph-thresh)
 		tfs_write "$BENCH_MNT/trace" ""
 		before=$(tfs_events "$BENCH_MNT")
-		[ "$1" = ut-function ] && tfs_write "$BENCH_MNT/current_tracer" function
+		[ "$1" = ut-filtered ] && tfs_write "$BENCH_MNT/set_ftrace_filter" "$CALLS_FILTER"
+		case $1 in ut-function | ut-filtered) tfs_write "$BENCH_MNT/current_tracer" function ;; esac
 		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" "$CALLS_THRESH_US"
 		case $1 in ut-graph*) tfs_write "$BENCH_MNT/current_tracer" function_graph ;; esac
 		line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
 			$CALLS_ARGS)
 		after=$(tfs_events "$BENCH_MNT")
 		tfs_write "$BENCH_MNT/current_tracer" nop
+		[ "$1" = ut-filtered ] && tfs_write "$BENCH_MNT/set_ftrace_filter" ""
 		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" 0 ;;
 	lttng-off) line=$(to 60 "$b/calls-lttng" $CALLS_ARGS) ;;
 	lttng)

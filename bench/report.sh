@@ -31,6 +31,7 @@ calls_label() {
 			echo "utrace, tracer function_graph"
 		fi ;;
 	ut-graph-thresh) echo "utrace, tracer function_graph, tracing_thresh $CALLS_THRESH_US µs (every call removed)" ;;
+	ut-filtered) echo "utrace, tracer function, bench_leaf filtered out (set_ftrace_filter $CALLS_FILTER)" ;;
 	uftrace-same) echo "uftrace record -P . (same binary as utrace; entries and exits)" ;;
 	uftrace-entry) echo "uftrace record -P . -e (same binary; entries only)" ;;
 	uftrace-best) echo "uftrace, fastest mode found ($UFT_BEST)" ;;
@@ -110,7 +111,7 @@ targets_table() {
 	echo "| target | configuration | paired overhead (median, IQR) |" \
 		"separate runs (median, IQR) | verdict |"
 	echo "| --- | --- | ---: | ---: | --- |"
-	for c in fpe ut-dormant ut-nop ut-function ut-graph; do
+	for c in fpe ut-dormant ut-nop ut-filtered ut-function ut-graph; do
 		lim=$TARGET_OFF_NS
 		[ "$c" = ut-function ] && lim=$TARGET_FUNCTION_NS
 		[ "$c" = ut-graph ] && lim=$TARGET_GRAPH_NS
@@ -259,7 +260,7 @@ report_calls() {
 	echo "whole runs by a quarter, so the targets are judged on the paired figure"
 	echo "(bench/method.md says why).  \"min − min\" compares the best separate runs."
 	echo
-	echo "Targets (issue 2; function_graph: issue 3; the uftrace ratios: issue 5):"
+	echo "Targets (issue 2; the filtered-out row: issue 4; function_graph: issue 3; the uftrace ratios: issue 5):"
 	echo
 	targets_table
 	echo
