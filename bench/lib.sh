@@ -170,49 +170,41 @@ utrace_probe() {
 	fi
 	[ -x "$UTRACEFS" ] || return 0
 	UT_FUNC_WHY="utracefs did not mount (see bench/out/utracefs-probe.log)"
+	UT_GRAPH_WHY=$UT_FUNC_WHY
 	tfs_mount "$BENCH_MNT" "$BENCH_OUT/utracefs-probe.log" || return 0
-	UT_FUNC_WHY="the function tracer recorded no bench_leaf call"
-	if ! to 10 grep -qw function "$BENCH_MNT/available_tracers"; then
-		UT_FUNC_WHY="available_tracers does not list function"
-	elif ! tfs_write "$BENCH_MNT/current_tracer" function; then
-		UT_FUNC_WHY="echo function > current_tracer failed"
-	else
-		UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 20 "$1" -n 1000 >/dev/null 2>&1
-		rc=$?
-		# Read before switching back to nop, whether or not the switch clears the buffer.
-		n=$(to 30 cat "$BENCH_MNT/trace" 2>/dev/null | grep -c 'bench_leaf')
-		tfs_write "$BENCH_MNT/current_tracer" nop
-		[ $rc -eq 124 ] && UT_FUNC_WHY="a traced probe of 1,010 calls did not end within 20 s"
-		[ $rc -ne 0 ] && [ $rc -ne 124 ] && UT_FUNC_WHY="a traced probe exited with status $rc"
-		# 1,010 calls were made (10 of warm-up); fewer lines is reported, not hidden.
-		if [ $rc -eq 0 ] && [ "${n:-0}" -gt 0 ]; then
-			UT_FUNC_OK=1
-			UT_FUNC_WHY="a probe of 1,010 calls printed $n bench_leaf lines in trace"
-		fi
-	fi
-	graph_probe "$1"
+	tracer_probe "$1" function 'bench_leaf'
+	UT_FUNC_OK=$PROBE_OK
+	UT_FUNC_WHY=$PROBE_WHY
+	tracer_probe "$1" function_graph 'bench_leaf();'
+	UT_GRAPH_OK=$PROBE_OK
+	UT_GRAPH_WHY=$PROBE_WHY
 	tfs_umount "$BENCH_MNT"
 }
 
-# graph_probe BIN_FPE: sets UT_GRAPH_OK and UT_GRAPH_WHY (utracefs mounted at $BENCH_MNT).
-graph_probe() {
-	UT_GRAPH_WHY="the function_graph tracer recorded no bench_leaf call"
-	if ! to 10 grep -qw function_graph "$BENCH_MNT/available_tracers"; then
-		UT_GRAPH_WHY="available_tracers does not list function_graph"
+# tracer_probe BIN_FPE TRACER TEXT: with utracefs mounted at $BENCH_MNT, trace 1,010
+# calls of bench_leaf with TRACER and count the lines of trace holding TEXT.  Sets
+# PROBE_OK (1/0) and PROBE_WHY.
+tracer_probe() {
+	PROBE_OK=0
+	PROBE_WHY="the $2 tracer recorded no bench_leaf call"
+	if ! to 10 grep -qw "$2" "$BENCH_MNT/available_tracers"; then
+		PROBE_WHY="available_tracers does not list $2"
 		return 0
 	fi
-	if ! tfs_write "$BENCH_MNT/current_tracer" function_graph; then
-		UT_GRAPH_WHY="echo function_graph > current_tracer failed"
+	if ! tfs_write "$BENCH_MNT/current_tracer" "$2"; then
+		PROBE_WHY="echo $2 > current_tracer failed"
 		return 0
 	fi
 	UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 20 "$1" -n 1000 >/dev/null 2>&1
 	rc=$?
-	n=$(to 30 cat "$BENCH_MNT/trace" 2>/dev/null | grep -c 'bench_leaf();')
+	# Read before switching back to nop, whether or not the switch clears the buffer.
+	n=$(to 30 cat "$BENCH_MNT/trace" 2>/dev/null | grep -cF "$3")
 	tfs_write "$BENCH_MNT/current_tracer" nop
-	[ $rc -eq 124 ] && UT_GRAPH_WHY="a graph probe of 1,010 calls did not end within 20 s"
-	[ $rc -ne 0 ] && [ $rc -ne 124 ] && UT_GRAPH_WHY="a graph probe exited with status $rc"
+	[ $rc -eq 124 ] && PROBE_WHY="a $2 probe of 1,010 calls did not end within 20 s"
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] && PROBE_WHY="a $2 probe exited with status $rc"
+	# 1,010 calls were made (10 of warm-up); fewer lines is reported, not hidden.
 	if [ $rc -eq 0 ] && [ "${n:-0}" -gt 0 ]; then
-		UT_GRAPH_OK=1
-		UT_GRAPH_WHY="a probe of 1,010 calls printed $n bench_leaf(); lines in trace"
+		PROBE_OK=1
+		PROBE_WHY="a probe of 1,010 calls printed $n '$3' lines in trace"
 	fi
 }
