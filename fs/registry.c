@@ -17,7 +17,7 @@
  * function table (functab.h); when an object is complete, or a process with sites
  * goes, the selection memfd is rewritten and the applier thread bumps gen, for the
  * same reason as above.  The selection memfd goes with WELCOME as a second, read-only
- * descriptor (tfs_welcome_sel).
+ * descriptor.
  *
  * Tasks follow the kernel's saved_cmdlines: saved_cmdlines_size slots used in a
  * circle starting at slot 1, a map from pid mod 32768 to slot, and a lookup that
@@ -62,9 +62,6 @@ static int wake_pipe[2] = {-1, -1};
 static pthread_t reg_thread, apply_thread;
 static bool reg_running;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-
-/* Pass the selection memfd with WELCOME (the runtime takes one or two descriptors). */
-static bool tfs_welcome_sel = true;
 
 static pthread_cond_t apply_cond = PTHREAD_COND_INITIALIZER;
 static bool apply_pending, apply_stop;
@@ -408,7 +405,7 @@ static int send_welcome(int fd)
 		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} cmsg;
-	int fds[2] = {tfs.area_fd, -1}, nfds = 1, ret = 0;
+	int fds[2] = {tfs.area_fd, tfs_sel_fd_ro()}, ret = 0; /* the selection: read-only */
 	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
 	struct msghdr mh = {
 	    .msg_iov = &iov,
@@ -418,23 +415,17 @@ static int send_welcome(int fd)
 	};
 	struct cmsghdr *c;
 
-	if (tfs_welcome_sel) {
-		fds[1] = tfs_sel_fd_ro(); /* read-only: the process cannot change it */
-		if (fds[1] < 0)
-			return -EIO;
-		nfds = 2;
-	}
-	mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+	if (fds[1] < 0)
+		return -EIO;
 	c = CMSG_FIRSTHDR(&mh);
 	memset(cmsg.buf, 0, sizeof(cmsg.buf));
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
 	if (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(w))
 		ret = -EIO;
-	if (fds[1] >= 0)
-		close(fds[1]);
+	close(fds[1]);
 	return ret;
 }
 

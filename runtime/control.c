@@ -760,8 +760,9 @@ static void wait_sel_complete(void)
 	}
 }
 
-static void hold_for_record(int fd, uint32_t gen0)
+static void hold_for_record(int fd)
 {
+	uint32_t gen0;
 	int any = 0;
 	char c;
 
@@ -786,7 +787,6 @@ int ut_control_start(void)
 	char *end;
 	long hold = h ? strtol(h, &end, 10) : -1;
 	int failed = 0, err;
-	uint32_t gen0 = 0;
 
 	if (h) {
 		if (*h == '\0' || *end != '\0' || hold < 0 || hold > INT_MAX)
@@ -795,10 +795,9 @@ int ut_control_start(void)
 	}
 	if (!ut_socket_path(path, sizeof(path)) && access(path, F_OK) == 0)
 		failed = attach() != 0;
-	gen0 = applied_gen;
 	err = start_thread(failed);
 	if (hold >= 0 && !err)
-		hold_for_record((int)hold, gen0);
+		hold_for_record((int)hold);
 	else if (hold >= 0)
 		close((int)hold);
 	/*

@@ -105,7 +105,6 @@ ut_tramp_function:
 	movl ut_rt_task_gen(%rip), %r9d		/* set_ftrace_pid: does this thread record? */
 	cmpl %r9d, %fs:THR_TASK_OK(%r10)
 	jne .Ltask
-.Ltask_ok:
 	movzbl %fs:4(%r10), %r9d		/* ut_thr.evflags */
 	movq %fs:16(%r10), %r10			/* r10: ut_thr.rseq, this thread's struct rseq */
 	testq %r10, %r10
@@ -267,25 +266,20 @@ ut_tramp_function:
 	SAVE_XMM
 	call ut_rt_task_check			/* decides for this generation */
 	RESTORE_XMM
-	testl %eax, %eax
-	jz .Ldone
-	movq ut_rt_ctl(%rip), %r11
-	testq %r11, %r11
-	jz .Ldone
-	movq ut_thr@gottpoff(%rip), %r10
-	movl %fs:(%r10), %eax			/* ut_thr.tid */
-	jmp .Ltask_ok
+	jmp .Lresume
 
 .Lfirst:
 	SAVE_XMM
 	call ut_rt_thread_first			/* tid, or 0 (recursion, detached) */
 	RESTORE_XMM
+.Lresume:					/* eax 0: record nothing; else go on */
 	testl %eax, %eax
 	jz .Ldone
-	movq ut_rt_ctl(%rip), %r11
+	movq ut_rt_ctl(%rip), %r11		/* C ran: reload what it may have changed */
 	testq %r11, %r11
 	jz .Ldone
 	movq ut_thr@gottpoff(%rip), %r10
+	movl %fs:(%r10), %eax			/* ut_thr.tid */
 	jmp .Lhave_tid
 
 	/* The signature: the 4 bytes before the abort label (ud1 so that a fall-through traps). */
