@@ -27,12 +27,15 @@
 
 #include <stdint.h>
 
+#include "ut_ring.h"
+
 #define UT_SEL_MAGIC 0x4c455375u /* "uSEL" */
 
 /* Per-site flags. */
 #define UT_SEL_TRACE 0x01	  /* patch it: set_ftrace_filter empty or matching, not notrace */
 #define UT_SEL_GRAPH_FUNC 0x02	  /* in set_graph_function */
 #define UT_SEL_GRAPH_NOTRACE 0x04 /* in set_graph_notrace */
+#define UT_SEL_PROBE 0x08	  /* function probes on it (the process's probe list) */
 
 struct ut_sel_hdr {
 	uint32_t magic;
@@ -46,7 +49,8 @@ struct ut_sel_hdr {
 	uint32_t graph_notrace; /* set_graph_notrace not empty */
 	uint32_t tasks_filtered; /* set_ftrace_pid or set_ftrace_notrace_pid not empty: a
 				  * process with no section yet records nothing */
-	uint32_t _pad;
+	uint32_t probes; /* function probes exist: a process with no section yet waits
+			  * for its own before main() as under a filter */
 	uint32_t nr_procs;
 	uint64_t procs_off; /* nr_procs struct ut_sel_proc, sorted by pid */
 };
@@ -72,6 +76,9 @@ struct ut_sel_proc {
 	uint32_t tasks;	   /* enum ut_sel_tasks */
 	uint32_t nr_tids;  /* <= UT_SEL_TIDS_MAX */
 	uint64_t tids_off; /* nr_tids int32_t, sorted ascending */
+	uint32_t nr_probes; /* <= UT_SEL_PROBES_MAX */
+	uint32_t _pad;
+	uint64_t probes_off; /* nr_probes struct ut_sel_probe, sorted by (obj, site, cmd) */
 };
 
 struct ut_sel_obj {
@@ -80,5 +87,45 @@ struct ut_sel_obj {
 	uint64_t base;	   /* the load base it sent */
 	uint64_t flags_off; /* nr_sites bytes of UT_SEL_* */
 };
+
+/*
+ * Function probes: the commands of set_ftrace_filter that act when a function is
+ * hit (`FUNC:traceoff:3`).  Their sites carry UT_SEL_PROBE and are patched to the
+ * probe trampoline whatever the tracer (nop included) and whatever set_ftrace_pid
+ * says, as long as ftrace_enabled is 1; the probe acts, then the site goes on to
+ * the current tracer when UT_SEL_TRACE says so.
+ *
+ * A counted probe (`:N`, and dump/cpudump, which act once) has a counter slot: an
+ * int64 in the area memfd (ut_ctl.h, writable by processes) at
+ * ut_probe_counts_off(nr_cpus) + 8 * slot.  utracefs sets it when the probe is
+ * made; a process acts only when it can take one off a count > 0 (compare and
+ * swap), so N hits act across all processes together, as one kernel function's
+ * counter would.  A count that reached 0 stays, and reads back as count=0.
+ */
+enum ut_probe_cmd {
+	UT_PROBE_TRACEON = 1,	 /* tracing_on() when tracing is off */
+	UT_PROBE_TRACEOFF = 2,	 /* tracing_off() when tracing is on */
+	UT_PROBE_STACKTRACE = 3, /* a stack trace event when tracing is on */
+	UT_PROBE_DUMP = 4,	 /* tracing off, UT_MSG_PROBE: utracefs dumps every CPU */
+	UT_PROBE_CPUDUMP = 5,	 /* the same, this CPU's buffer only */
+	UT_PROBE_CMD_MAX = UT_PROBE_CPUDUMP,
+};
+#define UT_PROBE_UNLIMITED 0xffffffffu /* ut_sel_probe.slot of a probe without a count */
+#define UT_PROBE_SLOTS 65536u	       /* counted probes at a time, over all functions */
+#define UT_SEL_PROBES_MAX 65536u       /* probes per process */
+
+struct ut_sel_probe {
+	uint32_t obj;  /* the process's object index, as in UT_MSG_SITES */
+	uint32_t site; /* the site's index among that object's sites */
+	uint32_t cmd;  /* enum ut_probe_cmd */
+	uint32_t slot; /* counter slot, or UT_PROBE_UNLIMITED */
+};
+
+/* The probe counters follow the rings in the area memfd. */
+static inline uint64_t ut_probe_counts_off(unsigned int nr_cpus)
+{
+	return ut_rb_area_size(nr_cpus);
+}
+#define UT_PROBE_COUNTS_SIZE ((uint64_t)UT_PROBE_SLOTS * 8u)
 
 #endif

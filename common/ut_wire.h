@@ -17,6 +17,7 @@
  *   TASK {tid, comm}         --->   (a thread's first event, prctl name changes)
  *   MAPS {}                  --->   (after dlopen/dlclose: re-read /proc/PID/maps)
  *   TRACING {on}             --->   (tracing_on()/tracing_off(): sets the tracing_on file)
+ *   PROBE {cmd, cpu, ip}     --->   (a dump or cpudump probe fired: utracefs dumps)
  *
  * The connection closing (exit, exec with CLOEXEC, kill) unregisters the process;
  * its events stay in the buffers, its tasks stay in saved_cmdlines and its maps
@@ -36,6 +37,7 @@ enum ut_msg_type {
 	UT_MSG_MAPS = 5,
 	UT_MSG_TRACING = 6, /* tracing_on()/tracing_off() called by the program */
 	UT_MSG_SITES = 7,   /* the sites of one object (ut_sel.h) */
+	UT_MSG_PROBE = 8,   /* a dump/cpudump function probe fired (ut_sel.h) */
 };
 
 struct ut_msg_hdr {
@@ -80,6 +82,16 @@ struct ut_msg_tracing {
 	struct ut_msg_hdr h;
 	uint32_t on;
 	uint32_t _pad;
+};
+
+/* Sent after the process turned tracing off (tracing_off(), then TRACING 0). */
+struct ut_msg_probe {
+	struct ut_msg_hdr h;
+	uint32_t cmd; /* UT_PROBE_DUMP or UT_PROBE_CPUDUMP */
+	int32_t cpu;  /* the CPU it fired on (cpudump dumps only its buffer) */
+	int32_t tid;
+	uint32_t _pad;
+	uint64_t ip; /* the function's site + 5 */
 };
 
 /*

@@ -33,6 +33,7 @@
 #include "ring_read.h"
 #include "tfs.h"
 #include "ut_ring_write.h"
+#include "ut_sel.h"
 
 #define TFS_KICK_MS 20
 
@@ -250,7 +251,8 @@ static void ring_resize_locked(unsigned int cpu, unsigned int nr_pages)
 
 int tfs_area_init(unsigned int nr_cpus)
 {
-	uint64_t size = ut_rb_area_size(nr_cpus);
+	/* the rings, then the function probes' counters (ut_sel.h) */
+	uint64_t size = ut_probe_counts_off(nr_cpus) + UT_PROBE_COUNTS_SIZE;
 	void *area;
 	int fd;
 

@@ -373,6 +373,7 @@ void tfs_ft_reset(void)
 		}
 		free(tfs_ft.mods[l]);
 	}
+	tfs_probes_reset();
 	memset(&tfs_ft, 0, sizeof(tfs_ft));
 	update_ns[0] = update_ns[1] = 0;
 	pthread_mutex_unlock(&tfs_ft_lock);
@@ -477,23 +478,26 @@ const struct tfs_file_ops tfs_dyn_ftrace_total_info_ops = {
  * enabled_functions: the functions with a callback attached, i.e. patched now in
  * at least one process: the tracer is function or function_graph, ftrace_enabled
  * is 1, set_ftrace_filter/notrace select the function, and set_ftrace_pid selects
- * a thread of a live process that has it loaded.  The kernel's layout: "name" or
- * "name [module]", then " (N)" (the number of users: here one tracer at a time)
- * and its flag columns (R, I, D, O, M), all blank in user space.  The kernel's
- * trampoline column is left out.
+ * a thread of a live process that has it loaded; or a function probe is on it
+ * (whatever the tracer and the pid lists) and a live process has it loaded.  The
+ * kernel's layout: "name" or "name [module]", then " (N)" (the number of users:
+ * the tracer, and each probe command, counted or not, on its own) and its flag
+ * columns (R, I, D, O, M), all blank in user space.  The kernel's trampoline
+ * column is left out.
  */
 static int enabled_show(struct tfs_open *o)
 {
 	int32_t tids[UT_SEL_TIDS_MAX];
-	bool on, filtered;
+	bool on, filtered, enabled;
 	uint8_t *obj_on = NULL;
 	int err = 0;
 
 	tfs_lock();
-	on = tfs.ftrace_enabled && tfs.tracer &&
+	enabled = tfs.ftrace_enabled;
+	on = enabled && tfs.tracer &&
 	     (tfs.tracer->id == UT_TRACER_FUNCTION || tfs.tracer->id == UT_TRACER_FUNCTION_GRAPH);
 	tfs_unlock();
-	if (!on)
+	if (!enabled)
 		return 0;
 	pthread_mutex_lock(&tfs_ft_lock);
 	filtered = tfs_ft_nonempty_locked(TFS_FILTER_TRACE);
@@ -514,18 +518,21 @@ static int enabled_show(struct tfs_open *o)
 	for (unsigned int i = 0; i < tfs_ft.nr_objs && !err; i++) {
 		const struct tfs_ft_obj *ob = &tfs_ft.objs[i];
 
-		if (!ob->live || !obj_on[i])
+		if (!ob->live)
 			continue;
 		for (unsigned int j = 0; j < ob->n && !err; j++) {
 			const struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
-			bool in = (!filtered || (f->sel >> TFS_FILTER_TRACE & 1)) &&
+			bool in = on && obj_on[i] &&
+				  (!filtered || (f->sel >> TFS_FILTER_TRACE & 1)) &&
 				  !(f->sel >> TFS_FILTER_NOTRACE & 1);
+			unsigned int users = in + tfs_probes_on_locked(ob->funcs[j]);
 
-			if (!in)
+			if (!users)
 				continue;
-			err = ob->exe ? tfs_buf_printf(&o->content, "%s (1)           \n", f->name)
-				      : tfs_buf_printf(&o->content, "%s [%s] (1)           \n",
-						       f->name, ob->mod);
+			err = ob->exe ? tfs_buf_printf(&o->content, "%s (%u)           \n", f->name,
+						       users)
+				      : tfs_buf_printf(&o->content, "%s [%s] (%u)           \n",
+						       f->name, ob->mod, users);
 		}
 	}
 	pthread_mutex_unlock(&tfs_ft_lock);

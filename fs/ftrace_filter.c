@@ -20,18 +20,23 @@
  *   - writes are cut into tokens at white space (and NUL); a token may continue
  *     over several writes; the last one, not followed by white space, is taken
  *     at close, where its errors are not reported;
- *   - a token is a glob (filter_parse_regex): `x`, `x*`, `*x`, `*x*`, or a full
+ *   - a token is a glob (ftrace_glob.c): `x`, `x*`, `*x`, `*x*`, or a full
  *     glob when `*` is inside or `?`, `[` or `\` appear; `!` in front removes;
  *     a token starting with a digit is a line number of available_filter_functions
  *     (from 1, strtoul base 0);
  *   - a token that matches nothing is EINVAL; the write stops there;
- *   - set_ftrace_filter/notrace take commands `FUNC:CMD[:ARG]`: only `mod` here
- *     (FUNC:mod:OBJECT, OBJECT the basename of the executable or shared object,
- *     itself a glob, `!` in front to exclude it; an empty FUNC is every function
- *     of it).  A mod command for an object not known yet is kept ("cached") and
- *     applied when a process registers it; it reads back as FUNC:mod:OBJECT.
- *     Any other command (traceon, traceoff, stacktrace, ...) is EINVAL, as in a
- *     kernel that has not registered it.
+ *   - set_ftrace_filter/notrace take commands `FUNC:CMD[:ARG]` (the table
+ *     ff_cmds): `mod` (FUNC:mod:OBJECT, OBJECT the basename of the executable or
+ *     shared object, itself a glob, `!` in front to exclude it; an empty FUNC is
+ *     every function of it).  A mod command for an object not known yet is kept
+ *     ("cached") and applied when a process registers it; it reads back as
+ *     FUNC:mod:OBJECT.  set_ftrace_filter alone also takes the function probes
+ *     (ftrace_probe.c): FUNC:traceon[:N], traceoff[:N], stacktrace[:N], dump,
+ *     cpudump; `!FUNC:CMD` removes the uncounted one, `!FUNC:CMD:N` the counted
+ *     one.  They do not change the filter; they are edited on a copy for each
+ *     write, made the probes when the write succeeded.  Unknown commands (and
+ *     snapshot, enable_event, disable_event, which come with their features)
+ *     are EINVAL, as in a kernel that has not registered them.
  *   - set_graph_function/notrace take no commands, and `!x` is EINVAL unless it
  *     removed something; they do take line numbers (the kernel's do not), so that
  *     the four files share one syntax.
@@ -53,148 +58,6 @@
 
 #define FF_TOKEN_MAX 1024 /* longer tokens: EINVAL (the kernel's FTRACE_BUFF_MAX) */
 
-/* ---- globs (the kernel's filter_parse_regex and glob_match) ---------------------------- */
-
-enum ff_match {
-	MATCH_FULL,
-	MATCH_FRONT_ONLY,
-	MATCH_MIDDLE_ONLY,
-	MATCH_END_ONLY,
-	MATCH_GLOB,
-	MATCH_INDEX
-};
-
-struct ff_glob {
-	enum ff_match type;
-	const char *search;
-	size_t len;
-};
-
-/* `*` and `?` wildcards, `[a-z]` and `[!a-z]` classes, `\` escapes; no special `/`. */
-bool tfs_glob_match(const char *pat, const char *str)
-{
-	const char *back_pat = NULL, *back_str = NULL;
-
-	for (;;) {
-		unsigned char c = (unsigned char)*str++;
-		unsigned char d = (unsigned char)*pat++;
-
-		switch (d) {
-		case '?':
-			if (!c)
-				return false;
-			continue;
-		case '*':
-			if (!*pat)
-				return true;
-			back_pat = pat;
-			back_str = --str; /* a zero-length match first */
-			continue;
-		case '[': {
-			bool match = false, inverted = *pat == '!';
-			const char *cls = pat + inverted;
-			unsigned char a = (unsigned char)*cls++;
-
-			do {
-				unsigned char b = a;
-
-				if (!a)
-					goto literal; /* no closing bracket: a plain '[' */
-				if (cls[0] == '-' && cls[1] != ']') {
-					b = (unsigned char)cls[1];
-					if (!b)
-						goto literal;
-					cls += 2;
-				}
-				match |= a <= c && c <= b;
-			} while ((a = (unsigned char)*cls++) != ']');
-			if (match == inverted)
-				goto backtrack;
-			pat = cls;
-			continue;
-		}
-		case '\\':
-			d = (unsigned char)*pat++;
-			break;
-		}
-	literal:
-		if (c == d) {
-			if (!d)
-				return true;
-			continue;
-		}
-	backtrack:
-		if (!c || !back_pat)
-			return false;
-		pat = back_pat;
-		str = ++back_str;
-	}
-}
-
-/* Parse a pattern in place (a trailing `*` is cut off); *not: it started with `!`. */
-static enum ff_match parse_regex(char *buff, struct ff_glob *g, int * not )
-{
-	enum ff_match type = MATCH_FULL;
-	size_t len;
-
-	*not = buff[0] == '!';
-	buff += *not ;
-	len = strlen(buff);
-	g->search = buff;
-	g->type = MATCH_FULL;
-	if (isdigit((unsigned char)buff[0])) {
-		g->type = MATCH_INDEX;
-		g->len = len;
-		return g->type;
-	}
-	for (size_t i = 0; i < len; i++) {
-		if (buff[i] == '*') {
-			if (!i) {
-				type = MATCH_END_ONLY;
-			} else if (i == len - 1) {
-				type =
-				    type == MATCH_END_ONLY ? MATCH_MIDDLE_ONLY : MATCH_FRONT_ONLY;
-				buff[i] = '\0';
-				break;
-			} else {
-				type = MATCH_GLOB;
-				goto out;
-			}
-		} else if (strchr("[?\\", buff[i])) {
-			type = MATCH_GLOB;
-			goto out;
-		}
-	}
-	if (buff[0] == '*')
-		g->search = buff + 1;
-out:
-	g->type = type;
-	g->len = strlen(g->search);
-	return type;
-}
-
-static bool glob_hit(const char *str, const struct ff_glob *g)
-{
-	size_t slen;
-
-	switch (g->type) {
-	case MATCH_FULL:
-		return !strcmp(str, g->search);
-	case MATCH_FRONT_ONLY:
-		return !strncmp(str, g->search, g->len);
-	case MATCH_MIDDLE_ONLY:
-		return strstr(str, g->search) != NULL;
-	case MATCH_END_ONLY:
-		slen = strlen(str);
-		return slen >= g->len && !memcmp(str + slen - g->len, g->search, g->len);
-	case MATCH_GLOB:
-		return tfs_glob_match(g->search, str);
-	case MATCH_INDEX:
-		break;
-	}
-	return false;
-}
-
 /* ---- an open filter file ---------------------------------------------------------------- */
 
 struct ff_open {
@@ -207,7 +70,12 @@ struct ff_open {
 	bool fail; /* the pending token was too long: dropped */
 	bool bad;  /* a write failed (and was taken back) */
 	bool good; /* a write succeeded */
+	struct tfs_ft_probes probes; /* set_ftrace_filter: the working copy of a write */
+	const char *why;	     /* error_log text of a failed command */
 };
+
+/* Probe edits of concurrent writers go one write after the other. */
+static pthread_mutex_t probe_write_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int set_put(struct ff_open *ff, uint32_t id, bool on)
 {
@@ -232,7 +100,7 @@ static bool set_has(const struct ff_open *ff, uint32_t id)
 
 /* The kernel's ftrace_match_record: an executable's functions have no "module" name. */
 static bool match_record(const struct tfs_ft_obj *ob, const struct tfs_ft_func *f,
-			 const struct ff_glob *fg, const struct ff_glob *mg, int exclude_mod)
+			 const struct tfs_glob *fg, const struct tfs_glob *mg, int exclude_mod)
 {
 	if (mg) {
 		const char *modname = ob->exe ? NULL : ob->mod;
@@ -241,13 +109,13 @@ static bool match_record(const struct tfs_ft_obj *ob, const struct tfs_ft_func *
 			/* blank module: shared objects, or with `!` executables */
 			if (!exclude_mod == !modname)
 				return false;
-		} else if (!glob_hit(ob->mod, mg) == !exclude_mod) {
+		} else if (!tfs_glob_hit(ob->mod, mg) == !exclude_mod) {
 			return false;
 		}
 		if (!fg->len)
 			return true;
 	}
-	return glob_hit(f->name, fg);
+	return tfs_glob_hit(f->name, fg);
 }
 
 /* Line `index` (from 1) of available_filter_functions: its id, or UINT32_MAX. */
@@ -270,12 +138,12 @@ static uint32_t avail_line(unsigned long index)
 /* Add (or with `!` remove) what func (and mod) match; >0 found, 0 none, -errno (lock held). */
 static int match_records(struct ff_open *ff, char *func, char *mod)
 {
-	struct ff_glob fg = {MATCH_FULL, "", 0}, mg = {MATCH_FULL, "", 0};
+	struct tfs_glob fg = {MATCH_FULL, "", 0}, mg = {MATCH_FULL, "", 0};
 	int clear = 0, exclude = 0, found = 0;
 
-	parse_regex(func, &fg, &clear);
+	tfs_parse_regex(func, &fg, &clear);
 	if (mod)
-		parse_regex(mod, &mg, &exclude);
+		tfs_parse_regex(mod, &mg, &exclude);
 	if (fg.type == MATCH_INDEX) {
 		uint32_t id = avail_line(strtoul(fg.search, NULL, 0));
 
@@ -348,19 +216,13 @@ static int cache_mod(enum tfs_filter which, const char *func, const char *mod)
 	return 0;
 }
 
-/* One token of set_ftrace_filter/notrace (lock held). */
-static int ftrace_token(struct ff_open *ff, char *tok)
+/* FUNC:mod:MODULE (lock held). */
+static int cmd_mod(struct ff_open *ff, uint32_t probe, char *func, char *next)
 {
-	char *next = tok, *func = strsep(&next, ":"), *cmd, *orig;
+	char *orig;
 	int ret;
 
-	if (!next) {
-		ret = match_records(ff, func, NULL);
-		return ret > 0 ? 0 : ret ?: -EINVAL;
-	}
-	cmd = strsep(&next, ":");
-	if (strcmp(cmd, "mod"))
-		return -EINVAL; /* the only command registered */
+	(void)probe;
 	if (!next)
 		next = "";
 	orig = strdup(func); /* match_records cuts the pattern */
@@ -380,13 +242,118 @@ static int ftrace_token(struct ff_open *ff, char *tok)
 	return ret < 0 ? ret : 0;
 }
 
+/* The kernel's kstrtoul (base 0: 0x.. hex, 0.. octal): 0, -EINVAL or -ERANGE. */
+static int parse_count(const char *s, int64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s == '+')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*out = (int64_t)v;
+	return 0;
+}
+
+/*
+ * FUNC:CMD[:COUNT] (lock held), the kernel's ftrace_trace_probe_callback and its
+ * callers: traceon, traceoff and stacktrace are counted when a COUNT part is
+ * there at all (an empty one stores -1); dump always counts 1; cpudump never
+ * counts.  Anything after COUNT is ignored.
+ */
+static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
+{
+	bool counted = cmd == UT_PROBE_DUMP || (cmd != UT_PROBE_CPUDUMP && param);
+	bool not = func[0] == '!';
+	struct ff_open m = {.which = ff->which};
+	int64_t count = 1;
+	int ret;
+
+	if (ff->which != TFS_FILTER_TRACE) {
+		ff->why = "Function probes only in set_ftrace_filter";
+		return -EINVAL;
+	}
+	if (counted && cmd != UT_PROBE_DUMP && !not) {
+		char *number = strsep(&param, ":");
+
+		count = -1;
+		if (number[0] && (ret = parse_count(number, &count))) {
+			ff->why = "Bad count";
+			return ret;
+		}
+	}
+	func += not;
+	if (not && (!func[0] || !strcmp(func, "*")))
+		return tfs_probes_del(&ff->probes, cmd, counted, NULL, 0);
+	ret = match_records(&m, func, NULL);
+	if (ret > 0)
+		ret = not ? tfs_probes_del(&ff->probes, cmd, counted, m.set, m.n)
+			  : tfs_probes_add(&ff->probes, cmd, counted, count, m.set, m.n);
+	else if (ret == 0 && not) {
+		static const uint8_t none[1]; /* no function: ENODEV or EINVAL */
+
+		ret = tfs_probes_del(&ff->probes, cmd, counted, none, 0);
+	} else if (ret == 0) {
+		ret = -EINVAL;
+	}
+	free(m.set);
+	if (ret == -ENODEV)
+		ff->why = "No such probe";
+	else if (ret == -EINVAL && !not)
+		ff->why = "No function matches, or all have this probe";
+	return ret ?: 0;
+}
+
+/* The commands of set_ftrace_filter and set_ftrace_notrace. */
+static const struct ff_cmd {
+	const char *name;
+	int (*run)(struct ff_open *ff, uint32_t probe, char *func, char *param);
+	uint32_t probe; /* enum ut_probe_cmd of a function probe */
+} ff_cmds[] = {
+    {"mod", cmd_mod, 0},
+    {"traceon", cmd_probe, UT_PROBE_TRACEON},
+    {"traceoff", cmd_probe, UT_PROBE_TRACEOFF},
+    {"stacktrace", cmd_probe, UT_PROBE_STACKTRACE},
+    {"dump", cmd_probe, UT_PROBE_DUMP},
+    {"cpudump", cmd_probe, UT_PROBE_CPUDUMP},
+    /*
+     * snapshot[:N] (with snapshots) and enable_event/disable_event:SYSTEM:EVENT[:N]
+     * (with events) go here: a probe command each (ut_probe_cmd, runtime/probe.c).
+     */
+};
+
+/* One token of set_ftrace_filter/notrace (lock held). */
+static int ftrace_token(struct ff_open *ff, char *tok)
+{
+	char *next = tok, *func = strsep(&next, ":"), *cmd;
+	int ret;
+
+	if (!next) {
+		ret = match_records(ff, func, NULL);
+		return ret > 0 ? 0 : ret ?: -EINVAL;
+	}
+	cmd = strsep(&next, ":");
+	for (size_t i = 0; i < sizeof(ff_cmds) / sizeof(ff_cmds[0]); i++)
+		if (!strcmp(cmd, ff_cmds[i].name))
+			return ff_cmds[i].run(ff, ff_cmds[i].probe, func, next);
+	ff->why = "Unknown command";
+	return -EINVAL; /* not a registered command */
+}
+
 /* One token of set_graph_function/notrace (lock held). */
 static int graph_token(struct ff_open *ff, char *tok)
 {
-	struct ff_glob g;
+	struct tfs_glob g;
 	int not, fail = 1;
 
-	if (parse_regex(tok, &g, &not ) == MATCH_INDEX) {
+	if (tfs_parse_regex(tok, &g, &not ) == MATCH_INDEX) {
 		/* a line number, as in set_ftrace_filter (the kernel's graph files take none) */
 		uint32_t id = avail_line(strtoul(g.search, NULL, 0));
 
@@ -399,7 +366,7 @@ static int graph_token(struct ff_open *ff, char *tok)
 		return set_put(ff, id, true);
 	}
 	for (uint32_t id = 0; id < tfs_ft.nr_funcs; id++) {
-		if (!glob_hit(tfs_ft.funcs[id].name, &g))
+		if (!tfs_glob_hit(tfs_ft.funcs[id].name, &g))
 			continue;
 		if (!not ) {
 			fail = 0;
@@ -415,14 +382,17 @@ static int graph_token(struct ff_open *ff, char *tok)
 
 static int process_token(struct ff_open *ff)
 {
+	char tok[FF_TOKEN_MAX]; /* parsing cuts it; error_log shows ff->tok whole */
 	int ret;
 
 	ff->tok[ff->len] = '\0';
+	memcpy(tok, ff->tok, ff->len + 1);
+	ff->why = NULL;
 	pthread_mutex_lock(&tfs_ft_lock);
 	if (ff->which == TFS_FILTER_TRACE || ff->which == TFS_FILTER_NOTRACE)
-		ret = ftrace_token(ff, ff->tok);
+		ret = ftrace_token(ff, tok);
 	else
-		ret = graph_token(ff, ff->tok);
+		ret = graph_token(ff, tok);
 	pthread_mutex_unlock(&tfs_ft_lock);
 	ff->len = 0;
 	return ret;
@@ -552,6 +522,8 @@ int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 
 		err = tfs_buf_printf(b, "%s:mod:%s\n", m->func[0] ? m->func : "*", m->mod);
 	}
+	if (which == TFS_FILTER_TRACE && !err)
+		err = tfs_probes_show_locked(b);
 	pthread_mutex_unlock(&tfs_ft_lock);
 	return err;
 }
@@ -571,8 +543,10 @@ static void log_failed(const struct ff_open *ff)
 	    [TFS_FILTER_GRAPH_NOTRACE] = "set_graph_notrace",
 	};
 
-	tfs_error_log(files[ff->which], ff->len >= FF_TOKEN_MAX - 1 ? "Pattern too long"
-								     : "No function matches",
+	tfs_error_log(files[ff->which],
+		      ff->len >= FF_TOKEN_MAX - 1 ? "Pattern too long"
+		      : ff->why		  ? ff->why
+						  : "No function matches",
 		      ff->tok, 0);
 }
 
@@ -611,6 +585,41 @@ static ssize_t write_tokens(struct ff_open *ff, const char *buf, size_t size)
 	return (ssize_t)size;
 }
 
+/* A write to set_ftrace_filter starts: the probes' working copy. */
+static int probes_begin(struct ff_open *ff)
+{
+	int err;
+
+	if (ff->which != TFS_FILTER_TRACE)
+		return 0;
+	pthread_mutex_lock(&probe_write_lock);
+	pthread_mutex_lock(&tfs_ft_lock);
+	err = tfs_probes_copy(&ff->probes, &tfs_ft.probes);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	if (err) {
+		tfs_probes_free(&ff->probes);
+		pthread_mutex_unlock(&probe_write_lock);
+	}
+	return err;
+}
+
+/* It ends: when ok, the copy becomes the probes (-ENOSPC: out of counters). */
+static int probes_end(struct ff_open *ff, bool ok)
+{
+	int err = 0;
+
+	if (ff->which != TFS_FILTER_TRACE)
+		return 0;
+	if (ok) {
+		pthread_mutex_lock(&tfs_ft_lock);
+		err = tfs_probes_commit_locked(&ff->probes);
+		pthread_mutex_unlock(&tfs_ft_lock);
+	}
+	tfs_probes_free(&ff->probes);
+	pthread_mutex_unlock(&probe_write_lock);
+	return err;
+}
+
 /* One write, all or nothing: a failed token takes back the write's other tokens. */
 ssize_t tfs_ft_write(void *priv, const char *buf, size_t size)
 {
@@ -622,7 +631,20 @@ ssize_t tfs_ft_write(void *priv, const char *buf, size_t size)
 	if (!before)
 		return -ENOMEM;
 	memcpy(before, ff->set, n);
-	ret = write_tokens(ff, buf, size);
+	ret = probes_begin(ff);
+	if (!ret) {
+		ret = write_tokens(ff, buf, size);
+		if (ret >= 0) {
+			int err = probes_end(ff, true);
+
+			if (err) {
+				tfs_error_log("set_ftrace_filter", "Too many counted probes", "", 0);
+				ret = err;
+			}
+		} else {
+			probes_end(ff, false);
+		}
+	}
 	if (ret < 0) {
 		memset(ff->set, 0, ff->n); /* set_put may have grown it */
 		memcpy(ff->set, before, n);
@@ -685,8 +707,13 @@ bool tfs_ft_close(void *priv)
 	bool changed = false;
 
 	if (ff && ff->writing) {
-		if (ff->len && !ff->fail && process_token(ff) == 0)
-			ff->good = true; /* its errors are not reported, as in the kernel */
+		if (ff->len && !ff->fail && !probes_begin(ff)) {
+			bool ok = process_token(ff) == 0;
+
+			/* its errors are not reported, as in the kernel */
+			if (!probes_end(ff, ok) && ok)
+				ff->good = true;
+		}
 		if (ff->good || !ff->bad)
 			changed = commit(ff);
 	}

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "tfs.h"
+#include "ut_sel.h"
 
 /* One bit per filter file in tfs_ft_func.sel (the committed filters). */
 enum tfs_filter {
@@ -68,6 +69,28 @@ struct tfs_ft_mod {
 	char *func, *mod;
 };
 
+/*
+ * A function probe: one command of set_ftrace_filter (traceon, traceoff,
+ * stacktrace, dump, cpudump) on one function.  The kernel's probe "ops" is the
+ * pair (cmd, counted): `f:traceoff` and `f:traceoff:5` are two probes on f.
+ */
+struct tfs_ft_probe {
+	uint32_t func; /* function id */
+	uint8_t cmd;   /* enum ut_probe_cmd */
+	bool counted;
+	uint32_t slot; /* its counter (ut_sel.h) once committed; UT_PROBE_UNLIMITED: none yet */
+	int64_t init;  /* the count it starts with (counted) */
+};
+
+#define TFS_PROBE_OPS (2 * (UT_PROBE_CMD_MAX + 1)) /* index: cmd * 2 + counted */
+
+struct tfs_ft_probes {
+	struct tfs_ft_probe *v; /* sorted by (func, cmd, counted) */
+	unsigned int n, cap;
+	uint32_t ops_seq[TFS_PROBE_OPS]; /* when each ops got its first probe, 0: has none */
+	uint32_t seq;
+};
+
 struct tfs_ft {
 	struct tfs_ft_func *funcs;
 	unsigned int nr_funcs, cap_funcs;
@@ -77,6 +100,7 @@ struct tfs_ft {
 	unsigned int nr_procs;
 	struct tfs_ft_mod *mods[2]; /* cached mod commands: [0] filter, [1] notrace */
 	unsigned int nr_mods[2];
+	struct tfs_ft_probes probes; /* function probes (ftrace_probe.c) */
 };
 
 extern struct tfs_ft tfs_ft;
@@ -106,14 +130,61 @@ bool tfs_ft_nonempty_locked(enum tfs_filter f);
 /* True when set_graph_function or set_graph_notrace selects something. */
 bool tfs_ft_graph_select(void);
 
+/* ftrace_glob.c: a pattern of the filter files (the kernel's filter_parse_regex). */
+enum tfs_match {
+	MATCH_FULL,
+	MATCH_FRONT_ONLY,
+	MATCH_MIDDLE_ONLY,
+	MATCH_END_ONLY,
+	MATCH_GLOB,
+	MATCH_INDEX
+};
+
+struct tfs_glob {
+	enum tfs_match type;
+	const char *search;
+	size_t len;
+};
+
+/* Parse a pattern in place (a trailing `*` is cut off); *not: it started with `!`. */
+enum tfs_match tfs_parse_regex(char *buff, struct tfs_glob *g, int *not);
+bool tfs_glob_hit(const char *str, const struct tfs_glob *g);
+bool tfs_glob_match(const char *pat, const char *str); /* the kernel's glob_match */
+
 /* ftrace_filter.c, also for unit tests: a private copy as an open for writing makes
  * it (NULL on ENOMEM), writes to it, its close (commits; true when the filter
- * changed), the text a read shows, and the kernel's glob_match. */
+ * changed), and the text a read shows. */
 void *tfs_ft_open_priv(enum tfs_filter which, bool trunc);
 ssize_t tfs_ft_write(void *priv, const char *buf, size_t size);
 bool tfs_ft_close(void *priv);
 int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b);
-bool tfs_glob_match(const char *pat, const char *str);
+
+/*
+ * ftrace_probe.c: function probes.  A write to set_ftrace_filter edits a working
+ * copy (tfs_probes_copy) that tfs_probes_commit_locked makes the probes once the
+ * write succeeded.  set: set[id] for the n function ids a glob matched.
+ */
+const char *tfs_probe_name(uint32_t cmd);
+int tfs_probes_copy(struct tfs_ft_probes *dst, const struct tfs_ft_probes *src);
+void tfs_probes_free(struct tfs_ft_probes *p);
+/* Add (cmd, counted) on the functions of set that lack it: 0, or -EINVAL when none. */
+int tfs_probes_add(struct tfs_ft_probes *p, uint32_t cmd, bool counted, int64_t count,
+		   const uint8_t *set, unsigned int n);
+/* Remove (cmd, counted) from the functions of set (NULL: all): 0, -ENODEV when the
+ * ops has no probe, -EINVAL when it has none on those functions. */
+int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, const uint8_t *set,
+		   unsigned int n);
+/* (tfs_ft_lock held) Make p the probes (p is emptied): counters of new probes
+ * set, counters of removed ones freed.  -ENOSPC when counters ran out (p kept). */
+int tfs_probes_commit_locked(struct tfs_ft_probes *p);
+/* (tfs_ft_lock held) the probe lines of set_ftrace_filter. */
+int tfs_probes_show_locked(struct tfs_buf *b);
+/* (tfs_ft_lock held) how many probe ops are on function id. */
+unsigned int tfs_probes_on_locked(uint32_t id);
+/* The counter of a slot (in the area; a private one without an area). */
+int64_t *tfs_probe_counter(uint32_t slot);
+/* Forget every probe (unit tests). */
+void tfs_probes_reset(void);
 
 /* ftrace_pid.c: the four pid files. */
 enum tfs_pid_list {

@@ -61,18 +61,26 @@ static int daemon_start(void)
 	return p[1];
 }
 
-static void daemon_ready(int fd)
+/*
+ * Detach from the terminal: stdin and stdout go to /dev/null, stderr to the
+ * console file (what the kernel writes to its console: the dumps of the dump and
+ * cpudump function probes, and our own messages).
+ */
+static void daemon_ready(int fd, const char *console)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int con = open(console, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 
 	if (chdir("/"))
 		perror("utracefs: chdir");
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
-		dup2(null, 2);
+		dup2(con >= 0 ? con : null, 2);
 		close(null);
 	}
+	if (con >= 0)
+		close(con);
 	if (write(fd, "1", 1) != 1) {
 		/* the parent is gone: nothing to tell */
 	}
@@ -101,7 +109,7 @@ static int absolute(const char *path, char *out, size_t size)
 
 int main(int argc, char **argv)
 {
-	char mnt[PATH_MAX], sock[PATH_MAX];
+	char mnt[PATH_MAX], sock[PATH_MAX], console[PATH_MAX + 16];
 	bool foreground = false, debug = false;
 	struct fuse *f;
 	struct stat st;
@@ -130,6 +138,8 @@ int main(int argc, char **argv)
 	err = absolute(argv[optind], mnt, sizeof(mnt));
 	if (!err)
 		err = ut_socket_path_for(mnt, sock, sizeof(sock));
+	if (!err && snprintf(console, sizeof(console), "%s.console", mnt) >= (int)sizeof(console))
+		err = -ENAMETOOLONG;
 	if (!err && stat(mnt, &st))
 		err = -errno;
 	if (!err && !S_ISDIR(st.st_mode))
@@ -164,7 +174,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "utracefs: kicker: %s (trace_pipe wakes up late)\n",
 			strerror(-err));
 	if (ready >= 0)
-		daemon_ready(ready);
+		daemon_ready(ready, console);
 
 	err = tfs_fuse_loop(f);
 

@@ -38,6 +38,7 @@
 #include "core.h"
 #include "functab.h"
 #include "tfs.h"
+#include "ut_sel.h"
 #include "ut_wire.h"
 
 struct tfs_proc {
@@ -448,6 +449,8 @@ static size_t msg_size(uint32_t type)
 		return sizeof(struct ut_msg_maps);
 	case UT_MSG_TRACING:
 		return sizeof(struct ut_msg_tracing);
+	case UT_MSG_PROBE:
+		return sizeof(struct ut_msg_probe);
 	}
 	return 0;
 }
@@ -584,6 +587,22 @@ static int on_message(int fd, const void *buf, size_t n)
 		tfs.tracing_on = m->on != 0;
 		tfs_unlock();
 		apply_later();
+		return 0;
+	}
+	case UT_MSG_PROBE: {
+		const struct ut_msg_probe *m = buf;
+		int cpu = m->cmd == UT_PROBE_CPUDUMP ? m->cpu : -1;
+
+		if (m->cmd != UT_PROBE_DUMP && m->cmd != UT_PROBE_CPUDUMP)
+			return -EPROTO;
+		/* as the kernel's ftrace_dump: tracing stays off, the dump consumes */
+		tfs_lock();
+		tfs.tracing_on = false;
+		if (cpu >= (int)tfs.nr_cpus)
+			cpu = -1;
+		tfs_unlock();
+		apply_later();
+		tfs_trace_dump(cpu < 0 ? -1 : cpu);
 		return 0;
 	}
 	}

@@ -3,7 +3,8 @@
  * sel.c - the selection memfd (ut_sel.h): per process, per object, one flag byte
  * per site saying whether to patch it (set_ftrace_filter, set_ftrace_notrace) and
  * how function_graph treats it (set_graph_function, set_graph_notrace), and which
- * of its threads record (set_ftrace_pid, set_ftrace_notrace_pid: ftrace_pid.c).
+ * of its threads record (set_ftrace_pid, set_ftrace_notrace_pid: ftrace_pid.c),
+ * and its function probes (ftrace_probe.c) site by site.
  *
  * The content is rebuilt whole from functab.h at every change (a filter file
  * closed, an object complete, a process gone) and copied in under hdr.seq: odd
@@ -34,6 +35,45 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* The function probes of function id: tfs_ft.probes.v[first[id] .. first[id + 1]). */
+static uint32_t *probes_by_func(void)
+{
+	const struct tfs_ft_probes *pr = &tfs_ft.probes;
+	uint32_t *first = calloc(tfs_ft.nr_funcs + 1, sizeof(*first));
+
+	if (!first)
+		return NULL;
+	/* the list is sorted by function: a counting pass, then prefix sums */
+	for (unsigned int i = 0; i < pr->n; i++)
+		if (pr->v[i].func < tfs_ft.nr_funcs)
+			first[pr->v[i].func + 1]++;
+	for (unsigned int id = 0; id < tfs_ft.nr_funcs; id++)
+		first[id + 1] += first[id];
+	return first;
+}
+
+/* Probes of a process's object: how many, and (out) the entries. */
+static uint32_t obj_probes(const struct tfs_ft_pobj *po, const uint32_t *first,
+			   struct ut_sel_probe *out)
+{
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < po->total; s++) {
+		uint32_t id = po->ids[s];
+
+		if (id == UINT32_MAX || id >= tfs_ft.nr_funcs)
+			continue;
+		for (uint32_t k = first[id]; k < first[id + 1]; k++, n++) {
+			const struct tfs_ft_probe *e = &tfs_ft.probes.v[k];
+
+			if (out)
+				out[n] = (struct ut_sel_probe){
+				    .obj = po->obj, .site = s, .cmd = e->cmd, .slot = e->slot};
+		}
+	}
+	return n;
+}
+
 /* What each process's threads do (set_ftrace_pid and co, ftrace_pid.c). */
 struct sel_tasks {
 	uint32_t tasks, nr;
@@ -49,23 +89,35 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	    .graph_funcs = tfs_ft_nonempty_locked(TFS_FILTER_GRAPH),
 	    .graph_notrace = tfs_ft_nonempty_locked(TFS_FILTER_GRAPH_NOTRACE),
 	    .tasks_filtered = tfs_pid_filtered_locked(),
+	    .probes = tfs_ft.probes.n > 0,
 	    .procs_off = sizeof(struct ut_sel_hdr),
 	};
-	size_t objs_off, tids_off, flags_off, end;
+	size_t objs_off, tids_off, probes_off, flags_off, end;
 	unsigned int nobjs = 0, ntids = 0;
+	uint64_t nprobes = 0;
 	struct sel_tasks *tk = NULL;
+	uint32_t *first = NULL;
 	char *out;
 
+	if (h.probes && !(first = probes_by_func()))
+		return -ENOMEM;
 	if (h.tasks_filtered && tfs_ft.nr_procs) {
 		tk = calloc(tfs_ft.nr_procs, sizeof(*tk));
-		if (!tk)
+		if (!tk) {
+			free(first);
 			return -ENOMEM;
+		}
 	}
 	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++) {
 		unsigned int n = 0;
 
-		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++)
-			n += tfs_ft.procs[i].objs[j].fobj >= 0;
+		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++) {
+			const struct tfs_ft_pobj *po = &tfs_ft.procs[i].objs[j];
+
+			n += po->fobj >= 0;
+			if (po->fobj >= 0 && first)
+				nprobes += obj_probes(po, first, NULL);
+		}
 		h.nr_procs += n > 0;
 		nobjs += n;
 		if (tk && n) {
@@ -77,7 +129,8 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	}
 	objs_off = h.procs_off + h.nr_procs * sizeof(struct ut_sel_proc);
 	tids_off = objs_off + (size_t)nobjs * sizeof(struct ut_sel_obj);
-	flags_off = align8(tids_off + (size_t)ntids * sizeof(int32_t));
+	probes_off = align8(tids_off + (size_t)ntids * sizeof(int32_t));
+	flags_off = probes_off + (size_t)nprobes * sizeof(struct ut_sel_probe);
 	end = flags_off;
 	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++)
 		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++)
@@ -91,6 +144,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 
 		if (!d) {
 			free(tk);
+			free(first);
 			return -ENOMEM;
 		}
 		b->data = d;
@@ -102,12 +156,13 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 
 	struct ut_sel_proc *sp = (void *)(out + h.procs_off);
 	struct ut_sel_obj *so = (void *)(out + objs_off);
-	size_t fo = flags_off, to = tids_off;
+	size_t fo = flags_off, to = tids_off, po_off = probes_off;
 
 	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++) {
 		const struct tfs_ft_proc *p = &tfs_ft.procs[i];
 		struct ut_sel_proc proc = {.pid = p->pid, .objs_off = (uint64_t)((char *)so - out)};
 
+		proc.probes_off = po_off;
 		if (tk) {
 			proc.tasks = tk[i].tasks;
 			proc.nr_tids = tk[i].nr;
@@ -140,12 +195,24 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 						   ? UT_SEL_GRAPH_NOTRACE
 						   : 0));
 			}
+			if (first) {
+				uint32_t n = obj_probes(po, first, (void *)(out + po_off));
+
+				for (uint32_t k = 0; k < n; k++)
+					fl[((struct ut_sel_probe *)(void *)(out + po_off))[k].site] |=
+					    UT_SEL_PROBE;
+				proc.nr_probes += n;
+				po_off += n * sizeof(struct ut_sel_probe);
+			}
 			fo += align8(po->total);
 		}
+		if (proc.nr_probes > UT_SEL_PROBES_MAX)
+			proc.nr_probes = 0; /* more than a process takes: none (never in practice) */
 		if (proc.nr_objs)
 			*sp++ = proc;
 	}
 	free(tk);
+	free(first);
 	b->len = end;
 	return 0;
 }

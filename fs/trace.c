@@ -528,3 +528,40 @@ static int stats_show(struct tfs_open *o)
 const struct tfs_file_ops tfs_stats_ops = {
 	.show = stats_show,
 };
+
+/* ---- the console dump of the dump and cpudump probes ------------------------------------- */
+
+struct dump_state {
+	struct tfs_buf line;
+	unsigned long n;
+};
+
+static int dump_emit(struct tfs_iter *it, const struct tfs_event *e, void *arg)
+{
+	struct dump_state *d = arg;
+
+	tfs_buf_reset(&d->line);
+	if (print_line(it, e, &d->line) < 0)
+		return -ENOMEM;
+	if (!d->n++)
+		fputs("---------------------------------\n", stderr);
+	fwrite(d->line.data, 1, d->line.len, stderr);
+	return 0;
+}
+
+void tfs_trace_dump(int cpu)
+{
+	static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+	struct tfs_iter it = {
+	    .cpu_filter = cpu, .pipe = true, .lat_fmt = true, .time_start = tfs_rr_time_start()};
+	struct dump_state d = {0};
+
+	pthread_mutex_lock(&dump_lock);
+	fputs("Dumping ftrace buffer:\n", stderr);
+	tfs_rr_consume(cpu, &it, LONG_MAX, dump_emit, &d);
+	fputs(d.n ? "---------------------------------\n" : "   (ftrace buffer empty)\n", stderr);
+	fflush(stderr);
+	pthread_mutex_unlock(&dump_lock);
+	tfs_iter_release(&it);
+	tfs_buf_free(&d.line);
+}

@@ -276,6 +276,8 @@ static int sel_copy(struct ut_sel_copy *c)
 	static struct ut_sel_obj objs[UT_MAX_OBJS];
 	static uint8_t *flags;
 	static size_t flags_cap;
+	static struct ut_sel_probe *probes;
+	static size_t probes_cap; /* bytes */
 	struct stat st;
 	void *m = MAP_FAILED;
 	size_t mapped = 0;
@@ -302,14 +304,29 @@ static int sel_copy(struct ut_sel_copy *c)
 		}
 		c->flags = flags;
 		c->flags_cap = flags_cap;
+		c->probes = probes;
+		c->max_probes = (uint32_t)(probes_cap / sizeof(*probes));
 		r = ut_sel_read(m, mapped, (int32_t)getpid(), c);
 		if (r == -ENOSPC) {
-			uint8_t *f = c->nr_objs > UT_MAX_OBJS ? NULL
-							      : sel_buf(flags, &flags_cap, c->flags_len);
+			size_t want = (size_t)c->nr_probes * sizeof(*probes);
 
-			if (!f)
+			if (c->nr_objs > UT_MAX_OBJS)
 				break;
-			flags = f;
+			/* each buffer as soon as it is made: sel_buf unmapped the old one */
+			if (c->flags_len > flags_cap) {
+				uint8_t *f = sel_buf(flags, &flags_cap, c->flags_len);
+
+				if (!f)
+					break;
+				flags = f;
+			}
+			if (want > probes_cap) {
+				struct ut_sel_probe *pr = sel_buf(probes, &probes_cap, want);
+
+				if (!pr)
+					break;
+				probes = pr;
+			}
 		} else if (r == -EAGAIN) {
 			struct timespec ts = {.tv_nsec = 100000};
 
@@ -413,6 +430,12 @@ int ut_rt_task_check(void)
  * untraced until its section comes (a filter, pid lists, graph functions).
  */
 static volatile int sel_complete, sel_pending;
+/*
+ * A fork child whose parent had its section: the parent's selection (site flags,
+ * probes) is the child's too, same objects and sites, until utracefs has named the
+ * child's sites and published its own section.
+ */
+static int sel_inherited;
 
 static void sel_load(void)
 {
@@ -433,6 +456,9 @@ static void sel_load(void)
 	else
 		tasks_set(task_filtered ? UT_SEL_TASKS_NONE : UT_SEL_TASKS_ALL, 0, NULL);
 	task_none = task_state == UT_SEL_TASKS_NONE;
+	if (r == 0 && !c.found && sel_inherited)
+		return; /* a fork child: the parent's selection until ours comes */
+	sel_inherited = 0;
 	for (uint32_t i = 0; i < ut_nr_objs; i++) {
 		struct ut_obj *o = &ut_objs[i];
 		const uint8_t *fl = NULL;
@@ -448,12 +474,14 @@ static void sel_load(void)
 			ut_sites[o->first + k].sel = fl ? fl[k] : def;
 		if (o->nr && !fl)
 			complete = 0;
+		/* probes only on sites utracefs named as they are: UT_SEL_PROBE says */
 	}
+	ut_probes_set(r == 0 && c.found ? c.probes : NULL, r == 0 && c.found ? c.nr_probes : 0);
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
 	__atomic_store_n(&sel_pending,
 			 r == 0 && !complete &&
 				 (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
-				  c.hdr.graph_notrace),
+				  c.hdr.graph_notrace || c.hdr.probes),
 			 __ATOMIC_RELEASE);
 }
 
@@ -573,6 +601,10 @@ static void apply(struct ut_ctl *ctl)
 	uint32_t gen = __atomic_load_n(&ctl->gen, __ATOMIC_ACQUIRE);
 	int graph = ctl->tracer == UT_TRACER_FUNCTION_GRAPH;
 	int on = (ctl->tracer == UT_TRACER_FUNCTION || graph) && ctl->ftrace_enabled;
+
+	/* tracing_off() here reached utracefs: the tracing_on file says it from now on */
+	if (!__atomic_load_n(&ctl->tracing_on, __ATOMIC_ACQUIRE))
+		ut_rt_off = 0;
 	struct ut_msg_ack ack = {.h = {UT_MSG_ACK, sizeof(ack)}, .gen = gen};
 
 	pthread_mutex_lock(&ut_rt_lock);
@@ -582,6 +614,7 @@ static void apply(struct ut_ctl *ctl)
 	/* the stubs first: a site that becomes a call goes to the right trampoline */
 	if (on)
 		ut_stubs_set_tramp(graph ? ut_tramp_graph : ut_tramp_function);
+	ut_probes_live = ctl->ftrace_enabled != 0; /* whatever the tracer and the pid lists */
 	ut_patch_all(!on ? UT_SITE_NOP5 : graph ? UT_SITE_JMP : UT_SITE_CALL);
 	pthread_mutex_unlock(&ut_rt_lock);
 	applied_gen = gen;
@@ -615,6 +648,7 @@ static int attach(void)
 	sock_install(fd);
 	sel_install(selfd);
 	ut_rt_nr_cpus = ctl->nr_cpus < w.nr_cpus ? ctl->nr_cpus : w.nr_cpus;
+	ut_rt_area_size = w.area_size;
 	__atomic_store_n(&ut_rt_ctl, ctl, __ATOMIC_RELEASE);
 	attached = 1;
 	/* a new connection is a new process for utracefs: it knows none of our objects */
@@ -630,7 +664,9 @@ static void detach(void)
 	attached = 0;
 	__atomic_store_n(&ut_rt_ctl, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ut_rt_lock);
+	ut_probes_live = 0;
 	ut_patch_all(UT_SITE_NOP5);
+	ut_probes_set(NULL, 0);
 	sel_close();
 	pthread_mutex_unlock(&ut_rt_lock);
 	if (sock_is_ours())
@@ -821,6 +857,7 @@ void ut_control_after_fork_child(void)
 		tasks_set(UT_SEL_TASKS_NONE, 0, NULL);
 	if (attached) {
 		attached = 0;
+		sel_inherited = __atomic_load_n(&sel_complete, __ATOMIC_ACQUIRE);
 		if (attach()) {
 			int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
@@ -828,7 +865,9 @@ void ut_control_after_fork_child(void)
 			if (fd >= 0)
 				sock_install(fd);
 			__atomic_store_n(&ut_rt_ctl, NULL, __ATOMIC_RELEASE);
+			ut_probes_live = 0;
 			ut_patch_all(UT_SITE_NOP5);
+			ut_probes_set(NULL, 0);
 			sel_close(); /* the parent's */
 		}
 	}

@@ -21,6 +21,7 @@
 
 struct ut_ctl *volatile ut_rt_ctl;
 uint32_t ut_rt_nr_cpus;
+uint64_t ut_rt_area_size;
 volatile uint32_t ut_rt_off;
 volatile uint64_t ut_rt_lost;
 pthread_mutex_t ut_rt_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;

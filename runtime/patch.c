@@ -3,7 +3,8 @@
  * patch.c - changing live code: the breakpoint protocol and the SIGTRAP handler.
  *
  * A site is 5 bytes at a function's entry: GCC's five 1-byte NOPs, a 5-byte NOP,
- * `call stub`, or (function_graph) `jmp` to the site's own stub.  Other threads may execute a site while it changes, so every
+ * `call stub`, `call` the probe stub (function probes), or (function_graph) `jmp`
+ * to the site's own stub.  Other threads may execute a site while it changes, so every
  * change of a batch of sites goes, as the kernel's text_poke_bp() does:
  *
  *   1. write int3 (0xcc) on byte 0 of every site, sync all cores;
@@ -39,6 +40,7 @@
 static int sync_core_ok;
 static struct sigaction chained; /* the program's SIGTRAP disposition */
 static enum ut_site_state cur_want = UT_SITE_NOP5;
+int ut_probes_live;
 
 static const unsigned char nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 
@@ -88,12 +90,12 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	want = __atomic_load_n(&s->want, __ATOMIC_ACQUIRE);
 	if (want == UT_SITE_JMP && o->gstub) {
 		g[REG_RIP] = (greg_t)(o->gstub + (uintptr_t)(s - (ut_sites + o->first)) * UT_GSTUB_LEN);
-	} else if (want == UT_SITE_CALL && o->stub) {
+	} else if ((want == UT_SITE_CALL || want == UT_SITE_PROBE) && o->stub) {
 		uintptr_t sp = (uintptr_t)g[REG_RSP] - 8;
 
 		*(uintptr_t *)sp = addr + 5;
 		g[REG_RSP] = (greg_t)sp;
-		g[REG_RIP] = (greg_t)o->stub;
+		g[REG_RIP] = (greg_t)(o->stub + (want == UT_SITE_PROBE ? UT_PROBE_STUB_OFF : 0));
 	} else {
 		g[REG_RIP] = (greg_t)(addr + 5);
 	}
@@ -130,8 +132,9 @@ enum ut_site_state ut_patch_current_want(void)
 static void site_bytes(const struct ut_obj *o, const struct ut_site *s, enum ut_site_state st,
 		       unsigned char out[5])
 {
-	if (st == UT_SITE_CALL) {
-		int32_t rel = (int32_t)(o->stub - (s->addr + 5));
+	if (st == UT_SITE_CALL || st == UT_SITE_PROBE) {
+		uintptr_t to = o->stub + (st == UT_SITE_PROBE ? UT_PROBE_STUB_OFF : 0);
+		int32_t rel = (int32_t)(to - (s->addr + 5));
 
 		out[0] = 0xe8;
 		memcpy(out + 1, &rel, 4);
@@ -177,6 +180,9 @@ static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *ob
 			struct ut_site *s = &ut_sites[o->first + k];
 			/* filtered out (set_ftrace_filter, set_ftrace_notrace): stays a NOP */
 			enum ut_site_state sst = s->sel & UT_SEL_TRACE ? st : UT_SITE_NOP5;
+
+			if (ut_probes_live && (s->sel & UT_SEL_PROBE) && o->stub)
+				sst = UT_SITE_PROBE; /* probe.c goes on to the tracer */
 
 			s->busy = s->state != sst;
 			if (s->busy) {

@@ -65,6 +65,7 @@ extern __thread struct ut_thread ut_thr;
 
 extern struct ut_ctl *volatile ut_rt_ctl; /* the mapped area, NULL while detached */
 extern uint32_t ut_rt_nr_cpus;		  /* min(ctl->nr_cpus, what the mapping holds) */
+extern uint64_t ut_rt_area_size;	  /* bytes of the area mapped at ut_rt_ctl */
 extern volatile uint32_t ut_rt_off;	  /* tracing_off() was called in this process */
 /* Generation of the thread selection (set_ftrace_pid, control.c), never 0. */
 extern volatile uint32_t ut_rt_task_gen;
@@ -100,6 +101,7 @@ enum ut_site_state {
 	UT_SITE_NOP5,	    /* one 5-byte NOP 0f 1f 44 00 00 */
 	UT_SITE_CALL,	    /* call rel32 to the object's stub */
 	UT_SITE_JMP,	    /* function_graph: jmp rel32 to the site's own stub (stubs.c) */
+	UT_SITE_PROBE,	    /* call rel32 to the object's probe stub (function probes) */
 };
 
 struct ut_site {
@@ -107,7 +109,7 @@ struct ut_site {
 	uint8_t state; /* enum ut_site_state, what the bytes are */
 	uint8_t want;  /* what they are becoming (read by the SIGTRAP handler) */
 	uint8_t busy;  /* in the current patch batch */
-	uint8_t sel;   /* UT_SEL_* (ut_sel.h): patched only with UT_SEL_TRACE */
+	uint8_t sel;   /* UT_SEL_* (ut_sel.h): patched only with UT_SEL_TRACE or _PROBE */
 	uint8_t _pad[4];
 };
 
@@ -145,10 +147,12 @@ int ut_patch_init(void);
 /*
  * Turn every live site into `want`: UT_SITE_NOP5, UT_SITE_CALL, or UT_SITE_JMP
  * (objects without per-site stubs get UT_SITE_CALL then), except the sites whose
- * sel lacks UT_SEL_TRACE, which become UT_SITE_NOP5.  Only the sites whose bytes
- * change are touched.  Call with ut_rt_lock.
+ * sel lacks UT_SEL_TRACE, which become UT_SITE_NOP5.  While ut_probes_live, the
+ * sites with UT_SEL_PROBE become UT_SITE_PROBE whatever want is.  Only the sites
+ * whose bytes change are touched.  Call with ut_rt_lock.
  */
 int ut_patch_all(enum ut_site_state want);
+extern int ut_probes_live; /* function probes act (attached, ftrace_enabled) */
 /* Convert the GCC NOP sites of objects [from_obj, ut_nr_objs) into 5-byte NOPs. */
 int ut_patch_new_objs(uint32_t from_obj);
 /* The SIGTRAP handler the program installed (chained to), kept by interpose.c. */
@@ -168,6 +172,10 @@ void ut_gstub_free(uintptr_t gstub, uint32_t cap);
 void ut_tramp_function(void); /* tramp.S */
 void ut_tramp_graph(void);    /* graph.S: from the object's stub */
 void ut_tramp_graph_site(void); /* graph.S: from a site's own stub */
+void ut_tramp_probe(void);	/* probe.S: from an object's probe stub */
+#define UT_PROBE_STUB_OFF 16u	/* the probe stub's offset in the stub page */
+/* Where the object's stub sends calls now (the current tracer's trampoline). */
+uintptr_t ut_stubs_tramp(void);
 /* Point every stub (and the ones made later) at tramp.  Call with ut_rt_lock. */
 void ut_stubs_set_tramp(void (*tramp)(void));
 
@@ -206,7 +214,21 @@ struct rseq *ut_rb_rseq_fallback(void);
 
 uint32_t ut_rt_thread_first(void); /* trampoline slow path: returns the tid or 0 */
 void ut_rt_stack_event(uintptr_t *frame);
-void ut_rt_func_locked(uintptr_t *frame); /* tramp.S: no rseq area, locked write mode */
+/* The function event (and its stack with func_stack_trace) from C, any write mode:
+ * tramp.S for a thread without rseq in locked mode, probe.c. */
+void ut_rt_func_locked(uintptr_t *frame);
+void utrace_tracing_on(void);  /* the public API: this process at once, utracefs after */
+void utrace_tracing_off(void);
+
+/* ---- function probes (probe.c) ----------------------------------------------------- */
+
+struct ut_sel_probe;
+/* Replace the probe table with the nr entries of p (the process's section, sorted by
+ * (obj, site, cmd)); the control thread, ut_rt_lock held.  0 or -ENOMEM (then the
+ * table is empty). */
+int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr);
+/* probe.S: frame = &[site + 5, parent]; acts, returns where to go on (probe.S). */
+uintptr_t ut_rt_probe_hit(uintptr_t *frame);
 
 /* ---- function_graph (graph.c, graph.S) ------------------------------------------ */
 

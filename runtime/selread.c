@@ -37,6 +37,7 @@ int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *
 	c->flags_len = 0;
 	c->tasks = UT_SEL_TASKS_ALL;
 	c->nr_tids = 0;
+	c->nr_probes = 0;
 	if (mapped < sizeof(struct ut_sel_hdr))
 		return -ERANGE;
 	seq = __atomic_load_n(&sh->seq, __ATOMIC_ACQUIRE);
@@ -73,10 +74,18 @@ int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *
 		goto check;
 	}
 	if (p.tasks > UT_SEL_TASKS_EXCEPT || p.nr_tids > UT_SEL_TIDS_MAX ||
-	    !fits(p.tids_off, p.nr_tids, sizeof(int32_t), size)) {
+	    !fits(p.tids_off, p.nr_tids, sizeof(int32_t), size) ||
+	    p.nr_probes > UT_SEL_PROBES_MAX ||
+	    !fits(p.probes_off, p.nr_probes, sizeof(struct ut_sel_probe), size)) {
 		err = -EINVAL;
 		goto check;
 	}
+	c->nr_probes = p.nr_probes;
+	if (p.nr_probes > c->max_probes)
+		err = -ENOSPC;
+	else if (p.nr_probes)
+		memcpy(c->probes, m + p.probes_off, (size_t)p.nr_probes * sizeof(*c->probes));
+	barrier();
 	c->tasks = p.tasks;
 	c->nr_tids = p.nr_tids;
 	memcpy(c->tids, m + p.tids_off, (size_t)p.nr_tids * sizeof(int32_t));

@@ -23,14 +23,16 @@ struct ut_sel_copy {
 	uint32_t tasks;		  /* enum ut_sel_tasks of the section (ALL without one) */
 	uint32_t nr_tids;
 	int32_t tids[UT_SEL_TIDS_MAX]; /* sorted */
+	uint32_t nr_probes, max_probes;
+	struct ut_sel_probe *probes; /* room for max_probes */
 };
 
 /*
  * Copy pid's section out of the mapping m of `mapped` bytes into c.  Returns 0 for
  * a consistent copy, -EAGAIN when utracefs was writing meanwhile (read again),
  * -ERANGE when the content is larger than the mapping (map more, read again),
- * -ENOSPC when c is too small (c->nr_objs and c->flags_len say how much is
- * needed), -EINVAL when the content is not a selection memfd or is malformed.
+ * -ENOSPC when c is too small (c->nr_objs, c->flags_len and c->nr_probes say how
+ * much is needed), -EINVAL when the content is not a selection memfd or is malformed.
  */
 int ut_sel_read(const void *m, size_t mapped, int32_t pid, struct ut_sel_copy *c);
 

@@ -5,7 +5,9 @@
  * A stub is two pages placed within reach of every site of one object: the first
  * (read + execute) holds `jmp *slot(%rip)`, the second (read + write) holds the
  * 8-byte slot with the trampoline's address.  Sites call the stub; switching the
- * tracer (function <-> function_graph) is one store into each slot.
+ * tracer (function <-> function_graph) is one store into each slot.  At offset
+ * UT_PROBE_STUB_OFF the probe stub, `jmp *slot[1](%rip)` to ut_tramp_probe, is
+ * what sites with function probes call.
  *
  * The graph tracer also gets one 32-byte stub per site (ut_gstub_alloc), in
  * pages placed the same way, and a site then becomes `jmp A` to its own stub:
@@ -89,6 +91,11 @@ void ut_stub_free(uintptr_t stub)
 	munmap((void *)stub, STUB_SIZE);
 }
 
+uintptr_t ut_stubs_tramp(void)
+{
+	return (uintptr_t)cur_tramp;
+}
+
 void ut_stubs_set_tramp(void (*tramp)(void))
 {
 	cur_tramp = tramp;
@@ -112,12 +119,17 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 		return 0;
 	code = (unsigned char *)stub;
 	slot = (uint64_t *)(stub + 4096);
-	*slot = (uint64_t)(uintptr_t)cur_tramp;
+	slot[0] = (uint64_t)(uintptr_t)cur_tramp;
+	slot[1] = (uint64_t)(uintptr_t)ut_tramp_probe;
+	memset(code, 0xcc, 4096);
 	rel = 4096 - 6; /* jmp *rel(%rip): rip is the end of the 6-byte instruction */
 	code[0] = 0xff;
 	code[1] = 0x25;
 	memcpy(code + 2, &rel, 4);
-	memset(code + 6, 0xcc, 4096 - 6);
+	rel = 4096 + 8 - (UT_PROBE_STUB_OFF + 6);
+	code[UT_PROBE_STUB_OFF] = 0xff;
+	code[UT_PROBE_STUB_OFF + 1] = 0x25;
+	memcpy(code + UT_PROBE_STUB_OFF + 2, &rel, 4);
 	if (mprotect(code, 4096, PROT_READ | PROT_EXEC)) {
 		munmap(code, STUB_SIZE);
 		return 0;

@@ -30,6 +30,7 @@
 #include "ring_read.h"
 #include "settings.h"
 #include "tfs.h"
+#include "ut_sel.h"
 #include "ut_ring_write.h"
 #include "ut_wire.h"
 
@@ -172,7 +173,8 @@ static void test_area_layout(void **state)
 	assert_int_equal(tfs.ctl->magic, UT_CTL_MAGIC);
 	assert_int_equal(tfs.ctl->version, UT_PROTO_VERSION);
 	assert_int_equal(tfs.ctl->nr_cpus, NR_CPUS);
-	assert_int_equal(tfs.ctl->area_size, ut_rb_area_size(NR_CPUS));
+	/* the rings, then the function probes' counters */
+	assert_int_equal(tfs.ctl->area_size, ut_rb_area_size(NR_CPUS) + UT_PROBE_COUNTS_SIZE);
 	assert_int_equal(tfs.ctl->ftrace_enabled, 1);
 	assert_int_equal(tfs.ctl->tracing_on, 1);
 	assert_int_equal(fstat(tfs.area_fd, &st), 0);

@@ -4,13 +4,15 @@
  * set_graph_notrace (ftrace_filter.c) over a function table filled by hand
  * (available_filter_functions.c), and the selection memfd content (sel.c): the
  * kernel's globs, `!`, line numbers, `mod:`, append against truncate, the
- * EINVAL cases and what a read shows.
+ * EINVAL cases and what a read shows; the function probes (traceon, traceoff,
+ * stacktrace, dump, cpudump: ftrace_probe.c) and their place in the memfd.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,8 +180,8 @@ static void test_einval(void **state)
 	tfs_ft_close(tfs_ft_open_priv(TFS_FILTER_TRACE, true));
 	expect_show(TFS_FILTER_TRACE, "#### all functions enabled ####\n");
 	/* an unknown command */
-	assert_int_equal(wr(TFS_FILTER_TRACE, true, "beta:traceoff\n"), -EINVAL);
-	assert_int_equal(wr(TFS_FILTER_TRACE, true, "beta:stacktrace:3\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "beta:bogus\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "beta:snapshot:3\n"), -EINVAL);
 }
 
 static void test_tokens_over_writes(void **state)
@@ -314,6 +316,160 @@ static void test_sel_content(void **state)
 	tfs_buf_free(&b);
 }
 
+/* A write of function probes to set_ftrace_filter (appended, with a newline so
+ * that errors are reported): 0 or -errno. */
+static int probe(const char *text)
+{
+	char buf[256];
+	ssize_t r;
+
+	snprintf(buf, sizeof(buf), "%s\n", text);
+	r = wr(TFS_FILTER_TRACE, false, buf);
+	return r == (ssize_t)strlen(buf) ? 0 : (int)r;
+}
+
+#define ALL "#### all functions enabled ####\n"
+
+static void test_probe_parse(void **state)
+{
+	assert_int_equal(probe("beta:traceoff"), 0);
+	expect_show(TFS_FILTER_TRACE, ALL "beta:traceoff:unlimited\n");
+	/* counted and not are two probes; the newest command is listed first */
+	assert_int_equal(probe("beta:traceoff:5"), 0);
+	expect_show(TFS_FILTER_TRACE, ALL "beta:traceoff:count=5\nbeta:traceoff:unlimited\n");
+	/* a glob, in available order; line numbers (2: alpha); shared objects named */
+#define OLDER                                                                                      \
+	"alpha:traceon:unlimited\n"                                                                \
+	"alpha:stacktrace:count=8\n"                                                               \
+	"alpha_two:stacktrace:count=8\n"                                                           \
+	"alpha [libfoo.so.1]:stacktrace:count=8\n"                                                 \
+	"beta:traceoff:count=5\nbeta:traceoff:unlimited\n"
+#define NEWER "gamma_x:traceon:count=3\nmain:cpudump:unlimited\nmain:dump:count=1\n"
+	assert_int_equal(probe("alpha*:stacktrace:010 2:traceon"), 0);
+	expect_show(TFS_FILTER_TRACE, ALL OLDER);
+	/* dump counts 1 whatever it is given, cpudump never counts, trailing parts ignored */
+	assert_int_equal(probe("main:dump:9 main:cpudump:4 gamma_x:traceon:3:7"), 0);
+	expect_show(TFS_FILTER_TRACE, ALL NEWER OLDER);
+	/* the filter is apart: > empties it, the probes stay */
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "main"), 4);
+	expect_show(TFS_FILTER_TRACE, "main\n" NEWER OLDER);
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, ""), 0);
+	/* removal: the counted form by any count part, the plain one without */
+	assert_int_equal(probe("!beta:traceoff"), 0);
+	assert_int_equal(probe("!beta:traceoff:0 !alpha*:stacktrace: !*:dump !:cpudump"), 0);
+	expect_show(TFS_FILTER_TRACE, ALL "gamma_x:traceon:count=3\nalpha:traceon:unlimited\n");
+	/* an empty count is -1 */
+	assert_int_equal(probe("beta:traceon:"), 0);
+	expect_show(TFS_FILTER_TRACE,
+		    ALL "beta:traceon:count=-1\ngamma_x:traceon:count=3\nalpha:traceon:unlimited\n");
+}
+
+static void test_probe_errors(void **state)
+{
+	const char *all = ALL "beta:traceoff:count=2\n";
+
+	assert_int_equal(probe("beta:traceoff:2"), 0);
+	assert_int_equal(probe("beta:traceoff:4"), -EINVAL); /* has it: nothing added */
+	assert_int_equal(probe("nosuch:traceoff"), -EINVAL);
+	assert_int_equal(probe("beta:traceoff:x1"), -EINVAL);
+	assert_int_equal(probe("beta:traceoff:-1"), -EINVAL);
+	assert_int_equal(probe("beta:traceoff:1x"), -EINVAL);
+	assert_int_equal(probe("beta:traceoff:99999999999999999999"), -ERANGE);
+	assert_int_equal(probe("beta:nosuchcmd"), -EINVAL);
+	assert_int_equal(probe("beta:snapshot"), -EINVAL);
+	assert_int_equal(probe("beta:enable_event:sched:sched_switch"), -EINVAL);
+	assert_int_equal(probe("!beta:traceon"), -ENODEV);  /* no such probe at all */
+	assert_int_equal(probe("!main:traceoff:0"), -EINVAL); /* not on main */
+	assert_int_equal(probe("!nosuch:traceoff:0"), -EINVAL);
+	/* all or nothing: the write's good probes go too */
+	assert_int_equal(probe("main:traceon nosuch:traceon"), -EINVAL);
+	assert_int_equal(probe("main:traceon !beta:traceoff:0 beta:bogus"), -EINVAL);
+	expect_show(TFS_FILTER_TRACE, all);
+	/* the notrace file takes mod: but no probes */
+	assert_int_equal(wr(TFS_FILTER_NOTRACE, false, "beta:traceoff\n"), -EINVAL);
+	expect_show(TFS_FILTER_NOTRACE, "#### no functions disabled ####\n");
+	expect_show(TFS_FILTER_TRACE, all);
+}
+
+/* Probes whose count changes: what the runtime does to the counter shows. */
+static void test_probe_counts(void **state)
+{
+	int64_t *c;
+
+	assert_int_equal(probe("beta:traceoff:3"), 0);
+	pthread_mutex_lock(&tfs_ft_lock);
+	assert_int_equal(tfs_ft.probes.n, 1);
+	c = tfs_probe_counter(tfs_ft.probes.v[0].slot);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	assert_non_null(c);
+	assert_int_equal(*c, 3);
+	*c = 0;
+	expect_show(TFS_FILTER_TRACE, ALL "beta:traceoff:count=0\n");
+	/* a used-up probe stays; added again, nothing changes */
+	assert_int_equal(probe("beta:traceoff:9"), -EINVAL);
+	expect_show(TFS_FILTER_TRACE, ALL "beta:traceoff:count=0\n");
+	/* removed and made again: a fresh count */
+	assert_int_equal(probe("!beta:traceoff:0"), 0);
+	assert_int_equal(probe("beta:traceoff:9"), 0);
+	expect_show(TFS_FILTER_TRACE, ALL "beta:traceoff:count=9\n");
+}
+
+/* The probes of process 100 in the memfd content. */
+static const struct ut_sel_probe *sel_probes(const struct tfs_buf *b, uint32_t *nr)
+{
+	const struct ut_sel_hdr *h = (const void *)b->data;
+	const struct ut_sel_proc *p = (const void *)(b->data + h->procs_off);
+
+	*nr = p->nr_probes;
+	assert_true(p->probes_off + p->nr_probes * sizeof(struct ut_sel_probe) <= h->size);
+	return (const void *)(b->data + p->probes_off);
+}
+
+static void test_probe_sel(void **state)
+{
+	struct tfs_buf b = {0};
+	const struct ut_sel_probe *pr;
+	const uint8_t *fl;
+	uint32_t nr;
+
+	assert_int_equal(tfs_sel_build_locked(&b), 0);
+	assert_int_equal(((struct ut_sel_hdr *)b.data)->probes, 0);
+	sel_probes(&b, &nr);
+	assert_int_equal(nr, 0);
+	/* only main traced; probes on beta (two) and on both alphas */
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "main"), 4);
+	assert_int_equal(probe("beta:traceoff:2 beta:stacktrace alpha:dump"), 0);
+	assert_int_equal(tfs_sel_build_locked(&b), 0);
+	assert_int_equal(((struct ut_sel_hdr *)b.data)->probes, 1);
+	fl = sel_flags(&b, 0, &nr);
+	/* sites: gamma_x main alpha alpha_two beta (unnamed) */
+	assert_int_equal(fl[1], UT_SEL_TRACE);
+	assert_int_equal(fl[2], UT_SEL_PROBE); /* a probe, not traced */
+	assert_int_equal(fl[3], 0);
+	assert_int_equal(fl[4], UT_SEL_PROBE);
+	fl = sel_flags(&b, 1, &nr);
+	assert_int_equal(fl[2], UT_SEL_PROBE); /* libfoo's alpha */
+	pr = sel_probes(&b, &nr);
+	assert_int_equal(nr, 4);
+	/* by object, site, command; counted ones have a slot */
+	assert_int_equal(pr[0].obj, 0);
+	assert_int_equal(pr[0].site, 2);
+	assert_int_equal(pr[0].cmd, UT_PROBE_DUMP);
+	assert_true(pr[0].slot < UT_PROBE_SLOTS);
+	assert_int_equal(pr[1].site, 4);
+	assert_int_equal(pr[1].cmd, UT_PROBE_TRACEOFF);
+	assert_true(pr[1].slot < UT_PROBE_SLOTS);
+	assert_int_equal(pr[2].site, 4);
+	assert_int_equal(pr[2].cmd, UT_PROBE_STACKTRACE);
+	assert_int_equal(pr[2].slot, UT_PROBE_UNLIMITED);
+	assert_int_equal(pr[3].obj, 1);
+	assert_int_equal(pr[3].site, 2);
+	assert_int_equal(pr[3].cmd, UT_PROBE_DUMP);
+	assert_int_not_equal(pr[3].slot, pr[0].slot); /* one counter per function */
+	assert_int_equal(*tfs_probe_counter(pr[1].slot), 2);
+	tfs_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +484,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_mod, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_notrace_and_graph, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sel_content, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_parse, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_counts, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_sel, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,7 +14,11 @@
 
 #include "../../runtime/selread.c"
 
-/* Two processes: 10 (one object, 3 sites) and 20 (two objects, 2 and 4 sites). */
+/*
+ * Two processes: 10 (one object, 3 sites) and 20 (two objects, 2 and 4 sites, and
+ * two function probes).  Layout: header 0, procs 64, objs 160, tids 232, flags
+ * 256, probes 288, size 320.
+ */
 static union {
 	char b[4096];
 	uint64_t align;
@@ -24,14 +28,19 @@ static void build(void)
 {
 	struct ut_sel_hdr *h = (void *)mem.b;
 	struct ut_sel_proc *p = (void *)(mem.b + 64);
-	struct ut_sel_obj *o = (void *)(mem.b + 128);
+	struct ut_sel_obj *o = (void *)(mem.b + 160);
 	uint8_t *f = (uint8_t *)mem.b + 256;
+	struct ut_sel_probe *pr = (void *)(mem.b + 288);
 
 	memset(&mem, 0, sizeof(mem));
-	*h = (struct ut_sel_hdr){.magic = UT_SEL_MAGIC, .seq = 2, .size = 280, .filtered = 1,
-				 .nr_procs = 2, .procs_off = 64};
-	p[0] = (struct ut_sel_proc){.pid = 10, .nr_objs = 1, .objs_off = 128};
-	p[1] = (struct ut_sel_proc){.pid = 20, .nr_objs = 2, .objs_off = 128 + sizeof(*o)};
+	*h = (struct ut_sel_hdr){.magic = UT_SEL_MAGIC, .seq = 2, .size = 320, .filtered = 1,
+				 .probes = 1, .nr_procs = 2, .procs_off = 64};
+	p[0] = (struct ut_sel_proc){.pid = 10, .nr_objs = 1, .objs_off = 160};
+	p[1] = (struct ut_sel_proc){.pid = 20, .nr_objs = 2, .objs_off = 160 + sizeof(*o),
+				    .nr_probes = 2, .probes_off = 288};
+	pr[0] = (struct ut_sel_probe){.obj = 0, .site = 1, .cmd = UT_PROBE_TRACEOFF, .slot = 7};
+	pr[1] = (struct ut_sel_probe){
+	    .obj = 3, .site = 1, .cmd = UT_PROBE_STACKTRACE, .slot = UT_PROBE_UNLIMITED};
 	o[0] = (struct ut_sel_obj){.obj = 0, .nr_sites = 3, .base = 0x1000, .flags_off = 256};
 	o[1] = (struct ut_sel_obj){.obj = 0, .nr_sites = 2, .base = 0x2000, .flags_off = 264};
 	o[2] = (struct ut_sel_obj){.obj = 3, .nr_sites = 4, .base = 0x3000, .flags_off = 272};
@@ -42,10 +51,16 @@ static void build(void)
 
 static struct ut_sel_obj objs[4];
 static uint8_t flags[16];
+static struct ut_sel_probe probes[4];
 
 static struct ut_sel_copy fresh(void)
 {
-	return (struct ut_sel_copy){.objs = objs, .max_objs = 4, .flags = flags, .flags_cap = 16};
+	return (struct ut_sel_copy){.objs = objs,
+				    .max_objs = 4,
+				    .flags = flags,
+				    .flags_cap = 16,
+				    .probes = probes,
+				    .max_probes = 4};
 }
 
 static void test_copies_own_section(void **state)
@@ -92,7 +107,7 @@ static void test_bounds(void **state)
 {
 	struct ut_sel_hdr *h = (void *)mem.b;
 	struct ut_sel_proc *p = (void *)(mem.b + 64);
-	struct ut_sel_obj *o = (void *)(mem.b + 128);
+	struct ut_sel_obj *o = (void *)(mem.b + 160);
 	struct ut_sel_copy c = fresh();
 
 	build();
@@ -110,7 +125,7 @@ static void test_bounds(void **state)
 	p[0].nr_objs = 0x10000000;
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EINVAL);
 	build();
-	o[0].flags_off = 279; /* 3 flags from 279 > size 280 */
+	o[0].flags_off = 319; /* 3 flags from 319 > size 320 */
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EINVAL);
 	assert_false(c.found);
 	build();
@@ -137,7 +152,7 @@ static void test_small_buffers(void **state)
 static void test_tasks(void **state)
 {
 	struct ut_sel_proc *p = (void *)(mem.b + 64);
-	int32_t *tids = (int32_t *)(mem.b + 200);
+	int32_t *tids = (int32_t *)(mem.b + 232);
 	struct ut_sel_copy c = fresh();
 
 	build();
@@ -148,20 +163,53 @@ static void test_tasks(void **state)
 	tids[1] = 23;
 	p[1].tasks = UT_SEL_TASKS_ONLY;
 	p[1].nr_tids = 2;
-	p[1].tids_off = 200;
+	p[1].tids_off = 232;
 	c = fresh();
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), 0);
 	assert_int_equal(c.tasks, UT_SEL_TASKS_ONLY);
 	assert_int_equal(c.nr_tids, 2);
 	assert_int_equal(c.tids[0], 21);
 	assert_int_equal(c.tids[1], 23);
-	p[1].tids_off = 276; /* 8 bytes from 276 > size 280 */
+	p[1].tids_off = 316; /* 8 bytes from 316 > size 320 */
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
-	p[1].tids_off = 200;
+	p[1].tids_off = 232;
 	p[1].nr_tids = UT_SEL_TIDS_MAX + 1;
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
 	p[1].nr_tids = 2;
 	p[1].tasks = 4; /* no such state */
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
+	assert_false(c.found);
+}
+
+/* The function probes: copied, bounded, and -ENOSPC tells how many there are. */
+static void test_probes(void **state)
+{
+	struct ut_sel_proc *p = (void *)(mem.b + 64);
+	struct ut_sel_copy c = fresh();
+
+	build();
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), 0);
+	assert_int_equal(c.hdr.probes, 1);
+	assert_int_equal(c.nr_probes, 2);
+	assert_int_equal(c.probes[0].cmd, UT_PROBE_TRACEOFF);
+	assert_int_equal(c.probes[0].slot, 7);
+	assert_int_equal(c.probes[1].obj, 3);
+	assert_int_equal(c.probes[1].slot, UT_PROBE_UNLIMITED);
+	c = fresh();
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), 0);
+	assert_int_equal(c.nr_probes, 0);
+	c = fresh();
+	c.max_probes = 1;
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -ENOSPC);
+	assert_int_equal(c.nr_probes, 2); /* what it needs */
+	assert_false(c.found);
+	c = fresh();
+	p[1].probes_off = 300; /* 32 bytes from 300 > size 320 */
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
+	p[1].probes_off = UINT64_MAX - 8;
+	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
+	p[1].probes_off = 288;
+	p[1].nr_probes = UT_SEL_PROBES_MAX + 1;
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
 	assert_false(c.found);
 }
@@ -173,6 +221,7 @@ int main(void)
 	    cmocka_unit_test(test_seq),		       cmocka_unit_test(test_bounds),
 	    cmocka_unit_test(test_small_buffers),
 	    cmocka_unit_test(test_tasks),
+	    cmocka_unit_test(test_probes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

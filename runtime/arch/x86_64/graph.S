@@ -35,6 +35,7 @@
  */
 
 #include "fpsave.h"
+#include "regs.h"
 
 #define RB_DATA_OFF 36864	/* UT_RB_DATA_OFF */
 #define RB_PAGE_DATA 4064	/* UT_RB_PAGE_DATA */
@@ -78,37 +79,11 @@
 #define GF_MARKER 2
 
 	/*
-	 * The registers a C call may clobber, less r11 at an entry (free at a function's
-	 * entry; ENTRY_CHECK has used it already).  The fast paths use no other; the slow
-	 * paths push rbx (SAVE_FP's) on top, which gives ut_graph_return its layout.
+	 * PUSH_GPRS (regs.h): the registers a C call may clobber, less r11 at an entry
+	 * (free at a function's entry; ENTRY_CHECK has used it already).  The fast paths
+	 * use no other; the slow paths push rbx (SAVE_FP's) on top, which gives
+	 * ut_graph_return its layout.
 	 */
-	.macro PUSH_GPRS r11=1
-	pushq %rax
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	.if \r11
-	pushq %r11
-	.endif
-	.endm
-
-	.macro POP_GPRS r11=1
-	.if \r11
-	popq %r11
-	.endif
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rax
-	.endm
 
 /*
  * The ring write shared by both fast paths, inside the caller's critical section
@@ -240,15 +215,7 @@
 	je 2f
 1:	ret
 2:	PUSH_GPRS 0
-	.cfi_adjust_cfa_offset 64
-	.cfi_rel_offset %rax, 56
-	.cfi_rel_offset %rcx, 48
-	.cfi_rel_offset %rdx, 40
-	.cfi_rel_offset %rsi, 32
-	.cfi_rel_offset %rdi, 24
-	.cfi_rel_offset %r8, 16
-	.cfi_rel_offset %r9, 8
-	.cfi_rel_offset %r10, 0
+	GPRS_CFI
 	.endm
 
 	/* objects without per-site stubs (rare): the same body, other inputs */

@@ -31,6 +31,7 @@
  */
 
 #include "fpsave.h"
+#include "regs.h"
 
 #define RB_DATA_OFF 36864	/* UT_RB_DATA_OFF */
 #define RB_PAGE_DATA 4064	/* UT_RB_PAGE_DATA */
@@ -57,18 +58,6 @@
 
 	.macro RESTORE_XMM
 	RESTORE_FP 0, 1, 1
-	.endm
-
-	.macro PUSH reg
-	pushq \reg
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset \reg, 0
-	.endm
-
-	.macro POP reg
-	popq \reg
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore \reg
 	.endm
 
 	.text

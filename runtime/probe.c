@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * probe.c - function probes: what `FUNC:traceon`, `traceoff`, `stacktrace`, `dump`
+ * and `cpudump` in set_ftrace_filter do when FUNC runs (ut_sel.h).
+ *
+ * The control thread keeps this process's probes in a table sorted by site
+ * (ut_probes_set, from the selection memfd); a site with probes is patched to
+ * `call` the probe stub whatever the tracer, and ut_tramp_probe (probe.S) calls
+ * ut_rt_probe_hit with every register saved.  As in the kernel:
+ *   - traceon/traceoff act only when tracing is in the other state; a counted one
+ *     takes one off its count only when it acts;
+ *   - stacktrace records the caller chain while tracing is on; a counted one stops
+ *     when its count reaches 0 (a count of -1, from `FUNC:stacktrace:`, never does);
+ *   - dump acts once (count 1), cpudump on every hit: tracing goes off and
+ *     utracefs writes the buffer (all CPUs, or this one) to its console.
+ * Counters are shared by every process (the area memfd), so that N hits act
+ * whichever processes they come from.
+ *
+ * The table is replaced while other threads may be reading it: a reader counts
+ * itself in `readers` before it loads the pointer, and the control thread waits
+ * for readers to drain before it unmaps a table it replaced.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "rt.h"
+#include "ut_sel.h"
+#include "ut_wire.h"
+
+struct probe_ent {
+	uint32_t site; /* index in ut_sites */
+	uint32_t cmd;  /* enum ut_probe_cmd */
+	uint32_t slot; /* counter slot, or UT_PROBE_UNLIMITED */
+};
+
+struct probe_tab {
+	size_t size; /* bytes mapped */
+	uint32_t nr;
+	struct probe_ent e[];
+};
+
+#define HIT_MAX 16 /* probes of one site: 5 commands, counted or not */
+
+static struct probe_tab *cur_tab;
+static uint32_t readers;
+
+static struct probe_tab *tab_alloc(uint32_t nr)
+{
+	size_t size = sizeof(struct probe_tab) + (size_t)nr * sizeof(struct probe_ent);
+	struct probe_tab *t;
+
+	size = (size + 4095) & ~(size_t)4095;
+	t = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	t->size = size;
+	return t;
+}
+
+/* The global index of the site (obj, site) as utracefs named it, or UINT32_MAX. */
+static uint32_t site_index(uint32_t obj, uint32_t site)
+{
+	if (obj >= ut_nr_objs || ut_objs[obj].dead || site >= ut_objs[obj].nr)
+		return UINT32_MAX;
+	return ut_objs[obj].first + site;
+}
+
+/* Shell sort (no libc: its qsort may allocate with the program's malloc). */
+static void sort_by_site(struct probe_ent *e, uint32_t n)
+{
+	for (uint32_t gap = n / 2; gap; gap /= 2)
+		for (uint32_t i = gap; i < n; i++) {
+			struct probe_ent x = e[i];
+			uint32_t j = i;
+
+			for (; j >= gap && e[j - gap].site > x.site; j -= gap)
+				e[j] = e[j - gap];
+			e[j] = x;
+		}
+}
+
+int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr)
+{
+	struct probe_tab *t = NULL, *old;
+	int err = 0;
+
+	if (nr) {
+		t = tab_alloc(nr);
+		if (!t) {
+			err = -ENOMEM;
+		} else {
+			t->nr = 0;
+			for (uint32_t i = 0; i < nr; i++) {
+				uint32_t s = site_index(p[i].obj, p[i].site);
+
+				if (s == UINT32_MAX || !p[i].cmd || p[i].cmd > UT_PROBE_CMD_MAX ||
+				    (p[i].slot != UT_PROBE_UNLIMITED && p[i].slot >= UT_PROBE_SLOTS))
+					continue;
+				t->e[t->nr++] = (struct probe_ent){s, p[i].cmd, p[i].slot};
+			}
+			sort_by_site(t->e, t->nr);
+		}
+	}
+	old = __atomic_exchange_n(&cur_tab, t, __ATOMIC_SEQ_CST);
+	if (old) {
+		while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST))
+			sched_yield();
+		munmap(old, old->size);
+	}
+	return err;
+}
+
+/* The probes of site s, copied out of the current table. */
+static uint32_t probes_of(uint32_t s, struct probe_ent *out)
+{
+	struct probe_tab *t;
+	uint32_t n = 0, lo = 0, hi;
+
+	__atomic_add_fetch(&readers, 1, __ATOMIC_SEQ_CST);
+	t = __atomic_load_n(&cur_tab, __ATOMIC_SEQ_CST);
+	if (t) {
+		hi = t->nr;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (t->e[mid].site < s)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < t->nr && t->e[lo].site == s && n < HIT_MAX; lo++)
+			out[n++] = t->e[lo];
+	}
+	__atomic_sub_fetch(&readers, 1, __ATOMIC_SEQ_CST);
+	return n;
+}
+
+static int64_t *counter(const struct ut_ctl *ctl, uint32_t slot)
+{
+	uint64_t off = ut_probe_counts_off(ut_rt_nr_cpus) + (uint64_t)slot * 8;
+
+	if (ctl->nr_cpus != ut_rt_nr_cpus || off + 8 > ut_rt_area_size)
+		return NULL;
+	return (int64_t *)((char *)ctl + off);
+}
+
+/*
+ * Take one off the probe's count: true when it acts.  An unlimited probe always
+ * acts; stop_negative: a count <= 0 stops it (else only 0 does, as the kernel's
+ * stacktrace does).
+ */
+static bool take(const struct ut_ctl *ctl, const struct probe_ent *e, bool stop_negative)
+{
+	int64_t *c, old;
+
+	if (e->slot == UT_PROBE_UNLIMITED)
+		return true;
+	c = counter(ctl, e->slot);
+	if (!c)
+		return false;
+	old = __atomic_load_n(c, __ATOMIC_RELAXED);
+	do {
+		if (old == 0 || (stop_negative && old < 0))
+			return false;
+	} while (!__atomic_compare_exchange_n(c, &old, old - 1, false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void dump(const struct probe_ent *e, uintptr_t ip)
+{
+	struct ut_msg_probe m = {.h = {UT_MSG_PROBE, sizeof(m)},
+				 .cmd = e->cmd,
+				 .cpu = sched_getcpu(),
+				 .tid = (int32_t)ut_thr.tid,
+				 .ip = ip};
+
+	utrace_tracing_off(); /* the kernel's dump leaves tracing off */
+	if (ut_send(&m, sizeof(m)))
+		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
+}
+
+static void act(const struct ut_ctl *ctl, const struct probe_ent *e, uintptr_t *frame)
+{
+	bool on = __atomic_load_n(&ctl->tracing_on, __ATOMIC_RELAXED) && !ut_rt_off;
+
+	switch (e->cmd) {
+	case UT_PROBE_TRACEON:
+		if (!on && take(ctl, e, true))
+			utrace_tracing_on();
+		break;
+	case UT_PROBE_TRACEOFF:
+		if (on && take(ctl, e, true))
+			utrace_tracing_off();
+		break;
+	case UT_PROBE_STACKTRACE:
+		if (on && take(ctl, e, false))
+			ut_rt_stack_event(frame);
+		break;
+	case UT_PROBE_DUMP:
+	case UT_PROBE_CPUDUMP:
+		if (take(ctl, e, true))
+			dump(e, frame[0]);
+		break;
+	}
+}
+
+/* Does the current tracer trace site s? */
+static bool traced(const struct ut_site *s)
+{
+	enum ut_site_state want = ut_patch_current_want();
+
+	return (s->sel & UT_SEL_TRACE) && (want == UT_SITE_CALL || want == UT_SITE_JMP);
+}
+
+/* Where the site goes on after its probes: probe.S. */
+static uintptr_t go_on(const struct ut_site *s, const struct ut_obj *o)
+{
+	if (!traced(s))
+		return 0;
+	if (ut_patch_current_want() == UT_SITE_JMP && o->gstub)
+		return (o->gstub + (uintptr_t)(s - (ut_sites + o->first)) * UT_GSTUB_LEN) | 1;
+	return ut_stubs_tramp();
+}
+
+uintptr_t ut_rt_probe_hit(uintptr_t *frame)
+{
+	struct probe_ent e[HIT_MAX];
+	struct ut_ctl *ctl = ut_rt_ctl;
+	struct ut_obj *o;
+	struct ut_site *s = ut_site_find(frame[0] - 5, &o);
+	int saved = errno;
+	bool function_done = false;
+	uint32_t n;
+
+	if (!s)
+		return 0;
+	/* a thread's first event names it; not inside our own slow paths */
+	if (!ctl || ut_thr.guard || !(ut_thr.tid || ut_rt_thread_first())) {
+		errno = saved;
+		return go_on(s, o);
+	}
+	/*
+	 * The function tracer's event first, then what the probes do, as in the
+	 * kernel when the tracer was switched on after the probes were set (the
+	 * newest ftrace_ops runs first): a traceoff probe's own call is in the trace.
+	 * function_graph's entry comes after them (its trampoline writes it).
+	 */
+	if (ctl->tracer == UT_TRACER_FUNCTION && traced(s)) {
+		if (ctl->tracing_on && !ut_rt_off && ut_rt_task_ok())
+			ut_rt_func_locked(frame); /* C's writer, any write mode */
+		function_done = true;
+	}
+	n = probes_of((uint32_t)(s - ut_sites), e);
+	for (uint32_t i = 0; i < n; i++)
+		act(ctl, &e[i], frame);
+	errno = saved;
+	return function_done ? 0 : go_on(s, o);
+}
