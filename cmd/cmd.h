@@ -77,6 +77,8 @@ int cli_read_value(const char *dir, const char *name, char **out);
 int cli_copy(const char *path, int out, const char **failed_path);
 /* Empty the trace buffer: open DIR/trace with O_TRUNC.  0 or CLI_FAIL (message printed). */
 int cli_clear_trace(const char *dir);
+/* `echo > FILE` (newline) or `: > FILE`: an open with O_TRUNC; 0 or CLI_FAIL (said). */
+int cli_empty_file(const char *dir, const char *name, bool newline);
 
 /* ---- where things are ------------------------------------------------------------ */
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * reset.c - `utrace reset`: put the mounted utracefs back to how it starts:
- * tracer nop, every known option at its default, tracing on, buffer empty.
+ * tracer nop, every known option at its default, no filters, pid lists or
+ * function probes, tracing_thresh and max_graph_depth 0, ftrace_enabled and
+ * tracing on, buffer empty.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -36,6 +38,38 @@ static int reset_options(const char *dir)
 	return rc ? CLI_FAIL : 0;
 }
 
+/* The function probes: each kind removed on its own (a kind there is none of is ENODEV). */
+static void reset_probes(const char *dir)
+{
+	static const char *const cmds[] = {"traceon", "traceoff", "stacktrace", "dump",
+					   "cpudump"};
+	char line[64];
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		for (int counted = 0; counted < 2; counted++) {
+			snprintf(line, sizeof(line), "!*:%s%s", cmds[i], counted ? ":0" : "");
+			cli_write_file(dir, "set_ftrace_filter", line);
+		}
+}
+
+static int reset_lists(const char *dir)
+{
+	static const char *const lists[] = {
+	    "set_ftrace_filter", "set_ftrace_notrace",	   "set_graph_function",
+	    "set_graph_notrace", "set_ftrace_pid",	   "set_ftrace_notrace_pid",
+	    "set_event_pid",	 "set_event_notrace_pid",
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		rc |= cli_empty_file(dir, lists[i], true);
+	reset_probes(dir);
+	rc |= cli_set(dir, "tracing_thresh", "0");
+	rc |= cli_set(dir, "max_graph_depth", "0");
+	rc |= cli_set(dir, "ftrace_enabled", "1");
+	return rc;
+}
+
 static int run(int argc, char **argv)
 {
 	char dir[PATH_MAX];
@@ -48,6 +82,7 @@ static int run(int argc, char **argv)
 	/* The tracer first: its own options must be reset while they are not in use. */
 	rc = cli_set(dir, "current_tracer", "nop");
 	rc |= reset_options(dir);
+	rc |= reset_lists(dir);
 	rc |= cli_set(dir, "tracing_on", "1");
 	rc |= cli_clear_trace(dir);
 	return rc ? CLI_FAIL : CLI_OK;
@@ -55,11 +90,14 @@ static int run(int argc, char **argv)
 
 const struct cli_command cli_cmd_reset = {
 	.name = "reset",
-	.summary = "back to the start: tracer nop, default options, tracing on, empty buffer",
+	.summary = "back to the start: tracer nop, default options, no filters, empty buffer",
 	.run = run,
 	.usage = "usage: utrace reset\n"
 		 "\n"
 		 "Set current_tracer to nop, put every option of options/ back to its\n"
-		 "default (the kernel's), turn tracing on and empty the trace buffer.\n"
+		 "default (the kernel's), empty set_ftrace_filter, set_ftrace_notrace,\n"
+		 "set_graph_function, set_graph_notrace and the four pid lists, remove the\n"
+		 "function probes, set tracing_thresh and max_graph_depth to 0,\n"
+		 "ftrace_enabled and tracing_on to 1, and empty the trace buffer.\n"
 		 "Buffer sizes and the trace clock are left as they are.\n",
 };

@@ -267,16 +267,24 @@ int cli_copy(const char *path, int out, const char **failed_path)
 
 int cli_clear_trace(const char *dir)
 {
-	char path[PATH_MAX];
-	int fd;
+	return cli_empty_file(dir, "trace", false);
+}
 
-	if (cli_path(path, sizeof(path), dir, "trace"))
+int cli_empty_file(const char *dir, const char *name, bool newline)
+{
+	char path[PATH_MAX];
+	int fd, err = 0;
+
+	if (cli_path(path, sizeof(path), dir, name))
 		return cli_file_error(dir, ENAMETOOLONG);
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return cli_file_error(path, errno);
-	close(fd);
-	return 0;
+	if (newline && write(fd, "\n", 1) != 1)
+		err = errno ? errno : EIO;
+	if (close(fd) && !err)
+		err = errno;
+	return err ? cli_file_error(path, err) : 0;
 }
 
 int cli_self_dir(char *buf, size_t size)

@@ -228,11 +228,19 @@ expect_match "stat shows CPU 0's entries" "^ +0 +$e0 " "$st"
 
 # ---- reset --------------------------------------------------------------------------------
 echo 1 > "$T/options/sym-offset"
+echo 'sum_*' > "$T/set_ftrace_filter" # hello's, known since it ran
+echo 'square:traceoff square:stacktrace:2' >> "$T/set_ftrace_filter"
+echo 'gr*' > "$T/set_graph_notrace"
+echo $$ > "$T/set_ftrace_pid"
+echo 100 > "$T/tracing_thresh"
 expect_rc "reset" 0 NOERR "$UTRACE" reset
 expect_eq "reset: tracer nop" nop "$(cat "$T/current_tracer")"
 expect_eq "reset: tracing on" 1 "$(cat "$T/tracing_on")"
 expect_eq "reset: options back to defaults" "1 0" "$(cat "$T/options/overwrite") $(cat "$T/options/sym-offset")"
 expect_eq "reset: buffer empty" "" "$(grep -v '^#' "$T/trace")"
+expect_eq "reset: filters, pid lists and thresh back to empty" \
+	"#### all functions enabled #### #### no functions disabled #### no pid 0" \
+	"$(cat "$T/set_ftrace_filter" "$T/set_graph_notrace" "$T/set_ftrace_pid" "$T/tracing_thresh" | tr '\n' ' ' | sed 's/ $//')"
 expect_match "stat after reset: no changed option" '^   \(none\)$' "$("$UTRACE" stat)"
 
 # ---- list -----------------------------------------------------------------------------------

@@ -118,15 +118,7 @@ LD_PRELOAD=$LIBUTRACE "$PROGS/filter_many" -l <"$UT_TMP/fmin" >"$FMO" 2>&1 &
 FM=$!
 exec 8>"$UT_TMP/fmin"
 # fm CMD...: send one command line, print what the program answered to it
-fm() {
-	n=$(grep -c '^done$' "$FMO")
-	echo "$*" >&8
-	i=0
-	while [ $i -lt 250 ] && [ "$(grep -c '^done$' "$FMO")" -le "$n" ]; do
-		sleep 0.02; i=$((i + 1))
-	done
-	awk -v n="$n" '/^done$/ { c++; next } c == n' "$FMO"
-}
+fm() { ask "$FMO" 8 "$@"; }
 # the functions in the trace (function or function_graph), sorted
 fnames() {
 	grep -v '^#' "$T/trace" | sed -n -e 's/.*: \([A-Za-z_0-9]*\) <-.*/\1/p' \

@@ -38,14 +38,8 @@ start_pp() { # NAME: start pid_prog as NAME (fifo $UT_TMP/NAME.in, output NAME.o
 	while [ $i -lt 200 ] && ! grep -q '^pid ' "$UT_TMP/$1.out"; do sleep 0.02; i=$((i + 1)); done
 }
 pp() { # NAME FD CMD...: one command, print its answer
-	o=$UT_TMP/$1.out fd=$2; shift 2
-	n=$(grep -c '^done$' "$o")
-	echo "$*" >&"$fd"
-	i=0
-	while [ $i -lt 250 ] && [ "$(grep -c '^done$' "$o")" -le "$n" ]; do
-		sleep 0.02; i=$((i + 1))
-	done
-	awk -v n="$n" '/^done$/ { c++; next } c == n' "$o"
+	name=$1; shift
+	ask "$UT_TMP/$name.out" "$@"
 }
 # who called what: "FUNC-TID" pairs in the trace, sorted
 calls() {

@@ -95,6 +95,24 @@ expect_eq "traceoff:2: used up, tracing goes on" "5 5 1 count=0" \
 	"$(hits tick) $(hits after) $(cat "$T/tracing_on") $(grep -o 'count=.*' "$F")"
 echo '!tick:traceoff:0' >>"$F"
 
+# a running process that hit traceoff records again once tracing_on is 1 again
+mkfifo "$UT_TMP/l.in"
+LD_PRELOAD=$LIBUTRACE "$P" -l <"$UT_TMP/l.in" >"$UT_TMP/l.out" 2>&1 &
+L=$!
+exec 8>"$UT_TMP/l.in"
+echo 'after:traceoff' >>"$F"
+for round in 1 2; do
+	echo >"$T/trace"
+	echo 1 >"$T/tracing_on"
+	ask "$UT_TMP/l.out" 8 3 >/dev/null
+	settle 0 tracing_on
+	expect_eq "traceoff in a live process, round $round: tick and after once, then off" "1 1 0" \
+		"$(hits tick) $(hits after) $(tracing_on)"
+done
+exec 8>&-
+wait $L
+echo '!after:traceoff' >>"$F"
+
 # only probed sites are patched; probes act whatever the tracer
 echo nop >"$T/current_tracer"
 echo 'tick:traceon' >"$F"

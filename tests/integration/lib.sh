@@ -82,6 +82,20 @@ ut_umount() {
 # traced PROG ARGS...: run a program with the runtime preloaded.
 traced() { LD_PRELOAD=$LIBUTRACE "$@"; }
 
+# ask OUT FD CMD...: send one command line on descriptor FD to a test program that
+# answers each line on its output file OUT, ending the answer with a line "done";
+# print the answer (waits up to 5 s).
+ask() {
+	o=$1 fd=$2; shift 2
+	n=$(grep -c '^done$' "$o")
+	echo "$*" >&"$fd"
+	i=0
+	while [ $i -lt 250 ] && [ "$(grep -c '^done$' "$o")" -le "$n" ]; do
+		sleep 0.02; i=$((i + 1))
+	done
+	awk -v n="$n" '/^done$/ { c++; next } c == n' "$o"
+}
+
 # The kernel's tracefs as an oracle.  kt_available mounts it if needed (and
 # kt_restore unmounts it again); returns 1 when there is no kernel tracefs.
 kt_available() {

@@ -8,6 +8,8 @@
  *   probe_prog -f K N     the same in K processes at once (fork)
  *   probe_prog -s         print "NAME XX" (site_byte.h) for tick and after
  *   probe_prog -w         print "ready", then wait for the end of stdin
+ *   probe_prog -l         commands on stdin, each answered by "done": a number N
+ *                         runs N rounds; exits at EOF
  *
  * tick and after are separate functions that do almost nothing, so that a probe
  * on tick and the trace of after show what the probe did between them.
@@ -67,6 +69,17 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		while (fread(buf, 1, sizeof(buf), stdin) > 0)
 			;
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "-l")) {
+		char line[64];
+
+		while (fgets(line, sizeof(line), stdin)) {
+			rounds = atoi(line);
+			run(NULL);
+			printf("done\n");
+			fflush(stdout);
+		}
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "-s")) {
