@@ -17,13 +17,18 @@ CALLS_SRC=$BENCH_DIR/micro/calls.c
 CALLS_CFLAGS="-O2 -g -Wall -Wextra"
 
 # The configurations, in the order of the report's table.
-CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-filtered ut-function ut-graph ut-graph-thresh uftrace-same
-uftrace-entry uftrace-best lttng-off lttng"
+CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-filtered ut-probe ut-function ut-graph ut-graph-thresh
+uftrace-same uftrace-entry uftrace-best lttng-off lttng"
 # The ut-filtered row: the function tracer on, with a filter that leaves bench_leaf out.
 # A cached mod: command, so that it holds whether or not calls-fpe's functions are known
 # to this utracefs yet; the program waits before main() for its selection.
 CALLS_FILTER="main:mod:calls-fpe"
-# tracing_thresh of the ut-graph-thresh row, in µs: far above a call of bench_leaf, so that
+# The ut-probe row: tracer nop, a function probe on bench_leaf that never acts (a count of
+# 0): what every call of a probed function pays to reach the probe's C code and come back.
+# utrace_probe has run calls-fpe under the mount before, so bench_leaf is known.  A tenth
+# of the calls: a probed call costs far more than a traced one.
+CALLS_PROBE="bench_leaf:stacktrace:0"
+, in µs: far above a call of bench_leaf, so that
 # every call's entry is written and then removed again at its return.
 CALLS_THRESH_US=${BENCH_THRESH_US:-1000}
 
@@ -98,6 +103,9 @@ calls_command() {
 		"echo function > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer; echo > \$MNT/set_ftrace_filter" ;;
+	ut-probe) echo "echo $CALLS_PROBE >> \$MNT/set_ftrace_filter;" \
+		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_PROBE_ARGS;" \
+		"echo '!$CALLS_PROBE' >> \$MNT/set_ftrace_filter" ;;
 	ut-function) echo "echo function > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer" ;;
@@ -123,7 +131,8 @@ calls_command() {
 calls_available() {
 	case $1 in
 	ut-dormant) [ "$UT_RUNTIME_OK" = 1 ] && echo ok || echo "na $UT_RUNTIME_WHY" ;;
-	ut-nop | ut-function | ut-filtered) [ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
+	ut-nop | ut-function | ut-filtered | ut-probe)
+		[ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
 	ut-graph | ut-graph-thresh) [ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
 	lttng-off) [ -x "$BENCH_OUT/bin/calls-lttng" ] && echo ok ||
 		echo "na the tracepoint build failed: $(head -1 "$BENCH_OUT/lttng-build.log")" ;;
@@ -157,6 +166,14 @@ calls_run_one() {
 		tfs_write "$BENCH_MNT/current_tracer" nop
 		[ "$1" = ut-filtered ] && tfs_write "$BENCH_MNT/set_ftrace_filter" ""
 		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" 0 ;;
+	ut-probe)
+		if tfs_write "$BENCH_MNT/set_ftrace_filter" "$CALLS_PROBE"; then
+			line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
+				$CALLS_PROBE_ARGS)
+			tfs_write "$BENCH_MNT/set_ftrace_filter" "!$CALLS_PROBE"
+		else
+			line= # bench_leaf unknown: no result, the report says it failed
+		fi ;;
 	lttng-off) line=$(to 60 "$b/calls-lttng" $CALLS_ARGS) ;;
 	lttng)
 		out=$(lttng_run "$CALLS_ARGS")
@@ -221,6 +238,7 @@ workload_calls() {
 	rm -rf "$CALLS_OUT"
 	mkdir -p "$CALLS_OUT"
 	CALLS_ARGS="-n $BENCH_CALLS -c $BENCH_CPU -p $BENCH_BLOCK"
+	CALLS_PROBE_ARGS="-n $((BENCH_CALLS / 10)) -c $BENCH_CPU -p $((BENCH_BLOCK / 10))"
 	calls_build || return 1
 	utrace_probe "$BENCH_OUT/bin/calls-fpe"
 	lttng_start

@@ -32,6 +32,7 @@ calls_label() {
 		fi ;;
 	ut-graph-thresh) echo "utrace, tracer function_graph, tracing_thresh $CALLS_THRESH_US µs (every call removed)" ;;
 	ut-filtered) echo "utrace, tracer function, bench_leaf filtered out (set_ftrace_filter $CALLS_FILTER)" ;;
+	ut-probe) echo "utrace, tracer nop, a function probe on bench_leaf that never acts ($CALLS_PROBE)" ;;
 	uftrace-same) echo "uftrace record -P . (same binary as utrace; entries and exits)" ;;
 	uftrace-entry) echo "uftrace record -P . -e (same binary; entries only)" ;;
 	uftrace-best) echo "uftrace, fastest mode found ($UFT_BEST)" ;;

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,18 +39,45 @@ static int reset_options(const char *dir)
 	return rc ? CLI_FAIL : 0;
 }
 
-/* The function probes: each kind removed on its own (a kind there is none of is ENODEV). */
-static void reset_probes(const char *dir)
+/*
+ * The function probes: set_ftrace_filter lists them as FUNC:CMD:unlimited or
+ * FUNC:CMD:count=N; each kind listed is removed with one `!*:CMD` (`!*:CMD:0` for
+ * the counted ones).  Only the kinds listed: removing a kind there is none of is
+ * an error (ENODEV), and would fill error_log.
+ */
+static int reset_probes(const char *dir)
 {
-	static const char *const cmds[] = {"traceon", "traceoff", "stacktrace", "dump",
-					   "cpudump"};
-	char line[64];
+	char path[PATH_MAX], *text, *line, *save = NULL;
+	char done[64][32];
+	unsigned int nr_done = 0;
+	size_t len;
+	int rc = 0, err;
 
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		for (int counted = 0; counted < 2; counted++) {
-			snprintf(line, sizeof(line), "!*:%s%s", cmds[i], counted ? ":0" : "");
-			cli_write_file(dir, "set_ftrace_filter", line);
-		}
+	cli_path(path, sizeof(path), dir, "set_ftrace_filter");
+	err = cli_read_file(path, &text, &len);
+	if (err)
+		return cli_file_error(path, err);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *last = strrchr(line, ':'), *cmd, kind[32], rm[40];
+		bool seen = false;
+
+		if (!last || (strcmp(last, ":unlimited") && strncmp(last, ":count=", 7)))
+			continue; /* a function or a mod: command */
+		*last = '\0';
+		cmd = strrchr(line, ':');
+		if (!cmd || strlen(cmd + 1) + 3 > sizeof(kind))
+			continue;
+		snprintf(kind, sizeof(kind), "%s%s", cmd + 1, last[1] == 'c' ? ":0" : "");
+		for (unsigned int i = 0; i < nr_done && !seen; i++)
+			seen = !strcmp(done[i], kind);
+		if (seen || nr_done == 64)
+			continue;
+		strcpy(done[nr_done++], kind);
+		snprintf(rm, sizeof(rm), "!*:%s", kind);
+		rc |= cli_set(dir, "set_ftrace_filter", rm);
+	}
+	free(text);
+	return rc;
 }
 
 static int reset_lists(const char *dir)
@@ -63,7 +91,7 @@ static int reset_lists(const char *dir)
 
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		rc |= cli_empty_file(dir, lists[i], true);
-	reset_probes(dir);
+	rc |= reset_probes(dir);
 	rc |= cli_set(dir, "tracing_thresh", "0");
 	rc |= cli_set(dir, "max_graph_depth", "0");
 	rc |= cli_set(dir, "ftrace_enabled", "1");

@@ -254,10 +254,10 @@ static int parse_count(const char *s, int64_t *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE; /* before trailing junk, as kstrtoull */
 	if (*end)
 		return -EINVAL;
-	if (errno == ERANGE)
-		return -ERANGE;
 	*out = (int64_t)v;
 	return 0;
 }
@@ -290,20 +290,19 @@ static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 		}
 	}
 	func += not;
-	if (not && (!func[0] || !strcmp(func, "*")))
-		return tfs_probes_del(&ff->probes, cmd, counted, NULL, 0);
-	ret = match_records(&m, func, NULL);
-	if (ret > 0)
-		ret = not ? tfs_probes_del(&ff->probes, cmd, counted, m.set, m.n)
-			  : tfs_probes_add(&ff->probes, cmd, counted, count, m.set, m.n);
-	else if (ret == 0 && not) {
+	if (not && (!func[0] || !strcmp(func, "*"))) {
+		ret = tfs_probes_del(&ff->probes, cmd, counted, NULL, 0); /* all of the kind */
+	} else {
 		static const uint8_t none[1]; /* no function: ENODEV or EINVAL */
 
-		ret = tfs_probes_del(&ff->probes, cmd, counted, none, 0);
-	} else if (ret == 0) {
-		ret = -EINVAL;
+		ret = match_records(&m, func, NULL);
+		if (ret > 0)
+			ret = not ? tfs_probes_del(&ff->probes, cmd, counted, m.set, m.n)
+				  : tfs_probes_add(&ff->probes, cmd, counted, count, m.set, m.n);
+		else if (ret == 0)
+			ret = not ? tfs_probes_del(&ff->probes, cmd, counted, none, 0) : -EINVAL;
+		free(m.set);
 	}
-	free(m.set);
 	if (ret == -ENODEV)
 		ff->why = "No such probe";
 	else if (ret == -EINVAL && !not)
@@ -638,7 +637,7 @@ ssize_t tfs_ft_write(void *priv, const char *buf, size_t size)
 			int err = probes_end(ff, true);
 
 			if (err) {
-				tfs_error_log("set_ftrace_filter", "Too many counted probes", "", 0);
+				tfs_error_log("set_ftrace_filter", "Too many probes", "", 0);
 				ret = err;
 			}
 		} else {

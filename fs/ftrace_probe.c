@@ -205,6 +205,8 @@ int tfs_probes_commit_locked(struct tfs_ft_probes *p)
 	unsigned int need = 0;
 	uint32_t free_slots = 0;
 
+	if (p->n > UT_SEL_PROBES_MAX)
+		return -ENOSPC; /* more than a process could be told */
 	for (unsigned int i = 0; i < p->n; i++)
 		need += p->v[i].counted && p->v[i].slot == UT_PROBE_UNLIMITED;
 	for (unsigned int i = 0; i < UT_PROBE_SLOTS / 64; i++)
@@ -215,9 +217,10 @@ int tfs_probes_commit_locked(struct tfs_ft_probes *p)
 	for (unsigned int i = 0; i < cur->n; i++) {
 		bool found;
 		const struct tfs_ft_probe *e = &cur->v[i];
+		unsigned int at = find(p, e->func, e->cmd, e->counted, &found);
 
-		find(p, e->func, e->cmd, e->counted, &found);
-		if (!found)
+		/* gone, or removed and made again in the same write (a new count) */
+		if (!found || p->v[at].slot != e->slot)
 			slot_free(e->slot);
 	}
 	for (unsigned int i = 0; i < p->n; i++) {

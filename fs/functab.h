@@ -175,7 +175,8 @@ int tfs_probes_add(struct tfs_ft_probes *p, uint32_t cmd, bool counted, int64_t 
 int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, const uint8_t *set,
 		   unsigned int n);
 /* (tfs_ft_lock held) Make p the probes (p is emptied): counters of new probes
- * set, counters of removed ones freed.  -ENOSPC when counters ran out (p kept). */
+ * set, counters of removed ones freed.  -ENOSPC when counters ran out or there
+ * would be more than UT_SEL_PROBES_MAX probes (p kept). */
 int tfs_probes_commit_locked(struct tfs_ft_probes *p);
 /* (tfs_ft_lock held) the probe lines of set_ftrace_filter. */
 int tfs_probes_show_locked(struct tfs_buf *b);

@@ -852,6 +852,7 @@ int ut_control_start(void)
  */
 void ut_control_after_fork_child(void)
 {
+	ut_probes_after_fork_child();
 	/* the parent's thread selection is not ours: record nothing until told */
 	if (task_filtered)
 		tasks_set(UT_SEL_TASKS_NONE, 0, NULL);

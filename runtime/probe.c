@@ -18,13 +18,17 @@
  *
  * The table is replaced while other threads may be reading it: a reader counts
  * itself in `readers` before it loads the pointer, and the control thread waits
- * for readers to drain before it unmaps a table it replaced.
+ * for readers to drain before it unmaps a table it replaced.  A reader never
+ * comes back when a signal handler that interrupted it jumped away: after
+ * READERS_WAIT_MS the old table is left mapped (a few pages, and only then).  A
+ * fork child starts with no reader (only the forking thread goes on).
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "rt.h"
 #include "ut_sel.h"
@@ -43,6 +47,7 @@ struct probe_tab {
 };
 
 #define HIT_MAX 16 /* probes of one site: 5 commands, counted or not */
+#define READERS_WAIT_MS 100
 
 static struct probe_tab *cur_tab;
 static uint32_t readers;
@@ -66,6 +71,22 @@ static uint32_t site_index(uint32_t obj, uint32_t site)
 	if (obj >= ut_nr_objs || ut_objs[obj].dead || site >= ut_objs[obj].nr)
 		return UINT32_MAX;
 	return ut_objs[obj].first + site;
+}
+
+/* Wait until no thread reads a table: true, or false after READERS_WAIT_MS. */
+static bool readers_drained(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST)) {
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >=
+		    READERS_WAIT_MS)
+			return false;
+	}
+	return true;
 }
 
 /* Shell sort (no libc: its qsort may allocate with the program's malloc). */
@@ -105,12 +126,14 @@ int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr)
 		}
 	}
 	old = __atomic_exchange_n(&cur_tab, t, __ATOMIC_SEQ_CST);
-	if (old) {
-		while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST))
-			sched_yield();
+	if (old && readers_drained())
 		munmap(old, old->size);
-	}
 	return err;
+}
+
+void ut_probes_after_fork_child(void)
+{
+	__atomic_store_n(&readers, 0, __ATOMIC_SEQ_CST);
 }
 
 /* The probes of site s, copied out of the current table. */

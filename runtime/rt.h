@@ -227,6 +227,8 @@ struct ut_sel_probe;
  * (obj, site, cmd)); the control thread, ut_rt_lock held.  0 or -ENOMEM (then the
  * table is empty). */
 int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr);
+/* A fork child (one thread): no other thread is reading the table. */
+void ut_probes_after_fork_child(void);
 /* probe.S: frame = &[site + 5, parent]; acts, returns where to go on (probe.S). */
 uintptr_t ut_rt_probe_hit(uintptr_t *frame);
 

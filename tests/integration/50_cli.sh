@@ -233,7 +233,10 @@ echo 'square:traceoff square:stacktrace:2' >> "$T/set_ftrace_filter"
 echo 'gr*' > "$T/set_graph_notrace"
 echo $$ > "$T/set_ftrace_pid"
 echo 100 > "$T/tracing_thresh"
+errs=$(wc -l <"$T/error_log")
 expect_rc "reset" 0 NOERR "$UTRACE" reset
+expect_eq "reset: removes only the kinds of probes there are (no error_log line)" "$errs" \
+	"$(wc -l <"$T/error_log")"
 expect_eq "reset: tracer nop" nop "$(cat "$T/current_tracer")"
 expect_eq "reset: tracing on" 1 "$(cat "$T/tracing_on")"
 expect_eq "reset: options back to defaults" "1 0" "$(cat "$T/options/overwrite") $(cat "$T/options/sym-offset")"

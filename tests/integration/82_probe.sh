@@ -160,6 +160,13 @@ expect_eq "stacktrace:30 over 3 processes x 50 calls: exactly 30" "30 count=0" \
 	"$(grep -c '<stack trace>' "$T/trace") $(grep -o 'count=.*' "$F")"
 echo '!tick:stacktrace:0' >>"$F"
 
+# fork while other threads are inside a probe: the child's runtime must not wait
+# for readers that only exist in the parent
+echo 'tick:traceon' >>"$F"
+expect_eq "fork while threads hit a probe: every child runs to its end" "forks 20 ok 20" \
+	"$(traced timeout 60 "$P" -F 20)"
+echo '!tick:traceon' >>"$F"
+
 # enabled_functions: one user per probe, one for the tracer
 mkfifo "$UT_TMP/w.in"
 LD_PRELOAD=$LIBUTRACE "$P" -w <"$UT_TMP/w.in" >"$UT_TMP/w.out" &

@@ -10,11 +10,18 @@
  *   probe_prog -w         print "ready", then wait for the end of stdin
  *   probe_prog -l         commands on stdin, each answered by "done": a number N
  *                         runs N rounds; exits at EOF
+ *   probe_prog -F K       two threads call tick without end while K children are
+ *                         forked one after the other; each child waits 0.3 s (its
+ *                         own selection comes), dlopen()s libm and exits; prints
+ *                         "forks K ok N", N the children that exited by themselves
+ *                         within 5 s (a child stuck in the runtime is killed)
  *
  * tick and after are separate functions that do almost nothing, so that a probe
  * on tick and the trace of after show what the probe did between them.
  */
+#include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +54,48 @@ NI static void *run(void *arg)
 		after(i);
 	}
 	return NULL;
+}
+
+static volatile int stop_spin;
+
+static void *spin(void *arg)
+{
+	(void)arg;
+	while (!stop_spin)
+		tick(1);
+	return NULL;
+}
+
+/* -F K: forks while other threads run through a probed function. */
+static int fork_while_probed(int k)
+{
+	pthread_t t[2];
+	int ok = 0;
+
+	for (int j = 0; j < 2; j++)
+		pthread_create(&t[j], NULL, spin, NULL);
+	for (int j = 0; j < k; j++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			struct timespec ts = {0, 300000000};
+
+			alarm(5);
+			nanosleep(&ts, NULL);
+			if (!dlopen("libm.so.6", RTLD_NOW))
+				_exit(3);
+			after(1);
+			_exit(0);
+		}
+		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st))
+			ok++;
+	}
+	stop_spin = 1;
+	for (int j = 0; j < 2; j++)
+		pthread_join(t[j], NULL);
+	printf("forks %d ok %d\n", k, ok);
+	return 0;
 }
 
 static void *lookup(const char *name)
@@ -87,6 +136,8 @@ int main(int argc, char **argv)
 		print_site("after");
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "-F"))
+		return fork_while_probed(atoi(argv[2]));
 	if (argc == 4 && (!strcmp(argv[1], "-t") || !strcmp(argv[1], "-f"))) {
 		k = atoi(argv[2]);
 		rounds = atoi(argv[3]);

@@ -414,6 +414,16 @@ static void test_probe_counts(void **state)
 	expect_show(TFS_FILTER_TRACE, ALL "beta:traceoff:count=9\n");
 }
 
+/* Removing and making a counted probe again in one write, many times: counters come back. */
+static void test_probe_slots_reused(void **state)
+{
+	assert_int_equal(probe("beta:traceoff:5"), 0);
+	for (unsigned int i = 0; i < UT_PROBE_SLOTS + 100; i++)
+		assert_int_equal(probe("!beta:traceoff:0 beta:traceoff:5"), 0);
+	assert_int_equal(probe("main:traceon:1"), 0);
+	expect_show(TFS_FILTER_TRACE, ALL "main:traceon:count=1\nbeta:traceoff:count=5\n");
+}
+
 /* The probes of process 100 in the memfd content. */
 static const struct ut_sel_probe *sel_probes(const struct tfs_buf *b, uint32_t *nr)
 {
@@ -487,6 +497,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_probe_parse, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_counts, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_slots_reused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_sel, setup, teardown),
 	};
 

@@ -46,7 +46,12 @@ ut_tramp_probe:
 	jnz 2f
 	jmp *%r11				/* the tracer, with site + 5 pushed */
 2:	andq $-2, %r11
-	leaq 8(%rsp), %rsp			/* the stack of the function's entry */
+	/*
+	 * The stack of the function's entry.  The CFI is left as it is on purpose:
+	 * CFA = rsp + 8 with the return address at [rsp] is exactly the entry's frame
+	 * (the parent's return address), for the two instructions left.
+	 */
+	leaq 8(%rsp), %rsp
 	jmp *%r11				/* the site's function_graph stub */
 	.cfi_endproc
 	.size ut_tramp_probe, . - ut_tramp_probe
