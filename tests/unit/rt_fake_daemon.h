@@ -11,6 +11,7 @@
 #define RT_FAKE_DAEMON_H
 
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
@@ -425,6 +426,27 @@ static void fd_stop_keep(struct fake_daemon *d, int keep_dir)
 static void fd_stop(struct fake_daemon *d)
 {
 	fd_stop_keep(d, 0);
+}
+
+/*
+ * The paths of a runtime test, from its own binary (BUILD/tests/test_x): the build
+ * directory, its libutrace.so, and the source tree ($UT_TOP, else the build
+ * directory's parent).  0, or -1 when the binary's path is unknown.
+ */
+static int fd_test_paths(char *build, size_t build_size, char *lib, size_t lib_size, char *top,
+			 size_t top_size)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	snprintf(build, build_size, "%s", dirname(dirname(self)));
+	snprintf(lib, lib_size, "%s/lib/libutrace.so", build);
+	snprintf(self, sizeof(self), "%s", build);
+	snprintf(top, top_size, "%s", getenv("UT_TOP") ? getenv("UT_TOP") : dirname(self));
+	return 0;
 }
 
 #endif

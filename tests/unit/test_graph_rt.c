@@ -717,16 +717,8 @@ static int build_prog(void)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
+	if (fd_test_paths(build, sizeof(build), lib, sizeof(lib), top, sizeof(top)))
 		return 1;
-	self[n] = 0;
-	snprintf(build, sizeof(build), "%s", dirname(dirname(self))); /* BUILD/tests/test_x */
-	snprintf(lib, sizeof(lib), "%s/lib/libutrace.so", build);
-	snprintf(self, sizeof(self), "%s", build);
-	snprintf(top, sizeof(top), "%s", getenv("UT_TOP") ? getenv("UT_TOP") : dirname(self));
 	if (access(lib, R_OK) || build_prog()) {
 		printf("SKIP: cannot build the traced program or find %s\n", lib);
 		return 0;

@@ -875,17 +875,9 @@ static void test_no_kernel_rseq(void **state)
 
 int main(int argc, char **argv)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
+	if (fd_test_paths(build, sizeof(build), lib, sizeof(lib), top, sizeof(top)))
 		return 1;
-	self[n] = 0;
-	snprintf(build, sizeof(build), "%s", dirname(dirname(self))); /* BUILD/tests/test_x */
-	snprintf(lib, sizeof(lib), "%s/lib/libutrace.so", build);
 	snprintf(prog, sizeof(prog), "%s/tests/progs/rt_calls", build);
-	snprintf(self, sizeof(self), "%s", build);
-	snprintf(top, sizeof(top), "%s", getenv("UT_TOP") ? getenv("UT_TOP") : dirname(self));
 	if (access(lib, R_OK) || access(prog, X_OK)) {
 		printf("SKIP: build %s and %s first\n", lib, prog);
 		return 0;
