@@ -67,7 +67,7 @@ enum ut_sel_tasks {
 	UT_SEL_TASKS_ONLY = 2,	 /* only the listed threads */
 	UT_SEL_TASKS_EXCEPT = 3, /* every thread but the listed ones */
 };
-#define UT_SEL_TIDS_MAX 1024u /* listed threads per process (more: utracefs says ALL/NONE) */
+#define UT_SEL_TIDS_MAX 1024u /* listed threads per process (more: the lowest 1024 ids) */
 
 struct ut_sel_proc {
 	int32_t pid;

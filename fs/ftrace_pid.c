@@ -242,19 +242,18 @@ bool tfs_pid_filtered_locked(void)
 	return on;
 }
 
-/* Collect the ids of l that are threads of pid (not in skip) into tids. */
+/*
+ * Collect the ids of l that are threads of pid (not in skip) into tids: the lowest
+ * max of them; the others count as not listed (docs/user-guide.md, 5.3).
+ */
 static uint32_t threads_in(const struct pid_list *l, const struct pid_list *skip, pid_t pid,
-			   int32_t *tids, uint32_t max, bool *overflow)
+			   int32_t *tids, uint32_t max)
 {
 	uint32_t n = 0;
 
-	for (unsigned int i = 0; i < l->n; i++) {
+	for (unsigned int i = 0; i < l->n && n < max; i++) {
 		if (!thread_of(l->ids[i], pid) || (skip && pl_has(skip, l->ids[i])))
 			continue;
-		if (n == max) {
-			*overflow = true;
-			break;
-		}
 		tids[n++] = l->ids[i]; /* l is sorted: so is tids */
 	}
 	return n;
@@ -263,7 +262,6 @@ static uint32_t threads_in(const struct pid_list *l, const struct pid_list *skip
 uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr)
 {
 	const struct pid_list *f, *nt;
-	bool overflow = false;
 	uint32_t ret;
 
 	*nr = 0;
@@ -275,10 +273,10 @@ uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr)
 	} else if (pl_has(nt, pid)) {
 		ret = UT_SEL_TASKS_NONE;
 	} else if (!f->n || pl_has(f, pid)) {
-		*nr = threads_in(nt, NULL, pid, tids, UT_SEL_TIDS_MAX, &overflow);
+		*nr = threads_in(nt, NULL, pid, tids, UT_SEL_TIDS_MAX);
 		ret = *nr ? UT_SEL_TASKS_EXCEPT : UT_SEL_TASKS_ALL;
 	} else {
-		*nr = threads_in(f, nt, pid, tids, UT_SEL_TIDS_MAX, &overflow);
+		*nr = threads_in(f, nt, pid, tids, UT_SEL_TIDS_MAX);
 		ret = *nr ? UT_SEL_TASKS_ONLY : UT_SEL_TASKS_NONE;
 	}
 	pthread_mutex_unlock(&pid_lock);

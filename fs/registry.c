@@ -499,6 +499,7 @@ static int on_sites(int fd, pid_t pid, const struct ut_msg_sites *m)
 static int on_hello(int fd, const struct ut_msg_hello *m)
 {
 	struct tfs_proc *p;
+	bool forked;
 	pid_t pid;
 
 	if (m->version != UT_PROTO_VERSION || !str_ok(m->comm, sizeof(m->comm)) ||
@@ -520,10 +521,15 @@ static int on_hello(int fd, const struct ut_msg_hello *m)
 	tfs_ft_proc_gone(pid); /* sites of an image it replaced by exec */
 	/* function-fork: a child of a selected process is selected (before its sites
 	 * come, so that its first section already says so) */
-	if (tfs_pid_fork(pid))
+	forked = tfs_pid_fork(pid);
+	if (forked)
 		tfs_sel_publish();
-	if (send_welcome(fd))
+	if (send_welcome(fd)) {
+		/* gone already: proc_remove will not drop what it never registered */
+		if (forked && tfs_pid_exit(pid))
+			tfs_sel_publish();
 		return -EIO;
+	}
 	/* waited for only from here on: it answers with the gen it then applies */
 	pthread_mutex_lock(&reg_lock);
 	p = proc_of_fd(fd);

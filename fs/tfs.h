@@ -224,7 +224,7 @@ int tfs_buffer_expand(void);
  * trace.c: a dump or cpudump function probe fired (the kernel's ftrace_dump):
  * write cpu's events (every CPU's when cpu < 0) to stderr, the console (the
  * daemon's stderr is the file MOUNTPOINT.console), in latency format, consuming
- * them.  Call without tfs.lock.
+ * them; done by a thread of its own, in order.  Call without tfs.lock.
  */
 void tfs_trace_dump(int cpu);
 

@@ -549,19 +549,79 @@ static int dump_emit(struct tfs_iter *it, const struct tfs_event *e, void *arg)
 	return 0;
 }
 
-void tfs_trace_dump(int cpu)
+static void dump_now(int cpu)
 {
-	static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
 	struct tfs_iter it = {
 	    .cpu_filter = cpu, .pipe = true, .lat_fmt = true, .time_start = tfs_rr_time_start()};
 	struct dump_state d = {0};
 
-	pthread_mutex_lock(&dump_lock);
 	fputs("Dumping ftrace buffer:\n", stderr);
 	tfs_rr_consume(cpu, &it, LONG_MAX, dump_emit, &d);
 	fputs(d.n ? "---------------------------------\n" : "   (ftrace buffer empty)\n", stderr);
 	fflush(stderr);
-	pthread_mutex_unlock(&dump_lock);
 	tfs_iter_release(&it);
 	tfs_buf_free(&d.line);
+}
+
+/*
+ * Dumps are written by a thread of their own, in the order they were asked for:
+ * the registry thread that asks must not wait on the console (nor on a pipe nobody
+ * reads).  At most DUMP_QUEUE wait; more are dropped and counted in the console.
+ */
+#define DUMP_QUEUE 64
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dump_cond = PTHREAD_COND_INITIALIZER;
+static int dump_cpus[DUMP_QUEUE];
+static unsigned int dump_head, dump_len;
+static unsigned long dump_dropped;
+static bool dump_started;
+
+static void *dump_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		unsigned long dropped;
+		int cpu;
+
+		pthread_mutex_lock(&dump_lock);
+		while (!dump_len)
+			pthread_cond_wait(&dump_cond, &dump_lock);
+		cpu = dump_cpus[dump_head];
+		dump_head = (dump_head + 1) % DUMP_QUEUE;
+		dump_len--;
+		dropped = dump_dropped;
+		dump_dropped = 0;
+		pthread_mutex_unlock(&dump_lock);
+		if (dropped)
+			fprintf(stderr, "utracefs: %lu dumps not written (too many at once)\n",
+				dropped);
+		dump_now(cpu);
+	}
+	return NULL;
+}
+
+void tfs_trace_dump(int cpu)
+{
+	pthread_t th;
+	bool now = false;
+
+	pthread_mutex_lock(&dump_lock);
+	if (!dump_started) {
+		pthread_attr_t a;
+
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		dump_started = pthread_create(&th, &a, dump_thread, NULL) == 0;
+		pthread_attr_destroy(&a);
+	}
+	if (!dump_started)
+		now = true; /* no thread: here, then */
+	else if (dump_len == DUMP_QUEUE)
+		dump_dropped++;
+	else
+		dump_cpus[(dump_head + dump_len++) % DUMP_QUEUE] = cpu;
+	pthread_cond_signal(&dump_cond);
+	pthread_mutex_unlock(&dump_lock);
+	if (now)
+		dump_now(cpu);
 }

@@ -224,9 +224,12 @@ static int recv_welcome(int fd, struct ut_msg_welcome *w, int *selfd)
 
 /* ---- the selection memfd ------------------------------------------------------------ */
 
+/* Close the memfd, unless the program closed it and the number is now its own. */
 static void sel_close(void)
 {
-	if (sel_fd >= 0)
+	struct stat st;
+
+	if (sel_fd >= 0 && !fstat(sel_fd, &st) && st.st_dev == sel_dev && st.st_ino == sel_ino)
 		close(sel_fd);
 	sel_fd = -1;
 }
@@ -432,13 +435,14 @@ int ut_rt_task_check(void)
 static volatile int sel_complete, sel_pending;
 /*
  * A fork child whose parent had its section: the parent's selection (site flags,
- * probes) is the child's too, same objects and sites, until utracefs has named the
- * child's sites and published its own section.
+ * probes) is the child's too, same objects and sites, object by object until
+ * utracefs has named the child's sites and published its whole section.
  */
 static int sel_inherited;
 
 static void sel_load(void)
 {
+	static uint8_t keep[UT_MAX_OBJS]; /* objects whose inherited selection stays */
 	struct ut_sel_copy c;
 	uint8_t def = UT_SEL_TRACE;
 	int r = sel_copy(&c), complete = 1;
@@ -458,11 +462,11 @@ static void sel_load(void)
 	task_none = task_state == UT_SEL_TASKS_NONE;
 	if (r == 0 && !c.found && sel_inherited)
 		return; /* a fork child: the parent's selection until ours comes */
-	sel_inherited = 0;
 	for (uint32_t i = 0; i < ut_nr_objs; i++) {
 		struct ut_obj *o = &ut_objs[i];
 		const uint8_t *fl = NULL;
 
+		keep[i] = 0;
 		if (o->dead)
 			continue;
 		for (uint32_t j = 0; r == 0 && c.found && j < c.nr_objs; j++)
@@ -470,13 +474,19 @@ static void sel_load(void)
 			if (c.objs[j].obj == i && c.objs[j].base == o->base &&
 			    c.objs[j].nr_sites == o->nr)
 				fl = c.flags + c.objs[j].flags_off;
-		for (uint32_t k = 0; k < o->nr; k++)
-			ut_sites[o->first + k].sel = fl ? fl[k] : def;
 		if (o->nr && !fl)
 			complete = 0;
-		/* probes only on sites utracefs named as they are: UT_SEL_PROBE says */
+		if (!fl && sel_inherited) {
+			keep[i] = 1; /* not named for us yet: the parent's flags and probes */
+			continue;
+		}
+		for (uint32_t k = 0; k < o->nr; k++)
+			ut_sites[o->first + k].sel = fl ? fl[k] : def;
 	}
-	ut_probes_set(r == 0 && c.found ? c.probes : NULL, r == 0 && c.found ? c.nr_probes : 0);
+	ut_probes_set(r == 0 && c.found ? c.probes : NULL, r == 0 && c.found ? c.nr_probes : 0,
+		      sel_inherited ? keep : NULL);
+	if (r == 0 && complete)
+		sel_inherited = 0;
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
 	__atomic_store_n(&sel_pending,
 			 r == 0 && !complete &&
@@ -666,7 +676,7 @@ static void detach(void)
 	pthread_mutex_lock(&ut_rt_lock);
 	ut_probes_live = 0;
 	ut_patch_all(UT_SITE_NOP5);
-	ut_probes_set(NULL, 0);
+	ut_probes_set(NULL, 0, NULL);
 	sel_close();
 	pthread_mutex_unlock(&ut_rt_lock);
 	if (sock_is_ours())
@@ -868,8 +878,9 @@ void ut_control_after_fork_child(void)
 			__atomic_store_n(&ut_rt_ctl, NULL, __ATOMIC_RELEASE);
 			ut_probes_live = 0;
 			ut_patch_all(UT_SITE_NOP5);
-			ut_probes_set(NULL, 0);
+			ut_probes_set(NULL, 0, NULL);
 			sel_close(); /* the parent's */
+			sel_inherited = 0; /* a later utracefs is another one */
 		}
 	}
 	start_thread(0);

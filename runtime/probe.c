@@ -103,21 +103,37 @@ static void sort_by_site(struct probe_ent *e, uint32_t n)
 		}
 }
 
-int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr)
+/* Is site s one of an object marked in keep? */
+static bool kept(uint32_t s, const uint8_t *keep)
 {
-	struct probe_tab *t = NULL, *old;
+	for (uint32_t i = 0; keep && i < ut_nr_objs; i++)
+		if (keep[i] && s >= ut_objs[i].first && s < ut_objs[i].first + ut_objs[i].nr)
+			return true;
+	return false;
+}
+
+int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr, const uint8_t *keep)
+{
+	struct probe_tab *t = NULL, *old = cur_tab; /* only this thread replaces it */
+	uint32_t nkeep = 0;
 	int err = 0;
 
-	if (nr) {
-		t = tab_alloc(nr);
+	for (uint32_t i = 0; old && keep && i < old->nr; i++)
+		nkeep += kept(old->e[i].site, keep);
+	if (nr + nkeep) {
+		t = tab_alloc(nr + nkeep);
 		if (!t) {
 			err = -ENOMEM;
 		} else {
 			t->nr = 0;
+			for (uint32_t i = 0; old && keep && i < old->nr; i++)
+				if (kept(old->e[i].site, keep))
+					t->e[t->nr++] = old->e[i];
 			for (uint32_t i = 0; i < nr; i++) {
 				uint32_t s = site_index(p[i].obj, p[i].site);
 
-				if (s == UINT32_MAX || !p[i].cmd || p[i].cmd > UT_PROBE_CMD_MAX ||
+				if (s == UINT32_MAX || kept(s, keep) || !p[i].cmd ||
+				    p[i].cmd > UT_PROBE_CMD_MAX ||
 				    (p[i].slot != UT_PROBE_UNLIMITED && p[i].slot >= UT_PROBE_SLOTS))
 					continue;
 				t->e[t->nr++] = (struct probe_ent){s, p[i].cmd, p[i].slot};

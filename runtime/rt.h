@@ -223,10 +223,10 @@ void utrace_tracing_off(void);
 /* ---- function probes (probe.c) ----------------------------------------------------- */
 
 struct ut_sel_probe;
-/* Replace the probe table with the nr entries of p (the process's section, sorted by
- * (obj, site, cmd)); the control thread, ut_rt_lock held.  0 or -ENOMEM (then the
- * table is empty). */
-int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr);
+/* Replace the probe table with the nr entries of p (the process's section), and
+ * those of the current table on the sites of objects i with keep[i] (NULL: none);
+ * the control thread, ut_rt_lock held.  0 or -ENOMEM (then the table is empty). */
+int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr, const uint8_t *keep);
 /* A fork child (one thread): no other thread is reading the table. */
 void ut_probes_after_fork_child(void);
 /* probe.S: frame = &[site + 5, parent]; acts, returns where to go on (probe.S). */

@@ -131,6 +131,14 @@ pp A 7 reap >/dev/null
 i=0
 while [ $i -lt 100 ] && grep -q "^$CH\$" "$T/set_ftrace_pid"; do sleep 0.02; i=$((i + 1)); done
 expect_eq "function-fork: the exited child is dropped" "$APID" "$(cat "$T/set_ftrace_pid")"
+# a child of a listed process that goes before utracefs could answer its HELLO
+echo $$ >>"$T/set_ftrace_pid"
+for k in $(seq 20); do "$PROGS/bad_sites" hello-close >/dev/null; done
+i=0
+while [ $i -lt 100 ] && [ "$(wc -l <"$T/set_ftrace_pid")" -gt 2 ]; do sleep 0.02; i=$((i + 1)); done
+expect_eq "function-fork: children gone before WELCOME are dropped too" \
+	"$(printf '%s\n' "$APID" $$ | sort -n | tr '\n' ' ')" "$(tr '\n' ' ' <"$T/set_ftrace_pid")"
+echo "$APID" >"$T/set_ftrace_pid"
 echo 0 >"$T/options/function-fork"
 
 echo >"$T/set_ftrace_pid"

@@ -165,6 +165,9 @@ echo '!tick:stacktrace:0' >>"$F"
 echo 'tick:traceon' >>"$F"
 expect_eq "fork while threads hit a probe: every child runs to its end" "forks 20 ok 20" \
 	"$(traced timeout 60 "$P" -F 20)"
+# a program that closes the runtime's descriptors and reuses their numbers keeps them
+expect_eq "the runtime never closes a descriptor the program reused" "fds ok" \
+	"$(traced timeout 60 "$P" -c)"
 echo '!tick:traceon' >>"$F"
 
 # enabled_functions: one user per probe, one for the tracer

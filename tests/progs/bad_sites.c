@@ -11,6 +11,9 @@
  *             image it replaced (the first, whose packets were still queued): the
  *             old one's SITES for object 0 must not replace the new one's.  Prints
  *             "sites N", the size of object 0 in our section (the new image sent 2)
+ *   hello-close  HELLO, then close at once without waiting for WELCOME; prints
+ *             "pid N" (with function-fork, utracefs must not keep N in
+ *             set_ftrace_pid after it is gone)
  *
  * No LD_PRELOAD: nothing of the runtime is used.
  */
@@ -332,6 +335,25 @@ static void exec_race(void)
 	close(new);
 }
 
+static void hello_close(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct ut_msg_hello h = {.h = {UT_MSG_HELLO, sizeof(h)}, .version = UT_PROTO_VERSION};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	strcpy(sa.sun_path, sock_path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		exit(1);
+	h.pid = getpid();
+	h.tid = h.pid;
+	strcpy(h.comm, "bad_sites");
+	strcpy(h.exe, exe);
+	if (send(fd, &h, sizeof(h), 0) != sizeof(h))
+		exit(1);
+	close(fd);
+	printf("pid %d\n", (int)getpid());
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || ut_socket_path(sock_path, sizeof(sock_path)))
@@ -345,6 +367,8 @@ int main(int argc, char **argv)
 		huge(argv[2]);
 	else if (!strcmp(argv[1], "exec"))
 		exec_race();
+	else if (!strcmp(argv[1], "hello-close"))
+		hello_close();
 	else
 		return 2;
 	return 0;

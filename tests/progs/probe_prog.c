@@ -15,11 +15,16 @@
  *                         own selection comes), dlopen()s libm and exits; prints
  *                         "forks K ok N", N the children that exited by themselves
  *                         within 5 s (a child stuck in the runtime is killed)
+ *   probe_prog -c         close every descriptor from 3 on (the runtime's too), open
+ *                         /dev/null on 3..255, wait 2 s (the runtime notices its
+ *                         socket is gone and attaches again) and print "fds ok", or
+ *                         "fd N is PATH" for a number that no longer is /dev/null
  *
  * tick and after are separate functions that do almost nothing, so that a probe
  * on tick and the trace of after show what the probe did between them.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -98,6 +103,34 @@ static int fork_while_probed(int k)
 	return 0;
 }
 
+/* -c: the program owns its descriptors, whatever the runtime had there before. */
+static int close_and_reuse(void)
+{
+	char path[64], target[256];
+	int bad = 0;
+
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	for (int fd = 3; fd < 256; fd++)
+		if (open("/dev/null", O_RDONLY) != fd)
+			return 1;
+	sleep(2);
+	for (int fd = 3; fd < 256; fd++) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, target, sizeof(target) - 1);
+		target[n > 0 ? n : 0] = '\0';
+		if (strcmp(target, "/dev/null")) {
+			printf("fd %d is %s\n", fd, target);
+			bad = 1;
+		}
+	}
+	if (!bad)
+		printf("fds ok\n");
+	return 0;
+}
+
 static void *lookup(const char *name)
 {
 	if (!strcmp(name, "tick"))
@@ -136,6 +169,8 @@ int main(int argc, char **argv)
 		print_site("after");
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "-c"))
+		return close_and_reuse();
 	if (argc == 3 && !strcmp(argv[1], "-F"))
 		return fork_while_probed(atoi(argv[2]));
 	if (argc == 4 && (!strcmp(argv[1], "-t") || !strcmp(argv[1], "-f"))) {
