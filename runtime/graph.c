@@ -130,6 +130,13 @@ struct ut_gframe {
 	uint64_t _spare[7];
 };
 _Static_assert(sizeof(struct ut_gframe) == 128, "graph.S indexes frames by << 7");
+_Static_assert(sizeof(struct ut_site) == 16, "graph.S SITE_SHIFT");
+_Static_assert(offsetof(struct ut_site, sel) == 11, "graph.S SITE_SEL");
+_Static_assert(offsetof(struct ut_thread, gfuncs) == 40, "graph.S THR_GFUNCS");
+_Static_assert(offsetof(struct ut_thread, gnotrace) == 44, "graph.S THR_GNOTRACE");
+_Static_assert(GF_SILENT == 0x10 && GF_GFUNC == 0x20, "graph.S GF_SILENT, GF_GFUNC");
+_Static_assert(UT_CTL_GRAPH_SELECT == 8, "graph.S GRAPH_SELECT");
+_Static_assert((UT_SEL_GRAPH_FUNC | UT_SEL_GRAPH_NOTRACE) == 6, "graph.S SEL_GRAPH");
 _Static_assert(offsetof(struct ut_gframe, landing) == 48, "graph.S GF_LANDING");
 _Static_assert(offsetof(struct ut_gframe, cpu) == 40, "graph.S GF_CPU");
 _Static_assert(offsetof(struct ut_gframe, evflags) == 42, "graph.S GF_EVFLAGS");

@@ -17,6 +17,8 @@
  *   C: jmp *rth(%rip)      the "landing": a hijacked slot holds C
  *   D: lea 8(%rsp), %rsp   drop C from the real stack (it stays predicted)
  *      jmp site + 5        the function's body
+ *   A + 28: the site's index in ut_sites (data, never run: graph.S reads it to
+ *      decide set_graph_function in its fast path)
  *
  * so that the function's `ret` to C and ut_return_to_handler's `ret` to the
  * caller are both predicted (return hijacking with `call stub` costs one return
@@ -189,6 +191,7 @@ uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr
 		a[21] = 0x08;
 		a[22] = 0xe9; /* jmp site + 5 */
 		put32(a + 23, (int64_t)(site + 5) - (int64_t)(A + 27));
+		put32(a + 28, first + k); /* the site's index (graph.S) */
 	}
 	if (mprotect((void *)g, code_len, PROT_READ | PROT_EXEC)) {
 		munmap((void *)g, size);

@@ -130,6 +130,37 @@ for v in $VARIANTS; do
 		fi
 	done
 done
+
+# 4b. set_graph_function F: only F's subtrees, from depth 0, through signals,
+# longjmp, exceptions and tail calls (the fast path decides inside and outside F).
+for pair in nest:outer signal:with_raise jmp:jmp_simple exc:run_simple tail:tail_a bt:bt1 \
+	threads:run_threads; do
+	n=${pair%%:*} f=${pair#*:}
+	[ -x "$PROGS/gcc-O0/graph_$n" ] || continue
+	echo "*$f*" > "$T/set_graph_function" # C++ names are mangled there
+	for v in $VARIANTS; do
+		tf=$UT_TOP/tests/progs/graph_$n.tree
+		run_traced function_graph "$v" "$n" || continue
+		want=$(trees expect "$tf" | awk -f "$HERE/graph_subtree.awk" -v f="$f" | sort)
+		expect_eq "set_graph_function $f, $v graph_$n: $f's subtrees from depth 0" \
+			"$want" "$(trace_trees graph "$UT_TMP/trace" "$tf")"
+	done
+done
+echo > "$T/set_graph_function"
+# ... and set_graph_notrace F: everything but F's subtrees
+for pair in nest:inner signal:with_raise jmp:jmp_simple exc:run_simple tail:tail_a; do
+	n=${pair%%:*} f=${pair#*:}
+	[ -x "$PROGS/gcc-O0/graph_$n" ] || continue
+	echo "*$f*" > "$T/set_graph_notrace"
+	for v in $VARIANTS; do
+		tf=$UT_TOP/tests/progs/graph_$n.tree
+		run_traced function_graph "$v" "$n" || continue
+		want=$(trees expect "$tf" | awk -f "$HERE/graph_subtree.awk" -v f="$f" -v cut=1 | sort)
+		expect_eq "set_graph_notrace $f, $v graph_$n: all but $f's subtrees" \
+			"$want" "$(trace_trees graph "$UT_TMP/trace" "$tf")"
+	done
+done
+echo > "$T/set_graph_notrace"
 echo 0 > "$T/options/funcgraph-proc"
 echo nop > "$T/current_tracer"
 

@@ -50,6 +50,11 @@
 #define CTL_THRESH 48
 #define CTL_MAX_DEPTH 56
 #define CTL_GRAPH_OPTS 60
+#define GRAPH_SELECT 8		/* UT_CTL_GRAPH_SELECT */
+#define SEL_GRAPH 6		/* UT_SEL_GRAPH_FUNC | UT_SEL_GRAPH_NOTRACE */
+#define SITE_SHIFT 4		/* sizeof(struct ut_site) == 16 */
+#define SITE_SEL 11		/* offsetof(struct ut_site, sel) */
+#define GSTUB_INDEX 17		/* the site's index: C + 17 = A + 28 (stubs.c) */
 #define STACK_MAX 1024		/* UT_GRAPH_STACK_MAX */
 /* ut_thr (rt.h) */
 #define THR_TID 0
@@ -60,6 +65,8 @@
 #define THR_GFRAMES 24
 #define THR_GTOP 32
 #define THR_GOVERRUN 36
+#define THR_GFUNCS 40
+#define THR_GNOTRACE 44
 #define THR_TASK_OK 48
 #define THR_TASK_NO 52
 /* struct ut_gframe (graph.c), 128 bytes */
@@ -77,6 +84,8 @@
 #define GF_LANDING 48
 #define GF_VALID 1
 #define GF_MARKER 2
+#define GF_SILENT 0x10		/* a set_graph_notrace function's frame */
+#define GF_GFUNC 0x20		/* a set_graph_function function's frame */
 
 	/*
 	 * PUSH_GPRS (regs.h): the registers a C call may clobber, less r11 at an entry
@@ -247,9 +256,17 @@ ut_tramp_graph_site:
 	/* fast path conditions; anything unusual goes to C (r8, r9 kept for it) */
 	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
 	jne .Le_done
-	/* max depth, options: both 0, or C (thresh is fine: the frame keeps post, cpu) */
+	/*
+	 * max depth, options: both 0, or C (thresh is fine: the frame keeps post, cpu);
+	 * set_graph_function/notrace alone (GRAPH_SELECT) is decided below (SELECT).
+	 */
 	cmpq $0, CTL_MAX_DEPTH(%r11)		/* max_graph_depth and graph_opts */
+	je 1f
+	cmpl $0, CTL_MAX_DEPTH(%r11)
 	jne .Le_slow
+	cmpl $GRAPH_SELECT, CTL_GRAPH_OPTS(%r11)
+	jne .Le_slow
+1:
 	movq ut_thr@gottpoff(%rip), %r10
 	/* set_ftrace_pid: recorded, not recorded, or C decides (ut_rt_task_ok) */
 	movl ut_rt_task_gen(%rip), %eax
@@ -282,7 +299,7 @@ ut_tramp_graph_site:
 	shlq $GF_SHIFT, %rax
 	leaq -GF_SIZE(%rdi,%rax), %rax		/* the top frame */
 	cmpw $GF_VALID, GF_FLAGS(%rax)		/* a plain frame (not a marker, restored, ...) */
-	jne .Le_slow
+	jne .Le_selframe
 	cmpq %rsi, GF_SLOT(%rax)
 	jb .Le_slow				/* dead (slot < ours): C */
 	movzwl GF_DEPTH(%rax), %edx		/* (mov keeps the flags of the cmp) */
@@ -291,8 +308,35 @@ ut_tramp_graph_site:
 	cmpq %rax, (%rsi)
 	jne .Le_slow				/* dead (the slot was reused): C */
 	orl $0x10000, %edx			/* a tail call */
-4:	incl %edx
-3:	/* reserve the frame: top + 1 first, flags 0 until it is complete (graph.c) */
+4:
+.Le_nested:
+	incl %edx
+3:	/*
+	 * SELECT (graph.c's rule, once the top frame is known to be live): inside a
+	 * set_graph_notrace function, or outside every set_graph_function one, the
+	 * call is not recorded; the listed functions themselves go to C, which opens
+	 * their counted frames; the rest is recorded here.  The site's flags come
+	 * from its index, which its own stub keeps (ut_tramp_graph has none: C).
+	 */
+	testl $GRAPH_SELECT, CTL_GRAPH_OPTS(%r11)
+	jz 6f
+	cmpl $0, %fs:THR_GNOTRACE(%r10)
+	jne .Le_done
+	leaq ut_return_to_handler(%rip), %rax
+	cmpq %rax, %r9
+	je .Le_slow
+	movl GSTUB_INDEX(%r9), %eax
+	cmpl ut_nr_sites(%rip), %eax
+	jae .Le_slow
+	shlq $SITE_SHIFT, %rax
+	addq ut_sites(%rip), %rax
+	testb $SEL_GRAPH, SITE_SEL(%rax)
+	jnz .Le_slow
+	cmpl $0, ut_sel_graph_funcs(%rip)
+	je 6f
+	cmpl $0, %fs:THR_GFUNCS(%r10)
+	je .Le_done
+6:	/* reserve the frame: top + 1 first, flags 0 until it is complete (graph.c) */
 	leal 1(%rcx), %eax
 	movl %eax, %fs:THR_GTOP(%r10)
 	shlq $GF_SHIFT, %rcx
@@ -347,6 +391,21 @@ ut_tramp_graph_site:
 	.cfi_adjust_cfa_offset -64
 	ret
 	.cfi_adjust_cfa_offset 64
+
+	/*
+	 * The top frame is a set_graph_function or set_graph_notrace function's, live,
+	 * and this is not a tail call from it: inside the first nothing is recorded,
+	 * inside the second the call is an ordinary nested one.  Anything else: C.
+	 */
+.Le_selframe:
+	cmpq %rsi, GF_SLOT(%rax)
+	jbe .Le_slow				/* dead, or a tail call from it */
+	cmpw $(GF_VALID | GF_SILENT), GF_FLAGS(%rax)
+	je .Le_done
+	cmpw $(GF_VALID | GF_GFUNC), GF_FLAGS(%rax)
+	jne .Le_slow
+	movzwl GF_DEPTH(%rax), %edx
+	jmp .Le_nested
 
 .Le_slow:
 	pushq %rbx
