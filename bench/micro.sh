@@ -17,8 +17,8 @@ CALLS_SRC=$BENCH_DIR/micro/calls.c
 CALLS_CFLAGS="-O2 -g -Wall -Wextra"
 
 # The configurations, in the order of the report's table.
-CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-filtered ut-probe ut-function ut-graph ut-graph-thresh
-uftrace-same uftrace-entry uftrace-best lttng-off lttng"
+CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-filtered ut-probe ut-function ut-graph ut-graph-func
+ut-graph-thresh uftrace-same uftrace-entry uftrace-best lttng-off lttng"
 # The ut-filtered row: the function tracer on, with a filter that leaves bench_leaf out.
 # A cached mod: command, so that it holds whether or not calls-fpe's functions are known
 # to this utracefs yet; the program waits before main() for its selection.
@@ -28,6 +28,9 @@ CALLS_FILTER="main:mod:calls-fpe"
 # utrace_probe has run calls-fpe under the mount before, so bench_leaf is known.  A tenth
 # of the calls: a probed call costs far more than a traced one.
 CALLS_PROBE="bench_leaf:stacktrace:0"
+# The ut-graph-func row: function_graph with set_graph_function main, under which every
+# call of bench_leaf happens (known to utracefs since utrace_probe ran calls-fpe).
+CALLS_GRAPH_FUNC=main
 , in µs: far above a call of bench_leaf, so that
 # every call's entry is written and then removed again at its return.
 CALLS_THRESH_US=${BENCH_THRESH_US:-1000}
@@ -112,6 +115,10 @@ calls_command() {
 	ut-graph) echo "echo function_graph > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer" ;;
+	ut-graph-func) echo "echo $CALLS_GRAPH_FUNC > \$MNT/set_graph_function;" \
+		"echo function_graph > \$MNT/current_tracer;" \
+		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
+		"echo nop > \$MNT/current_tracer; echo > \$MNT/set_graph_function" ;;
 	ut-graph-thresh) echo "echo $CALLS_THRESH_US > \$MNT/tracing_thresh;" \
 		"echo function_graph > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
@@ -133,7 +140,8 @@ calls_available() {
 	ut-dormant) [ "$UT_RUNTIME_OK" = 1 ] && echo ok || echo "na $UT_RUNTIME_WHY" ;;
 	ut-nop | ut-function | ut-filtered | ut-probe)
 		[ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
-	ut-graph | ut-graph-thresh) [ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
+	ut-graph | ut-graph-func | ut-graph-thresh)
+		[ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
 	lttng-off) [ -x "$BENCH_OUT/bin/calls-lttng" ] && echo ok ||
 		echo "na the tracepoint build failed: $(head -1 "$BENCH_OUT/lttng-build.log")" ;;
 	lttng) [ "$LTTNG_OK" = 1 ] && echo ok || echo "na $LTTNG_WHY" ;;
@@ -153,19 +161,21 @@ calls_run_one() {
 	ut-dormant)
 		line=$(UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 60 "$b/calls-fpe" \
 			$CALLS_ARGS) ;;
-	ut-nop | ut-function | ut-filtered | ut-graph | ut-graph-thresh)
+	ut-nop | ut-function | ut-filtered | ut-graph | ut-graph-func | ut-graph-thresh)
 		tfs_write "$BENCH_MNT/trace" ""
 		before=$(tfs_events "$BENCH_MNT")
 		[ "$1" = ut-filtered ] && tfs_write "$BENCH_MNT/set_ftrace_filter" "$CALLS_FILTER"
 		case $1 in ut-function | ut-filtered) tfs_write "$BENCH_MNT/current_tracer" function ;; esac
 		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" "$CALLS_THRESH_US"
+		[ "$1" = ut-graph-func ] && tfs_write "$BENCH_MNT/set_graph_function" "$CALLS_GRAPH_FUNC"
 		case $1 in ut-graph*) tfs_write "$BENCH_MNT/current_tracer" function_graph ;; esac
 		line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
 			$CALLS_ARGS)
 		after=$(tfs_events "$BENCH_MNT")
 		tfs_write "$BENCH_MNT/current_tracer" nop
 		[ "$1" = ut-filtered ] && tfs_write "$BENCH_MNT/set_ftrace_filter" ""
-		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" 0 ;;
+		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" 0
+		[ "$1" = ut-graph-func ] && tfs_write "$BENCH_MNT/set_graph_function" "" ;;
 	ut-probe)
 		if tfs_write "$BENCH_MNT/set_ftrace_filter" "$CALLS_PROBE"; then
 			line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
