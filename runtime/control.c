@@ -713,7 +713,13 @@ static void watch_socket(int failed)
 {
 	char path[PATH_MAX], *slash;
 	struct pollfd p = {.fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK), .events = POLLIN};
+	struct stat st0, st;
 
+	/* the program may close every descriptor meanwhile and reuse the number */
+	if (p.fd >= 0 && fstat(p.fd, &st0)) {
+		close(p.fd);
+		p.fd = -1;
+	}
 	if (p.fd >= 0 && !ut_socket_path(path, sizeof(path)) && (slash = strrchr(path, '/'))) {
 		*slash = 0;
 		inotify_add_watch(p.fd, *path ? path : "/", IN_CREATE | IN_MOVED_TO);
@@ -722,7 +728,7 @@ static void watch_socket(int failed)
 		goto out; /* appeared before the watch was in place */
 	poll(&p, p.fd >= 0 ? 1 : 0, WATCH_POLL_MS);
 out:
-	if (p.fd >= 0)
+	if (p.fd >= 0 && !fstat(p.fd, &st) && st.st_dev == st0.st_dev && st.st_ino == st0.st_ino)
 		close(p.fd);
 }
 

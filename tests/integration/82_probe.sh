@@ -168,6 +168,8 @@ expect_eq "fork while threads hit a probe: every child runs to its end" "forks 2
 # a program that closes the runtime's descriptors and reuses their numbers keeps them
 expect_eq "the runtime never closes a descriptor the program reused" "fds ok" \
 	"$(traced timeout 60 "$P" -c)"
+expect_eq "... nor does a dormant runtime waiting for utracefs" "fds ok" \
+	"$(UTRACE_TRACING=$UT_TMP/nowhere/tracing traced timeout 60 "$P" -c)"
 echo '!tick:traceon' >>"$F"
 
 # enabled_functions: one user per probe, one for the tracer

@@ -15,10 +15,11 @@
  *                         own selection comes), dlopen()s libm and exits; prints
  *                         "forks K ok N", N the children that exited by themselves
  *                         within 5 s (a child stuck in the runtime is killed)
- *   probe_prog -c         close every descriptor from 3 on (the runtime's too), open
- *                         /dev/null on 3..255, wait 2 s (the runtime notices its
- *                         socket is gone and attaches again) and print "fds ok", or
- *                         "fd N is PATH" for a number that no longer is /dev/null
+ *   probe_prog -c         after 0.3 s, close every descriptor from 3 on (the runtime's too), open
+ *                         /dev/null 253 times (the numbers the runtime had among
+ *                         them), wait 2 s (the runtime notices its socket is gone
+ *                         and attaches again) and print "fds ok", or "fd N is PATH"
+ *                         for one of ours that no longer is /dev/null
  *
  * tick and after are separate functions that do almost nothing, so that a probe
  * on tick and the trace of after show what the probe did between them.
@@ -106,16 +107,20 @@ static int fork_while_probed(int k)
 /* -c: the program owns its descriptors, whatever the runtime had there before. */
 static int close_and_reuse(void)
 {
+	struct timespec ts = {0, 300000000};
 	char path[64], target[256];
-	int bad = 0;
+	int bad = 0, ours[253];
 
+	nanosleep(&ts, NULL); /* the runtime's control thread is waiting by now */
 	for (int fd = 3; fd < 1024; fd++)
 		close(fd);
-	for (int fd = 3; fd < 256; fd++)
-		if (open("/dev/null", O_RDONLY) != fd)
+	/* the runtime may take a number meanwhile (it attaches again): ours are these */
+	for (int i = 0; i < 253; i++)
+		if ((ours[i] = open("/dev/null", O_RDONLY)) < 0)
 			return 1;
 	sleep(2);
-	for (int fd = 3; fd < 256; fd++) {
+	for (int i = 0; i < 253; i++) {
+		int fd = ours[i];
 		ssize_t n;
 
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
