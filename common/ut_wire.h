@@ -84,7 +84,7 @@ struct ut_msg_tracing {
 	uint32_t _pad;
 };
 
-/* Sent after the process turned tracing off (tracing_off(), then TRACING 0). */
+/* utracefs turns tracing off (the sender has stopped already), then dumps. */
 struct ut_msg_probe {
 	struct ut_msg_hdr h;
 	uint32_t cmd; /* UT_PROBE_DUMP or UT_PROBE_CPUDUMP */

@@ -291,16 +291,14 @@ static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 	}
 	func += not;
 	if (not && (!func[0] || !strcmp(func, "*"))) {
-		ret = tfs_probes_del(&ff->probes, cmd, counted, NULL, 0); /* all of the kind */
+		ret = tfs_probes_del(&ff->probes, cmd, counted, true, NULL, 0); /* the whole kind */
 	} else {
-		static const uint8_t none[1]; /* no function: ENODEV or EINVAL */
-
 		ret = match_records(&m, func, NULL);
 		if (ret > 0)
-			ret = not ? tfs_probes_del(&ff->probes, cmd, counted, m.set, m.n)
+			ret = not ? tfs_probes_del(&ff->probes, cmd, counted, false, m.set, m.n)
 				  : tfs_probes_add(&ff->probes, cmd, counted, count, m.set, m.n);
-		else if (ret == 0)
-			ret = not ? tfs_probes_del(&ff->probes, cmd, counted, none, 0) : -EINVAL;
+		else if (ret == 0) /* no function: removing says ENODEV or EINVAL */
+			ret = not ? tfs_probes_del(&ff->probes, cmd, counted, false, NULL, 0) : -EINVAL;
 		free(m.set);
 	}
 	if (ret == -ENODEV)

@@ -173,8 +173,8 @@ int tfs_probes_add(struct tfs_ft_probes *p, uint32_t cmd, bool counted, int64_t 
 	return 0;
 }
 
-int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, const uint8_t *set,
-		   unsigned int n)
+int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, bool all,
+		   const uint8_t *set, unsigned int n)
 {
 	unsigned int ops = ops_of(cmd, counted), k = 0;
 	bool removed = false;
@@ -184,7 +184,7 @@ int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, const ui
 	for (unsigned int i = 0; i < p->n; i++) {
 		const struct tfs_ft_probe *e = &p->v[i];
 		bool hit = ops_of(e->cmd, e->counted) == ops &&
-			   (!set || (e->func < n && set[e->func]));
+			   (all || (set && e->func < n && set[e->func]));
 
 		if (hit)
 			removed = true;

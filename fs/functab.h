@@ -170,10 +170,10 @@ void tfs_probes_free(struct tfs_ft_probes *p);
 /* Add (cmd, counted) on the functions of set that lack it: 0, or -EINVAL when none. */
 int tfs_probes_add(struct tfs_ft_probes *p, uint32_t cmd, bool counted, int64_t count,
 		   const uint8_t *set, unsigned int n);
-/* Remove (cmd, counted) from the functions of set (NULL: all): 0, -ENODEV when the
- * ops has no probe, -EINVAL when it has none on those functions. */
-int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, const uint8_t *set,
-		   unsigned int n);
+/* Remove (cmd, counted) from every function (all) or from those of set (NULL: none
+ * matched): 0, -ENODEV when the ops has no probe, -EINVAL when it has none there. */
+int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, bool all,
+		   const uint8_t *set, unsigned int n);
 /* (tfs_ft_lock held) Make p the probes (p is emptied): counters of new probes
  * set, counters of removed ones freed.  -ENOSPC when counters ran out or there
  * would be more than UT_SEL_PROBES_MAX probes (p kept). */

@@ -217,7 +217,11 @@ static void dump(const struct probe_ent *e, uintptr_t ip)
 				 .tid = (int32_t)ut_thr.tid,
 				 .ip = ip};
 
-	utrace_tracing_off(); /* the kernel's dump leaves tracing off */
+	/*
+	 * The kernel's dump leaves tracing off: this process at once, the others when
+	 * utracefs reads the message (it turns tracing_on off before it dumps).
+	 */
+	ut_rt_off = 1;
 	if (ut_send(&m, sizeof(m)))
 		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
 }
