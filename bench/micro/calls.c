@@ -51,6 +51,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "entry_bytes.h"
+
 #define DEFAULT_CALLS 10000000L
 #define MAX_THREADS 64
 
@@ -212,17 +214,6 @@ static void *run_worker(void *arg)
 	return NULL;
 }
 
-static void print_entry(const unsigned char *p)
-{
-	static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	int i;
-
-	if (memcmp(p, endbr64, sizeof(endbr64)) == 0)
-		p += sizeof(endbr64);
-	for (i = 0; i < 5; i++)
-		printf("%02x", p[i]);
-	printf("\n");
-}
 
 static long parse_long(const char *s, const char *what, long min, long max)
 {
@@ -301,5 +292,6 @@ int main(int argc, char **argv)
 		printf("ref_ns=%.3f paired_overhead=%.3f ", pair_ref_ns, pair_overhead_ns);
 	printf("entry=");
 	print_entry((const unsigned char *)(void *)bench_leaf);
+	printf("\n");
 	return 0;
 }

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "entry_bytes.h"
+
 extern int (*const site_fns[])(int);
 extern const long site_count;
 
@@ -52,16 +54,6 @@ static void *worker(void *arg)
 	return arg;
 }
 
-static void print_entry(const unsigned char *p)
-{
-	static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	int i;
-
-	if (memcmp(p, endbr64, sizeof(endbr64)) == 0)
-		p += sizeof(endbr64);
-	for (i = 0; i < 5; i++)
-		printf("%02x", p[i]);
-}
 
 int main(int argc, char **argv)
 {
