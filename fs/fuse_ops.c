@@ -275,6 +275,12 @@ static int tfs_read(const char *path, char *buf, size_t size, off_t off, struct 
 	struct tfs_fh *fh = fh_of(fi);
 	const struct tfs_buf *c = &fh->o.content;
 
+	/*
+	 * O_NONBLOCK may have been set or cleared with fcntl(F_SETFL) since open:
+	 * each read request carries the file's flags of the moment.
+	 */
+	__atomic_store_n(&fh->o.flags, (fh->o.flags & ~O_NONBLOCK) | (fi->flags & O_NONBLOCK),
+			 __ATOMIC_RELAXED);
 	if (fh->file.ops->read)
 		return (int)fh->file.ops->read(&fh->o, buf, size, off);
 	if (off < 0)

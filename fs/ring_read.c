@@ -243,8 +243,16 @@ void tfs_rr_reset(int cpu)
 	for (unsigned int c = 0; c < UT_RB_MAX_CPUS; c++) {
 		struct rr_cons *cs = rr_cons_of(c);
 
-		if (cs && (cpu < 0 || (unsigned int)cpu == c))
-			rr_cons_clear(cs);
+		if (!cs || (cpu >= 0 && (unsigned int)cpu != c))
+			continue;
+		/*
+		 * The kernel's oldest time after a reset is its head page's; once a
+		 * consuming read has swapped its reader page into the ring, the
+		 * head is that page, empty: 0.  Without reads it is the old page.
+		 */
+		if (cs->R)
+			cs->last_oldest = 0;
+		rr_cons_clear(cs);
 	}
 	if (cpu < 0)
 		time_start = tfs_clock_now();

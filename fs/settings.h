@@ -109,5 +109,10 @@ size_t tfs_marker_text(const char *buf, size_t size, char *out, size_t *len);
 size_t tfs_marker_max(void);
 /* The largest trace_marker_raw write (id included) an event can hold. */
 size_t tfs_marker_raw_max(void);
+/*
+ * The address a trace_marker event shows for "tracing_mark_write" (sym-offset,
+ * sym-addr, raw): where the kernel shows its write op, utrace shows utracefs's.
+ */
+uint64_t tfs_marker_ip(void);
 
 #endif

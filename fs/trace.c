@@ -231,7 +231,7 @@ static int wait_data(struct tfs_open *o, uint64_t *seen, bool (*ready)(struct tf
 		     bool eof_when_off)
 {
 	while (!ready(o)) {
-		if (o->flags & O_NONBLOCK)
+		if (__atomic_load_n(&o->flags, __ATOMIC_RELAXED) & O_NONBLOCK)
 			return -EAGAIN;
 		if (eof_when_off && !__atomic_load_n(&tfs.tracing_on, __ATOMIC_RELAXED))
 			return 1;

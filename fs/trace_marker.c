@@ -96,6 +96,11 @@ static ssize_t marker_write(struct tfs_open *o, const char *buf, size_t size, of
 	return err ? write_err(err) : (ssize_t)taken;
 }
 
+uint64_t tfs_marker_ip(void)
+{
+	return (uint64_t)(uintptr_t)marker_write;
+}
+
 const struct tfs_file_ops tfs_trace_marker_ops = {
 	.read = marker_read,
 	.write = marker_write,

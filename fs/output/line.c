@@ -11,7 +11,9 @@
  */
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../settings.h"
 #include "output.h"
 
 uint64_t tfs_out_ns2us(uint64_t ns)
@@ -182,10 +184,29 @@ static void print_text(struct tfs_buf *b, const struct ut_ev_print *pr)
 		tfs_buf_append(b, "\n", 1);
 }
 
+/*
+ * The kernel's "tracing_mark_write+0x8a/0x170 <ffffffff8149ab1a>": the same
+ * name, with the address, offset and size of utracefs's own write op.
+ */
+static void print_marker_sym(struct tfs_buf *b, unsigned int sf)
+{
+	uint64_t ip = tfs_marker_ip(), start = ip, size = 0;
+	char name[128];
+
+	tfs_buf_printf(b, "tracing_mark_write");
+	if ((sf & TFS_SYM_OFFSET) &&
+	    tfs_sym_lookup(getpid(), ip, false, name, sizeof(name), &start, &size) == 0)
+		tfs_buf_printf(b, "+0x%" PRIx64 "/0x%" PRIx64, ip - start, size);
+	else if (sf & TFS_SYM_OFFSET)
+		tfs_buf_printf(b, "+0x0/0x0");
+	if (sf & TFS_SYM_ADDR)
+		tfs_buf_printf(b, " <%016" PRIx64 ">", ip);
+}
+
 static void print_print(struct tfs_buf *b, const struct ut_ev_print *pr, unsigned int sf)
 {
 	if (pr->ip == UT_IP_MARKER)
-		tfs_buf_printf(b, "tracing_mark_write");
+		print_marker_sym(b, sf);
 	else
 		tfs_out_ip_sym(b, (pid_t)pr->h.tid, pr->ip, sf);
 	tfs_buf_append(b, ": ", 2);
@@ -260,7 +281,8 @@ static void print_raw(const struct tfs_event *e, struct tfs_buf *b)
 	case UT_EV_PRINT: {
 		const struct ut_ev_print *pr = (const void *)ev;
 
-		tfs_buf_printf(b, "# %" PRIx64 " ", pr->ip);
+		tfs_buf_printf(b, "# %" PRIx64 " ",
+			       pr->ip == UT_IP_MARKER ? tfs_marker_ip() : pr->ip);
 		print_text(b, pr);
 		break;
 	}

@@ -63,6 +63,37 @@ echo > $T/trace
 EOF
 tdiff "per_cpu stats as the kernel's" "$S"
 
+# once a consuming read took events, a clear leaves no oldest time (the kernel's head
+# page is then its former reader page, empty)
+echo > "$T/trace"
+echo oldest > "$T/trace_marker"
+cpu=$(sed -n 's/.*\[0*\([0-9][0-9]*\)\] .*tracing_mark_write: oldest$/\1/p' "$T/trace")
+"$PROGS/file_ops" nbread "$T/per_cpu/cpu${cpu:-0}/trace_pipe" > /dev/null
+echo > "$T/trace"
+expect_eq "stats: oldest event ts is 0 after a read and a clear" "oldest event ts:     0.000000" \
+	"$(grep '^oldest event ts' "$T/per_cpu/cpu${cpu:-0}/stats")"
+
+# ---- trace_marker lines with sym-offset, sym-addr, raw --------------------------------------
+echo > "$T/trace"
+echo sym > "$T/trace_marker"
+echo 1 > "$T/options/sym-offset"
+expect_match "trace_marker with sym-offset: tracing_mark_write+OFF/SIZE" \
+	' tracing_mark_write\+0x[0-9a-f]+/0x[0-9a-f]*[1-9a-f][0-9a-f]*: sym$' "$(cat "$T/trace")"
+echo 1 > "$T/options/sym-addr"
+expect_match "trace_marker with sym-offset and sym-addr" \
+	' tracing_mark_write\+0x[0-9a-f]+/0x[0-9a-f]+ <[0-9a-f]{16}>: sym$' "$(cat "$T/trace")"
+echo 0 > "$T/options/sym-offset"
+expect_match "trace_marker with sym-addr: tracing_mark_write <ADDR>" \
+	' tracing_mark_write <[0-9a-f]{16}>: sym$' "$(cat "$T/trace")"
+echo 0 > "$T/options/sym-addr"
+echo 1 > "$T/options/raw"
+addr=$(sed -n 's/^[0-9]* [0-9]* [0-9]* # \([0-9a-f]*\) sym$/\1/p' "$T/trace")
+echo 0 > "$T/options/raw"
+echo 1 > "$T/options/sym-addr"
+expect_eq "trace_marker with raw: the address sym-addr shows" "<$addr>" \
+	"$(sed -n 's/.* tracing_mark_write \(<[0-9a-f]*>\): sym$/\1/p' "$T/trace" | sed 's/<0*/</')"
+echo 0 > "$T/options/sym-addr"
+
 # ---- trace_pipe ---------------------------------------------------------------------------
 S=$UT_TMP/pipe.script
 cat > "$S" <<'EOF'
@@ -93,6 +124,12 @@ if [ $rc -ne 0 ] && printf '%s' "$err" | grep -q "Resource temporarily unavailab
 else
 	fail "trace_pipe with O_NONBLOCK: EAGAIN when empty" "rc $rc: $err"
 fi
+# O_NONBLOCK set with fcntl after open (trace-cmd extract does so): EAGAIN, not a read
+# that blocks for ever (timeout: a failure, not a hang)
+for f in trace_pipe per_cpu/cpu0/trace_pipe per_cpu/cpu0/trace_pipe_raw; do
+	expect_eq "$f: O_NONBLOCK set by fcntl after open is honoured" "EAGAIN" \
+		"$(timeout 10 "$PROGS/file_ops" nbread "$T/$f")"
+done
 
 cat "$T/trace_pipe" > "$UT_TMP/late" &
 reader=$!

@@ -103,11 +103,25 @@ static void test_marker_lines(void **state)
 	e = marker_event("x");
 	assert_string_equal(line(&it, &e),
 			    "           <...>-5456    [000] ...1.   671.014606: tracing_mark_write: x\n");
-	/* raw: "pid cpu ts # ip text" */
+	/* raw: "pid cpu ts # ip text", the ip being utracefs's write op */
+	char want[128];
+
 	opt(TFS_OPT_RAW, true);
 	e = marker_event("hi\n");
-	assert_string_equal(line(&it, &e), "5456 0 671014606123 # 1 hi\n");
+	snprintf(want, sizeof(want), "5456 0 671014606123 # %" PRIx64 " hi\n", tfs_marker_ip());
+	assert_string_equal(line(&it, &e), want);
 	opt(TFS_OPT_RAW, false);
+	/* sym-addr and sym-offset: the kernel's layout around the same name */
+	opt(TFS_OPT_SYM_ADDR, true);
+	snprintf(want, sizeof(want),
+		 "           <...>-5456    [000] ...1.   671.014606: tracing_mark_write <%016" PRIx64
+		 ">: hi\n",
+		 tfs_marker_ip());
+	assert_string_equal(line(&it, &e), want);
+	opt(TFS_OPT_SYM_ADDR, false);
+	opt(TFS_OPT_SYM_OFFSET, true);
+	assert_non_null(strstr(line(&it, &e), ": tracing_mark_write+0x0/0x"));
+	opt(TFS_OPT_SYM_OFFSET, false);
 	opt(TFS_OPT_PRINTK_MSG_ONLY, true);
 	assert_string_equal(line(&it, &e), "hi\n");
 }
