@@ -14,6 +14,12 @@
  *     list at open, `echo bad > set_ftrace_pid` changes nothing at all;
  *   - reading lists the ids in ascending order, one per line, or `no pid`.
  *
+ * set_event_pid and set_event_notrace_pid follow the kernel's trace_pid_write
+ * (checked on a 6.18 kernel): an id is cut to 32 bits and refused with EPERM
+ * from 2^30 on (the kernel's pid list holds ids below 1 << 30, not only those
+ * below PID_MAX_LIMIT), an empty list reads as nothing, a failed write leaves
+ * no error_log line, and `>` empties the list even when the write then fails.
+ *
  * What an id means here: the id of a thread, or the id of a process, which then
  * selects all of its threads (user-space users think in process ids; the kernel
  * only knows tasks).  set_ftrace_pid not empty: only the threads it selects
@@ -42,6 +48,7 @@
 #include "ut_sel.h"
 
 #define PID_LIMIT 4194304u /* the kernel's PID_MAX_LIMIT on 64-bit */
+#define EVENT_PID_LIMIT (1u << 30) /* what the kernel's trace_pid_list can hold */
 #define PID_TOKEN_MAX 64
 
 struct pid_list {
@@ -121,8 +128,18 @@ static void pl_free(struct pid_list *l)
 
 /* ---- parsing ------------------------------------------------------------------------- */
 
-/* Parse one write into a new list (all its ids); -EINVAL on any bad token. */
-static int parse_ids(const char *buf, size_t size, struct pid_list *out)
+/* The event lists: the kernel's limits and messages, not set_ftrace_pid's here. */
+static bool event_list(enum tfs_pid_list which)
+{
+	return which == TFS_PID_EVENT || which == TFS_PID_EVENT_NOTRACE;
+}
+
+/*
+ * Parse one write into a new list (all its ids); -EINVAL on any bad token, for an
+ * event list -EPERM for an id the kernel's list cannot hold.
+ */
+static int parse_ids(enum tfs_pid_list which, const char *buf, size_t size,
+		     struct pid_list *out)
 {
 	size_t i = 0;
 
@@ -146,8 +163,15 @@ static int parse_ids(const char *buf, size_t size, struct pid_list *out)
 			return -EINVAL; /* kstrtoul: no sign, no space */
 		errno = 0;
 		v = strtoul(tok, &end, 0);
-		if (errno || *end || v >= PID_LIMIT)
+		if (errno || *end)
 			return -EINVAL;
+		if (event_list(which)) {
+			v = (uint32_t)v; /* the kernel keeps a pid_t */
+			if (v >= EVENT_PID_LIMIT)
+				return -EPERM;
+		} else if (v >= PID_LIMIT) {
+			return -EINVAL;
+		}
 		err = pl_add(out, (int32_t)v);
 		if (err < 0)
 			return err;
@@ -174,7 +198,7 @@ static void pid_publish(enum tfs_pid_list which)
 ssize_t tfs_pid_write(enum tfs_pid_list which, bool replace, const char *buf, size_t size)
 {
 	struct pid_list add = {0};
-	int err = parse_ids(buf, size, &add);
+	int err = parse_ids(which, buf, size, &add);
 
 	if (err) {
 		pl_free(&add);
@@ -211,7 +235,7 @@ int tfs_pid_show(enum tfs_pid_list which, struct tfs_buf *b)
 	pthread_mutex_lock(&pid_lock);
 	for (unsigned int i = 0; i < lists[which].n && !err; i++)
 		err = tfs_buf_printf(b, "%d\n", lists[which].ids[i]);
-	if (!lists[which].n)
+	if (!lists[which].n && !event_list(which))
 		err = tfs_buf_printf(b, "no pid\n");
 	pthread_mutex_unlock(&pid_lock);
 	return err;
@@ -363,6 +387,9 @@ static int pid_open(struct tfs_open *o)
 	po->writing = (o->flags & O_ACCMODE) != O_RDONLY;
 	po->trunc = po->writing && (o->flags & O_TRUNC);
 	o->priv = po;
+	/* the kernel empties an event list at a `>` open, whatever is written then */
+	if (po->trunc && event_list(po->which))
+		tfs_pid_clear(po->which);
 	return 0;
 }
 
@@ -383,7 +410,8 @@ static ssize_t pid_write(struct tfs_open *o, const char *buf, size_t size, off_t
 	ret = tfs_pid_write(po->which, po->trunc && !po->wrote, buf, size);
 	if (ret < 0) {
 		po->bad = true;
-		tfs_error_log(pid_file_names[po->which], "Invalid pid", "", 0);
+		if (!event_list(po->which))
+			tfs_error_log(pid_file_names[po->which], "Invalid pid", "", 0);
 		return ret;
 	}
 	po->wrote = true;

@@ -196,7 +196,7 @@ enum tfs_pid_list {
 	TFS_PID_NR
 };
 extern const struct tfs_file_ops tfs_set_pid_ops; /* .arg = enum tfs_pid_list */
-/* A write: replace or add the ids of buf; size, or -EINVAL (nothing changed). */
+/* A write: replace or add the ids of buf; size, or -EINVAL/-EPERM (nothing changed). */
 ssize_t tfs_pid_write(enum tfs_pid_list which, bool replace, const char *buf, size_t size);
 void tfs_pid_clear(enum tfs_pid_list which);
 void tfs_pid_reset(void); /* all four (unit tests) */
