@@ -207,4 +207,5 @@ const struct tfs_file_ops tfs_free_buffer_ops = {
 	.read = free_buffer_read,
 	.write = free_buffer_write,
 	.release = free_buffer_release,
+	.seek = TFS_SEEK_NONE,
 };

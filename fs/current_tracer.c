@@ -88,6 +88,7 @@ static int available_show(struct tfs_open *o)
 
 const struct tfs_file_ops tfs_available_tracers_ops = {
     .show = available_show,
+    .seek = TFS_SEEK_SEQ,
 };
 
 /* ---- current_tracer ----------------------------------------------------------------- */

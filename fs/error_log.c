@@ -120,4 +120,5 @@ const struct tfs_file_ops tfs_error_log_ops = {
 	.show = error_log_show,
 	.write = error_log_write,
 	.truncate = error_log_truncate,
+	.seek = TFS_SEEK_SEQ_READ,
 };

@@ -123,6 +123,6 @@ static int header_event_show(struct tfs_open *o)
 	return tfs_buf_append(&o->content, header_event, sizeof(header_event) - 1);
 }
 
-const struct tfs_file_ops tfs_event_format_ops = {.show = format_show};
+const struct tfs_file_ops tfs_event_format_ops = {.show = format_show, .seek = TFS_SEEK_SEQ};
 const struct tfs_file_ops tfs_header_page_ops = {.show = header_page_show};
 const struct tfs_file_ops tfs_header_event_ops = {.show = header_event_show};

@@ -439,4 +439,5 @@ const struct tfs_file_ops tfs_set_pid_ops = {
     .show = pid_show,
     .write = pid_write,
     .release = pid_release,
+    .seek = TFS_SEEK_SEQ,
 };

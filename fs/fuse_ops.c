@@ -10,6 +10,14 @@
  * What the kernel's tracefs refuses gets its errno: create EACCES, mkdir, rmdir,
  * unlink, rename, links and mknod EPERM, write without a write op EINVAL.
  * chmod and chown work as in tracefs: they change what stat shows.
+ *
+ * lseek: FUSE serves SEEK_SET and SEEK_CUR itself and never passes a zero-byte
+ * write(2) on; for SEEK_END (and SEEK_DATA, SEEK_HOLE) it asks for the size with
+ * a getattr that carries the file handle, which no attribute cache may answer
+ * (attr_timeout 0): that getattr gives the EINVAL of the kernel's seq_lseek
+ * (ops->seek).  libfuse makes the same kind of getattr to answer a setattr on an
+ * open file (ftruncate, futimens), which must succeed: setattr_reply tells them
+ * apart.
  */
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
 #include <errno.h>
@@ -54,6 +62,9 @@ struct tfs_attr {
 	struct tfs_attr *next;
 };
 static struct tfs_attr *attrs;
+
+/* set by a setattr op that succeeded: libfuse's getattr that follows is its reply */
+static __thread bool setattr_reply;
 
 static const struct tfs_file *child(const struct tfs_file *dir, const char *name, size_t len,
 				    int *index, const char **dname)
@@ -118,11 +129,36 @@ static unsigned int nr_subdirs(const struct tfs_file *dir)
 	return n;
 }
 
+static struct tfs_fh *fh_of(struct fuse_file_info *fi)
+{
+	return (struct tfs_fh *)(uintptr_t)fi->fh;
+}
+
+/* lseek(fd, off, SEEK_END) on an open file: the kernel's seq_lseek refuses it. */
+static int seek_end(struct fuse_file_info *fi)
+{
+	const struct tfs_fh *fh = fh_of(fi);
+
+	switch (fh->file.ops->seek) {
+	case TFS_SEEK_SEQ:
+		return -EINVAL;
+	case TFS_SEEK_SEQ_READ:
+		return (fh->o.flags & O_ACCMODE) != O_WRONLY ? -EINVAL : 0;
+	default:
+		return 0;
+	}
+}
+
 static int tfs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
 	struct tfs_node node;
-	int err = resolve(path, &node);
+	bool reply = setattr_reply;
+	int err;
 
+	setattr_reply = false;
+	if (fi && fi->fh && !reply && (err = seek_end(fi)))
+		return err;
+	err = resolve(path, &node);
 	if (err)
 		return err;
 	memset(st, 0, sizeof(*st));
@@ -172,6 +208,7 @@ static int set_attr(const char *path, mode_t mode, uid_t uid, gid_t gid)
 	a->uid = uid != (uid_t)-1 ? uid : st.st_uid;
 	a->gid = gid != (gid_t)-1 ? gid : st.st_gid;
 	pthread_mutex_unlock(&fh_lock);
+	setattr_reply = true;
 	return 0;
 }
 
@@ -254,7 +291,7 @@ static int tfs_open_file(const char *path, struct fuse_file_info *fi)
 	fi->fh = (uint64_t)(uintptr_t)fh;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
-	if (strncmp(node.name, "trace_pipe", 10) == 0)
+	if (ops->seek == TFS_SEEK_NONE)
 		fi->nonseekable = 1;
 	return 0;
 fail_release:
@@ -263,11 +300,6 @@ fail_release:
 fail:
 	fh_free(fh);
 	return err < 0 ? err : -EIO;
-}
-
-static struct tfs_fh *fh_of(struct fuse_file_info *fi)
-{
-	return (struct tfs_fh *)(uintptr_t)fi->fh;
 }
 
 static int tfs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
@@ -327,15 +359,21 @@ static int tfs_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
 	struct tfs_node node;
 
+	int err;
+
 	/* truncate(2) of a tracefs file succeeds and changes nothing */
-	return resolve(path, &node);
+	err = resolve(path, &node);
+	setattr_reply = !err;
+	return err;
 }
 
 static int tfs_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
 {
 	struct tfs_node node;
+	int err = resolve(path, &node);
 
-	return resolve(path, &node);
+	setattr_reply = !err;
+	return err;
 }
 
 static int tfs_poll(const char *path, struct fuse_file_info *fi, struct fuse_pollhandle *ph,
@@ -406,6 +444,7 @@ static void *tfs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 	cfg->direct_io = 1;
 	cfg->kernel_cache = 0;
+	cfg->attr_timeout = 0; /* lseek(SEEK_END) must reach tfs_getattr */
 	return NULL;
 }
 

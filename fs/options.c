@@ -327,6 +327,7 @@ static ssize_t trace_options_write(struct tfs_open *o, const char *buf, size_t s
 const struct tfs_file_ops tfs_trace_options_ops = {
 	.show = trace_options_show,
 	.write = trace_options_write,
+	.seek = TFS_SEEK_SEQ,
 };
 
 /* ---- options/NAME ------------------------------------------------------------------- */

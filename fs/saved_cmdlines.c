@@ -50,6 +50,7 @@ static int saved_cmdlines_show(struct tfs_open *o)
 
 const struct tfs_file_ops tfs_saved_cmdlines_ops = {
 	.show = saved_cmdlines_show,
+	.seek = TFS_SEEK_SEQ,
 };
 
 /* ---- saved_tgids ------------------------------------------------------------------- */
@@ -111,6 +112,7 @@ static int saved_tgids_show(struct tfs_open *o)
 
 const struct tfs_file_ops tfs_saved_tgids_ops = {
 	.show = saved_tgids_show,
+	.seek = TFS_SEEK_SEQ,
 };
 
 /* ---- saved_cmdlines_size ---------------------------------------------------------------- */
@@ -141,4 +143,5 @@ static ssize_t saved_cmdlines_size_write(struct tfs_open *o, const char *buf, si
 const struct tfs_file_ops tfs_saved_cmdlines_size_ops = {
 	.show = saved_cmdlines_size_show,
 	.write = saved_cmdlines_size_write,
+	.seek = TFS_SEEK_NONE,
 };

@@ -303,6 +303,18 @@ struct tfs_open {
 	uint64_t fh_id;
 };
 
+/*
+ * lseek(2) on a file, after the kernel's llseek of the file's fops.  Every file
+ * has size 0; FUSE itself serves SEEK_SET and SEEK_CUR, and asks utracefs (a
+ * getattr with the file handle) only for SEEK_END, SEEK_DATA and SEEK_HOLE.
+ */
+enum tfs_seek {
+	TFS_SEEK_ANY,	   /* any offset; SEEK_END gives 0 (generic_file_llseek) */
+	TFS_SEEK_SEQ,	   /* seq_lseek: SEEK_END (DATA, HOLE) is EINVAL */
+	TFS_SEEK_SEQ_READ, /* tracing_lseek: seq_lseek when open for reading, else 0 */
+	TFS_SEEK_NONE,	   /* not seekable: every lseek is ESPIPE */
+};
+
 struct tfs_file_ops {
 	/* Optional: called at open, before show; -errno refuses the open. */
 	int (*open)(struct tfs_open *o);
@@ -318,6 +330,8 @@ struct tfs_file_ops {
 	int (*truncate)(struct tfs_open *o);
 	/* Optional: poll mask (POLLIN | POLLRDNORM when data is there). */
 	unsigned int (*poll)(struct tfs_open *o);
+	/* What lseek(2) does, as the kernel's fops->llseek (enum tfs_seek). */
+	enum tfs_seek seek;
 };
 
 enum tfs_file_kind { TFS_FILE, TFS_DIR };

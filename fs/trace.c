@@ -193,6 +193,7 @@ const struct tfs_file_ops tfs_trace_ops = {
 	.write = trace_write,
 	.truncate = trace_truncate,
 	.release = trace_release,
+	.seek = TFS_SEEK_SEQ_READ,
 };
 
 /* ---- waiting for data ------------------------------------------------------------------------ */
@@ -372,6 +373,7 @@ const struct tfs_file_ops tfs_trace_pipe_ops = {
 	.read = pipe_read,
 	.poll = pipe_poll,
 	.release = pipe_release,
+	.seek = TFS_SEEK_NONE,
 };
 
 /* ---- trace_pipe_raw ---------------------------------------------------------------------------- */
@@ -487,6 +489,7 @@ const struct tfs_file_ops tfs_trace_pipe_raw_ops = {
 	.read = raw_read,
 	.poll = raw_poll,
 	.release = raw_release,
+	.seek = TFS_SEEK_NONE,
 };
 
 /* ---- stats --------------------------------------------------------------------------------- */

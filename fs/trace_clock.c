@@ -41,4 +41,5 @@ static ssize_t trace_clock_write(struct tfs_open *o, const char *buf, size_t siz
 const struct tfs_file_ops tfs_trace_clock_ops = {
 	.show = trace_clock_show,
 	.write = trace_clock_write,
+	.seek = TFS_SEEK_SEQ,
 };

@@ -104,6 +104,7 @@ uint64_t tfs_marker_ip(void)
 const struct tfs_file_ops tfs_trace_marker_ops = {
 	.read = marker_read,
 	.write = marker_write,
+	.seek = TFS_SEEK_NONE,
 };
 
 /* ---- trace_marker_raw ----------------------------------------------------------------- */
@@ -155,4 +156,5 @@ static ssize_t marker_raw_write(struct tfs_open *o, const char *buf, size_t size
 const struct tfs_file_ops tfs_trace_marker_raw_ops = {
 	.read = marker_read,
 	.write = marker_raw_write,
+	.seek = TFS_SEEK_NONE,
 };

@@ -1,7 +1,7 @@
 #!/bin/sh
 # 20_files.sh - the settings files through a real mount: buffer sizes, free_buffer,
 # tracing_cpumask, trace_options and options/, trace_clock, trace_marker(_raw),
-# error_log, saved_cmdlines_size and events/.  First what a fresh mount must
+# error_log, saved_cmdlines_size, events/ and lseek.  First what a fresh mount must
 # read like (a freshly booted kernel); then the same scripts run against the
 # kernel's tracefs and ours (tdiff), each ending with the writes that put the
 # kernel back as it was.
@@ -276,6 +276,19 @@ cat $T/events/ftrace/kernel_stack/format
 cat $T/events/ftrace/raw_data/format
 EOF
 tdiff "events formats" "$S/events"
+
+# lseek(SEEK_END): EINVAL where the kernel's file has seq_lseek (trace only when open
+# for reading), ESPIPE on the files that are not seekable, else 0
+: > "$S/seek"
+for f in trace per_cpu/cpu0/trace error_log available_tracers trace_options trace_clock \
+	saved_cmdlines saved_tgids set_event_pid events/ftrace/print/format trace_pipe \
+	per_cpu/cpu0/trace_pipe_raw trace_marker trace_marker_raw saved_cmdlines_size \
+	README current_tracer tracing_on buffer_size_kb per_cpu/cpu0/stats; do
+	echo "$PROGS/file_ops seekend \$T/$f r; $PROGS/file_ops seekend \$T/$f w" >> "$S/seek"
+done
+tdiff "lseek SEEK_END as the kernel's" "$S/seek"
+expect_eq "lseek SEEK_END on trace open for reading is EINVAL" "EINVAL" \
+	"$("$PROGS/file_ops" seekend "$T/trace" r)"
 
 # ---- function_graph's files ---------------------------------------------------------------
 cat > "$S/graph_events" <<'EOF'
