@@ -489,17 +489,41 @@ void tfs_kicker_stop(void)
 /* ---- events written by utracefs itself ---------------------------------------------- */
 
 /* Write ev on the current CPU's ring with the writer of the area's write mode. */
-int tfs_ring_write(struct ut_ev *ev)
+static int ring_write_here(struct ut_ev *ev)
 {
 	if (write_mode == UT_CTL_WRITE_LOCKED)
 		return ut_rb_write_locked(tfs.area, tfs.nr_cpus, ev);
 	return ut_rb_write(tfs.area, tfs.nr_cpus, ev);
 }
 
+/*
+ * The writers write on the CPU they run on, and so must utracefs: to write on
+ * another CPU's ring, this thread moves there for the write (as the CPU barrier
+ * does), then goes back to the CPUs it may run on.  A CPU this thread may not
+ * run on gets the event on the current CPU instead.
+ */
+int tfs_ring_write(int cpu, struct ut_ev *ev)
+{
+	cpu_set_t old, one;
+	int err;
+
+	if (cpu < 0 || (unsigned int)cpu >= tfs.nr_cpus ||
+	    pthread_getaffinity_np(pthread_self(), sizeof(old), &old))
+		return ring_write_here(ev);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
+		return ring_write_here(ev);
+	err = ring_write_here(ev);
+	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+	return err;
+}
+
 /* Longest text that still fits one ring page with its header and NUL. */
 #define TFS_PRINT_FIT (UT_RB_PAGE_DATA - sizeof(struct ut_ev_print) - 1)
 
-int tfs_write_print(pid_t tid, uint64_t ip, const char *text, size_t len, uint8_t flags)
+int tfs_write_print(int cpu, pid_t tid, uint64_t ip, const char *text, size_t len,
+		    uint8_t flags)
 {
 	union {
 		struct ut_ev_print p;
@@ -522,7 +546,7 @@ int tfs_write_print(pid_t tid, uint64_t ip, const char *text, size_t len, uint8_
 	ev.p.ip = ip;
 	memcpy(ev.p.buf, text, len);
 	ev.p.buf[len] = '\0';
-	err = tfs_ring_write(&ev.p.h);
+	err = tfs_ring_write(cpu, &ev.p.h);
 	/*
 	 * The writer's comm is not recorded: like the kernel's, which saves a comm
 	 * only for tasks it traces, a trace_marker line of an untraced process

@@ -307,26 +307,12 @@ uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr)
 	return ret;
 }
 
-/* The parent of pid from /proc/PID/stat (field 4, after the comm in parentheses). */
+/* The parent of pid from /proc/PID/stat (field 4), 0 when unknown. */
 static pid_t parent_of(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd, ppid = 0;
+	long ppid;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
-		return 0;
-	return ppid;
+	return tfs_proc_stat_field(pid, 4, &ppid) == 0 ? (pid_t)ppid : 0;
 }
 
 bool tfs_pid_fork(pid_t pid)

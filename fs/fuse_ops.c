@@ -65,6 +65,13 @@ static struct tfs_attr *attrs;
 
 /* set by a setattr op that succeeded: libfuse's getattr that follows is its reply */
 static __thread bool setattr_reply;
+/* the thread whose read or write this FUSE thread serves (tfs_caller) */
+static __thread pid_t caller_tid;
+
+pid_t tfs_caller(const struct tfs_open *o)
+{
+	return caller_tid > 0 ? caller_tid : o->pid;
+}
 
 static const struct tfs_file *child(const struct tfs_file *dir, const char *name, size_t len,
 				    int *index, const char **dname)
@@ -313,8 +320,14 @@ static int tfs_read(const char *path, char *buf, size_t size, off_t off, struct 
 	 */
 	__atomic_store_n(&fh->o.flags, (fh->o.flags & ~O_NONBLOCK) | (fi->flags & O_NONBLOCK),
 			 __ATOMIC_RELAXED);
-	if (fh->file.ops->read)
-		return (int)fh->file.ops->read(&fh->o, buf, size, off);
+	if (fh->file.ops->read) {
+		int ret;
+
+		caller_tid = fuse_get_context()->pid;
+		ret = (int)fh->file.ops->read(&fh->o, buf, size, off);
+		caller_tid = 0;
+		return ret;
+	}
 	if (off < 0)
 		return -EINVAL;
 	if ((size_t)off >= c->len)
@@ -329,10 +342,14 @@ static int tfs_write(const char *path, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct tfs_fh *fh = fh_of(fi);
+	int ret;
 
 	if (!fh->file.ops->write)
 		return -EINVAL;
-	return (int)fh->file.ops->write(&fh->o, buf, size, off);
+	caller_tid = fuse_get_context()->pid;
+	ret = (int)fh->file.ops->write(&fh->o, buf, size, off);
+	caller_tid = 0;
+	return ret;
 }
 
 static int tfs_release(const char *path, struct fuse_file_info *fi)

@@ -830,3 +830,31 @@ void tfs_registry_stop(void)
 	}
 	reg_running = false;
 }
+
+int tfs_proc_stat_field(pid_t tid, unsigned int field, long *val)
+{
+	char path[64], buf[1024], *p;
+	unsigned int f = 3; /* the first field after the comm in parentheses */
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || field < f)
+		return -ENOENT;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* a comm may hold ')' itself: the last one ends it */
+	if (!p)
+		return -ENOENT;
+	for (p++; f < field && *p; f++) {
+		p += strspn(p, " ");
+		p += strcspn(p, " ");
+	}
+	if (f != field || sscanf(p, " %ld", val) != 1)
+		return -ENOENT;
+	return 0;
+}

@@ -245,6 +245,12 @@ typedef void (*tfs_task_fn)(pid_t tid, pid_t tgid, const char *comm, void *arg);
 void tfs_task_foreach(tfs_task_fn fn, void *arg);
 /* Remember a task (tid, tgid, comm) as the kernel's saved_cmdlines does; 0 or -errno. */
 int tfs_task_record(pid_t tid, pid_t tgid, const char *comm);
+/*
+ * A numeric field of /proc/TID/stat, numbered as in proc(5) (4: the parent,
+ * 39: the CPU the task last ran on; the state, field 3, is not numeric).
+ * 0 or -ENOENT.
+ */
+int tfs_proc_stat_field(pid_t tid, unsigned int field, long *val);
 
 /* ---- symbols (sym.c) ------------------------------------------------------------------ */
 
@@ -266,18 +272,24 @@ int tfs_sym_site_name(pid_t pid, uint64_t addr, char *name, size_t size);
 /* ---- writing events from utracefs (trace_marker) ------------------------------------- */
 
 /*
- * Write ev with the ring writer of the area's write mode (ut_rb_write, or
- * ut_rb_write_locked where the kernel has no rseq); returns what it returns.
+ * Write ev into the ring of cpu (the current CPU's when cpu < 0) with the ring
+ * writer of the area's write mode (ut_rb_write, or ut_rb_write_locked where the
+ * kernel has no rseq); returns what it returns (-EAGAIN: cpu is not in
+ * tracing_cpumask).
  */
-int tfs_ring_write(struct ut_ev *ev);
-/* Write a print event (text not NUL-terminated, len <= UT_PRINT_MAX) for task tid. */
-int tfs_write_print(pid_t tid, uint64_t ip, const char *text, size_t len, uint8_t flags);
+int tfs_ring_write(int cpu, struct ut_ev *ev);
 /*
- * trace_marker.c: write a raw_data event for task tid: data is the 4-byte id then
- * the payload (len >= 4, at most what one event holds: -EINVAL otherwise).
- * Returns 0 or what ut_rb_write returns (-EAGAIN, -ENOSPC, ...).
+ * Write a print event (text not NUL-terminated, len <= UT_PRINT_MAX) for task tid
+ * into cpu's ring (as tfs_ring_write).
  */
-int tfs_write_raw(pid_t tid, const void *data, size_t len, uint8_t flags);
+int tfs_write_print(int cpu, pid_t tid, uint64_t ip, const char *text, size_t len,
+		    uint8_t flags);
+/*
+ * trace_marker.c: write a raw_data event for task tid into cpu's ring: data is the
+ * 4-byte id then the payload (len >= 4, at most what one event holds: -EINVAL
+ * otherwise).  Returns 0 or what ut_rb_write returns (-EAGAIN, -ENOSPC, ...).
+ */
+int tfs_write_raw(int cpu, pid_t tid, const void *data, size_t len, uint8_t flags);
 
 /* ---- error_log ------------------------------------------------------------------------ */
 
@@ -302,6 +314,12 @@ struct tfs_open {
 	void *priv;		/* the family's own state */
 	uint64_t fh_id;
 };
+
+/*
+ * The thread that made the read or write being served (FUSE context): the
+ * opener may have handed the descriptor on.  o->pid outside a FUSE request.
+ */
+pid_t tfs_caller(const struct tfs_open *o);
 
 /*
  * lseek(2) on a file, after the kernel's llseek of the file's fops.  Every file

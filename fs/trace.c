@@ -237,7 +237,7 @@ static int wait_data(struct tfs_open *o, uint64_t *seen, bool (*ready)(struct tf
 		if (eof_when_off && !__atomic_load_n(&tfs.tracing_on, __ATOMIC_RELAXED))
 			return 1;
 		tfs_ring_wait(seen, PIPE_WAIT_MS);
-		if (caller_interrupted(o->pid))
+		if (caller_interrupted(tfs_caller(o)))
 			return -EINTR;
 	}
 	return 0;

@@ -12,8 +12,11 @@
  *     and keeps embedded NULs (the text then prints up to the first one);
  *   - trace_marker_raw needs at least the 4-byte id and refuses (EINVAL) what
  *     does not fit one event: raw data is all or nothing;
- *   - nothing recorded (tracing_on 0, the CPU outside tracing_cpumask, the
- *     buffer full without overwrite): EBADF.
+ *   - the event goes into the ring of the writer's CPU (where the kernel's
+ *     write(2) runs); utracefs finds it in /proc/TID/stat, the writer being
+ *     blocked in write(2) meanwhile;
+ *   - nothing recorded (tracing_on 0, the writer's CPU outside tracing_cpumask,
+ *     the buffer full without overwrite): EBADF.
  * What fits is smaller here: our event header is 16 bytes against the kernel's
  * 8, and our pages hold 4064 bytes against 4080, so a marker keeps 4038 bytes
  * where the kernel keeps 4054, and a raw write takes 4044 bytes where the kernel
@@ -74,6 +77,14 @@ static bool tracing_is_on(void)
 	return __atomic_load_n(&tfs.tracing_on, __ATOMIC_RELAXED);
 }
 
+/* The CPU the writing thread is on (it waits in write(2)), -1 when unknown. */
+static int writer_cpu(pid_t tid)
+{
+	long cpu;
+
+	return tfs_proc_stat_field(tid, 39, &cpu) == 0 && cpu >= 0 ? (int)cpu : -1;
+}
+
 static ssize_t marker_read(struct tfs_open *o, char *buf, size_t size, off_t off)
 {
 	return -EINVAL; /* write-only, as in the kernel */
@@ -82,6 +93,7 @@ static ssize_t marker_read(struct tfs_open *o, char *buf, size_t size, off_t off
 static ssize_t marker_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
 {
 	char text[KERNEL_MARKER_MAX + 1];
+	pid_t tid = tfs_caller(o);
 	size_t len, taken;
 	int err;
 
@@ -91,7 +103,7 @@ static ssize_t marker_write(struct tfs_open *o, const char *buf, size_t size, of
 	if (!tracing_is_on())
 		return -EBADF;
 	/* the newline we add is not counted in `bytes`: the kernel adds it when printing */
-	err = tfs_write_print(o->pid, UT_IP_MARKER, text, len,
+	err = tfs_write_print(writer_cpu(tid), tid, UT_IP_MARKER, text, len,
 			      UT_EVF_PREEMPT1 | (len > taken ? UT_EVF_NL_ADDED : 0));
 	return err ? write_err(err) : (ssize_t)taken;
 }
@@ -109,7 +121,7 @@ const struct tfs_file_ops tfs_trace_marker_ops = {
 
 /* ---- trace_marker_raw ----------------------------------------------------------------- */
 
-int tfs_write_raw(pid_t tid, const void *data, size_t len, uint8_t flags)
+int tfs_write_raw(int cpu, pid_t tid, const void *data, size_t len, uint8_t flags)
 {
 	union {
 		struct ut_ev_raw r;
@@ -133,7 +145,7 @@ int tfs_write_raw(pid_t tid, const void *data, size_t len, uint8_t flags)
 	memcpy(&ev.r.id, data, sizeof(uint32_t));
 	ev.r.size = (uint32_t)payload;
 	memcpy(ev.r.buf, (const char *)data + sizeof(uint32_t), payload);
-	err = tfs_ring_write(&ev.r.h);
+	err = tfs_ring_write(cpu, &ev.r.h);
 	if (err == 0)
 		tfs_ring_kick();
 	return err;
@@ -141,6 +153,7 @@ int tfs_write_raw(pid_t tid, const void *data, size_t len, uint8_t flags)
 
 static ssize_t marker_raw_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
 {
+	pid_t tid = tfs_caller(o);
 	int err;
 
 	if (!tfs_opt(TFS_OPT_MARKERS))
@@ -149,7 +162,7 @@ static ssize_t marker_raw_write(struct tfs_open *o, const char *buf, size_t size
 		return -EINVAL;
 	if (!tracing_is_on())
 		return -EBADF;
-	err = tfs_write_raw(o->pid, buf, size, UT_EVF_PREEMPT1);
+	err = tfs_write_raw(writer_cpu(tid), tid, buf, size, UT_EVF_PREEMPT1);
 	return err ? write_err(err) : (ssize_t)size;
 }
 

@@ -169,6 +169,32 @@ expect_eq "per_cpu trace header counts every CPU" "# entries-in-buffer/entries-w
 expect_eq "O_TRUNC of per_cpu/cpu0/trace empties cpu0 only" "$n1" \
 	"$(grep -c tracing_mark_write "$T/trace")"
 
+# trace_marker events go on the writer's CPU, and tracing_cpumask applies to it
+ncpu=$(ls -d "$T"/per_cpu/cpu* | wc -l)
+if [ "$ncpu" -ge 2 ] && taskset -c 1 true 2>/dev/null; then
+	for c in 0 1; do
+		echo > "$T/trace"
+		taskset -c $c sh -c "i=0; while [ \$i -lt 150 ]; do echo m\$i > $T/trace_marker; i=\$((i + 1)); done"
+		expect_eq "150 markers from a writer on CPU $c are all in cpu$c's buffer" "150" \
+			"$(grep -c 'tracing_mark_write: m' "$T/per_cpu/cpu$c/trace")"
+		expect_eq "... and shown as [00$c]" "150" "$(grep -c "\[00$c\] .*tracing_mark_write: m" "$T/trace")"
+	done
+	echo > "$T/trace"
+	echo 1 > "$T/tracing_cpumask"
+	out=$( (taskset -c 1 /bin/echo off > "$T/trace_marker") 2>&1 ); rc=$?
+	expect_eq "tracing_cpumask 1: a marker from CPU 1 is EBADF" "1 Bad file descriptor" \
+		"$rc $(printf '%s' "$out" | sed 's/.*: //')"
+	out=$( (printf 'ABCDxy' | taskset -c 1 dd of="$T/trace_marker_raw" 2>&1) ); rc=$?
+	expect_eq "tracing_cpumask 1: trace_marker_raw from CPU 1 is EBADF too" "1" "$rc"
+	taskset -c 0 /bin/echo on > "$T/trace_marker"
+	expect_eq "tracing_cpumask 1: a marker from CPU 0 is kept" "on" \
+		"$(sed -n 's/.*\[000\] .*tracing_mark_write: //p' "$T/trace")"
+	printf '%x\n' $(( (1 << ncpu) - 1 )) > "$T/tracing_cpumask"
+	echo > "$T/trace"
+else
+	skip "trace_marker on the writer's CPU" "one CPU"
+fi
+
 # trace_pipe_raw: whole 4096-byte pages in the kernel's layout
 echo > "$T/trace"
 echo rawpage > "$T/trace_marker"

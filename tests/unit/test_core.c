@@ -370,7 +370,7 @@ static void test_write_print(void **state)
 	int found = 0;
 
 	tfs_ring_wait(&seq, 0); /* catch up with earlier kicks */
-	assert_int_equal(tfs_write_print(4242, UT_IP_MARKER, text, strlen(text), UT_EVF_PREEMPT1),
+	assert_int_equal(tfs_write_print(-1, 4242, UT_IP_MARKER, text, strlen(text), UT_EVF_PREEMPT1),
 			 0);
 	assert_int_equal(tfs_ring_wait(&seq, 0), 1); /* the write kicked readers */
 	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++) {
@@ -395,14 +395,14 @@ static void test_write_print(void **state)
 		pid_t self = (pid_t)syscall(SYS_gettid);
 		char comm[16];
 
-		assert_int_equal(tfs_write_print(self, UT_IP_MARKER, "x", 1, 0), 0);
+		assert_int_equal(tfs_write_print(-1, self, UT_IP_MARKER, "x", 1, 0), 0);
 		assert_int_equal(tfs_task_comm(self, comm), -ENOENT);
 	}
 	/* too long for a page: cut, never rejected */
 	char big[UT_PRINT_MAX];
 
 	memset(big, 'x', sizeof(big));
-	assert_int_equal(tfs_write_print(1, UT_IP_MARKER, big, sizeof(big), 0), 0);
+	assert_int_equal(tfs_write_print(-1, 1, UT_IP_MARKER, big, sizeof(big), 0), 0);
 	/* no kick for a while: the wait times out */
 	assert_int_equal(tfs_ring_wait(&seq, 0), 1);
 	assert_int_equal(tfs_ring_wait(&seq, 30), 0);
