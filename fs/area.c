@@ -49,14 +49,16 @@ static bool kicker_running;
 static volatile bool kicker_stop;
 
 /*
- * A request of K kernel pages (4080 data bytes each) gets enough of our pages
- * (4064 data bytes) to hold as many bytes, plus one: the page the writer may be
- * overwriting is never readable (ut_ring.h), so the readable window holds K.
+ * A request of K kernel pages gets what the kernel allocates for it: K pages
+ * plus its reader page, page for page (ours hold 4064 bytes, the kernel's 4080).
+ * So a full buffer holds as many pages as the kernel's: in overwrite mode the
+ * page being written and the K - 1 before it (ut_ring.h: the next one may be
+ * being overwritten); without overwrite the K + 1 pages, as many as the kernel
+ * holds once its reader page is in use.
  */
 unsigned int tfs_kpages_to_rb_pages(unsigned int nr_kpages)
 {
-	uint64_t bytes = (uint64_t)nr_kpages * UT_KERNEL_PAGE_DATA;
-	uint64_t pages = (bytes + UT_RB_PAGE_DATA - 1) / UT_RB_PAGE_DATA + 1;
+	uint64_t pages = (uint64_t)nr_kpages + 1;
 
 	if (pages < 3)
 		pages = 3;

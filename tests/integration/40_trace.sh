@@ -234,4 +234,21 @@ expect_eq "no-overwrite: the oldest events stay" "line 0" \
 	"$(grep -m1 -o 'tracing_mark_write: line [0-9]*$' "$T/trace" | sed 's/.*: //')"
 echo 1 > "$T/options/overwrite"
 
+# buffer_size_kb 4 (two kernel pages) holds what the kernel's holds, page for page: the
+# two pages plus the reader page.  Our 64-byte markers take 96 bytes, 42 to a page (the
+# kernel's: 88 bytes, 46): no-overwrite keeps three pages (126; the kernel 92 until its
+# reader page is used), overwrite the page being written and the one before (42 + 600 %
+# 42 = 54; the kernel 46 + 600 % 46 = 48).  A writer on CPU 0 keeps it to one ring.
+m64=$(printf '%063d' 0)
+for ow in 0 1; do
+	echo $ow > "$T/options/overwrite"
+	echo > "$T/trace"
+	taskset -c 0 sh -c "i=0; while [ \$i -lt 600 ]; do echo $m64 > $T/trace_marker 2>/dev/null; i=\$((i + 1)); done"
+	expect_eq "buffer_size_kb 4, overwrite $ow: as many pages as the kernel's" \
+		"$([ $ow = 0 ] && echo 126 || echo 54)" \
+		"$(sed -n 's/^entries: //p' "$T/per_cpu/cpu0/stats")"
+done
+echo 1410 > "$T/buffer_size_kb"
+echo > "$T/trace"
+
 ut_umount || fail "utracefs exits cleanly"

@@ -121,18 +121,13 @@ static struct ut_ev_func fev(uint32_t tid)
 
 static void test_kpages(void **state)
 {
-	/* enough 4064-byte pages for K*4080 bytes, plus the overwrite window */
+	/* the kernel's pages: K, plus its reader page (and never fewer than 3) */
 	assert_int_equal(tfs_kpages_to_rb_pages(1), 3);
-	assert_int_equal(tfs_kpages_to_rb_pages(100), 102); /* 408000 / 4064 = 100.4 */
-	assert_int_equal(tfs_kpages_to_rb_pages(354), 357); /* the kernel's 1410 KB */
-	for (unsigned int k = 1; k < 5000; k += 37) {
-		unsigned int p = tfs_kpages_to_rb_pages(k);
-
-		assert_true((uint64_t)(p - 1) * UT_RB_PAGE_DATA >=
-			    (uint64_t)k * UT_KERNEL_PAGE_DATA);
-		assert_true((uint64_t)(p - 2) * UT_RB_PAGE_DATA <
-			    (uint64_t)k * UT_KERNEL_PAGE_DATA);
-	}
+	assert_int_equal(tfs_kpages_to_rb_pages(2), 3); /* buffer_size_kb 4 (reads 7) */
+	assert_int_equal(tfs_kpages_to_rb_pages(100), 101);
+	assert_int_equal(tfs_kpages_to_rb_pages(354), 355); /* the kernel's 1410 KB */
+	for (unsigned int k = 2; k < 5000; k += 37)
+		assert_int_equal(tfs_kpages_to_rb_pages(k), k + 1);
 }
 
 /*
@@ -205,7 +200,7 @@ static void test_ring_reset_resize(void **state)
 	old_nr = rc->nr_pages;
 	assert_true(1000 > (old_nr - 1) * (UT_RB_PAGE_DATA / 32)); /* it overflowed */
 	assert_int_equal(tfs_ring_resize(1, 100), 0);
-	assert_int_equal(rc->nr_pages, 102);
+	assert_int_equal(rc->nr_pages, 101);
 	assert_int_equal(ut_rb_page(tfs.area, 1, rb_wpos_slot(rc->wpos))->base_entries +
 			     rb_wpos_entries(rc->wpos),
 			 1000);
@@ -226,7 +221,7 @@ static void test_ring_reset_resize(void **state)
 	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 0, &e.h), 0);
 	tfs_ring_reset(1);
 	assert_int_equal(rc->wpos, 0);
-	assert_int_equal(rc->nr_pages, 102);
+	assert_int_equal(rc->nr_pages, 101);
 	assert_int_not_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0);
 	tfs_ring_reset(-1);
 	assert_int_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0);
