@@ -2,8 +2,13 @@
 /*
  * readme.c - the README file: a short help of the files utracefs serves, laid
  * out like the kernel's tracing mini-HOWTO (a title, quick commands, then one
- * file a line: name, tabs, "- " and what it is for).  The text is utrace's own;
- * keep it in step with files.c when files are added.
+ * file a line: name, tabs, "- " and what it is for, then the syntax a file
+ * accepts).  The text is utrace's own; keep it in step with files.c when files
+ * are added.  Tools read the kernel's README to learn what its files accept, so
+ * the lines they grep for keep the kernel's words where utrace accepts the same:
+ * "accepts: func_full_name or glob-matching-pattern" (full globs: the ftrace
+ * selftests), "Format: <function>:<trigger>[:count]".  "[gid=<gid>]" is left
+ * out: utracefs has no gid mount option, and the selftests that find it try one.
  */
 #include "tfs.h"
 
@@ -62,19 +67,46 @@ static const char readme_text[] =
 	"  dyn_ftrace_total_info\t- How many functions can be traced (records, pages, groups)\n"
 	"  enabled_functions\t- The functions traced right now: name (number of users)\n"
 	"  ftrace_enabled\t- 0: no function is traced, every site unpatched; 1: as selected\n"
-	"  set_ftrace_filter\t- Trace only these functions (all when empty)\n"
-	"\t\t\t  accepts: func, glob* (*glob, *glob*, full globs), !func,\n"
-	"\t\t\t  a line number of available_filter_functions,\n"
-	"\t\t\t  func:mod:object (an object not loaded yet is kept)\n"
-	"\t\t\t  > replaces, >> adds; the change applies when the file is closed\n"
-	"  set_ftrace_notrace\t- Never trace these functions (wins over set_ftrace_filter)\n"
+	"  set_ftrace_filter\t- Write function names here to trace only those functions\n"
+	"\t\t\t  (every function when it is empty)\n"
+	"\t     accepts: func_full_name or glob-matching-pattern\n"
+	"\t\t      (func*, *func, *func*, full globs with * ? [...]),\n"
+	"\t\t      !<pattern> takes functions out, <N> is line N of\n"
+	"\t\t      available_filter_functions\n"
+	"\t     modules: the functions of one object (program or library) only\n"
+	"\t      Format: <function>:mod:<object>\n"
+	"\t     example: echo '*:mod:libz.so.1' > set_ftrace_filter\n"
+	"\t\t      (an object that is not loaded yet is kept for later)\n"
+	"\t    triggers: a command run when the function is called\n"
+	"\t      Format: <function>:<trigger>[:count]\n"
+	"\t     trigger: traceon, traceoff\n"
+	"\t\t      stacktrace\n"
+	"\t\t      dump\n"
+	"\t\t      cpudump\n"
+	"\t     example: echo parse:traceoff > set_ftrace_filter\n"
+	"\t              echo parse:traceoff:3 > set_ftrace_filter\n"
+	"\t     (the second stops after 3 times it turned tracing off)\n"
+	"\t     removing: echo '!<function>:<trigger>' >> set_ftrace_filter\n"
+	"\t               echo '!<function>:<trigger>:0' >> set_ftrace_filter\n"
+	"\t               (the second for a trigger given a count)\n"
+	"\t     > replaces, >> adds; the change applies when the file is closed\n"
+	"  set_ftrace_notrace\t- Write function names here never to trace them\n"
+	"\t    accepts: func_full_name or glob-matching-pattern, !<pattern>, <N>\n"
+	"\t    modules: <function>:mod:<object>, as in set_ftrace_filter\n"
+	"\t    no triggers here\n"
 	"  set_graph_function\t- function_graph: graph only these functions and their callees\n"
+	"\t    accepts: func_full_name or glob-matching-pattern, !<pattern>, <N>\n"
 	"  set_graph_notrace\t- function_graph: do not graph these functions nor their callees\n"
+	"\t    accepts: func_full_name or glob-matching-pattern, !<pattern>, <N>\n"
 	"  set_ftrace_pid\t- Trace only these threads; a process id selects all its threads\n"
-	"\t\t\t  (all when empty; `no pid`); options/function-fork adds children\n"
+	"\t\t    (all when empty: `no pid`); options/function-fork adds children\n"
+	"\t    accepts: <pid> [<pid> ...], decimal, 0x<hex> or 0<octal>\n"
 	"  set_ftrace_notrace_pid - Never trace these threads or processes\n"
+	"\t    accepts: <pid> [<pid> ...]\n"
 	"  set_event_pid\t\t- Ids for event tracing (stored only: no events yet)\n"
+	"\t    accepts: <pid> [<pid> ...], each below 2^30\n"
 	"  set_event_notrace_pid\t- Ids for event tracing (stored only: no events yet)\n"
+	"\t    accepts: <pid> [<pid> ...], each below 2^30\n"
 	"\n"
 	"  per_cpu/cpu<N>/\t- The files of one CPU only:\n"
 	"      trace\t\t- Its events as text (echo > trace empties that CPU)\n"

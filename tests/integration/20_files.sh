@@ -30,6 +30,13 @@ expect_eq "a marker does not expand the buffer" "7 (expanded: 1408)" "$(cat "$T/
 echo nop > "$T/current_tracer"
 expect_eq "setting a tracer expands the buffer" "1410" "$(cat "$T/buffer_size_kb")"
 expect_match "README" "^utrace tracing mini-HOWTO:" "$(head -1 "$T/README")"
+# what tools grep the README for (the ftrace selftests: full globs in set_ftrace_filter;
+# a gid mount option, which utracefs does not have, so it must not be claimed)
+expect_match "README: set_ftrace_filter accepts glob-matching-pattern" \
+	'^[[:space:]]+accepts: .* glob-matching-pattern' "$(sed -n '/^  set_ftrace_filter/,/^  set_ftrace_notrace/p' "$T/README")"
+expect_eq "README: the trigger format" "1" \
+	"$(grep -cF 'Format: <function>:<trigger>[:count]' "$T/README")"
+expect_eq "README: no [gid=<gid>] mount option" "0" "$(grep -cF '[gid=<gid>]' "$T/README")"
 
 # ---- against the kernel ------------------------------------------------------------------
 # per-tree saved values live in $S/saved (the kernel's run ends before ours starts)
