@@ -46,7 +46,9 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 # The function_graph samples (graph_*) are built four ways instead (GRAPH_PROGS).
 GRAPH_SRC := $(wildcard tests/progs/graph_*.c)
 GRAPH_CXX_SRC := $(wildcard tests/progs/graph_*.cc)
-PROG_SRC := $(filter-out $(GRAPH_SRC),$(wildcard tests/progs/*.c))
+# Shared objects for the test programs: tests/progs/lib_*.c -> lib_*.so.
+PROG_LIB_SRC := $(wildcard tests/progs/lib_*.c)
+PROG_SRC := $(filter-out $(GRAPH_SRC) $(PROG_LIB_SRC),$(wildcard tests/progs/*.c))
 PROG_CXX_SRC := $(filter-out $(GRAPH_CXX_SRC),$(wildcard tests/progs/*.cc))
 EXAMPLE_SRC := $(wildcard examples/*.c)
 
@@ -62,7 +64,9 @@ FSBIN := $(B)/bin/utracefs
 CLI := $(B)/bin/utrace
 UNITS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROGS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(PROG_SRC)) \
-	$(patsubst tests/progs/%.cc,$(B)/tests/progs/%,$(PROG_CXX_SRC))
+	$(patsubst tests/progs/%.cc,$(B)/tests/progs/%,$(PROG_CXX_SRC)) \
+	$(patsubst tests/progs/%.c,$(B)/tests/progs/%.so,$(PROG_LIB_SRC)) \
+	$(B)/tests/progs/names_ver2
 EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
 # Each graph sample as $(B)/tests/progs/VARIANT/NAME, VARIANT = COMPILER-LEVEL: their
 # expected call trees must not depend on the compiler or on inlining and tail calls.
@@ -118,6 +122,13 @@ $(B)/tests/progs/%: tests/progs/%.c $(PROG_HDRS)
 $(B)/tests/progs/%: tests/progs/%.cc $(PROG_HDRS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(TRACED_CFLAGS) -o $@ $< -lpthread -ldl
+$(B)/tests/progs/%.so: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACED_CFLAGS) -shared -fPIC -o $@ $<
+# names_ver again, with other functions ahead: a program rebuilt in place (42_names.sh)
+$(B)/tests/progs/names_ver2: tests/progs/names_ver.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACED_CFLAGS) -DNAMES_V2 -o $@ $<
 $(B)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -o $@ $< -lpthread

@@ -74,8 +74,14 @@ struct ut_msg_task {
 	char comm[16];
 };
 
+/*
+ * The process's mappings changed (after dlopen/dlclose): tsc is its TSC read
+ * after the change, older than any event of what it mapped since and younger
+ * than every event of what it unmapped.
+ */
 struct ut_msg_maps {
 	struct ut_msg_hdr h;
+	uint64_t tsc;
 };
 
 struct ut_msg_tracing {

@@ -31,6 +31,7 @@
 
 #include "core.h"
 #include "ring_read.h"
+#include "settings.h"
 #include "tfs.h"
 #include "ut_ring_write.h"
 #include "ut_sel.h"
@@ -324,6 +325,8 @@ void tfs_area_fini(void)
 
 void tfs_ring_reset(int cpu)
 {
+	uint64_t tsc = tfs_clock_tsc();
+
 	if (!tfs.area)
 		return;
 	pthread_mutex_lock(&area_lock);
@@ -331,6 +334,8 @@ void tfs_ring_reset(int cpu)
 		if (cpu < 0 || (unsigned int)cpu == c)
 			ring_reset_locked(c, tfs_kpages_to_rb_pages(tfs.nr_kpages[c]));
 	pthread_mutex_unlock(&area_lock);
+	if (cpu < 0)
+		tfs_sym_forget(tsc); /* no event of a mapping gone before is left */
 	tfs_ring_kick();
 }
 

@@ -53,18 +53,19 @@ static int grow(void **p, unsigned int *cap, unsigned int want, size_t elt)
 
 /* ---- objects and functions ------------------------------------------------------ */
 
-static int obj_find(const char *path)
+/* A file rebuilt at the same path is another object (key: its content, sym.c). */
+static int obj_find(const char *path, const char *key)
 {
 	for (unsigned int i = 0; i < tfs_ft.nr_objs; i++)
-		if (!strcmp(tfs_ft.objs[i].path, path))
+		if (!strcmp(tfs_ft.objs[i].path, path) && !strcmp(tfs_ft.objs[i].key, key))
 			return (int)i;
 	return -1;
 }
 
-static int obj_get(const char *path, bool is_exe, bool *created)
+static int obj_get(const char *path, const char *key, bool is_exe, bool *created)
 {
 	struct tfs_ft_obj *o;
-	int i = obj_find(path);
+	int i = obj_find(path, key);
 	const char *slash;
 
 	*created = false;
@@ -77,8 +78,12 @@ static int obj_get(const char *path, bool is_exe, bool *created)
 	o = &tfs_ft.objs[tfs_ft.nr_objs];
 	memset(o, 0, sizeof(*o));
 	o->path = strdup(path);
-	if (!o->path)
+	o->key = strdup(key);
+	if (!o->path || !o->key) {
+		free(o->path);
+		free(o->key);
 		return -ENOMEM;
+	}
 	slash = strrchr(o->path, '/');
 	o->mod = slash ? slash + 1 : o->path;
 	o->exe = is_exe;
@@ -177,11 +182,11 @@ static void pobj_remove(struct tfs_ft_proc *p, struct tfs_ft_pobj *po)
 }
 
 /* Name the sites of a complete object and attach it to its file (lock held). */
-static int pobj_complete(struct tfs_ft_pobj *po, const char *path, bool is_exe,
+static int pobj_complete(struct tfs_ft_pobj *po, const char *path, const char *key, bool is_exe,
 			 const char *const *names)
 {
 	bool created;
-	int oi = obj_get(path, is_exe, &created);
+	int oi = obj_get(path, key, is_exe, &created);
 
 	if (oi < 0)
 		return oi;
@@ -260,7 +265,7 @@ int tfs_ft_add_named(pid_t pid, uint32_t obj, const char *path, bool is_exe, uin
 	p = proc_find(pid, true);
 	ret = p ? pobj_packet(p, obj, base, total, 0, total, offsets, &po) : -ENOMEM;
 	if (ret == 1 && po)
-		ret = pobj_complete(po, path, is_exe, names) ?: 1;
+		ret = pobj_complete(po, path, "", is_exe, names) ?: 1;
 	pthread_mutex_unlock(&tfs_ft_lock);
 	return ret;
 }
@@ -270,7 +275,7 @@ int tfs_ft_sites(pid_t pid, uint32_t obj, const char *path, bool is_exe, uint64_
 {
 	struct tfs_ft_pobj *po;
 	struct tfs_ft_proc *p;
-	char **names = NULL;
+	char **names = NULL, key[2 * 64 + 1];
 	uint32_t *offs = NULL;
 	struct timespec t0, t1;
 	int ret;
@@ -310,6 +315,8 @@ int tfs_ft_sites(pid_t pid, uint32_t obj, const char *path, bool is_exe, uint64_
 			break;
 		tfs_sym_load_maps(pid); /* dlopen'ed since we read its maps: read them again */
 	}
+	if (tfs_sym_file_key(pid, base + offs[0], key, sizeof(key)))
+		key[0] = '\0';
 
 	pthread_mutex_lock(&tfs_ft_lock);
 	p = proc_find(pid, false);
@@ -317,7 +324,7 @@ int tfs_ft_sites(pid_t pid, uint32_t obj, const char *path, bool is_exe, uint64_
 	/* still the object we named (nothing replaced it meanwhile) */
 	if (po && po->fobj < 0 && po->got == po->total && po->total == total &&
 	    !memcmp(po->offs, offs, (size_t)total * sizeof(*offs)))
-		ret = pobj_complete(po, path, is_exe, (const char *const *)names) ?: 1;
+		ret = pobj_complete(po, path, key, is_exe, (const char *const *)names) ?: 1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* dyn_ftrace_total_info: executables are our "boot", shared objects "modules" */
 	update_ns[!is_exe] += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
@@ -363,6 +370,7 @@ void tfs_ft_reset(void)
 	free(tfs_ft.funcs);
 	for (unsigned int i = 0; i < tfs_ft.nr_objs; i++) {
 		free(tfs_ft.objs[i].path);
+		free(tfs_ft.objs[i].key);
 		free(tfs_ft.objs[i].funcs);
 	}
 	free(tfs_ft.objs);

@@ -41,6 +41,7 @@ struct tfs_ft_func {
 
 struct tfs_ft_obj {
 	char *path;
+	char *key;	 /* what the file holds (tfs_sym_file_key): a rebuild is another object */
 	const char *mod; /* basename of path: the "module" of its functions */
 	bool exe;	 /* the executable of a process: its functions print plain */
 	uint32_t *funcs; /* function ids sorted by offset */

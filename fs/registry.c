@@ -359,6 +359,7 @@ static void proc_remove(unsigned int i)
 	if (hello) {
 		bool gone = tfs_ft_proc_gone(pid);
 
+		tfs_sym_proc_gone(pid); /* its mappings stay for its events */
 		gone |= tfs_pid_exit(pid);
 		if (gone && tfs_sel_publish() == 0)
 			apply_later();
@@ -486,6 +487,10 @@ static int on_sites(int fd, pid_t pid, const struct ut_msg_sites *m)
 			return 0;
 		}
 	pthread_mutex_unlock(&reg_lock);
+	if (m->first == 0 && m->total)
+		tfs_sym_object_mapped(pid, m->path, m->base);
+	else if (m->total == 0)
+		tfs_sym_object_unmapped(pid, m->base);
 	ret = tfs_ft_sites(pid, m->obj, m->path, !strcmp(m->path, exe), m->base, m->total,
 			   m->first, m->nr, m->offsets);
 	if (ret < 0)
@@ -582,7 +587,7 @@ static int on_message(int fd, const void *buf, size_t n)
 		return tfs_task_record(m->tid, m->pid, m->comm) == -EINVAL ? -EPROTO : 0;
 	}
 	case UT_MSG_MAPS:
-		tfs_sym_load_maps(pid);
+		tfs_sym_maps_changed(pid, ((const struct ut_msg_maps *)buf)->tsc);
 		return 0;
 	case UT_MSG_SITES:
 		return on_sites(fd, pid, buf);

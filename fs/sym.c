@@ -1,15 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
- * sym.c - addresses of traced processes -> function names.
+ * sym.c - addresses of traced processes -> function names, as they were mapped
+ * when each event was written.
  *
- * For each process: its executable file mappings from /proc/PID/maps (start,
- * end, file offset, path, device and inode), kept after the process is gone so
- * that the events of a dead process still resolve.  For each file (one cache
- * entry per device + inode): the functions of .symtab and .dynsym (libelf),
- * sorted by address, and its PT_LOAD segments to turn a file offset into a
- * symbol address.  A lookup finds the mapping, then the function containing
- * the address by binary search.  C++ names are demangled on demand
- * (__cxa_demangle, libstdc++) and cached.
+ * For each process: its executable file mappings (start, end, file offset, the
+ * file), each with the time (TSC, the rings' raw clock) it was seen gone, kept
+ * after it went so that the events written while it was mapped still resolve.
+ * For each file, one cache entry per content (symfile.c: device + inode, size,
+ * mtime and GNU build-id, so that a file rebuilt in place, where ext4 reuses the
+ * inode, is a new entry): its segments and functions.
+ *
+ * When the mappings change.  A process's maps are read when it registers
+ * (HELLO) and when it says they changed (UT_MSG_MAPS, after every dlopen and
+ * dlclose, stamped by the process with the TSC after the change).  A mapping
+ * that was live and is not in the new reading ends at that stamp: events are
+ * written by code that is mapped, so every event of it is older than the
+ * stamp, and every event of what is mapped in its place afterwards younger.
+ * The maps may be read late (the process went on, or exited: a reading that
+ * shows nothing says nothing).  So the objects a process announces with their
+ * sites (UT_MSG_SITES: path and load base) are also placed from their files
+ * (tfs_sym_object_mapped), and an announced unload ends them at the last
+ * UT_MSG_MAPS stamp (tfs_sym_object_unmapped).  A lookup for an event of time
+ * ts takes, among the mappings covering the address, the one that ended first
+ * after ts (a live one never ends; between live ones the newest): the mapping
+ * that was there when the event was written.
+ *
+ * When old mappings go.  A mapping that ended can go once no event older than
+ * its end can be in the rings: after every ring was cleared (tfs_sym_forget),
+ * or, past SYM_MAX_MAPS per process, the one that ended first.  A process that
+ * is gone (tfs_sym_proc_gone) ends all its mappings; it goes when they have.
+ *
+ * Naming: the symbol before the address (symfile.c says which covers what);
+ * an address no symbol covers is named after its object by tfs_sym_object_at
+ * ("[libc.so.6+0x2724a]", as the kernel names a module).  C++ names are
+ * demangled on demand (__cxa_demangle, libstdc++) and cached.
  *
  * The paths come from /proc/PID/maps, i.e. from the traced process: a file is
  * opened without blocking or following a last symbolic link and used only when it
@@ -21,9 +45,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,46 +54,33 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "settings.h"
+#include "symfile.h"
 #include "tfs.h"
 
 /* libstdc++ (utracefs links -lstdc++) */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-#define SYM_MAX_LOADS 16
 #define SYM_RETRY_NS 1000000000ull
 #define SYM_MAX_PROCS 1024
 #define SYM_MAX_FILES 512
 #define SYM_MAX_MAPS 4096 /* per process, old mappings included */
-
-struct sym {
-	uint64_t addr, size;
-	char *name;
-	char *demangled; /* lazily; == name when it does not demangle */
-	int rank;	 /* binding preference among aliases: global < weak < local */
-};
-
-struct symfile {
-	char *path;
-	dev_t dev;
-	ino_t ino;
-	struct sym *syms;
-	size_t n;
-	struct {
-		uint64_t off, vaddr, filesz;
-	} loads[SYM_MAX_LOADS];
-	unsigned int nloads;
-	struct symfile *next;
-};
+#define SYM_LIVE UINT64_MAX	  /* the end of a mapping still there */
+#define SYM_NOW (UINT64_MAX - 1) /* a lookup "now": only live mappings */
 
 struct map {
 	uint64_t start, end, off;
+	uint64_t gone;	/* TSC when it was seen unmapped, SYM_LIVE while mapped */
+	bool announced; /* of an object the process announced (tfs_sym_object_mapped) */
 	struct symfile *f;
 };
 
 struct proc {
 	pid_t pid;
+	bool exited;	   /* tfs_sym_proc_gone: it can go with its last mapping */
 	struct map *maps;
 	size_t n;
+	uint64_t last_tsc; /* stamp of the last reading: the next is not older */
 	uint64_t tried_ns; /* last failed load, for lazily loaded processes */
 	struct proc *next;
 };
@@ -89,183 +98,16 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- ELF files -------------------------------------------------------------------------- */
+/* ---- the files (symfile.c), cached by content ------------------------------------------ */
 
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* among aliases: the name with fewer leading underscores, then the global one */
-	if (strspn(x->name, "_") != strspn(y->name, "_"))
-		return strspn(x->name, "_") < strspn(y->name, "_") ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	return strcmp(x->name, y->name);
-}
 
-static int add_sym(struct symfile *f, size_t *cap, const GElf_Sym *s, const char *name)
-{
-	int bind = GELF_ST_BIND(s->st_info);
 
-	if (*cap == f->n) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		struct sym *p = realloc(f->syms, ncap * sizeof(*p));
 
-		if (!p)
-			return -ENOMEM;
-		f->syms = p;
-		*cap = ncap;
-	}
-	f->syms[f->n].name = strdup(name);
-	if (!f->syms[f->n].name)
-		return -ENOMEM;
-	f->syms[f->n].addr = s->st_value;
-	f->syms[f->n].size = s->st_size;
-	f->syms[f->n].demangled = NULL;
-	f->syms[f->n].rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-	f->n++;
-	return 0;
-}
 
-/* The functions of one symbol table section. */
-static int read_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct symfile *f, size_t *cap)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t count;
 
-	if (!data || !sh->sh_entsize)
-		return 0;
-	count = sh->sh_size / sh->sh_entsize;
-	for (size_t i = 0; i < count; i++) {
-		GElf_Sym s;
-		const char *name;
-		int type;
 
-		if (!gelf_getsym(data, (int)i, &s))
-			break;
-		type = GELF_ST_TYPE(s.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
-		    !s.st_value)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (!name || !name[0])
-			continue;
-		if (add_sym(f, cap, &s, name))
-			return -ENOMEM;
-	}
-	return 0;
-}
 
-/* Sort by address and keep one name per address. */
-static void sort_syms(struct symfile *f)
-{
-	size_t j = 0;
-
-	if (!f->n)
-		return;
-	qsort(f->syms, f->n, sizeof(f->syms[0]), sym_cmp);
-	for (size_t i = 1; i < f->n; i++) {
-		if (f->syms[i].addr == f->syms[j].addr) {
-			if (!f->syms[j].size)
-				f->syms[j].size = f->syms[i].size;
-			free(f->syms[i].name);
-			continue;
-		}
-		f->syms[++j] = f->syms[i];
-	}
-	f->n = j + 1;
-}
-
-static int load_elf(struct symfile *f, int fd)
-{
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	size_t cap = 0, nph = 0;
-
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf)
-		return -EINVAL;
-	if (elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		return -EINVAL;
-	}
-	if (elf_getphdrnum(elf, &nph) == 0) {
-		for (size_t i = 0; i < nph && f->nloads < SYM_MAX_LOADS; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
-				f->loads[f->nloads].off = ph.p_offset;
-				f->loads[f->nloads].vaddr = ph.p_vaddr;
-				f->loads[f->nloads].filesz = ph.p_filesz;
-				f->nloads++;
-			}
-		}
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
-		    read_symtab(elf, scn, &sh, f, &cap)) {
-			elf_end(elf);
-			return -ENOMEM;
-		}
-	}
-	elf_end(elf);
-	sort_syms(f);
-	return 0;
-}
-
-/*
- * Open fn without blocking (a FIFO or a device would block or misbehave) and
- * keep it only when it is a regular file with inode ino.  -1 otherwise.
- */
-static int open_regular(const char *fn, int flags, ino_t ino)
-{
-	struct stat st;
-	int fd = open(fn, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
-
-	/* the inode tells a replaced file; overlay file systems may show another device */
-	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_ino != ino)) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-/*
- * The file of a mapping: /proc/PID/map_files names the mapped object itself
- * (even when deleted or replaced; a link the kernel resolves, so it is followed),
- * the path otherwise (map_files needs privileges).
- */
-static int open_mapped(pid_t pid, const char *path, ino_t ino, uint64_t start, uint64_t end)
-{
-	char alt[64];
-	int fd;
-
-	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start,
-		 end);
-	fd = open_regular(alt, 0, ino);
-	if (fd < 0)
-		fd = open_regular(path, O_NOFOLLOW, ino);
-	return fd;
-}
-
-static void file_free(struct symfile *f)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		if (f->syms[i].demangled != f->syms[i].name)
-			free(f->syms[i].demangled);
-		free(f->syms[i].name);
-	}
-	free(f->syms);
-	free(f->path);
-	free(f);
-}
 
 static bool proc_uses(const struct proc *p, const struct symfile *f)
 {
@@ -275,18 +117,31 @@ static bool proc_uses(const struct proc *p, const struct symfile *f)
 	return false;
 }
 
+static bool file_used(const struct symfile *f)
+{
+	for (const struct proc *p = procs; p; p = p->next)
+		if (proc_uses(p, f))
+			return true;
+	return false;
+}
+
 /*
- * Past SYM_MAX_FILES, drop the oldest file that keep does not use, with every
- * mapping of it (sym_lock held).
+ * Past SYM_MAX_FILES, drop the oldest file no mapping uses; failing that, the
+ * oldest that keep does not use, with every mapping of it (sym_lock held).
  */
 static void files_trim(const struct proc *keep)
 {
 	while (nr_files > SYM_MAX_FILES) {
-		struct symfile **victim = NULL, *f;
+		struct symfile **victim = NULL, **unused = NULL, *f;
 
-		for (struct symfile **pp = &files; *pp; pp = &(*pp)->next)
+		for (struct symfile **pp = &files; *pp; pp = &(*pp)->next) {
 			if (!proc_uses(keep, *pp))
 				victim = pp;
+			if (!file_used(*pp))
+				unused = pp;
+		}
+		if (unused)
+			victim = unused;
 		if (!victim)
 			return;
 		f = *victim;
@@ -299,39 +154,45 @@ static void files_trim(const struct proc *keep)
 					p->maps[j++] = p->maps[i];
 			p->n = j;
 		}
-		file_free(f);
+		tfs_symfile_free(f);
 		nr_files--;
 	}
 }
 
-/* The cached file for a mapping (a file without symbols caches as empty). */
+
+/*
+ * The cached file for what fd holds (-1: could not be opened; then dev + ino
+ * from the maps stand for it), by content.  Closes fd.
+ */
+static struct symfile *file_of_fd(int fd, const char *path, dev_t dev, ino_t ino)
+{
+	struct fileid id;
+	Elf *elf = tfs_symfile_identify(fd, dev, ino, &id);
+	struct symfile *f;
+
+	for (f = files; f; f = f->next)
+		if (tfs_fileid_same(&f->id, &id) && !strcmp(f->path, path))
+			break;
+	if (!f) {
+		f = tfs_symfile_new(path, &id, elf);
+		if (f) {
+			f->next = files;
+			files = f;
+			nr_files++;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return f;
+}
+
+/* The cached file for a mapping of /proc/PID/maps. */
 static struct symfile *file_get(pid_t pid, const char *path, dev_t dev, ino_t ino,
 				uint64_t start, uint64_t end)
 {
-	struct symfile *f;
-	int fd;
-
-	for (f = files; f; f = f->next)
-		if (f->dev == dev && f->ino == ino && !strcmp(f->path, path))
-			return f;
-	fd = open_mapped(pid, path, ino, start, end);
-	f = calloc(1, sizeof(*f));
-	if (!f || !(f->path = strdup(path))) {
-		free(f);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	f->dev = dev;
-	f->ino = ino;
-	if (fd >= 0) {
-		load_elf(f, fd); /* a file without symbols still caches as empty */
-		close(fd);
-	}
-	f->next = files;
-	files = f;
-	nr_files++;
-	return f;
+	return file_of_fd(tfs_symfile_open_mapped(pid, path, ino, start, end), path, dev, ino);
 }
 
 /* ---- processes -------------------------------------------------------------------------- */
@@ -367,14 +228,28 @@ static bool parse_map_line(const char *line, uint64_t *start, uint64_t *end, uin
 	return true;
 }
 
-static int read_maps(pid_t pid, struct map **out, size_t *nout)
+/* A live mapping of p that is this line of its maps (its file need not be read again). */
+static struct symfile *live_file(const struct proc *p, uint64_t start, uint64_t end, uint64_t off,
+				 ino_t ino, const char *path)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct map *m = &p->maps[i];
+
+		if (m->gone == SYM_LIVE && m->start == start && m->end == end && m->off == off &&
+		    m->f->id.ino == ino && !strcmp(m->f->path, path))
+			return m->f;
+	}
+	return NULL;
+}
+
+static int read_maps(struct proc *p, struct map **out, size_t *nout)
 {
 	char fn[64], line[4096 + 256];
 	struct map *maps = NULL;
 	size_t n = 0, cap = 0;
 	FILE *fp;
 
-	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)p->pid);
 	fp = fopen(fn, "re");
 	if (!fp)
 		return -errno;
@@ -390,61 +265,86 @@ static int read_maps(pid_t pid, struct map **out, size_t *nout)
 		if (n >= SYM_MAX_MAPS)
 			break;
 		if (n == cap) {
-			struct map *p = realloc(maps, (cap ? cap * 2 : 16) * sizeof(*p));
+			struct map *m = realloc(maps, (cap ? cap * 2 : 16) * sizeof(*m));
 
-			if (!p)
+			if (!m)
 				break;
-			maps = p;
+			maps = m;
 			cap = cap ? cap * 2 : 16;
 		}
-		maps[n].start = start;
-		maps[n].end = end;
-		maps[n].off = off;
-		maps[n].f = file_get(pid, path, dev, ino, start, end);
+		maps[n] = (struct map){.start = start, .end = end, .off = off, .gone = SYM_LIVE};
+		maps[n].f = live_file(p, start, end, off, ino, path);
+		if (!maps[n].f)
+			maps[n].f = file_get(p->pid, path, dev, ino, start, end);
 		if (maps[n].f)
 			n++;
 	}
 	fclose(fp);
+	if (!n) {
+		/* a process that is exiting shows none: that says nothing of what went */
+		free(maps);
+		return -ESRCH;
+	}
 	*out = maps;
 	*nout = n;
 	return 0;
 }
 
-static bool overlaps(const struct map *a, const struct map *list, size_t n)
+static bool same_map(const struct map *a, const struct map *b)
+{
+	return a->start == b->start && a->end == b->end && a->off == b->off && a->f == b->f;
+}
+
+static bool in_list(const struct map *m, const struct map *list, size_t n, bool live_only)
 {
 	for (size_t i = 0; i < n; i++)
-		if (a->start < list[i].end && list[i].start < a->end)
+		if (same_map(m, &list[i]) && (!live_only || list[i].gone == SYM_LIVE))
 			return true;
 	return false;
 }
 
-/*
- * Replace p's mappings with the new ones, keeping the old ones that nothing new
- * covers (a library unloaded since: its earlier events still resolve).
- */
-static void proc_set_maps(struct proc *p, struct map *maps, size_t n)
+/* Drop the mapping that ended first (none ended: the oldest); n > 0. */
+static void proc_drop_one(struct proc *p)
 {
-	size_t keep = 0;
+	size_t v = 0;
+
+	for (size_t i = 1; i < p->n; i++)
+		if (p->maps[i].gone < p->maps[v].gone)
+			v = i;
+	p->maps[v] = p->maps[--p->n];
+}
+
+/*
+ * A new reading of p's mappings, taken at TSC tsc: the live mappings not in it
+ * end at tsc, the ones in it not yet known start.  Takes maps.
+ */
+static void proc_set_maps(struct proc *p, struct map *maps, size_t n, uint64_t tsc)
+{
+	size_t add = 0;
 	struct map *all;
 
 	for (size_t i = 0; i < p->n; i++)
-		if (!overlaps(&p->maps[i], maps, n))
-			keep++;
-	if (n + keep > SYM_MAX_MAPS)
-		keep = 0; /* too many: forget the old ones */
-	all = realloc(maps, (n + keep + 1) * sizeof(*all));
-	if (!all) {
-		free(p->maps);
-		p->maps = maps;
-		p->n = n;
-		return;
+		if (p->maps[i].gone == SYM_LIVE && !in_list(&p->maps[i], maps, n, false))
+			p->maps[i].gone = tsc;
+	for (size_t i = 0; i < n; i++)
+		if (!in_list(&maps[i], p->maps, p->n, true))
+			maps[add++] = maps[i];
+	all = realloc(p->maps, (p->n + add + 1) * sizeof(*all));
+	if (all) {
+		memcpy(all + p->n, maps, add * sizeof(*all));
+		p->maps = all;
+		p->n += add;
 	}
-	for (size_t i = 0; i < p->n && keep; i++)
-		if (!overlaps(&p->maps[i], all, n))
-			all[n++] = p->maps[i];
+	free(maps);
+	while (p->n > SYM_MAX_MAPS)
+		proc_drop_one(p);
+}
+
+static void proc_free(struct proc *p)
+{
 	free(p->maps);
-	p->maps = all;
-	p->n = n;
+	free(p);
+	nr_procs--;
 }
 
 /* Forget the oldest process (its files stay cached). */
@@ -458,34 +358,49 @@ static void procs_drop_oldest(void)
 		pp = &(*pp)->next;
 	p = *pp;
 	*pp = NULL;
-	free(p->maps);
-	free(p);
-	nr_procs--;
+	proc_free(p);
 }
 
-static int load_maps_locked(pid_t pid)
+static struct proc *proc_get(pid_t pid)
 {
 	struct proc *p = proc_find(pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->next = procs;
+	procs = p;
+	if (++nr_procs > SYM_MAX_PROCS)
+		procs_drop_oldest();
+	return p;
+}
+
+static int load_maps_locked(pid_t pid, uint64_t tsc)
+{
+	struct proc *p = proc_get(pid);
+	uint64_t now = tfs_clock_tsc();
 	struct map *maps;
 	size_t n;
 	int err;
 
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		p->pid = pid;
-		p->next = procs;
-		procs = p;
-		if (++nr_procs > SYM_MAX_PROCS)
-			procs_drop_oldest();
-	}
-	err = read_maps(pid, &maps, &n);
+	if (!p)
+		return -ENOMEM;
+	/* never older than the last reading, never in the future */
+	if (tsc < p->last_tsc)
+		tsc = p->last_tsc;
+	if (tsc > now)
+		tsc = now;
+	p->last_tsc = tsc; /* also when the reading fails: an unload then uses it */
+	err = read_maps(p, &maps, &n);
 	if (err) {
 		p->tried_ns = now_ns();
 		return err;
 	}
-	proc_set_maps(p, maps, n);
+	p->exited = false;
+	proc_set_maps(p, maps, n, tsc);
 	p->tried_ns = 0;
 	files_trim(p);
 	return 0;
@@ -493,42 +408,160 @@ static int load_maps_locked(pid_t pid)
 
 int tfs_sym_load_maps(pid_t pid)
 {
+	return tfs_sym_maps_changed(pid, UINT64_MAX);
+}
+
+int tfs_sym_maps_changed(pid_t pid, uint64_t tsc)
+{
 	int err;
 
 	if (pid <= 0)
 		return -EINVAL;
 	pthread_mutex_lock(&sym_lock);
-	err = load_maps_locked(pid);
+	err = load_maps_locked(pid, tsc);
 	pthread_mutex_unlock(&sym_lock);
 	return err;
 }
 
+void tfs_sym_proc_gone(pid_t pid)
+{
+	uint64_t tsc = tfs_clock_tsc();
+	struct proc *p;
+
+	pthread_mutex_lock(&sym_lock);
+	p = proc_find(pid);
+	for (size_t i = 0; p && i < p->n; i++)
+		if (p->maps[i].gone == SYM_LIVE)
+			p->maps[i].gone = tsc;
+	if (p)
+		p->exited = true;
+	pthread_mutex_unlock(&sym_lock);
+}
+
+void tfs_sym_forget(uint64_t tsc)
+{
+	pthread_mutex_lock(&sym_lock);
+	for (struct proc **pp = &procs; *pp;) {
+		struct proc *p = *pp;
+		size_t j = 0;
+
+		for (size_t i = 0; i < p->n; i++)
+			if (p->maps[i].gone > tsc)
+				p->maps[j++] = p->maps[i];
+		p->n = j;
+		if (p->exited && !p->n) {
+			*pp = p->next;
+			proc_free(p);
+			continue;
+		}
+		pp = &p->next;
+	}
+	pthread_mutex_unlock(&sym_lock);
+}
+
+/* The load bias of m: its file's addresses + bias are the process's.  false: unknown. */
+static bool map_bias(const struct map *m, uint64_t *bias)
+{
+	for (unsigned int l = 0; l < m->f->nloads; l++) {
+		uint64_t o = m->f->loads[l].off;
+
+		if (o >= m->off && o - m->off < m->end - m->start) {
+			*bias = m->start + (o - m->off) - m->f->loads[l].vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Mark p's live mappings of the object at bias (of path, unless NULL) announced. */
+static bool mark_announced(struct proc *p, const char *path, uint64_t base)
+{
+	bool found = false;
+	uint64_t bias;
+
+	for (size_t i = 0; i < p->n; i++) {
+		struct map *m = &p->maps[i];
+
+		if (m->gone == SYM_LIVE && (!path || !strcmp(m->f->path, path)) &&
+		    map_bias(m, &bias) && bias == base) {
+			m->announced = true;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* The executable segments of f loaded at base, as the dynamic loader maps them. */
+static void add_segments(struct proc *p, struct symfile *f, uint64_t base)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	for (unsigned int l = 0; l < f->nloads; l++) {
+		uint64_t v = f->loads[l].vaddr, end = v + f->loads[l].memsz;
+		struct map *maps;
+
+		if (!f->loads[l].exec || !f->loads[l].memsz)
+			continue;
+		maps = realloc(p->maps, (p->n + 1) * sizeof(*maps));
+		if (!maps)
+			return;
+		p->maps = maps;
+		maps[p->n++] = (struct map){.start = base + (v & ~(pg - 1)),
+					    .end = base + ((end + pg - 1) & ~(pg - 1)),
+					    .off = f->loads[l].off & ~(pg - 1),
+					    .gone = SYM_LIVE,
+					    .announced = true,
+					    .f = f};
+	}
+	while (p->n > SYM_MAX_MAPS)
+		proc_drop_one(p);
+}
+
+int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base)
+{
+	struct symfile *f;
+	struct proc *p;
+	int fd, err = 0;
+
+	if (pid <= 0 || path[0] != '/')
+		return -EINVAL;
+	pthread_mutex_lock(&sym_lock);
+	p = proc_get(pid);
+	if (!p) {
+		err = -ENOMEM;
+	} else if (!mark_announced(p, path, base)) {
+		/* maps read too late to show it (unloaded since): the file says where it was */
+		fd = tfs_symfile_open_regular(path, O_NOFOLLOW, 0);
+		f = fd >= 0 ? file_of_fd(fd, path, 0, 0) : NULL;
+		if (f)
+			add_segments(p, f, base);
+		else
+			err = -ENOENT;
+		files_trim(p);
+	}
+	pthread_mutex_unlock(&sym_lock);
+	return err;
+}
+
+void tfs_sym_object_unmapped(pid_t pid, uint64_t base)
+{
+	struct proc *p;
+	uint64_t bias;
+
+	pthread_mutex_lock(&sym_lock);
+	p = proc_find(pid);
+	for (size_t i = 0; p && i < p->n; i++) {
+		struct map *m = &p->maps[i];
+
+		/* unloaded before the process's last UT_MSG_MAPS, which says when */
+		if (m->gone == SYM_LIVE && m->announced && map_bias(m, &bias) && bias == base)
+			m->gone = p->last_tsc ? p->last_tsc : tfs_clock_tsc();
+	}
+	pthread_mutex_unlock(&sym_lock);
+}
+
 /* ---- lookups ---------------------------------------------------------------------------- */
 
-/* The symbol of f containing vaddr, with its size (up to the next one when 0). */
-static struct sym *file_lookup(struct symfile *f, uint64_t vaddr, uint64_t *size)
-{
-	size_t lo = 0, hi = f->n;
-	struct sym *s;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (f->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	s = &f->syms[lo - 1];
-	*size = s->size;
-	if (!*size && lo < f->n)
-		*size = f->syms[lo].addr - s->addr;
-	if (vaddr - s->addr >= *size)
-		return NULL;
-	return s;
-}
 
 static const char *sym_name(struct sym *s, bool demangle)
 {
@@ -545,58 +578,151 @@ static const char *sym_name(struct sym *s, bool demangle)
 	return s->demangled;
 }
 
-static int map_lookup(struct proc *p, uint64_t addr, bool demangle, char *name, size_t size,
-		      uint64_t *start, uint64_t *symsize)
+/* The mapping of p that held addr at time tsc: the first to end after tsc. */
+static struct map *map_at(struct proc *p, uint64_t tsc, uint64_t addr)
 {
+	struct map *best = NULL;
+
 	for (size_t i = 0; i < p->n; i++) {
 		struct map *m = &p->maps[i];
-		uint64_t foff;
 
-		if (addr < m->start || addr >= m->end)
-			continue;
-		foff = addr - m->start + m->off;
-		for (unsigned int l = 0; l < m->f->nloads; l++) {
-			uint64_t o = m->f->loads[l].off, vaddr, ssize = 0;
-			struct sym *s;
-
-			if (foff < o || foff - o >= m->f->loads[l].filesz)
-				continue;
-			vaddr = foff - o + m->f->loads[l].vaddr;
-			s = file_lookup(m->f, vaddr, &ssize);
-			if (!s)
-				return -ENOENT;
-			snprintf(name, size, "%s", sym_name(s, demangle));
-			*start = addr - (vaddr - s->addr);
-			*symsize = ssize;
-			return 0;
-		}
-		return -ENOENT;
+		/* a tie between live ones: the newest (one seen early is older) */
+		if (addr >= m->start && addr < m->end && m->gone > tsc &&
+		    (!best || m->gone <= best->gone))
+			best = m;
 	}
-	return -ENOENT;
+	return best;
+}
+
+/* The segment of m's file holding addr: its index, *vaddr the address in the file. */
+static int map_segment(const struct map *m, uint64_t addr, uint64_t *vaddr)
+{
+	uint64_t foff = addr - m->start + m->off;
+
+	for (unsigned int l = 0; l < m->f->nloads; l++) {
+		uint64_t o = m->f->loads[l].off;
+
+		if (foff < o || foff - o >= m->f->loads[l].filesz)
+			continue;
+		*vaddr = foff - o + m->f->loads[l].vaddr;
+		return (int)l;
+	}
+	return -1;
+}
+
+static int map_lookup(struct map *m, uint64_t addr, bool demangle, char *name, size_t size,
+		      uint64_t *start, uint64_t *symsize)
+{
+	uint64_t vaddr, ssize = 0, lo;
+	int l = map_segment(m, addr, &vaddr);
+	struct sym *s;
+
+	if (l < 0)
+		return -ENOENT;
+	lo = m->f->loads[l].vaddr;
+	s = tfs_symfile_lookup(m->f, vaddr, lo, lo + m->f->loads[l].filesz, &ssize);
+	if (!s)
+		return -ENOENT;
+	snprintf(name, size, "%s", sym_name(s, demangle));
+	*start = addr - (vaddr - s->addr);
+	*symsize = ssize;
+	return 0;
+}
+
+/* The process of tid, its maps read now when it was never announced (sym_lock held). */
+static struct proc *proc_of_task(pid_t tid)
+{
+	pid_t pid = tfs_task_tgid(tid);
+	struct proc *p;
+
+	if (pid <= 0)
+		pid = tid;
+	if (pid <= 0)
+		return NULL;
+	p = proc_find(pid);
+	/* not announced (yet): read its maps now, but not again at every event */
+	if (!p || (!p->n && p->tried_ns && now_ns() - p->tried_ns > SYM_RETRY_NS)) {
+		load_maps_locked(pid, UINT64_MAX);
+		p = proc_find(pid);
+	}
+	return p;
+}
+
+/*
+ * Take sym_lock and find the mapping of tid's process that held addr at tsc
+ * (NULL: none); the caller unlocks.
+ */
+static struct map *lock_map(pid_t tid, uint64_t tsc, uint64_t addr)
+{
+	struct proc *p;
+
+	pthread_mutex_lock(&sym_lock);
+	p = proc_of_task(tid);
+	return p ? map_at(p, tsc, addr) : NULL;
+}
+
+int tfs_sym_lookup_at(pid_t tid, uint64_t tsc, uint64_t addr, bool demangle, char *name,
+		      size_t size, uint64_t *start, uint64_t *symsize)
+{
+	struct map *m;
+	int err = -ENOENT;
+
+	if (!size)
+		return -ENOENT;
+	m = lock_map(tid, tsc, addr);
+	if (m)
+		err = map_lookup(m, addr, demangle, name, size, start, symsize);
+	pthread_mutex_unlock(&sym_lock);
+	return err;
 }
 
 int tfs_sym_lookup(pid_t tid, uint64_t addr, bool demangle, char *name, size_t size,
 		   uint64_t *start, uint64_t *symsize)
 {
-	pid_t pid = tfs_task_tgid(tid);
-	struct proc *p;
-	int err = -ENOENT;
+	return tfs_sym_lookup_at(tid, SYM_NOW, addr, demangle, name, size, start, symsize);
+}
 
-	if (pid <= 0)
-		pid = tid;
-	if (pid <= 0 || !size)
+int tfs_sym_object_at(pid_t tid, uint64_t tsc, uint64_t addr, char *name, size_t size)
+{
+	struct map *m;
+	uint64_t vaddr;
+
+	if (!size)
 		return -ENOENT;
-	pthread_mutex_lock(&sym_lock);
-	p = proc_find(pid);
-	/* not announced (yet): read its maps now, but not again at every event */
-	if (!p || (!p->n && p->tried_ns && now_ns() - p->tried_ns > SYM_RETRY_NS)) {
-		load_maps_locked(pid);
-		p = proc_find(pid);
+	m = lock_map(tid, tsc, addr);
+	if (m) {
+		const char *base = strrchr(m->f->path, '/');
+
+		/* the address in the file (as addr2line takes it), else the file offset */
+		if (map_segment(m, addr, &vaddr) < 0)
+			vaddr = addr - m->start + m->off;
+		snprintf(name, size, "[%s+0x%" PRIx64 "]", base ? base + 1 : m->f->path, vaddr);
 	}
-	if (p)
-		err = map_lookup(p, addr, demangle, name, size, start, symsize);
 	pthread_mutex_unlock(&sym_lock);
-	return err;
+	return m ? 0 : -ENOENT;
+}
+
+int tfs_sym_file_key(pid_t pid, uint64_t addr, char *key, size_t size)
+{
+	struct map *m;
+
+	if (!size)
+		return -ENOENT;
+	m = lock_map(pid, SYM_NOW, addr);
+	if (m) {
+		const struct fileid *id = &m->f->id;
+		size_t n = 0;
+
+		/* the build-id says what the content is; without one, size and mtime */
+		if (id->build_id_len) {
+			for (unsigned int i = 0; i < id->build_id_len && n + 3 <= size; i++)
+				n += (size_t)snprintf(key + n, size - n, "%02x", id->build_id[i]);
+		} else {
+			snprintf(key, size, "%jd.%" PRId64, (intmax_t)id->size, id->mtime_ns);
+		}
+	}
+	pthread_mutex_unlock(&sym_lock);
+	return m ? 0 : -ENOENT;
 }
 
 int tfs_sym_site_name(pid_t pid, uint64_t addr, char *name, size_t size)

@@ -14,7 +14,8 @@
  *   one file per family of control files (current_tracer.c, buffer_size.c, ...)
  *   ring_read.c  reading the rings: snapshots, consuming readers, statistics
  *   clock.c      trace_clock: TSC -> the selected clock
- *   sym.c        ip -> symbol (ELF symbol tables of each process's objects, demangling)
+ *   sym.c        ip -> symbol, as each process had its objects mapped at the event's time
+ *   symfile.c    one ELF file: its identity (build-id...), segments and symbols
  *   output/      text formatting: headers, line prefix, function lines, latency format
  *   tracers/     one file per tracer, each a struct tracer
  *
@@ -254,14 +255,45 @@ int tfs_proc_stat_field(pid_t tid, unsigned int field, long *val);
 
 /* ---- symbols (sym.c) ------------------------------------------------------------------ */
 
-/* (Re)load the memory map of a process (at HELLO and MAPS). */
+/* (Re)load the memory map of a process now (at HELLO). */
 int tfs_sym_load_maps(pid_t pid);
 /*
- * Resolve addr in the process that tid belongs to.  Fills name (demangled when
- * demangle is set), the symbol's start and size; returns 0 or -ENOENT.
+ * The process says its mappings changed (UT_MSG_MAPS) at TSC tsc (taken after
+ * the change): read them; what went ends at tsc.  0 or -errno.
  */
+int tfs_sym_maps_changed(pid_t pid, uint64_t tsc);
+/*
+ * The process announced (UT_MSG_SITES) the object path loaded at base: its
+ * mappings are known from then on, even when the maps were read too late to
+ * show them.  0 or -errno.
+ */
+int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base);
+/* The object at base was unloaded, before the process's last UT_MSG_MAPS. */
+void tfs_sym_object_unmapped(pid_t pid, uint64_t base);
+/* The process is gone: its mappings end now (they stay for its events). */
+void tfs_sym_proc_gone(pid_t pid);
+/* Every ring was emptied at TSC tsc: mappings that ended before go. */
+void tfs_sym_forget(uint64_t tsc);
+/*
+ * Resolve addr in the process that tid belongs to, as mapped at TSC tsc (an
+ * event's time stamp).  Fills name (demangled when demangle is set), the
+ * symbol's start and size (to the next symbol, as the kernel's kallsyms);
+ * returns 0 or -ENOENT.  tfs_sym_lookup: as mapped now.
+ */
+int tfs_sym_lookup_at(pid_t tid, uint64_t tsc, uint64_t addr, bool demangle, char *name,
+		      size_t size, uint64_t *start, uint64_t *symsize);
 int tfs_sym_lookup(pid_t tid, uint64_t addr, bool demangle, char *name, size_t size,
 		   uint64_t *start, uint64_t *symsize);
+/*
+ * Name an address no symbol covers after its object, as the kernel names a
+ * module: "[libc.so.6+0x2724a]" (the address in the file).  0 or -ENOENT.
+ */
+int tfs_sym_object_at(pid_t tid, uint64_t tsc, uint64_t addr, char *name, size_t size);
+/*
+ * What the file mapped at addr in pid now holds (its build-id in hex, else its
+ * size and mtime): a file rebuilt at the same path has another.  0 or -ENOENT.
+ */
+int tfs_sym_file_key(pid_t pid, uint64_t addr, char *key, size_t size);
 
 /*
  * The function a patch site belongs to: the symbol (not demangled) that starts at

@@ -116,7 +116,7 @@ void ut_send_task(uint32_t tid)
 
 void ut_send_maps(void)
 {
-	struct ut_msg_maps m = {.h = {UT_MSG_MAPS, sizeof(m)}};
+	struct ut_msg_maps m = {.h = {UT_MSG_MAPS, sizeof(m)}, .tsc = __builtin_ia32_rdtsc()};
 
 	ut_send(&m, sizeof(m));
 }

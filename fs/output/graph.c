@@ -229,14 +229,16 @@ static void indent(struct tfs_buf *b, int depth)
  * names.  No C or assembler symbol name holds a parenthesis, so one is the
  * sign of a parameter list.
  */
-static bool print_func(struct tfs_buf *b, pid_t tid, uint64_t ip, uint64_t flags)
+static bool print_func(struct tfs_buf *b, const struct ut_ev *h, uint64_t ip, uint64_t flags)
 {
 	bool demangle = flags & TFS_GRAPH_DEMANGLE;
 	char name[512];
 	uint64_t start, size;
 
 	ip -= UT_SITE_CALL_LEN;
-	if (tfs_sym_lookup(tid, ip, demangle, name, sizeof(name), &start, &size) != 0 || !name[0]) {
+	if (tfs_sym_lookup_at((pid_t)h->tid, h->ts, ip, demangle, name, sizeof(name), &start,
+			      &size) != 0 ||
+	    !name[0]) {
 		tfs_buf_printf(b, "0x%" PRIx64, ip);
 		return false;
 	}
@@ -245,16 +247,18 @@ static bool print_func(struct tfs_buf *b, pid_t tid, uint64_t ip, uint64_t flags
 }
 
 /* The function and what closes its name: "()" for a C name, nothing for C++. */
-static void print_func_call(struct tfs_buf *b, pid_t tid, uint64_t ip, uint64_t flags)
+static void print_func_call(struct tfs_buf *b, const struct ut_ev *h, uint64_t ip,
+			    uint64_t flags)
 {
-	if (!print_func(b, tid, ip, flags))
+	if (!print_func(b, h, ip, flags))
 		tfs_buf_append(b, "()", 2);
 }
 
 /*
  * " <-caller+0x1a/0x40": funcgraph-retaddr, as the kernel's seq_print_ip_sym
  * with sym-offset forced on (sym-addr adds the address), whose sprint_symbol
- * gives "0x%lx" for an address no symbol covers; demangled as the function
+ * gives "0x%lx" for an address no symbol covers ("[libc.so.6+0x2724a]" in an
+ * object with no symbol before it); demangled as the function
  * names are.
  */
 static void print_retaddr(struct tfs_buf *b, const struct ut_ev_gent *g, uint64_t flags)
@@ -267,8 +271,12 @@ static void print_retaddr(struct tfs_buf *b, const struct ut_ev_gent *g, uint64_
 	tfs_buf_append(b, " <-", 3);
 	if (!ra)
 		tfs_buf_append(b, "0", 1);
-	else if (!tfs_sym_lookup(tid, ra, demangle, name, sizeof(name), &start, &size) && name[0])
+	else if (!tfs_sym_lookup_at(tid, g->h.ts, ra, demangle, name, sizeof(name), &start,
+				    &size) &&
+		 name[0])
 		tfs_buf_printf(b, "%s+0x%" PRIx64 "/0x%" PRIx64, name, ra - start, size);
+	else if (!tfs_sym_object_at(tid, g->h.ts, ra, name, sizeof(name)))
+		tfs_buf_printf(b, "%s", name);
 	else
 		tfs_buf_printf(b, "0x%" PRIx64, ra);
 	if (ra && (tfs_out_sym_flags() & TFS_SYM_ADDR))
@@ -346,7 +354,6 @@ static void print_entry(struct tfs_iter *it, const struct tfs_event *e, struct t
 	struct graph_cpu *gc = graph_cpu(it, e->cpu);
 	const struct ut_ev_gret *r;
 	struct ut_ev_gret ret;
-	pid_t tid = (pid_t)g->h.tid;
 	bool show_ra = (flags & TFS_GRAPH_RETADDR) && g->nextra >= 1;
 
 	if (hide_entry(gc, g, flags))
@@ -374,7 +381,7 @@ static void print_entry(struct tfs_iter *it, const struct tfs_event *e, struct t
 		}
 		print_duration(b, duration_of(&ret), flags, FILL_NONE);
 		indent(b, (int)g->depth);
-		print_func_call(b, tid, g->ip, flags);
+		print_func_call(b, &g->h, g->ip, flags);
 		tfs_buf_append(b, ";", 1);
 		if ((flags & TFS_GRAPH_RETVAL) || show_ra) {
 			tfs_buf_append(b, " /*", 3);
@@ -399,7 +406,7 @@ static void print_entry(struct tfs_iter *it, const struct tfs_event *e, struct t
 	}
 	print_duration(b, 0, flags, FILL_FULL);
 	indent(b, (int)g->depth);
-	print_func_call(b, tid, g->ip, flags);
+	print_func_call(b, &g->h, g->ip, flags);
 	tfs_buf_append(b, " {", 2);
 	if (show_ra) {
 		tfs_buf_append(b, " /*", 3);
@@ -434,14 +441,14 @@ static void print_exit(struct tfs_iter *it, const struct tfs_event *e, struct tf
 	indent(b, (int)r->depth);
 	if (flags & TFS_GRAPH_RETVAL) {
 		tfs_buf_append(b, "} /* ", 5);
-		print_func(b, (pid_t)r->h.tid, r->ip, flags);
+		print_func(b, &r->h, r->ip, flags);
 		print_ret(b, r->retval, flags);
 		tfs_buf_append(b, " */", 3);
 	} else if (match && !(flags & TFS_GRAPH_TAIL)) {
 		tfs_buf_append(b, "}", 1);
 	} else {
 		tfs_buf_append(b, "} /* ", 5);
-		print_func(b, (pid_t)r->h.tid, r->ip, flags);
+		print_func(b, &r->h, r->ip, flags);
 		tfs_buf_append(b, " */", 3);
 	}
 	tfs_buf_append(b, "\n", 1);

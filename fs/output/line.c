@@ -54,8 +54,10 @@ static bool want_demangle(void)
 	return true;
 }
 
-void tfs_out_ip_sym(struct tfs_buf *b, pid_t tid, uint64_t ip, unsigned int sym_flags)
+void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip,
+		    unsigned int sym_flags)
 {
+	pid_t tid = (pid_t)ev->tid;
 	char name[512];
 	uint64_t start = 0, size = 0;
 
@@ -63,12 +65,16 @@ void tfs_out_ip_sym(struct tfs_buf *b, pid_t tid, uint64_t ip, unsigned int sym_
 		tfs_buf_append(b, "0", 1);
 		return;
 	}
-	if (tfs_sym_lookup(tid, ip, want_demangle(), name, sizeof(name), &start, &size) == 0 &&
+	/* named as the process had it mapped when the event was written */
+	if (tfs_sym_lookup_at(tid, ev->ts, ip, want_demangle(), name, sizeof(name), &start,
+			      &size) == 0 &&
 	    name[0]) {
 		if (sym_flags & TFS_SYM_OFFSET)
 			tfs_buf_printf(b, "%s+0x%" PRIx64 "/0x%" PRIx64, name, ip - start, size);
 		else
 			tfs_buf_printf(b, "%s", name);
+	} else if (tfs_sym_object_at(tid, ev->ts, ip, name, sizeof(name)) == 0) {
+		tfs_buf_printf(b, "%s", name);
 	} else {
 		tfs_buf_printf(b, "0x%08" PRIx64, ip);
 	}
@@ -208,7 +214,7 @@ static void print_print(struct tfs_buf *b, const struct ut_ev_print *pr, unsigne
 	if (pr->ip == UT_IP_MARKER)
 		print_marker_sym(b, sf);
 	else
-		tfs_out_ip_sym(b, (pid_t)pr->h.tid, pr->ip, sf);
+		tfs_out_ip_sym(b, &pr->h, pr->ip, sf);
 	tfs_buf_append(b, ": ", 2);
 	print_text(b, pr);
 }
@@ -227,16 +233,15 @@ void tfs_out_raw_data(struct tfs_buf *b, const struct ut_ev_raw *r)
 static void print_body(const struct tfs_event *e, struct tfs_buf *b, unsigned int sf)
 {
 	const struct ut_ev *ev = e->ev;
-	pid_t tid = (pid_t)ev->tid;
 
 	switch (ev->type) {
 	case UT_EV_FUNCTION: {
 		const struct ut_ev_func *f = (const void *)ev;
 
-		tfs_out_ip_sym(b, tid, f->ip - UT_SITE_CALL_LEN, sf);
+		tfs_out_ip_sym(b, ev, f->ip - UT_SITE_CALL_LEN, sf);
 		if (tfs_opt(TFS_OPT_PRINT_PARENT) && f->parent_ip) {
 			tfs_buf_append(b, " <-", 3);
-			tfs_out_ip_sym(b, tid, f->parent_ip, sf);
+			tfs_out_ip_sym(b, ev, f->parent_ip, sf);
 		}
 		tfs_buf_append(b, "\n", 1);
 		break;
@@ -250,7 +255,7 @@ static void print_body(const struct tfs_event *e, struct tfs_buf *b, unsigned in
 		tfs_buf_printf(b, "<stack trace>\n");
 		for (uint64_t i = 0; i < st->nr && st->ips[i] != UINT64_MAX; i++) {
 			tfs_buf_append(b, " => ", 4);
-			tfs_out_ip_sym(b, tid, st->ips[i], sf);
+			tfs_out_ip_sym(b, ev, st->ips[i], sf);
 			tfs_buf_append(b, "\n", 1);
 		}
 		break;

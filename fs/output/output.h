@@ -25,13 +25,16 @@ int tfs_out_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf 
 void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b);
 
 /*
- * The kernel's seq_print_ip_sym() for an address of task tid: "0" for 0, the
- * function name, "+0x1a/0x40" with sym-offset, " <%016lx>" with sym-addr, and
- * "0x%08lx" when nothing is known.  sym_flags: TFS_SYM_* below.
+ * The kernel's seq_print_ip_sym() for an address in event ev (its task, as
+ * mapped at its time): "0" for 0, the function name, "+0x1a/0x40" with
+ * sym-offset, " <%016lx>" with sym-addr, "[libc.so.6+0x2724a]" in an object
+ * with no symbol before the address, and "0x%08lx" when nothing is known.
+ * sym_flags: TFS_SYM_* below.
  */
 #define TFS_SYM_OFFSET 0x1u
 #define TFS_SYM_ADDR 0x2u
-void tfs_out_ip_sym(struct tfs_buf *b, pid_t tid, uint64_t ip, unsigned int sym_flags);
+void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip,
+		    unsigned int sym_flags);
 /* The sym flags the options select now. */
 unsigned int tfs_out_sym_flags(void);
 

@@ -4,7 +4,11 @@
  * executable (built with -g, symbols in .symtab) and of libc (.dynsym), a C++
  * name demangled or not, unknown addresses, a thread id, the maps of a
  * process that has exited, and a process that puts a FIFO where its deleted
- * mapped file was (loading its maps must not block).
+ * mapped file was (loading its maps must not block).  Mappings over time: a
+ * library closed and another loaded where it was (each address named as it was
+ * mapped at the time asked for), an object announced after it was unloaded,
+ * old mappings forgotten once the rings are cleared, and an object without
+ * symbols named after itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +27,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <dlfcn.h>
+#include <link.h>
 
 #include <cmocka.h>
 
@@ -238,6 +245,147 @@ static void test_fifo_at_deleted_path(void **state)
 	assert_int_equal(j.ret, 0);
 }
 
+/* path of a test library next to this binary: BUILD/tests/progs/NAME */
+static void lib_path(char *out, size_t size, const char *name)
+{
+	char self[2048];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	assert_non_null(slash);
+	*slash = '\0';
+	snprintf(out, size, "%s/progs/%s", self, name);
+}
+
+/* dlopen path, the address of fn in it and the load base (the handle stays open). */
+static void *open_lib(const char *path, const char *fn, uintptr_t *addr, uintptr_t *base)
+{
+	struct link_map *lm = NULL;
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	assert_non_null(h);
+	*addr = (uintptr_t)dlsym(h, fn);
+	assert_true(*addr != 0);
+	assert_int_equal(dlinfo(h, RTLD_DI_LINKMAP, &lm), 0);
+	*base = lm->l_addr;
+	return h;
+}
+
+static int lookup_at(uint64_t tsc, uintptr_t addr)
+{
+	return tfs_sym_lookup_at(getpid(), tsc, addr, true, name, sizeof(name), &start, &size);
+}
+
+/*
+ * A library closed, another loaded (where the first was when the loader reuses
+ * the space): an address is named from what was mapped at the time asked for.
+ */
+static void test_mapping_epochs(void **state)
+{
+	char a[4096], b[4096];
+	uintptr_t a_fn, a_base, b_fn, b_base;
+	uint64_t t_a, t_closed, t_b;
+	void *h;
+
+	lib_path(a, sizeof(a), "lib_names_a.so");
+	lib_path(b, sizeof(b), "lib_names_b.so");
+	h = open_lib(a, "a_entry", &a_fn, &a_base);
+	assert_int_equal(tfs_sym_maps_changed(getpid(), __builtin_ia32_rdtsc()), 0);
+	t_a = __builtin_ia32_rdtsc();
+	assert_int_equal(lookup_at(t_a, a_fn), 0);
+	assert_string_equal(name, "a_entry");
+	dlclose(h);
+	t_closed = __builtin_ia32_rdtsc();
+	assert_int_equal(tfs_sym_maps_changed(getpid(), t_closed), 0);
+	h = open_lib(b, "b_entry", &b_fn, &b_base);
+	assert_int_equal(tfs_sym_maps_changed(getpid(), __builtin_ia32_rdtsc()), 0);
+	t_b = __builtin_ia32_rdtsc();
+
+	/* before the dlclose: liba's names, whatever is there now */
+	assert_int_equal(lookup_at(t_a, a_fn), 0);
+	assert_string_equal(name, "a_entry");
+	assert_int_equal(start, a_fn);
+	if (b_base == a_base) {
+		/* the same address afterwards: libb's */
+		assert_int_equal(lookup_at(t_b, a_fn - a_base + b_base), 0);
+		assert_string_not_equal(name, "a_entry");
+	} else {
+		assert_int_equal(lookup_at(t_b, a_fn), -ENOENT);
+	}
+	assert_int_equal(lookup_at(t_b, b_fn), 0);
+	assert_string_equal(name, "b_entry");
+	/* "now" (tfs_sym_lookup) is the live mappings */
+	assert_int_equal(lookup(getpid(), (const void *)b_fn, true), 0);
+	assert_string_equal(name, "b_entry");
+	dlclose(h);
+	assert_int_equal(tfs_sym_maps_changed(getpid(), __builtin_ia32_rdtsc()), 0);
+	assert_int_equal(lookup_at(t_b, b_fn), 0);
+	assert_string_equal(name, "b_entry");
+
+	/* the rings were cleared: what went before is forgotten */
+	tfs_sym_forget(__builtin_ia32_rdtsc());
+	assert_int_equal(lookup_at(t_b, b_fn), -ENOENT);
+	assert_int_equal(lookup_at(t_b, (uintptr_t)sym_target), 0);
+	assert_string_equal(name, "sym_target");
+}
+
+/*
+ * A library announced when the maps no longer show it (utracefs read them
+ * late): its file says where its code was, and its unload ends it at the time
+ * of the process's last maps change.
+ */
+static void test_announced_late(void **state)
+{
+	char a[4096];
+	uintptr_t a_fn, a_base;
+	uint64_t t_a, t_closed;
+	void *h;
+
+	lib_path(a, sizeof(a), "lib_names_a.so");
+	h = open_lib(a, "a_leaf", &a_fn, &a_base);
+	t_a = __builtin_ia32_rdtsc();
+	dlclose(h);
+	t_closed = __builtin_ia32_rdtsc();
+	assert_int_equal(tfs_sym_load_maps(getpid()), 0); /* does not show it */
+	assert_int_equal(tfs_sym_object_mapped(getpid(), a, a_base), 0);
+	assert_int_equal(lookup_at(t_a, a_fn), 0);
+	assert_string_equal(name, "a_leaf");
+	assert_int_equal(tfs_sym_maps_changed(getpid(), t_closed), 0);
+	tfs_sym_object_unmapped(getpid(), a_base);
+	assert_int_equal(lookup_at(t_a, a_fn), 0);
+	assert_string_equal(name, "a_leaf");
+	assert_int_equal(lookup(getpid(), (const void *)a_fn, true), -ENOENT);
+}
+
+/* An executable mapping of a file without symbols: "[file+0xoffset]". */
+static void test_object_name(void **state)
+{
+	char dir[] = "/tmp/test_sym.XXXXXX", fn[128];
+	char *p;
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(fn, sizeof(fn), "%s/blob.bin", dir);
+	fd = open(fn, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 8192), 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 4096);
+	assert_true(p != MAP_FAILED);
+	close(fd);
+	assert_int_equal(tfs_sym_load_maps(getpid()), 0);
+	assert_int_equal(lookup(getpid(), p + 0x10, true), -ENOENT);
+	assert_int_equal(tfs_sym_object_at(getpid(), __builtin_ia32_rdtsc(), (uintptr_t)p + 0x10,
+					   name, sizeof(name)),
+			 0);
+	assert_string_equal(name, "[blob.bin+0x1010]");
+	munmap(p, 4096);
+	unlink(fn);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +393,8 @@ int main(void)
 		cmocka_unit_test(test_demangle),     cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_thread_id),    cmocka_unit_test(test_dead_process),
 		cmocka_unit_test(test_fifo_at_deleted_path),
+		cmocka_unit_test(test_mapping_epochs), cmocka_unit_test(test_announced_late),
+		cmocka_unit_test(test_object_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
