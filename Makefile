@@ -125,6 +125,10 @@ $(B)/tests/progs/%: tests/progs/%.cc $(PROG_HDRS)
 $(B)/tests/progs/%.so: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -shared -fPIC -o $@ $<
+# lib_names_s.so: stripped, as distributions install libraries (.dynsym only)
+$(B)/tests/progs/lib_names_s.so: tests/progs/lib_names_s.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACED_CFLAGS) -shared -fPIC -s -Wl,--build-id=none -o $@ $<
 # names_ver again, with other functions ahead: a program rebuilt in place (42_names.sh)
 $(B)/tests/progs/names_ver2: tests/progs/names_ver.c
 	@mkdir -p $(dir $@)

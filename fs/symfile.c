@@ -11,7 +11,8 @@
  * names that function.  With .dynsym only (a stripped library), the static
  * functions between have no symbol: a symbol covers its own size and the byte
  * after it, and what no symbol covers is left to the caller (sym.c names it
- * after the object).
+ * after the object).  A stripped file whose debug file is installed
+ * (/usr/lib/debug/.build-id/, libc6-dbg for libc) has that file's .symtab.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -143,9 +144,56 @@ static void read_build_id(Elf *elf, struct fileid *id)
 }
 
 /* The PT_LOAD segments and the functions of an ELF file. */
-static int load_elf(struct symfile *f, Elf *elf)
+/* The functions of every symbol table of elf (types: SHT_SYMTAB and/or SHT_DYNSYM). */
+static int read_symtabs(struct symfile *f, Elf *elf, size_t *cap, bool dynsym)
 {
 	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(sh.sh_type == SHT_SYMTAB || (dynsym && sh.sh_type == SHT_DYNSYM)))
+			continue;
+		if (read_symtab(elf, scn, &sh, f, cap))
+			return -ENOMEM;
+		f->full |= sh.sh_type == SHT_SYMTAB;
+	}
+	return 0;
+}
+
+/*
+ * A stripped file's .symtab from its separate debug file, found by build-id as
+ * debuggers find it (Debian's -dbg and -dbgsym packages install them there).
+ */
+static int read_debug_symtab(struct symfile *f, size_t *cap)
+{
+	char fn[64 + 2 * SYM_BUILD_ID_MAX];
+	struct fileid id;
+	size_t n;
+	Elf *elf;
+	int fd, err = 0;
+
+	n = (size_t)snprintf(fn, sizeof(fn), "/usr/lib/debug/.build-id/%02x/", f->id.build_id[0]);
+	for (unsigned int i = 1; i < f->id.build_id_len; i++)
+		n += (size_t)snprintf(fn + n, sizeof(fn) - n, "%02x", f->id.build_id[i]);
+	snprintf(fn + n, sizeof(fn) - n, ".debug");
+	fd = tfs_symfile_open_regular(fn, 0, 0);
+	if (fd < 0)
+		return 0;
+	elf = tfs_symfile_identify(fd, 0, 0, &id);
+	/* the debug file of this very build, else its addresses are another's */
+	if (elf && id.build_id_len == f->id.build_id_len &&
+	    !memcmp(id.build_id, f->id.build_id, id.build_id_len))
+		err = read_symtabs(f, elf, cap, false);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+static int load_elf(struct symfile *f, Elf *elf)
+{
 	size_t cap = 0, nph = 0;
 
 	if (elf_getphdrnum(elf, &nph) == 0) {
@@ -162,16 +210,10 @@ static int load_elf(struct symfile *f, Elf *elf)
 			}
 		}
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
-		    read_symtab(elf, scn, &sh, f, &cap))
-			return -ENOMEM;
-		f->full |= sh.sh_type == SHT_SYMTAB;
-	}
+	if (read_symtabs(f, elf, &cap, true))
+		return -ENOMEM;
+	if (!f->full && f->id.build_id_len && read_debug_symtab(f, &cap))
+		return -ENOMEM;
 	sort_syms(f);
 	return 0;
 }

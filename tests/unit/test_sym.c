@@ -7,8 +7,8 @@
  * mapped file was (loading its maps must not block).  Mappings over time: a
  * library closed and another loaded where it was (each address named as it was
  * mapped at the time asked for), an object announced after it was unloaded,
- * old mappings forgotten once the rings are cleared, and an object without
- * symbols named after itself.
+ * old mappings forgotten once the rings are cleared, a stripped library, and
+ * an object without symbols named after itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -274,6 +274,8 @@ static void *open_lib(const char *path, const char *fn, uintptr_t *addr, uintptr
 	return h;
 }
 
+#define SYM_NOW_TSC (UINT64_MAX - 1) /* as tfs_sym_lookup: what is mapped now */
+
 static int lookup_at(uint64_t tsc, uintptr_t addr)
 {
 	return tfs_sym_lookup_at(getpid(), tsc, addr, true, name, sizeof(name), &start, &size);
@@ -360,6 +362,45 @@ static void test_announced_late(void **state)
 	assert_int_equal(lookup(getpid(), (const void *)a_fn, true), -ENOENT);
 }
 
+/*
+ * A stripped library (.dynsym only): a static function has no name of its own
+ * (the object names it), and the byte just past a function (the return address
+ * of a noreturn call at its end) still names that function.
+ */
+static void test_stripped_library(void **state)
+{
+	char s[4096], want[64];
+	uintptr_t jump, entry, base;
+	void *(*hidden)(void);
+	uintptr_t h_addr;
+	void *h;
+
+	lib_path(s, sizeof(s), "lib_names_s.so");
+	h = open_lib(s, "s_jump", &jump, &base);
+	entry = (uintptr_t)dlsym(h, "s_entry");
+	hidden = (void *(*)(void))dlsym(h, "s_hidden_addr");
+	assert_true(entry && hidden);
+	h_addr = (uintptr_t)hidden();
+	assert_int_equal(tfs_sym_maps_changed(getpid(), __builtin_ia32_rdtsc()), 0);
+
+	assert_int_equal(lookup(getpid(), (const void *)entry, true), 0);
+	assert_string_equal(name, "s_entry");
+	assert_int_equal(lookup(getpid(), (const void *)jump, true), 0);
+	assert_string_equal(name, "s_jump");
+	assert_true(size > 0 && size < 256); /* its own size: no next symbol in .dynsym order */
+	assert_int_equal(lookup(getpid(), (const void *)(jump + size), true), 0);
+	assert_string_equal(name, "s_jump");
+	assert_int_equal(start, jump);
+
+	assert_int_equal(lookup(getpid(), (const void *)(h_addr + 1), true), -ENOENT);
+	assert_int_equal(tfs_sym_object_at(getpid(), SYM_NOW_TSC, h_addr + 1, name, sizeof(name)),
+			 0);
+	snprintf(want, sizeof(want), "[lib_names_s.so+0x%lx]", (unsigned long)(h_addr + 1 - base));
+	assert_string_equal(name, want);
+	dlclose(h);
+	assert_int_equal(tfs_sym_maps_changed(getpid(), __builtin_ia32_rdtsc()), 0);
+}
+
 /* An executable mapping of a file without symbols: "[file+0xoffset]". */
 static void test_object_name(void **state)
 {
@@ -394,7 +435,7 @@ int main(void)
 		cmocka_unit_test(test_thread_id),    cmocka_unit_test(test_dead_process),
 		cmocka_unit_test(test_fifo_at_deleted_path),
 		cmocka_unit_test(test_mapping_epochs), cmocka_unit_test(test_announced_late),
-		cmocka_unit_test(test_object_name),
+		cmocka_unit_test(test_stripped_library), cmocka_unit_test(test_object_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
