@@ -188,10 +188,22 @@ static struct symfile *file_of_fd(int fd, const char *path, dev_t dev, ino_t ino
 	return f;
 }
 
-/* The cached file for a mapping of /proc/PID/maps. */
+/*
+ * The cached file for a mapping of /proc/PID/maps: one with the inode, size
+ * and mtime a stat shows is taken without reading the file again (a new
+ * process maps the files others did); else the file is read.
+ */
 static struct symfile *file_get(pid_t pid, const char *path, dev_t dev, ino_t ino,
 				uint64_t start, uint64_t end)
 {
+	struct fileid id;
+
+	if (tfs_symfile_stat_mapped(pid, path, ino, start, end, &id))
+		for (struct symfile *f = files; f; f = f->next)
+			if (f->id.opened && f->id.dev == id.dev && f->id.ino == id.ino &&
+			    f->id.size == id.size && f->id.mtime_ns == id.mtime_ns &&
+			    !strcmp(f->path, path))
+				return f;
 	return file_of_fd(tfs_symfile_open_mapped(pid, path, ino, start, end), path, dev, ino);
 }
 

@@ -240,17 +240,39 @@ int tfs_symfile_open_regular(const char *fn, int flags, ino_t ino)
  * (even when deleted or replaced; a link the kernel resolves, so it is followed),
  * the path otherwise (map_files needs privileges).
  */
+static void map_files_path(char *buf, size_t size, pid_t pid, uint64_t start, uint64_t end)
+{
+	snprintf(buf, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start, end);
+}
+
 int tfs_symfile_open_mapped(pid_t pid, const char *path, ino_t ino, uint64_t start, uint64_t end)
 {
 	char alt[64];
 	int fd;
 
-	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start,
-		 end);
+	map_files_path(alt, sizeof(alt), pid, start, end);
 	fd = tfs_symfile_open_regular(alt, 0, ino);
 	if (fd < 0)
 		fd = tfs_symfile_open_regular(path, O_NOFOLLOW, ino);
 	return fd;
+}
+
+bool tfs_symfile_stat_mapped(pid_t pid, const char *path, ino_t ino, uint64_t start,
+			     uint64_t end, struct fileid *id)
+{
+	struct stat st;
+	char alt[64];
+
+	map_files_path(alt, sizeof(alt), pid, start, end);
+	if ((stat(alt, &st) && lstat(path, &st)) || !S_ISREG(st.st_mode) || st.st_ino != ino)
+		return false;
+	memset(id, 0, sizeof(*id));
+	id->opened = true;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->size = st.st_size;
+	id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	return true;
 }
 
 void tfs_symfile_free(struct symfile *f)
