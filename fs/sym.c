@@ -100,15 +100,6 @@ static uint64_t now_ns(void)
 
 /* ---- the files (symfile.c), cached by content ------------------------------------------ */
 
-
-
-
-
-
-
-
-
-
 static bool proc_uses(const struct proc *p, const struct symfile *f)
 {
 	for (size_t i = 0; p && i < p->n; i++)
@@ -117,48 +108,58 @@ static bool proc_uses(const struct proc *p, const struct symfile *f)
 	return false;
 }
 
-static bool file_used(const struct symfile *f)
+/* Unlink f from the cache and free it (sym_lock held; no mapping uses it). */
+static void file_drop(struct symfile **pp)
 {
-	for (const struct proc *p = procs; p; p = p->next)
-		if (proc_uses(p, f))
-			return true;
-	return false;
+	struct symfile *f = *pp;
+
+	*pp = f->next;
+	tfs_symfile_free(f);
+	nr_files--;
 }
 
 /*
- * Past SYM_MAX_FILES, drop the oldest file no mapping uses; failing that, the
+ * Past SYM_MAX_FILES, drop the oldest files no mapping uses; failing that, the
  * oldest that keep does not use, with every mapping of it (sym_lock held).
  */
 static void files_trim(const struct proc *keep)
 {
-	while (nr_files > SYM_MAX_FILES) {
-		struct symfile **victim = NULL, **unused = NULL, *f;
+	struct symfile **victim;
 
-		for (struct symfile **pp = &files; *pp; pp = &(*pp)->next) {
+	if (nr_files <= SYM_MAX_FILES)
+		return;
+	for (struct symfile *f = files; f; f = f->next)
+		f->in_use = false;
+	for (const struct proc *p = procs; p; p = p->next)
+		for (size_t i = 0; i < p->n; i++)
+			p->maps[i].f->in_use = true;
+	while (nr_files > SYM_MAX_FILES) {
+		victim = NULL;
+		for (struct symfile **pp = &files; *pp; pp = &(*pp)->next)
+			if (!(*pp)->in_use)
+				victim = pp;
+		if (!victim)
+			break;
+		file_drop(victim);
+	}
+	while (nr_files > SYM_MAX_FILES) {
+		victim = NULL;
+		for (struct symfile **pp = &files; *pp; pp = &(*pp)->next)
 			if (!proc_uses(keep, *pp))
 				victim = pp;
-			if (!file_used(*pp))
-				unused = pp;
-		}
-		if (unused)
-			victim = unused;
 		if (!victim)
 			return;
-		f = *victim;
-		*victim = f->next;
 		for (struct proc *p = procs; p; p = p->next) {
 			size_t j = 0;
 
 			for (size_t i = 0; i < p->n; i++)
-				if (p->maps[i].f != f)
+				if (p->maps[i].f != *victim)
 					p->maps[j++] = p->maps[i];
 			p->n = j;
 		}
-		tfs_symfile_free(f);
-		nr_files--;
+		file_drop(victim);
 	}
 }
-
 
 /*
  * The cached file for what fd holds (-1: could not be opened; then dev + ino

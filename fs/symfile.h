@@ -44,6 +44,7 @@ struct symfile {
 	} loads[SYM_MAX_LOADS]; /* PT_LOAD segments */
 	unsigned int nloads;
 	struct symfile *next; /* sym.c's cache */
+	bool in_use;	      /* sym.c: some mapping uses it (while trimming the cache) */
 };
 
 /*
