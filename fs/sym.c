@@ -64,8 +64,8 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 #define SYM_RETRY_NS 1000000000ull
 #define SYM_MAX_PROCS 1024
 #define SYM_MAX_FILES 512
-#define SYM_MAX_MAPS 4096 /* per process, old mappings included */
-#define SYM_LIVE UINT64_MAX	  /* the end of a mapping still there */
+#define SYM_MAX_MAPS 4096	 /* per process, old mappings included */
+#define SYM_LIVE UINT64_MAX	 /* the end of a mapping still there */
 #define SYM_NOW (UINT64_MAX - 1) /* a lookup "now": only live mappings */
 
 struct map {
@@ -77,7 +77,7 @@ struct map {
 
 struct proc {
 	pid_t pid;
-	bool exited;	   /* tfs_sym_proc_gone: it can go with its last mapping */
+	bool exited; /* tfs_sym_proc_gone: it can go with its last mapping */
 	struct map *maps;
 	size_t n;
 	uint64_t last_tsc; /* stamp of the last reading: the next is not older */
@@ -194,8 +194,8 @@ static struct symfile *file_of_fd(int fd, const char *path, dev_t dev, ino_t ino
  * and mtime a stat shows is taken without reading the file again (a new
  * process maps the files others did); else the file is read.
  */
-static struct symfile *file_get(pid_t pid, const char *path, dev_t dev, ino_t ino,
-				uint64_t start, uint64_t end)
+static struct symfile *file_get(pid_t pid, const char *path, dev_t dev, ino_t ino, uint64_t start,
+				uint64_t end)
 {
 	struct fileid id;
 
@@ -574,7 +574,6 @@ void tfs_sym_object_unmapped(pid_t pid, uint64_t base)
 }
 
 /* ---- lookups ---------------------------------------------------------------------------- */
-
 
 static const char *sym_name(struct sym *s, bool demangle)
 {

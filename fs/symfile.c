@@ -257,8 +257,8 @@ int tfs_symfile_open_mapped(pid_t pid, const char *path, ino_t ino, uint64_t sta
 	return fd;
 }
 
-bool tfs_symfile_stat_mapped(pid_t pid, const char *path, ino_t ino, uint64_t start,
-			     uint64_t end, struct fileid *id)
+bool tfs_symfile_stat_mapped(pid_t pid, const char *path, ino_t ino, uint64_t start, uint64_t end,
+			     struct fileid *id)
 {
 	struct stat st;
 	char alt[64];
@@ -331,7 +331,6 @@ struct sym *tfs_symfile_lookup(struct symfile *f, uint64_t vaddr, uint64_t lo_ad
 	}
 	return s;
 }
-
 
 Elf *tfs_symfile_identify(int fd, dev_t dev, ino_t ino, struct fileid *id)
 {

@@ -58,8 +58,8 @@ int tfs_symfile_open_mapped(pid_t pid, const char *path, ino_t ino, uint64_t sta
  * The same for a stat of that file (no opening, no reading): fills id but for
  * its build-id.  false when it is not the regular file of inode ino.
  */
-bool tfs_symfile_stat_mapped(pid_t pid, const char *path, ino_t ino, uint64_t start,
-			     uint64_t end, struct fileid *id);
+bool tfs_symfile_stat_mapped(pid_t pid, const char *path, ino_t ino, uint64_t start, uint64_t end,
+			     struct fileid *id);
 /*
  * What fd holds (fd < 0: not opened; dev and ino stand for it): fills id, and
  * returns the file's ELF handle (NULL when it is not ELF) for tfs_symfile_new.

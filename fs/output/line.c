@@ -54,8 +54,7 @@ static bool want_demangle(void)
 	return true;
 }
 
-void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip,
-		    unsigned int sym_flags)
+void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip, unsigned int sym_flags)
 {
 	pid_t tid = (pid_t)ev->tid;
 	char name[512];

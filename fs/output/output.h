@@ -33,8 +33,7 @@ void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_
  */
 #define TFS_SYM_OFFSET 0x1u
 #define TFS_SYM_ADDR 0x2u
-void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip,
-		    unsigned int sym_flags);
+void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip, unsigned int sym_flags);
 /* The sym flags the options select now. */
 unsigned int tfs_out_sym_flags(void);
 
