@@ -143,7 +143,6 @@ static void read_build_id(Elf *elf, struct fileid *id)
 	}
 }
 
-/* The PT_LOAD segments and the functions of an ELF file. */
 /* The functions of every symbol table of elf (types: SHT_SYMTAB and/or SHT_DYNSYM). */
 static int read_symtabs(struct symfile *f, Elf *elf, size_t *cap, bool dynsym)
 {
@@ -192,6 +191,7 @@ static int read_debug_symtab(struct symfile *f, size_t *cap)
 	return err;
 }
 
+/* The PT_LOAD segments and the functions of an ELF file. */
 static int load_elf(struct symfile *f, Elf *elf)
 {
 	size_t cap = 0, nph = 0;
