@@ -90,9 +90,13 @@ int cli_sibling(char *buf, size_t size, const char *rel);
 int cli_preload_value(char *buf, size_t size, const char *old, const char *lib);
 /*
  * The tracing directory a command works on: ARG when given (a MOUNTPOINT operand),
- * else ut_tracing_dir() ($UTRACE_TRACING, else ${XDG_RUNTIME_DIR:-/tmp}/utrace-UID/tracing).
+ * else ut_tracing_dir() ($UTRACE_TRACING, else ${XDG_RUNTIME_DIR:-/tmp}/utrace-UID/tracing),
+ * always absolute: a relative ARG or $UTRACE_TRACING is taken from the working
+ * directory (the runtime refuses a relative $UTRACE_TRACING).
  */
 int cli_tracing_dir(char *buf, size_t size, const char *arg);
+/* Is $UTRACE_TRACING set to a relative path (that commands make absolute)? */
+bool cli_tracing_env_relative(void);
 
 /* ---- the mount (mnt.c) ------------------------------------------------------------ */
 

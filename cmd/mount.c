@@ -2,6 +2,7 @@
 /* mount.c - `utrace mount [MOUNTPOINT]`: start utracefs and wait for its mount. */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
 
@@ -19,6 +20,10 @@ static int run(int argc, char **argv)
 	if (err < 0)
 		return CLI_FAIL;
 	printf(err ? "utracefs already mounted at %s\n" : "utracefs mounted at %s\n", dir);
+	if (!arg && cli_tracing_env_relative())
+		cli_error("warning: UTRACE_TRACING=%s is relative: traced programs and other "
+			  "directories need UTRACE_TRACING=%s",
+			  getenv("UTRACE_TRACING"), dir);
 	return CLI_OK;
 }
 
@@ -31,7 +36,9 @@ const struct cli_command cli_cmd_mount = {
 		 "Mount utracefs, utrace's tracefs, and return once it answers.  Without\n"
 		 "MOUNTPOINT it goes where traced programs and the other commands look for it:\n"
 		 "$UTRACE_TRACING if set, else ${XDG_RUNTIME_DIR:-/tmp}/utrace-UID/tracing.\n"
-		 "Missing directories are created with mode 0700.\n"
+		 "A relative MOUNTPOINT or $UTRACE_TRACING is taken from the working\n"
+		 "directory; the absolute path is printed (traced programs refuse a\n"
+		 "relative UTRACE_TRACING).  Missing directories are created with mode 0700.\n"
 		 "\n"
 		 "If a live utracefs is mounted there already, nothing changes and the exit\n"
 		 "status is 0.  A dead mount (its daemon gone) is unmounted and mounted again.\n"

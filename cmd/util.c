@@ -334,12 +334,22 @@ int cli_preload_value(char *buf, size_t size, const char *old, const char *lib)
 
 int cli_tracing_dir(char *buf, size_t size, const char *arg)
 {
-	if (arg) {
-		if (!*arg)
-			return -EINVAL;
-		if ((size_t)snprintf(buf, size, "%s", arg) >= size)
-			return -ENAMETOOLONG;
-		return 0;
-	}
-	return ut_tracing_dir(buf, size);
+	int err;
+
+	if (arg && !*arg)
+		return -EINVAL;
+	if (arg)
+		return ut_absolute_path(arg, buf, size);
+	err = ut_tracing_dir(buf, size);
+	/* relative: made absolute here, once, so that it names one place */
+	if (err == -EINVAL)
+		err = ut_absolute_path(getenv("UTRACE_TRACING"), buf, size);
+	return err;
+}
+
+bool cli_tracing_env_relative(void)
+{
+	const char *env = getenv("UTRACE_TRACING");
+
+	return env && *env && *env != '/';
 }

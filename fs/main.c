@@ -87,26 +87,6 @@ static void daemon_ready(int fd, const char *console)
 	close(fd);
 }
 
-/* The mount point as an absolute path, spelled as given (the socket sits next to it). */
-static int absolute(const char *path, char *out, size_t size)
-{
-	char cwd[PATH_MAX];
-	int n;
-
-	if (path[0] == '/') {
-		n = snprintf(out, size, "%s", path);
-	} else {
-		if (!getcwd(cwd, sizeof(cwd)))
-			return -errno;
-		n = snprintf(out, size, "%s/%s", cwd, path);
-	}
-	if (n < 0 || (size_t)n >= size)
-		return -ENAMETOOLONG;
-	while (n > 1 && out[n - 1] == '/')
-		out[--n] = '\0';
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	char mnt[PATH_MAX], sock[PATH_MAX], console[PATH_MAX + 16];
@@ -135,7 +115,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	err = absolute(argv[optind], mnt, sizeof(mnt));
+	/* absolute, spelled as given: the socket sits next to it */
+	err = ut_absolute_path(argv[optind], mnt, sizeof(mnt));
 	if (!err)
 		err = ut_socket_path_for(mnt, sock, sizeof(sock));
 	if (!err && snprintf(console, sizeof(console), "%s.console", mnt) >= (int)sizeof(console))

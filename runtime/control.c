@@ -832,6 +832,29 @@ static void hold_for_record(int fd)
 	close(fd); /* nothing to select: record sees the stream end and just waits */
 }
 
+/*
+ * A relative $UTRACE_TRACING names another place in every working directory: the
+ * runtime refuses it and stays dormant.  This is the one message the runtime
+ * writes to the program's stderr, once, at start: the user's configuration is
+ * wrong, and no utracefs can be found to report through (error_log or console).
+ */
+static int refused;
+
+static void refuse_relative(void)
+{
+	char line[512];
+	const char *env = getenv("UTRACE_TRACING");
+	int n = snprintf(line, sizeof(line),
+			 "libutrace: UTRACE_TRACING=%.300s is not an absolute path: "
+			 "this program is not traced\n",
+			 env ? env : "");
+
+	refused = 1;
+	if (n > 0 && (size_t)n < sizeof(line) && write(STDERR_FILENO, line, (size_t)n) < 0) {
+		/* nowhere else to say it */
+	}
+}
+
 int ut_control_start(void)
 {
 	char path[PATH_MAX];
@@ -844,6 +867,12 @@ int ut_control_start(void)
 		if (*h == '\0' || *end != '\0' || hold < 0 || hold > INT_MAX)
 			hold = -1;
 		unsetenv("UTRACE_RECORD_HOLD"); /* not for the programs it runs */
+	}
+	if (ut_socket_path(path, sizeof(path)) == -EINVAL) {
+		refuse_relative();
+		if (hold >= 0)
+			close((int)hold);
+		return -EINVAL;
 	}
 	if (!ut_socket_path(path, sizeof(path)) && access(path, F_OK) == 0)
 		failed = attach() != 0;
@@ -889,5 +918,6 @@ void ut_control_after_fork_child(void)
 			sel_inherited = 0; /* a later utracefs is another one */
 		}
 	}
-	start_thread(0);
+	if (!refused)
+		start_thread(0);
 }

@@ -7,10 +7,11 @@
 HELLO=$UT_BUILD/examples/hello
 M2=$UT_TMP/m2/sub/tracing # mounted by `utrace mount` itself
 M3=$UT_TMP/m3/tracing	  # mounted and unmounted by `utrace record`
+M4=$UT_TMP/rel/tracing	  # mounted through a relative UTRACE_TRACING
 
 # Unmount what `utrace mount`/`record` may have left behind, then lib.sh's cleanup.
 cli_cleanup() {
-	for m in "$M2" "$M3"; do
+	for m in "$M2" "$M3" "$M4"; do
 		if grep -q " $m " /proc/self/mountinfo 2>/dev/null; then
 			fusermount3 -u -z "$m" 2>/dev/null
 		fi
@@ -134,6 +135,24 @@ expect_rc "umount again: 1" 1 "no utracefs mounted there" "$UTRACE" umount
 expect_rc "umount of a plain directory: 1" 1 "no utracefs mounted there" "$UTRACE" umount "$UT_TMP"
 expect_rc "mount over another file system: 1" 1 "another file system is mounted there" \
 	"$UTRACE" mount /proc
+
+# ---- a relative UTRACE_TRACING names one place: made absolute, or refused -----------
+(cd "$UT_TMP" && UTRACE_TRACING=rel/tracing "$UTRACE" mount) >"$UT_TMP/out" 2>"$UT_TMP/err"
+expect_eq "mount makes a relative UTRACE_TRACING absolute" "utracefs mounted at $M4" \
+	"$(cat "$UT_TMP/out")"
+expect_match "mount says which UTRACE_TRACING programs need" "need UTRACE_TRACING=$M4\$" \
+	"$(cat "$UT_TMP/err")"
+if is_mounted "$M4"; then pass "mounted at the absolute path"; else
+	fail "mounted at the absolute path" "$(grep utrace /proc/self/mountinfo)"
+fi
+(cd "$UT_TMP" && UTRACE_TRACING=rel/tracing LD_PRELOAD=$LIBUTRACE "$HELLO" 2 rel) \
+	>"$UT_TMP/out" 2>"$UT_TMP/err"
+expect_eq "the runtime refuses a relative UTRACE_TRACING in one line" \
+	"libutrace: UTRACE_TRACING=rel/tracing is not an absolute path: this program is not traced" \
+	"$(cat "$UT_TMP/err")"
+expect_eq "the refused program runs normally" "hello, rel
+sum of the squares of 1..2 = 5" "$(cat "$UT_TMP/out")"
+expect_rc "umount through the absolute path" 0 NOERR env UTRACE_TRACING="$M4" "$UTRACE" umount
 
 # ---- record mounts and unmounts by itself ------------------------------------------
 export UTRACE_TRACING=$M3

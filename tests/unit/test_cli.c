@@ -63,6 +63,29 @@ static void test_tracing_dir_rules(void **state)
 	clear_env();
 }
 
+/* A relative $UTRACE_TRACING: the commands make it absolute, the runtime refuses it. */
+static void test_tracing_dir_relative(void **state)
+{
+	char buf[PATH_MAX], cwd[PATH_MAX], want[PATH_MAX + 32];
+
+	clear_env();
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	setenv("UTRACE_TRACING", "rel/tracing/", 1);
+	assert_true(cli_tracing_env_relative());
+	assert_int_equal(ut_tracing_dir(buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(ut_socket_path(buf, sizeof(buf)), -EINVAL);
+	snprintf(want, sizeof(want), "%s/rel/tracing", cwd);
+	assert_int_equal(cli_tracing_dir(buf, sizeof(buf), NULL), 0);
+	assert_string_equal(buf, want);
+	/* a relative MOUNTPOINT operand too */
+	snprintf(want, sizeof(want), "%s/mnt", cwd);
+	assert_int_equal(cli_tracing_dir(buf, sizeof(buf), "mnt"), 0);
+	assert_string_equal(buf, want);
+	setenv("UTRACE_TRACING", "/abs", 1);
+	assert_false(cli_tracing_env_relative());
+	clear_env();
+}
+
 static const char mountinfo[] =
 	"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
 	"40 22 0:35 / /tmp/with\\040space rw,nosuid - fuse.utracefs utracefs rw,user_id=0\n"
@@ -370,6 +393,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tracing_dir_rules),
+		cmocka_unit_test(test_tracing_dir_relative),
 		cmocka_unit_test(test_mountinfo),
 		cmocka_unit_test(test_mount_state_without_mount),
 		cmocka_unit_test(test_preload),
