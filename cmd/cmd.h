@@ -118,12 +118,13 @@ bool cli_is_utracefs(const char *fstype, const char *source);
 enum cli_mnt_state cli_mount_state(const char *dir);
 /*
  * Mount utracefs at DIR (creating it, and missing parents with mode 0700) unless a
- * live one is there already; a stale one is unmounted first.  Returns 0 when it
+ * live one is there already; a stale one is unmounted first.  A DIR whose socket
+ * name (DIR.sock) does not fit in sun_path is refused before anything is created.  Returns 0 when it
  * mounted, 1 when one was mounted already, -errno after printing why it failed.
  */
 int cli_mount(const char *dir);
-/* Unmount DIR with fusermount3.  0, or -errno after printing why. */
-int cli_umount(const char *dir);
+/* Unmount DIR with fusermount3 (lazy: -z, even if busy).  0, or -errno after printing why. */
+int cli_umount(const char *dir, bool lazy);
 /* For commands that need the mount: 0, or CLI_FAIL after "no utracefs mounted at DIR". */
 int cli_need_mount(const char *dir);
 /* cli_tracing_dir(NULL) into buf, then cli_need_mount: 0 or CLI_FAIL after a message. */

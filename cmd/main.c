@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "ut_version.h"
 
 static const struct cli_command *const commands[] = {
 	&cli_cmd_mount, &cli_cmd_umount, &cli_cmd_cflags, &cli_cmd_record, &cli_cmd_report,
@@ -34,7 +35,9 @@ static void usage(FILE *f)
 	      f);
 	for (c = commands; *c; c++)
 		fprintf(f, "  %-8s %s\n", (*c)->name, (*c)->summary);
-	fputs("\n'utrace help COMMAND' or 'utrace COMMAND -h' describes a command.\n", f);
+	fputs("\n'utrace help COMMAND' or 'utrace COMMAND -h' describes a command;\n"
+	      "'utrace --version' prints the version.\n",
+	      f);
 }
 
 static int help(int argc, char **argv)
@@ -65,6 +68,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return help(argc, argv);
+	if (!strcmp(argv[1], "--version")) {
+		printf("utrace %s\n", UT_VERSION);
+		return CLI_OK;
+	}
 	cmd = find(argv[1]);
 	if (!cmd) {
 		fprintf(stderr, "utrace: unknown command '%s'\n"

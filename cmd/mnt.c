@@ -5,7 +5,8 @@
  * starting the daemon to mount one, and unmounting with fusermount3.
  *
  * A mount whose daemon died is "stale": every access fails with ENOTCONN until it
- * is unmounted.  `utrace mount` clears such a mount and mounts again, so that a
+ * is unmounted (though stat() may still answer from FUSE's cache for a second:
+ * whether the daemon lives is asked of its socket).  `utrace mount` clears such a mount and mounts again, so that a
  * crashed daemon never needs manual repair.
  */
 #include <errno.h>
@@ -17,12 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "ut_paths.h"
 
 extern char **environ;
 
@@ -115,6 +119,36 @@ static int canonical(const char *dir, char *out)
 	return n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * Ask the daemon itself: connect to its socket, next to the mount point as the
+ * daemon spells it (DIR.sock) or next to the canonical path.  1: it answers
+ * (a stopped daemon too: the connection waits in its backlog); 0: the socket is
+ * there but nobody listens (the daemon died); -1: no socket found to ask.
+ */
+static int daemon_answers(const char *dir, const char *canon)
+{
+	const char *const names[] = {dir, canon};
+
+	for (int i = 0; i < 2; i++) {
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		int fd, rc, err;
+
+		if (ut_socket_path_for(names[i], sa.sun_path, sizeof(sa.sun_path)))
+			continue;
+		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			return -1;
+		rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+		err = errno;
+		close(fd);
+		if (!rc || err == EAGAIN)
+			return 1;
+		if (err == ECONNREFUSED)
+			return 0;
+	}
+	return -1;
+}
+
 enum cli_mnt_state cli_mount_state(const char *dir)
 {
 	char path[PATH_MAX], fstype[64], source[256], *info;
@@ -129,6 +163,13 @@ enum cli_mnt_state cli_mount_state(const char *dir)
 		return CLI_MNT_NONE;
 	if (!cli_is_utracefs(fstype, source))
 		return CLI_MNT_OTHER;
+	/* not stat() alone: FUSE answers it from its attribute cache for a second */
+	switch (daemon_answers(dir, path)) {
+	case 1:
+		return CLI_MNT_LIVE;
+	case 0:
+		return CLI_MNT_STALE;
+	}
 	if (stat(path, &st) && errno == ENOTCONN)
 		return CLI_MNT_STALE;
 	return CLI_MNT_LIVE;
@@ -230,6 +271,7 @@ static int wait_mounted(const char *dir, pid_t pid)
 
 int cli_mount(const char *dir)
 {
+	struct sockaddr_un sa;
 	char fsbin[PATH_MAX];
 	enum cli_mnt_state state = cli_mount_state(dir);
 	pid_t pid;
@@ -243,9 +285,15 @@ int cli_mount(const char *dir)
 	}
 	if (state == CLI_MNT_STALE) {
 		cli_error("%s: its utracefs is gone; unmounting the dead mount first", dir);
-		err = cli_umount(dir);
+		err = cli_umount(dir, true);
 		if (err)
 			return err;
+	}
+	/* refused before anything is created: utracefs could not bind its socket */
+	if (ut_socket_path_for(dir, sa.sun_path, sizeof(sa.sun_path))) {
+		cli_error("%s: name too long: its socket %s.sock must fit in %zu bytes", dir, dir,
+			  sizeof(sa.sun_path) - 1);
+		return -ENAMETOOLONG;
 	}
 	err = make_dirs(dir);
 	if (err) {
@@ -267,7 +315,7 @@ int cli_mount(const char *dir)
 	return wait_mounted(dir, pid);
 }
 
-int cli_umount(const char *dir)
+int cli_umount(const char *dir, bool lazy)
 {
 	enum cli_mnt_state state = cli_mount_state(dir);
 	char *argv[] = {"fusermount3", "-u", (char *)dir, NULL, NULL};
@@ -281,7 +329,7 @@ int cli_umount(const char *dir)
 		cli_error("%s: not a utracefs mount", dir);
 		return -EINVAL;
 	}
-	if (state == CLI_MNT_STALE) { /* lazy: nothing answers there anyway */
+	if (lazy || state == CLI_MNT_STALE) { /* stale: nothing answers there anyway */
 		argv[2] = "-z";
 		argv[3] = (char *)dir;
 	}
@@ -291,7 +339,8 @@ int cli_umount(const char *dir)
 		return rc;
 	}
 	if (rc) {
-		cli_error("fusermount3 -u %s failed (exit status %d)", dir, rc);
+		cli_error("fusermount3 -u %s%s failed (exit status %d)%s", lazy ? "-z " : "", dir,
+			  rc, lazy ? "" : "; if it is busy, 'utrace umount -l' detaches it now");
 		return -EIO;
 	}
 	return 0;

@@ -495,7 +495,7 @@ static int run(int argc, char **argv)
 		rc = CLI_FAIL;
 	} else {
 		rc = record(&o, dir, lib, fd);
-		if (!mounted && cli_umount(dir))
+		if (!mounted && cli_umount(dir, false))
 			rc = rc ? rc : CLI_FAIL;
 	}
 	if (fd != STDOUT_FILENO && close(fd) && !rc)

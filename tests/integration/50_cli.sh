@@ -59,6 +59,8 @@ for c in mount umount cflags record report show start stop reset list stat; do
 done
 pass "help lists every command; CMD -h and help CMD print the usage"
 expect_rc "help of an unknown command: 2" 2 "unknown command 'nope'" "$UTRACE" help nope
+expect_rc "--version" 0 NOERR "$UTRACE" --version
+expect_match "--version prints the version" '^utrace [0-9]+\.[0-9]+\.[0-9]+$' "$(cat "$UT_TMP/out")"
 expect_rc "record without -p: 2" 2 "no tracer given" "$UTRACE" record -- true
 expect_rc "record without CMD: 2" 2 "no command to run" "$UTRACE" record -p function
 expect_rc "record -p without value: 2" 2 "option '-p' needs an argument" "$UTRACE" record -p
@@ -119,18 +121,44 @@ expect_eq "created parents are private (0700)" "700 700" \
 expect_rc "mount again is a no-op (0)" 0 NOERR "$UTRACE" mount
 expect_eq "mount again says so" "utracefs already mounted at $M2" "$(cat "$UT_TMP/out")"
 # A dead daemon leaves a stale mount: commands say so, mount repairs it.
+# Right after its death too: stat() may still answer from FUSE's attribute cache.
 pid=$(daemon_of "$M2")
 if [ -n "$pid" ]; then
+	stat "$M2" >/dev/null
 	kill -9 "$pid"
-	i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	# dead once a zombie (its files closed): its reaper may take its time
+	i=0; while [ $i -lt 100 ] && [ -e "/proc/$pid" ] &&
+		[ "$(sed 's/.*) \(.\).*/\1/' "/proc/$pid/stat" 2>/dev/null)" != Z ]; do
+		sleep 0.05; i=$((i + 1))
+	done
 	expect_rc "a stale mount is reported" 1 "is gone" "$UTRACE" show
 	expect_rc "mount replaces a stale mount" 0 "unmounting the dead mount" "$UTRACE" mount
 	[ -e "$M2/trace" ] && pass "the new mount answers" || fail "the new mount answers"
 else
 	fail "find the daemon started by utrace mount" "$(ps -ef | grep utracefs)"
 fi
+# A busy mount (a file open in it) needs -l.
+exec 8<"$M2/README"
+expect_rc "umount of a busy mount: 1, suggests -l" 1 "utrace umount -l" "$UTRACE" umount
+if is_mounted "$M2"; then pass "a failed umount leaves the mount"; else
+	fail "a failed umount leaves the mount"
+fi
+expect_rc "umount -l of a busy mount" 0 NOERR "$UTRACE" umount -l
+if is_mounted "$M2"; then fail "umount -l detaches the mount"; else
+	pass "umount -l detaches the mount"
+fi
+exec 8<&-
+# the daemon exits once the last file is closed (its socket goes with it)
+i=0; while [ -n "$(daemon_of "$M2")" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+expect_eq "umount -l: the daemon exits once the mount is no longer used" "" "$(daemon_of "$M2")"
+expect_rc "mount after umount -l" 0 NOERR "$UTRACE" mount
 expect_rc "umount" 0 NOERR "$UTRACE" umount
 if is_mounted "$M2"; then fail "umount removes the mount"; else pass "umount removes the mount"; fi
+long=$UT_TMP/$(printf '%0100d' 0)
+expect_rc "mount with a socket name too long: 1" 1 "name too long" "$UTRACE" mount "$long/tracing"
+if [ -e "$long" ]; then fail "a mount point too long leaves no directory"; else
+	pass "a mount point too long leaves no directory"
+fi
 expect_rc "umount again: 1" 1 "no utracefs mounted there" "$UTRACE" umount
 expect_rc "umount of a plain directory: 1" 1 "no utracefs mounted there" "$UTRACE" umount "$UT_TMP"
 expect_rc "mount over another file system: 1" 1 "another file system is mounted there" \
