@@ -148,15 +148,65 @@ struct cli_record_opts {
 	const char *notrace_funcs; /* -n FUNC (set_ftrace_notrace), likewise */
 	const char *pids;	   /* -P PID (set_ftrace_pid), likewise; CMD is added */
 	const char *output; /* -o, default CLI_RECORD_DEFAULT_OUTPUT; "-" is stdout */
+	unsigned long buffer_kb; /* -b: buffer_size_kb for the run; 0: as it is */
 	char **cmd;	    /* NULL-terminated */
 };
 /* Returns -1 when the recording should go on, else the exit status to return. */
 int cli_record_parse(int argc, char **argv, struct cli_record_opts *o);
 
+/* ---- record: running CMD (record_run.c) ------------------------------------------ */
+
+/* Where execvp would find NAME: 0, or -ENOENT / -EACCES as execvp would fail. */
+int cli_find_program(const char *name);
+
+/*
+ * The output file: opened before the run, so that one that cannot be written
+ * fails first, but emptied only once CMD runs (cli_output_start); one record
+ * created is removed again when CMD never ran.  "-" is stdout.
+ */
+struct cli_output {
+	const char *path;
+	int fd;
+	bool created; /* by record (empty) */
+	bool started; /* CMD ran: the old content is gone */
+};
+/* 0, or CLI_FAIL after a message. */
+int cli_output_open(struct cli_output *out, const char *path);
+void cli_output_start(struct cli_output *out);
+/* 0, or CLI_FAIL after a message when the close failed. */
+int cli_output_close(struct cli_output *out);
+
+/* SIGTERM, SIGHUP, SIGINT, SIGQUIT are caught from now on (see record_run.c). */
+void cli_catch_stop_signals(void);
+/* The last of them received, or 0. */
+int cli_stop_signal(void);
+/*
+ * Fork and exec CMD with LIB preloaded, UTRACE_RECORD_HOLD=hold_fd and exec_fd the
+ * write end of the exec pipe.  The pid, -EINTR when a stop signal came first (CMD
+ * is not started), or -errno.  SIGTERM and SIGHUP are passed on to it until reaped.
+ */
+pid_t cli_start_traced(char **cmd, const char *lib, const char *dir, int hold_fd, int exec_fd);
+/* Did exec succeed?  0, or the errno the child wrote on fd; closes fd. */
+int cli_exec_result(int fd);
+/*
+ * What CMD says on sock before main(): 'r' (its sites are named, it waits for
+ * "g"), 'n' (it has no patch sites), or 0 when it says nothing (not traced, or
+ * exec'd away: it closed the socket) or ended.
+ */
+int cli_wait_ready(int sock, pid_t pid);
+/* Wait for CMD and reap it: its exit status, 128 + signal, or -errno. */
+int cli_reap(pid_t pid);
+
 /* ---- stat (stat.c) --------------------------------------------------------------- */
 
 /* The number after "KEY: " in a per_cpu/cpuN/stats text.  0 or -ENOENT. */
 int cli_stats_value(const char *stats, const char *key, unsigned long long *val);
+/*
+ * The events each CPU's buffer lost (overrun + dropped events of per_cpu/cpuN/stats):
+ * one line on stderr per CPU that lost some ("CPU N: N events lost (...)").
+ * Returns the total lost.
+ */
+unsigned long long cli_report_lost(const char *dir);
 
 /* ---- options (optdefs.c) ------------------------------------------------------- */
 

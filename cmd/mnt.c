@@ -6,8 +6,8 @@
  *
  * A mount whose daemon died is "stale": every access fails with ENOTCONN until it
  * is unmounted (though stat() may still answer from FUSE's cache for a second:
- * whether the daemon lives is asked of its socket).  `utrace mount` clears such a mount and mounts again, so that a
- * crashed daemon never needs manual repair.
+ * whether the daemon lives is asked of its socket).  `utrace mount` clears such
+ * a mount and mounts again, so that a crashed daemon never needs manual repair.
  */
 #include <errno.h>
 #include <fcntl.h>

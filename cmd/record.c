@@ -29,6 +29,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +75,19 @@ static int add_pid(struct word_list *l, const char **dst, const char *arg)
 	return add_word(l, dst, arg);
 }
 
+/* -b KB: a size buffer_size_kb takes (a positive number of KB per CPU). */
+static int parse_kb(const char *arg, unsigned long *kb)
+{
+	char *end;
+
+	errno = 0;
+	*kb = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || *kb == 0 || arg[0] == '-' || arg[0] == '+' ||
+	    *kb > (1ul << 30))
+		return cli_usage_error("-b %s: not a buffer size in KB", arg);
+	return 0;
+}
+
 int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 {
 	bool first = true;
@@ -87,8 +101,9 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	o->notrace_funcs = NULL;
 	o->pids = NULL;
 	o->output = CLI_RECORD_DEFAULT_OUTPUT;
+	o->buffer_kb = 0;
 	o->cmd = NULL;
-	while ((c = cli_getopt(argc, argv, "+p:g:l:n:P:o:", &first)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+p:g:l:n:P:o:b:", &first)) != -1) {
 		switch (c) {
 		case 'h':
 			return cli_print_usage(&cli_cmd_record);
@@ -115,6 +130,11 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 			if (!*optarg)
 				return cli_usage_error("empty output file name");
 			o->output = optarg;
+			break;
+		case 'b':
+			rc = parse_kb(optarg, &o->buffer_kb);
+			if (rc)
+				return rc;
 			break;
 		default:
 			return CLI_USAGE;
@@ -160,23 +180,6 @@ static int check_tracer(const char *dir, const char *name)
 		cli_usage_error("unknown tracer '%s' (available: %s)", name, list);
 	free(list);
 	return found ? 0 : CLI_USAGE;
-}
-
-/* Child side: preload the runtime and become CMD.  Never returns. */
-static void exec_traced(char **cmd, const char *lib, int hold_fd)
-{
-	char preload[8192], fd[16];
-
-	snprintf(fd, sizeof(fd), "%d", hold_fd);
-	if (cli_preload_value(preload, sizeof(preload), getenv("LD_PRELOAD"), lib) ||
-	    setenv("LD_PRELOAD", preload, 1) ||
-	    (hold_fd >= 0 && setenv("UTRACE_RECORD_HOLD", fd, 1))) {
-		cli_error("LD_PRELOAD too long");
-		_exit(127);
-	}
-	execvp(cmd[0], cmd);
-	cli_error("%s: %s", cmd[0], strerror(errno));
-	_exit(errno == ENOENT ? 127 : 126);
 }
 
 /* Copy the live trace to the output file; 0 or CLI_FAIL after a message. */
@@ -294,102 +297,108 @@ static int held_setup(const struct cli_record_opts *o, const char *dir, pid_t pi
 	return rc;
 }
 
-/*
- * -g: wait for CMD's "r" on sock (its sites are known), while watching that it
- * has not ended; 1 when it is waiting for us, 0 when it will not (it closed the
- * socket, or ended).
- */
-static int wait_ready(int sock, pid_t pid)
-{
-	struct pollfd p = {.fd = sock, .events = POLLIN};
-	char c;
-
-	for (;;) {
-		int n = poll(&p, 1, 100);
-
-		if (n < 0 && errno != EINTR)
-			return 0;
-		if (n > 0)
-			return read(sock, &c, 1) == 1 && c == 'r';
-		siginfo_t si = {.si_pid = 0};
-
-		/* ended (not reaped here: run_traced waits for it) */
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid)
-			return 0;
-	}
-}
+/* What CMD's run showed (besides its exit status). */
+struct run_result {
+	bool ran;      /* exec succeeded */
+	bool no_sites; /* CMD said it has no patch sites */
+	int fail;      /* CLI_FAIL: a filter could not be set (CMD killed) */
+};
 
 /*
- * Run CMD and return its exit status (128 + signal when killed), or -errno.  With
- * -g, -l, -n or -P, CMD waits for us once its sites are known (UTRACE_RECORD_HOLD):
- * the filters are set then (st says which), and a failure there kills it and
- * returns CLI_FAIL through *fail.
+ * Run CMD and return its exit status (128 + signal when killed), or -errno.
+ * CMD tells on a socket (UTRACE_RECORD_HOLD) whether it has patch sites, and
+ * with sites waits before main() until record says "g": with -g, -l, -n or -P
+ * the filters are set then (st says which), and a failure there kills it.
  */
 static int run_traced(const struct cli_record_opts *o, const char *lib, const char *dir,
-		      struct setup *st, int *fail)
+		      struct setup *st, struct cli_output *out, struct run_result *res)
 {
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
-	bool hold = o->graph_funcs || o->filter_funcs || o->notrace_funcs || o->pids;
-	int sv[2] = {-1, -1}, status, rc;
-	bool held = false;
+	bool setup = o->graph_funcs || o->filter_funcs || o->notrace_funcs || o->pids;
+	int sv[2], ep[2], err, said;
 	pid_t pid;
 
-	*fail = 0;
-	if (hold && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	*res = (struct run_result){0};
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	fflush(NULL);
-	pid = fork();
+	if (pipe2(ep, O_CLOEXEC)) {
+		err = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return err;
+	}
+	pid = cli_start_traced(o->cmd, lib, dir, sv[1], ep[1]);
+	close(sv[1]);
+	close(ep[1]);
 	if (pid < 0) {
-		rc = -errno;
+		close(ep[0]);
 		close(sv[0]);
-		close(sv[1]);
-		return rc;
+		return pid == -EINTR ? 128 + cli_stop_signal() : pid;
 	}
-	if (!pid) {
-		/* the child's end crosses exec (the runtime closes it before main) */
-		if (sv[1] >= 0)
-			fcntl(sv[1], F_SETFD, 0);
-		exec_traced(o->cmd, lib, sv[1]);
+	err = cli_exec_result(ep[0]);
+	if (err) {
+		close(sv[0]);
+		cli_error("%s: %s", o->cmd[0], strerror(err));
+		return cli_reap(pid);
 	}
-	/* ^C goes to CMD; we live on to save what it left in the buffer (as system(3)). */
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	if (hold) {
-		close(sv[1]);
-		held = wait_ready(sv[0], pid);
-		if (held) {
-			*fail = held_setup(o, dir, pid, st);
-			if (!*fail)
-				*fail = cli_clear_trace(dir); /* nothing of the wait stays */
-			if (*fail)
-				kill(pid, SIGKILL);
-			else if (write(sv[0], "g", 1) != 1)
-				held = false;
+	res->ran = true;
+	cli_output_start(out);
+	said = cli_wait_ready(sv[0], pid);
+	res->no_sites = said == 'n';
+	if (said == 'r') {
+		if (setup) {
+			res->fail = held_setup(o, dir, pid, st);
+			if (!res->fail)
+				res->fail = cli_clear_trace(dir); /* nothing of the wait stays */
 		}
-		close(sv[0]);
+		if (res->fail)
+			kill(pid, SIGKILL);
+		else if (write(sv[0], "g", 1) != 1)
+			said = 0;
 	}
-	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	if (rc < 0)
-		return -errno;
-	if (o->graph_funcs && !held)
+	close(sv[0]);
+	err = cli_reap(pid);
+	if (err < 0 || res->no_sites)
+		return err;
+	if (o->graph_funcs && said != 'r')
 		fprintf(stderr, "%s: warning: -g %s: %s did not wait to be set up (not traced?); "
 			"set_graph_function not applied\n", cli_name(), o->graph_funcs, o->cmd[0]);
-	else if (hold && !held)
+	else if (setup && said != 'r')
 		fprintf(stderr, "%s: warning: %s did not wait to be set up (not traced?); "
 			"-l/-n/-P not applied to it\n", cli_name(), o->cmd[0]);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return err;
 }
 
-/* Select the tracer, empty the buffer and turn tracing on (-g: run_traced). */
-static int prepare(const char *dir, const char *tracer)
+/* buffer_size_kb as it can be written back: "7 (expanded: 1408)" is 1408; NULL: none. */
+static char *buffer_size_now(const char *dir)
 {
-	int rc = check_tracer(dir, tracer);
+	char *val, *exp;
+	unsigned long kb;
 
+	if (cli_read_value(dir, "buffer_size_kb", &val))
+		return NULL;
+	exp = strstr(val, "(expanded: ");
+	kb = strtoul(exp ? exp + 11 : val, NULL, 10);
+	if (!kb) { /* "X": the CPUs differ */
+		free(val);
+		return NULL;
+	}
+	snprintf(val, strlen(val) + 1, "%lu", kb);
+	return val;
+}
+
+/* Select the tracer (and -b's buffer size), empty the buffer, turn tracing on. */
+static int prepare(const struct cli_record_opts *o, const char *dir, char **old_kb)
+{
+	char kb[32];
+	int rc = check_tracer(dir, o->tracer);
+
+	if (!rc && o->buffer_kb) {
+		*old_kb = buffer_size_now(dir);
+		snprintf(kb, sizeof(kb), "%lu", o->buffer_kb);
+		rc = cli_set(dir, "buffer_size_kb", kb);
+	}
 	if (!rc)
-		rc = cli_set(dir, "current_tracer", tracer);
+		rc = cli_set(dir, "current_tracer", o->tracer);
 	if (!rc)
 		rc = cli_clear_trace(dir);
 	if (!rc)
@@ -397,16 +406,94 @@ static int prepare(const char *dir, const char *tracer)
 	return rc;
 }
 
-/* Trace one run of o->cmd through the mount at dir and save it to fd. */
-static int record(const struct cli_record_opts *o, const char *dir, const char *lib, int fd)
+/*
+ * Events lost to a full buffer: said per CPU, before the tracer is put back (which
+ * empties the buffer and its counters, as in ftrace), with the way to keep them.
+ */
+static void report_lost(const char *dir, const char *output)
 {
-	char *was_on = NULL;
+	char *kb;
+
+	if (!cli_report_lost(dir))
+		return;
+	kb = buffer_size_now(dir);
+	cli_error("%s misses the events lost: the buffer (%s KB per CPU) was too small; "
+		  "-b KB makes it larger",
+		  output, kb ? kb : "?");
+	free(kb);
+}
+
+/* After CMD's run: stop tracing, save, say what was lost or could not be traced. */
+static int finish(const struct cli_record_opts *o, const char *dir, struct cli_output *out,
+		  const struct run_result *res)
+{
+	int rc = cli_set(dir, "tracing_on", "0");
+
+	if (!rc)
+		rc = save_trace(dir, o->output, out->fd);
+	if (!rc && out->fd != STDOUT_FILENO)
+		fprintf(stderr, "%s: trace saved to %s\n", cli_name(), o->output);
+	if (!rc)
+		report_lost(dir, o->output);
+	if (res->no_sites)
+		fprintf(stderr,
+			"%s: warning: %s has no patch sites: none of its functions can be traced "
+			"(build it with the flags of 'utrace cflags')\n",
+			cli_name(), o->cmd[0]);
+	if (cli_stop_signal())
+		fprintf(stderr, "%s: %s: %s stopped, its trace saved\n", cli_name(),
+			strsignal(cli_stop_signal()), o->cmd[0]);
+	return rc;
+}
+
+/* Put back what record changed: tracer, tracing_on, filters, pid list, buffer size. */
+static int restore(const char *dir, const char *was_on, struct setup *st, const char *old_kb)
+{
+	static const char *const files[] = {"set_graph_function", "set_ftrace_filter",
+					    "set_ftrace_notrace"};
+	const bool set[] = {st->graph, st->filter, st->notrace};
+	/* Leave the tracer as trace-cmd does, and tracing_on as it was. */
+	int tail = cli_set(dir, "current_tracer", "nop");
+
+	tail |= cli_set(dir, "tracing_on", was_on && !strcmp(was_on, "0") ? "0" : "1");
+	/* Emptied, the filters let every function be traced and graphed again. */
+	for (int i = 0; i < 3; i++) {
+		int err = set[i] ? write_replace(dir, files[i], "") : 0;
+
+		if (err)
+			tail |= cli_file_error(files[i], err);
+	}
+	/* set_ftrace_pid as it was (its ids read back as they are written) */
+	if (st->pids) {
+		bool none = !st->old_pids || !strncmp(st->old_pids, "no pid", 6);
+		char buf[4096];
+		int err;
+
+		snprintf(buf, sizeof(buf), "%s", none ? "" : st->old_pids);
+		for (char *p = buf; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		err = write_replace(dir, "set_ftrace_pid", buf);
+		if (err)
+			tail |= cli_file_error("set_ftrace_pid", err);
+	}
+	if (old_kb)
+		tail |= cli_set(dir, "buffer_size_kb", old_kb);
+	return tail;
+}
+
+/* Trace one run of o->cmd through the mount at dir and save it to out. */
+static int record(const struct cli_record_opts *o, const char *dir, const char *lib,
+		  struct cli_output *out)
+{
+	char *was_on = NULL, *old_kb = NULL;
 	struct setup st = {0};
-	int rc, status, tail, fail;
+	struct run_result res = {0};
+	int rc, status, tail;
 
 	if (cli_read_value(dir, "tracing_on", &was_on))
 		was_on = NULL;
-	rc = prepare(dir, o->tracer);
+	rc = prepare(o, dir, &old_kb);
 	if (rc)
 		goto out;
 	if (o->pids) {
@@ -420,62 +507,33 @@ static int record(const struct cli_record_opts *o, const char *dir, const char *
 		}
 		st.pids = true;
 	}
-	status = run_traced(o, lib, dir, &st, &fail);
-	if (fail) {
-		rc = fail;
+	status = run_traced(o, lib, dir, &st, out, &res);
+	if (res.fail) {
+		rc = res.fail;
 		goto out;
 	}
 	if (status < 0) {
 		rc = cli_file_error(o->cmd[0], status);
 		goto out;
 	}
-	rc = cli_set(dir, "tracing_on", "0");
-	if (!rc)
-		rc = save_trace(dir, o->output, fd);
-	if (!rc && fd != STDOUT_FILENO)
-		fprintf(stderr, "%s: trace saved to %s\n", cli_name(), o->output);
+	if (res.ran)
+		rc = finish(o, dir, out, &res);
 	if (status)
 		rc = status; /* CMD's failure says more than ours */
 out:
-	/* Leave the tracer as trace-cmd does, and tracing_on as it was. */
-	tail = cli_set(dir, "current_tracer", "nop");
-	tail |= cli_set(dir, "tracing_on", was_on && !strcmp(was_on, "0") ? "0" : "1");
-	/* Emptied, the filters let every function be traced and graphed again. */
-	static const char *const files[] = {"set_graph_function", "set_ftrace_filter",
-					    "set_ftrace_notrace"};
-	const bool set[] = {st.graph, st.filter, st.notrace};
-
-	for (int i = 0; i < 3; i++) {
-		int err = set[i] ? write_replace(dir, files[i], "") : 0;
-
-		if (err)
-			tail |= cli_file_error(files[i], err);
-	}
-	/* set_ftrace_pid as it was (its ids read back as they are written) */
-	if (st.pids) {
-		bool none = !st.old_pids || !strncmp(st.old_pids, "no pid", 6);
-		const char *old = none ? "" : st.old_pids;
-		char buf[4096];
-		int err;
-
-		snprintf(buf, sizeof(buf), "%s", old);
-		for (char *p = buf; *p; p++)
-			if (*p == '\n')
-				*p = ' ';
-		err = write_replace(dir, "set_ftrace_pid", buf);
-		if (err)
-			tail |= cli_file_error("set_ftrace_pid", err);
-	}
+	tail = restore(dir, was_on, &st, old_kb);
 	free(st.old_pids);
 	free(was_on);
+	free(old_kb);
 	return rc ? rc : tail ? CLI_FAIL : 0;
 }
 
 static int run(int argc, char **argv)
 {
 	struct cli_record_opts o;
+	struct cli_output out;
 	char dir[PATH_MAX], lib[PATH_MAX];
-	int rc = cli_record_parse(argc, argv, &o), mounted, fd, err;
+	int rc = cli_record_parse(argc, argv, &o), mounted, err;
 
 	if (rc >= 0)
 		return rc;
@@ -486,21 +544,25 @@ static int run(int argc, char **argv)
 		err = -errno;
 	if (err)
 		return cli_file_error(err == -ENAMETOOLONG ? "tracing directory" : lib, err);
-	fd = strcmp(o.output, "-") ? open(o.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
-				   : STDOUT_FILENO;
-	if (fd < 0)
-		return cli_file_error(o.output, errno);
+	/* a CMD that cannot run fails before anything is touched (127/126, as a shell) */
+	err = cli_find_program(o.cmd[0]);
+	if (err) {
+		cli_error("%s: %s", o.cmd[0], strerror(-err));
+		return err == -ENOENT ? 127 : 126;
+	}
+	if (cli_output_open(&out, o.output))
+		return CLI_FAIL;
+	cli_catch_stop_signals();
 	mounted = cli_mount(dir);
 	if (mounted < 0) {
 		rc = CLI_FAIL;
 	} else {
-		rc = record(&o, dir, lib, fd);
+		rc = record(&o, dir, lib, &out);
 		if (!mounted && cli_umount(dir, false))
 			rc = rc ? rc : CLI_FAIL;
 	}
-	if (fd != STDOUT_FILENO && close(fd) && !rc)
-		rc = cli_file_error(o.output, errno);
-	return rc;
+	err = cli_output_close(&out);
+	return rc ? rc : err;
 }
 
 const struct cli_command cli_cmd_record = {

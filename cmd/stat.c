@@ -107,20 +107,44 @@ static int is_cpu(const struct dirent *d)
 	return !strncmp(d->d_name, "cpu", 3) && d->d_name[3] >= '0' && d->d_name[3] <= '9';
 }
 
-static void show_cpu(const char *percpu, const char *cpu)
+/* Call fn(stats text, CPU number, arg) for each per_cpu/cpuN/stats, in CPU order
+ * (stats NULL when unreadable).  0, or -errno when per_cpu cannot be listed. */
+static int for_each_cpu_stats(const char *dir, void (*fn)(const char *, const char *, void *),
+			      void *arg)
+{
+	char percpu[PATH_MAX], path[PATH_MAX], *stats;
+	struct dirent **cpus;
+	int n, i;
+
+	cli_path(percpu, sizeof(percpu), dir, "per_cpu");
+	n = scandir(percpu, &cpus, is_cpu, cmp_cpu);
+	if (n < 0)
+		return -errno;
+	for (i = 0; i < n; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s/stats", percpu, cpus[i]->d_name) >=
+			(int)sizeof(path) ||
+		    cli_read_file(path, &stats, NULL))
+			stats = NULL;
+		fn(stats, cpus[i]->d_name + 3, arg);
+		free(stats);
+		free(cpus[i]);
+	}
+	free(cpus);
+	return 0;
+}
+
+static void show_cpu(const char *stats, const char *cpu, void *arg)
 {
 	static const char *const keys[] = {"entries", "overrun", "commit overrun",
 					   "dropped events", "read events", "bytes"};
-	char path[PATH_MAX], *stats;
 	unsigned long long v;
 	size_t i;
 
-	if (snprintf(path, sizeof(path), "%s/%s/stats", percpu, cpu) >= (int)sizeof(path) ||
-	    cli_read_file(path, &stats, NULL)) {
-		printf("  %4s  (%s unreadable)\n", cpu + 3, path);
+	if (!stats) {
+		printf("  %4s  (per_cpu/cpu%s/stats unreadable)\n", cpu, cpu);
 		return;
 	}
-	printf("  %4s", cpu + 3);
+	printf("  %4s", cpu);
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (cli_stats_value(stats, keys[i], &v))
 			printf(" %15s", "-");
@@ -128,30 +152,42 @@ static void show_cpu(const char *percpu, const char *cpu)
 			printf(" %15llu", v);
 	}
 	printf("\n");
-	free(stats);
 }
 
 static int show_cpus(const char *dir)
 {
-	char percpu[PATH_MAX];
-	struct dirent **cpus;
-	int n, i;
+	int err;
 
-	cli_path(percpu, sizeof(percpu), dir, "per_cpu");
-	n = scandir(percpu, &cpus, is_cpu, cmp_cpu);
-	if (n < 0) {
-		printf("Per-CPU buffers: (%s: %s)\n", percpu, strerror(errno));
-		return CLI_FAIL;
-	}
 	printf("Per-CPU buffers (per_cpu/cpuN/stats):\n");
 	printf("  %4s %15s %15s %15s %15s %15s %15s\n", "CPU", "entries", "overrun",
 	       "commit overrun", "dropped", "read", "bytes");
-	for (i = 0; i < n; i++) {
-		show_cpu(percpu, cpus[i]->d_name);
-		free(cpus[i]);
-	}
-	free(cpus);
-	return 0;
+	err = for_each_cpu_stats(dir, show_cpu, NULL);
+	if (err)
+		printf("  (%s/per_cpu: %s)\n", dir, strerror(-err));
+	return err ? CLI_FAIL : 0;
+}
+
+static void lost_cpu(const char *stats, const char *cpu, void *arg)
+{
+	unsigned long long overrun = 0, dropped = 0, *total = arg;
+
+	if (!stats)
+		return;
+	cli_stats_value(stats, "overrun", &overrun);
+	cli_stats_value(stats, "dropped events", &dropped);
+	if (!overrun && !dropped)
+		return;
+	cli_error("CPU %s: %llu events lost (overrun %llu, dropped %llu)", cpu, overrun + dropped,
+		  overrun, dropped);
+	*total += overrun + dropped;
+}
+
+unsigned long long cli_report_lost(const char *dir)
+{
+	unsigned long long total = 0;
+
+	for_each_cpu_stats(dir, lost_cpu, &total);
+	return total;
 }
 
 static int run(int argc, char **argv)

@@ -47,6 +47,7 @@ struct tfs_proc {
 	bool hello;
 	bool has_ack;
 	bool hung; /* missed an ACK deadline: not waited for until it answers */
+	bool sites; /* sent sites: with none by its first ACK, nothing in it is traceable */
 	uint32_t acked;
 	uint64_t serial; /* order of HELLOs: the newest of a pid is its current image */
 	char comm[16];
@@ -475,6 +476,7 @@ static int on_sites(int fd, pid_t pid, const struct ut_msg_sites *m)
 		return -EPROTO;
 	pthread_mutex_lock(&reg_lock);
 	p = proc_of_fd(fd);
+	p->sites |= m->total > 0;
 	memcpy(exe, p->exe, sizeof(exe));
 	/*
 	 * After an exec the new image registers on a new connection while what the
@@ -544,6 +546,28 @@ static int on_hello(int fd, const struct ut_msg_hello *m)
 	return 0;
 }
 
+/*
+ * A program with no patch site traces nothing (built without the flags of `utrace
+ * cflags`): said once per program on the console, as the kernel would printk it.
+ * Only the registry thread calls it.
+ */
+static void say_no_sites(pid_t pid, const char *exe)
+{
+	static char *said[256];
+	static unsigned int nr_said;
+	unsigned int i;
+
+	for (i = 0; i < nr_said; i++)
+		if (!strcmp(said[i], exe))
+			return;
+	if (nr_said < sizeof(said) / sizeof(said[0]))
+		said[nr_said++] = strdup(exe);
+	fprintf(stderr,
+		"utracefs: %s (pid %d) has no patch sites: none of its functions can be traced "
+		"(build it with the flags of 'utrace cflags')\n",
+		exe, (int)pid);
+}
+
 static int on_message(int fd, const void *buf, size_t n)
 {
 	struct ut_msg_hdr h;
@@ -569,14 +593,21 @@ static int on_message(int fd, const void *buf, size_t n)
 	switch (h.type) {
 	case UT_MSG_ACK: {
 		const struct ut_msg_ack *m = buf;
+		char exe[sizeof(p->exe)];
+		bool no_sites;
 
 		pthread_mutex_lock(&reg_lock);
 		p = proc_of_fd(fd);
+		/* the first ACK follows the sites it sent when it attached */
+		no_sites = !p->has_ack && !p->sites;
+		memcpy(exe, p->exe, sizeof(exe));
 		p->acked = m->gen;
 		p->has_ack = true;
 		p->hung = false;
 		pthread_cond_broadcast(&ack_cond);
 		pthread_mutex_unlock(&reg_lock);
+		if (no_sites)
+			say_no_sites(pid, exe);
 		return 0;
 	}
 	case UT_MSG_TASK: {

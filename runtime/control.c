@@ -799,6 +799,7 @@ static void wait_applied(uint32_t old, int ms)
  * (UTRACE_RECORD_HOLD=FD) and waits for record's "g" (or the end of the stream);
  * record writes the filters meanwhile, which the control thread, still running,
  * applies and acknowledges; that generation is then applied before main() runs.
+ * A process with no patch sites at all says "n" instead and goes on.
  * The descriptor is closed in every case, so the program never sees it.
  */
 /* Wait (at most UT_ACK_TIMEOUT_MS) until utracefs published this process's section. */
@@ -823,11 +824,16 @@ static void hold_for_record(int fd)
 	if (attached && any) {
 		wait_sel_complete();
 		gen0 = applied_gen;
-		if (write(fd, "r", 1) == 1)
+		if (send(fd, "r", 1, MSG_NOSIGNAL) == 1)
 			while (read(fd, &c, 1) < 0 && errno == EINTR)
 				;
 		if (ut_rt_ctl && __atomic_load_n(&ut_rt_ctl->gen, __ATOMIC_ACQUIRE) != gen0)
 			wait_applied(gen0, UT_ACK_TIMEOUT_MS);
+	} else if (attached && !ut_nr_objs) {
+		/* no patch sites at all: record tells its user why the trace is empty */
+		if (send(fd, "n", 1, MSG_NOSIGNAL) != 1) {
+			/* record is gone: nobody to tell */
+		}
 	}
 	close(fd); /* nothing to select: record sees the stream end and just waits */
 }

@@ -138,7 +138,7 @@ else
 	fail "find the daemon started by utrace mount" "$(ps -ef | grep utracefs)"
 fi
 # A busy mount (a file open in it) needs -l.
-exec 8<"$M2/README"
+command exec 8<"$M2/README" || fail "open a file in the mount"
 expect_rc "umount of a busy mount: 1, suggests -l" 1 "utrace umount -l" "$UTRACE" umount
 if is_mounted "$M2"; then pass "a failed umount leaves the mount"; else
 	fail "a failed umount leaves the mount"
@@ -213,6 +213,26 @@ expect_match "record's default output is utrace.txt" 'sum_of_squares' \
 expect_rc "record returns CMD's exit status" 7 "" "$UTRACE" record -p nop -o - -- sh -c 'exit 7'
 expect_rc "record of a missing program: 127" 127 "no-such-prog: No such file or directory" \
 	"$UTRACE" record -p nop -o "$UT_TMP/x.txt" -- "$UT_TMP/no-such-prog"
+# A program that cannot run leaves the output file as it was (or not there at all).
+printf 'an older recording\n' >"$UT_TMP/keep.txt"
+printf '#!/bin/sh\n' >"$UT_TMP/noexec.sh"
+printf '#!/nonexistent/interpreter\n' >"$UT_TMP/badinterp.sh"
+chmod +x "$UT_TMP/badinterp.sh"
+rm -f "$UT_TMP/new.txt"
+expect_rc "record of a missing program in PATH: 127" 127 "no-such-prog: No such file or directory" \
+	"$UTRACE" record -p function -o "$UT_TMP/keep.txt" -- no-such-prog
+expect_rc "record of a file that is not executable: 126" 126 "noexec.sh: Permission denied" \
+	"$UTRACE" record -p function -o "$UT_TMP/keep.txt" -- "$UT_TMP/noexec.sh"
+expect_rc "record of a program that exec cannot start: 127" 127 \
+	"badinterp.sh: No such file or directory" \
+	"$UTRACE" record -p function -o "$UT_TMP/keep.txt" -- "$UT_TMP/badinterp.sh"
+expect_eq "a program that cannot run leaves the output file untouched" "an older recording" \
+	"$(cat "$UT_TMP/keep.txt")"
+"$UTRACE" record -p function -o "$UT_TMP/new.txt" -- "$UT_TMP/badinterp.sh" 2>/dev/null
+if [ -e "$UT_TMP/new.txt" ]; then fail "a program that cannot run creates no output file"; else
+	pass "a program that cannot run creates no output file"
+fi
+expect_eq "a program that cannot run leaves the tracer as it was" nop "$(cat "$T/current_tracer")"
 expect_rc "record with an unknown tracer: 2" 2 "unknown tracer 'bogus'" \
 	"$UTRACE" record -p bogus -o "$UT_TMP/x.txt" -- true
 expect_rc "record to an unwritable file: 1" 1 "/nonexistent/x.txt: No such file or directory" \
@@ -222,6 +242,61 @@ LD_PRELOAD=libm.so.6 ASAN_OPTIONS=verify_asan_link_order=0 "$UTRACE" record -p n
 	-o "$UT_TMP/x.txt" -- sh -c 'echo "$LD_PRELOAD"' >"$UT_TMP/out" 2>/dev/null
 lib=$(cd "$(dirname "$LIBUTRACE")" && pwd -P)/libutrace.so
 expect_eq "record appends the runtime to LD_PRELOAD" "libm.so.6:$lib" "$(cat "$UT_TMP/out")"
+
+# A program without patch sites: record and the console say why its trace is empty.
+expect_rc "record of a program without patch sites" 0 \
+	"warning: /bin/true has no patch sites: none of its functions can be traced" \
+	"$UTRACE" record -p function -o "$UT_TMP/x.txt" -- /bin/true
+if grep -q 'no patch sites' "$UT_TMP/err" &&
+	! "$UTRACE" record -p function -o "$UT_TMP/x.txt" -- "$HELLO" 2>&1 >/dev/null |
+	grep -q 'no patch sites'; then
+	pass "record says nothing of patch sites for a program that has them"
+else
+	fail "record says nothing of patch sites for a program that has them"
+fi
+"$UTRACE" record -p nop -o "$UT_TMP/x.txt" -- /bin/true 2>/dev/null
+"$UTRACE" record -p nop -o "$UT_TMP/x.txt" -- /bin/echo >/dev/null 2>&1
+# the registry reads connections in order: echo's line comes after both of true's
+i=0; while ! grep -q 'echo (pid' "$UT_TMP/utracefs.log" && [ $i -lt 200 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+expect_eq "the console says it once per program" \
+	"1 1" "$(grep -c '/true (pid [0-9]*) has no patch sites' "$UT_TMP/utracefs.log") \
+$(grep -c '/echo (pid [0-9]*) has no patch sites' "$UT_TMP/utracefs.log")"
+expect_match "the console line names the flags" \
+	"^utracefs: .*/true \\(pid [0-9]+\\) has no patch sites: none of its functions can be traced \\(build it with the flags of 'utrace cflags'\\)\$" \
+	"$(cat "$UT_TMP/utracefs.log")"
+
+# Events lost to a small buffer (-b): said per CPU, with -b; the size is put back.
+kb=$(cat "$T/buffer_size_kb")
+expect_rc "record -b with a buffer too small" 0 "CPU [0-9]+: [0-9]+ events lost \(overrun [0-9]+, dropped [0-9]+\)" \
+	"$UTRACE" record -p function -b 8 -o "$UT_TMP/lost.txt" -- "$PROGS/e2e_calls" -n 100000
+expect_match "record suggests -b when events were lost" "too small; -b KB makes it larger" \
+	"$(cat "$UT_TMP/err")"
+expect_eq "record puts buffer_size_kb back" "$kb" "$(cat "$T/buffer_size_kb")"
+"$UTRACE" record -p function -o "$UT_TMP/x.txt" -- "$HELLO" 2>"$UT_TMP/err" >/dev/null
+expect_eq "record says nothing of losses when there were none" "" "$(grep lost "$UT_TMP/err")"
+expect_rc "record -b 0: 2" 2 "-b 0: not a buffer size" "$UTRACE" record -b 0 -p nop -- true
+
+# SIGTERM (as timeout sends it) stops CMD, saves the trace and puts the tracer back.
+"$UTRACE" record -p function -o "$UT_TMP/term.txt" -- "$PROGS/e2e_calls" -l \
+	>"$UT_TMP/term.out" 2>"$UT_TMP/term.err" &
+rp=$!
+i=0; while ! grep -q ' work <-outer' "$T/trace" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+cp=$(pgrep -P "$rp")
+kill -TERM "$rp"
+wait "$rp"; rc=$?
+expect_eq "record stopped by SIGTERM: CMD's exit status" 0 "$rc"
+expect_match "record stopped by SIGTERM saves the trace" ' work <-outer$' "$(cat "$UT_TMP/term.txt")"
+expect_match "record stopped by SIGTERM says so" 'Terminated: .*e2e_calls stopped, its trace saved' \
+	"$(cat "$UT_TMP/term.err")"
+expect_eq "record stopped by SIGTERM puts the tracer back" nop "$(cat "$T/current_tracer")"
+if [ -n "$cp" ] && kill -0 "$cp" 2>/dev/null; then
+	fail "record stopped by SIGTERM leaves no orphan" "$(ps -o pid,stat,cmd -p "$cp")"
+	kill -KILL "$cp"
+else
+	pass "record stopped by SIGTERM leaves no orphan"
+fi
 
 # A program linked with the flags of `cflags --ldflags` loads the runtime by itself.
 if [ -x "$UT_TMP/hello-linked" ]; then

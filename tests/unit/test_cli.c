@@ -195,6 +195,89 @@ static void test_record_parse(void **state)
 	assert_int_equal(PARSE(&o, "record", "-p", "function", "true"), -1);
 	assert_string_equal(o.cmd[0], "true");
 	assert_null(o.graph_funcs);
+	assert_int_equal(o.buffer_kb, 0);
+}
+
+/* -b KB: the buffer size for the run, as trace-cmd's -b. */
+static void test_record_parse_buffer(void **state)
+{
+	struct cli_record_opts o;
+
+	assert_int_equal(PARSE(&o, "record", "-p", "function", "-b", "20000", "ls"), -1);
+	assert_int_equal(o.buffer_kb, 20000);
+	assert_int_equal(PARSE(&o, "record", "-p", "nop", "-b", "0", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-p", "nop", "-b", "-5", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-p", "nop", "-b", "12k", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-p", "nop", "-b"), CLI_USAGE);
+}
+
+/* What record checks before anything is touched: can CMD be run at all? */
+static void test_find_program(void **state)
+{
+	char tmpl[] = "/tmp/test_cli.XXXXXX", path[PATH_MAX];
+	const char *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL;
+	FILE *f;
+
+	assert_non_null(mkdtemp(tmpl));
+	assert_int_equal(cli_find_program("sh"), 0);
+	assert_int_equal(cli_find_program("/bin/sh"), 0);
+	assert_int_equal(cli_find_program("no-such-program-here"), -ENOENT);
+	assert_int_equal(cli_find_program(""), -ENOENT);
+	assert_int_equal(cli_find_program(tmpl), -EACCES); /* a directory */
+	snprintf(path, sizeof(path), "%s/prog", tmpl);
+	assert_int_equal(cli_find_program(path), -ENOENT);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	/* found in PATH but not executable: EACCES, as execvp */
+	setenv("PATH", tmpl, 1);
+	assert_int_equal(cli_find_program("prog"), -EACCES);
+	chmod(path, 0755);
+	assert_int_equal(cli_find_program("prog"), 0);
+	if (saved)
+		setenv("PATH", saved, 1);
+	free(saved);
+	unlink(path);
+	rmdir(tmpl);
+}
+
+/* The output file is touched only once CMD runs. */
+static void test_output_file(void **state)
+{
+	char tmpl[] = "/tmp/test_cli.XXXXXX", path[PATH_MAX], *text;
+	struct cli_output out;
+	FILE *f;
+
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(path, sizeof(path), "%s/out.txt", tmpl);
+	/* a new file CMD never ran for is removed again */
+	assert_int_equal(cli_output_open(&out, path), 0);
+	assert_int_equal(cli_output_close(&out), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	/* an old one keeps its content until CMD runs */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("old recording\n", f);
+	fclose(f);
+	assert_int_equal(cli_output_open(&out, path), 0);
+	assert_int_equal(cli_output_close(&out), 0);
+	assert_int_equal(cli_read_file(path, &text, NULL), 0);
+	assert_string_equal(text, "old recording\n");
+	free(text);
+	assert_int_equal(cli_output_open(&out, path), 0);
+	cli_output_start(&out);
+	assert_int_equal(write(out.fd, "new\n", 4), 4);
+	assert_int_equal(cli_output_close(&out), 0);
+	assert_int_equal(cli_read_file(path, &text, NULL), 0);
+	assert_string_equal(text, "new\n");
+	free(text);
+	/* one that cannot be written fails first */
+	snprintf(path, sizeof(path), "%s/missing/out.txt", tmpl);
+	assert_int_equal(cli_output_open(&out, path), CLI_FAIL);
+	snprintf(path, sizeof(path), "%s/out.txt", tmpl);
+	unlink(path);
+	rmdir(tmpl);
 }
 
 /* -g: repeated ones join into one list; alone it selects function_graph. */
@@ -404,6 +487,9 @@ int main(void)
 		cmocka_unit_test(test_mount_state_without_mount),
 		cmocka_unit_test(test_preload),
 		cmocka_unit_test(test_record_parse),
+		cmocka_unit_test(test_record_parse_buffer),
+		cmocka_unit_test(test_find_program),
+		cmocka_unit_test(test_output_file),
 		cmocka_unit_test(test_record_parse_graph),
 		cmocka_unit_test(test_record_parse_filters),
 		cmocka_unit_test(test_misuse_exit_status),
