@@ -6,6 +6,7 @@
  *   util.c       messages, reading and writing tracefs files, paths next to the binary
  *   mnt.c        is a utracefs mounted here? mounting and unmounting it
  *   optdefs.c    the default value of every option (for reset and stat)
+ *   record_run.c how record starts, watches and stops CMD (exec, hold socket, signals)
  *   <name>.c     one subcommand each, as a struct cli_command
  *
  * Exit statuses: 0 success, 1 failure (a file system or system error), 2 bad usage.

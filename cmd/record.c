@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * record.c - `utrace record -p TRACER [-g FUNC] [-l FUNC] [-n FUNC] [-P PID] [-o FILE]
- * [--] CMD [ARG...]`: trace one run of a command and save the trace.
+ * record.c - `utrace record -p TRACER [-g FUNC] [-l FUNC] [-n FUNC] [-P PID] [-b KB]
+ * [-o FILE] [--] CMD [ARG...]`: trace one run of a command and save the trace.
  *
  * The steps are those a user would type: mount if nothing is mounted (and unmount
- * at the end), select the tracer, clear the buffer, turn tracing on, run CMD with
- * libutrace.so preloaded, turn tracing off, copy `trace` to FILE, put the tracer
- * back to nop (and the filters it set back to empty, set_ftrace_pid as it was).
+ * at the end), select the tracer (-b: the buffer size), clear the buffer, turn
+ * tracing on, run CMD with libutrace.so preloaded, turn tracing off, copy `trace`
+ * to FILE, say which CPUs lost events (before the next step empties the buffer's
+ * counters), put the tracer back to nop (and the filters it set back to empty,
+ * set_ftrace_pid and the buffer size as they were).  How CMD is started, watched
+ * and stopped (SIGTERM, SIGHUP) is in record_run.c.
  *
  * -g, -l, -n (set_graph_function, set_ftrace_filter, set_ftrace_notrace) only take
  * functions utracefs knows, those of processes that sent their sites; CMD's are
@@ -16,7 +19,9 @@
  * applies and acknowledges at once), clears the buffer and says "g".  -P writes
  * set_ftrace_pid before CMD starts and adds CMD's pid while it waits.  A CMD that
  * closes the socket without a word (not a traced program, or exec'd away) just
- * runs, without the filters.  Like ftrace, the buffer is global: other traced
+ * runs, without the filters; one that says "n" has no patch site, which record
+ * tells its user.  The socket is passed on every run (without filters, record
+ * answers "g" at once).  Like ftrace, the buffer is global: other traced
  * programs running at the same time are recorded too (unless -P).  The
  * exit status is CMD's.
  */
@@ -570,7 +575,7 @@ const struct cli_command cli_cmd_record = {
 	.summary = "trace one run of a command and save the trace",
 	.run = run,
 	.usage = "usage: utrace record -p TRACER [-g FUNC]... [-l FUNC]... [-n FUNC]...\n"
-		 "                     [-P PID]... [-o FILE] [--] CMD [ARG...]\n"
+		 "                     [-P PID]... [-b KB] [-o FILE] [--] CMD [ARG...]\n"
 		 "\n"
 		 "Run CMD with the utrace runtime (libutrace.so) preloaded, trace it with\n"
 		 "TRACER and save the trace to FILE.  utracefs is mounted for the run if it\n"
@@ -578,7 +583,9 @@ const struct cli_command cli_cmd_record = {
 		 "buffer cleared, tracing turned on; when CMD exits tracing is turned off,\n"
 		 "the trace saved and the tracer put back to nop.  The buffer is shared by\n"
 		 "every traced program, as in ftrace: others running meanwhile show too.\n"
-		 "^C reaches CMD; the trace is saved when it exits.\n"
+		 "^C reaches CMD; the trace is saved when it exits.  SIGTERM and SIGHUP\n"
+		 "are passed on to CMD, with the same end.  Events lost to a full buffer\n"
+		 "are counted per CPU at the end.\n"
 		 "\n"
 		 "  -p TRACER  the tracer: function, function_graph (calls and returns drawn\n"
 		 "             as a call graph with durations), or nop (trace_printk() lines\n"
@@ -592,12 +599,14 @@ const struct cli_command cli_cmd_record = {
 		 "  -P PID     trace only CMD and process (or thread) PID, other traced\n"
 		 "             programs not (set_ftrace_pid).  Repeat for more; put back as\n"
 		 "             it was at the end\n"
+		 "  -b KB      buffer_size_kb for the run (KB per CPU); put back at the end\n"
 		 "  -o FILE    where to save the trace (default " CLI_RECORD_DEFAULT_OUTPUT
 		 "; - is stdout).\n"
 		 "             It is the text of the trace file; 'utrace report' prints it\n"
 		 "\n"
 		 "The options of the mount (trace_options, such as funcgraph-proc) are used as\n"
 		 "they are.  The exit status is CMD's (128+N when signal N killed it; 127 when\n"
-		 "it could not be found).  Only functions compiled with the flags of 'utrace\n"
-		 "cflags' are traced.\n",
+		 "it could not be found, 126 when it could not run: then FILE is left as it\n"
+		 "was).  Only functions compiled with the flags of 'utrace cflags' are traced\n"
+		 "(a CMD with none is warned about).\n",
 };
