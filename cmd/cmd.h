@@ -208,6 +208,8 @@ int cli_stats_value(const char *stats, const char *key, unsigned long long *val)
  * Returns the total lost.
  */
 unsigned long long cli_report_lost(const char *dir);
+/* Events written to the buffers since they were last emptied (entries + overrun). */
+unsigned long long cli_events_written(const char *dir);
 
 /* ---- options (optdefs.c) ------------------------------------------------------- */
 

@@ -362,7 +362,7 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 	}
 	close(sv[0]);
 	err = cli_reap(pid);
-	if (err < 0 || res->no_sites)
+	if (err < 0)
 		return err;
 	if (o->graph_funcs && said != 'r')
 		fprintf(stderr, "%s: warning: -g %s: %s did not wait to be set up (not traced?); "
@@ -440,7 +440,8 @@ static int finish(const struct cli_record_opts *o, const char *dir, struct cli_o
 		fprintf(stderr, "%s: trace saved to %s\n", cli_name(), o->output);
 	if (!rc)
 		report_lost(dir, o->output);
-	if (res->no_sites)
+	/* (a CMD such as `sh -c PROG` has none, while PROG is traced) */
+	if (res->no_sites && !cli_events_written(dir))
 		fprintf(stderr,
 			"%s: warning: %s has no patch sites: none of its functions can be traced "
 			"(build it with the flags of 'utrace cflags')\n",
@@ -523,6 +524,9 @@ static int record(const struct cli_record_opts *o, const char *dir, const char *
 	}
 	if (res.ran)
 		rc = finish(o, dir, out, &res);
+	else if (cli_stop_signal())
+		cli_error("%s: %s not started, nothing recorded", strsignal(cli_stop_signal()),
+			  o->cmd[0]);
 	if (status)
 		rc = status; /* CMD's failure says more than ours */
 out:

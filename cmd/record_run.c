@@ -140,7 +140,8 @@ static void on_stop_signal(int sig)
 
 void cli_catch_stop_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_stop_signal};
+	/* SA_RESTART: a FUSE request interrupted would fail with EINTR */
+	struct sigaction sa = {.sa_handler = on_stop_signal, .sa_flags = SA_RESTART};
 	static const int sigs[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT};
 
 	sigemptyset(&sa.sa_mask);

@@ -182,6 +182,25 @@ static void lost_cpu(const char *stats, const char *cpu, void *arg)
 	*total += overrun + dropped;
 }
 
+static void written_cpu(const char *stats, const char *cpu, void *arg)
+{
+	unsigned long long entries = 0, overrun = 0, *total = arg;
+
+	if (!stats)
+		return;
+	cli_stats_value(stats, "entries", &entries);
+	cli_stats_value(stats, "overrun", &overrun);
+	*total += entries + overrun;
+}
+
+unsigned long long cli_events_written(const char *dir)
+{
+	unsigned long long total = 0;
+
+	for_each_cpu_stats(dir, written_cpu, &total);
+	return total;
+}
+
 unsigned long long cli_report_lost(const char *dir)
 {
 	unsigned long long total = 0;

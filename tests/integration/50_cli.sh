@@ -254,6 +254,12 @@ if grep -q 'no patch sites' "$UT_TMP/err" &&
 else
 	fail "record says nothing of patch sites for a program that has them"
 fi
+"$UTRACE" record -p function -o "$UT_TMP/sh.txt" -- sh -c "$HELLO" >/dev/null 2>"$UT_TMP/err"
+if ! grep -q 'no patch sites' "$UT_TMP/err" && grep -q sum_of_squares "$UT_TMP/sh.txt"; then
+	pass "record of sh -c PROG: no warning, PROG is traced"
+else
+	fail "record of sh -c PROG: no warning, PROG is traced" "$(cat "$UT_TMP/err")"
+fi
 "$UTRACE" record -p nop -o "$UT_TMP/x.txt" -- /bin/true 2>/dev/null
 "$UTRACE" record -p nop -o "$UT_TMP/x.txt" -- /bin/echo >/dev/null 2>&1
 # the registry reads connections in order: echo's line comes after both of true's
