@@ -357,7 +357,7 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 		}
 		if (res->fail)
 			kill(pid, SIGKILL);
-		else if (write(sv[0], "g", 1) != 1)
+		else if (send(sv[0], "g", 1, MSG_NOSIGNAL) != 1) /* CMD may be gone */
 			said = 0;
 	}
 	close(sv[0]);

@@ -127,6 +127,8 @@ int cli_output_close(struct cli_output *out)
  */
 static volatile sig_atomic_t stop_sig;
 static volatile pid_t traced_pid; /* CMD while it can be signalled, else 0 */
+static const int stop_sigs[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT};
+#define NR_STOP_SIGS (sizeof(stop_sigs) / sizeof(stop_sigs[0]))
 
 static void on_stop_signal(int sig)
 {
@@ -138,29 +140,21 @@ static void on_stop_signal(int sig)
 	errno = saved;
 }
 
+static void stop_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < NR_STOP_SIGS; i++)
+		sigaddset(set, stop_sigs[i]);
+}
+
 void cli_catch_stop_signals(void)
 {
 	/* SA_RESTART: a FUSE request interrupted would fail with EINTR */
 	struct sigaction sa = {.sa_handler = on_stop_signal, .sa_flags = SA_RESTART};
-	static const int sigs[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT};
 
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&sa.sa_mask, sigs[i]);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
-
-static void block_stop_signals(int how, sigset_t *old)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGQUIT);
-	sigprocmask(how, &set, old);
+	stop_set(&sa.sa_mask);
+	for (size_t i = 0; i < NR_STOP_SIGS; i++)
+		sigaction(stop_sigs[i], &sa, NULL);
 }
 
 int cli_wait_ready(int sock, pid_t pid)
@@ -210,22 +204,21 @@ int cli_exec_result(int fd)
 
 pid_t cli_start_traced(char **cmd, const char *lib, const char *dir, int hold_fd, int exec_fd)
 {
-	sigset_t old;
+	sigset_t set, old;
 	pid_t pid;
 
 	fflush(NULL);
 	/* a signal from here on finds traced_pid set (or the child not yet there) */
-	block_stop_signals(SIG_BLOCK, &old);
+	stop_set(&set);
+	sigprocmask(SIG_BLOCK, &set, &old);
 	if (stop_sig) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -EINTR;
 	}
 	pid = fork();
 	if (!pid) {
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
+		for (size_t i = 0; i < NR_STOP_SIGS; i++)
+			signal(stop_sigs[i], SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		/* the child's end crosses exec (the runtime closes it before main) */
 		fcntl(hold_fd, F_SETFD, 0);
