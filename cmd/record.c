@@ -447,8 +447,8 @@ static int finish(const struct cli_record_opts *o, const char *dir, struct cli_o
 			"(build it with the flags of 'utrace cflags')\n",
 			cli_name(), o->cmd[0]);
 	if (cli_stop_signal())
-		fprintf(stderr, "%s: %s: %s stopped, its trace saved\n", cli_name(),
-			strsignal(cli_stop_signal()), o->cmd[0]);
+		fprintf(stderr, "%s: %s: %s stopped%s\n", cli_name(), strsignal(cli_stop_signal()),
+			o->cmd[0], rc ? "" : ", its trace saved");
 	return rc;
 }
 
