@@ -62,13 +62,55 @@ static int obj_find(const char *path, const char *key)
 	return -1;
 }
 
-static int obj_get(const char *path, const char *key, bool is_exe, bool *created)
+/*
+ * The other names a user gives a shared object in `mod:`: for libz.so.1.2.13 the
+ * names with fewer version numbers (libz.so.1.2, libz.so.1 -- the soname --,
+ * libz.so) and the name without any (libz).  NULL-ended; NULL when none or ENOMEM.
+ */
+static char **obj_aliases(const char *file)
+{
+	const char *so = strstr(file, ".so");
+	unsigned int n = 0;
+	char **v;
+
+	while (so && so[3] && so[3] != '.')
+		so = strstr(so + 1, ".so");
+	if (!so || so == file)
+		return NULL;
+	v = calloc(strlen(so) + 2, sizeof(*v)); /* at most one per dot, and the stem */
+	if (!v)
+		return NULL;
+	v[n++] = strndup(file, (size_t)(so - file));
+	for (const char *p = so + 3; *p; p++)
+		if (*p == '.')
+			v[n++] = strndup(file, (size_t)(p - file));
+	v[n] = NULL;
+	for (unsigned int i = 0; i < n; i++)
+		if (!v[i]) {
+			for (unsigned int j = 0; j < n; j++)
+				free(v[j]);
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+bool tfs_ft_obj_hit(const struct tfs_ft_obj *ob, const struct tfs_glob *g)
+{
+	if (tfs_glob_hit(ob->mod, g))
+		return true;
+	for (char **a = ob->alias; a && *a; a++)
+		if (tfs_glob_hit(*a, g))
+			return true;
+	return false;
+}
+
+static int obj_get(const char *path, const char *key, bool is_exe)
 {
 	struct tfs_ft_obj *o;
 	int i = obj_find(path, key);
 	const char *slash;
 
-	*created = false;
 	if (i >= 0) {
 		tfs_ft.objs[i].exe |= is_exe;
 		return i;
@@ -87,8 +129,65 @@ static int obj_get(const char *path, const char *key, bool is_exe, bool *created
 	slash = strrchr(o->path, '/');
 	o->mod = slash ? slash + 1 : o->path;
 	o->exe = is_exe;
-	*created = true;
+	o->alias = obj_aliases(o->mod);
 	return (int)tfs_ft.nr_objs++;
+}
+
+/* Does the operator name "operator" start at s (inside a C++ name)? */
+static bool at_operator(const char *s)
+{
+	return !strncmp(s, "operator", 8) && !(s[8] == '_' || (s[8] >= 'a' && s[8] <= 'z'));
+}
+
+/*
+ * A demangled C++ name without what a user leaves out when naming a function:
+ * "void ns::f<int>(int) const [clone .isra.0]" -> "ns::f<int>".  The parameter
+ * list is the last parenthesized group (after the clone suffixes are cut), the
+ * return type what precedes the last space outside <> and () (templates have
+ * one).  Operators' own < > ( ) do not count.  NULL on ENOMEM.
+ */
+static char *bare_name(const char *d)
+{
+	size_t len = strlen(d), params = len, start = 0;
+	const char *clone;
+	int depth = 0;
+
+	clone = strstr(d, " [clone ");
+	if (clone)
+		len = (size_t)(clone - d);
+	for (size_t i = 0; i < len; i++) {
+		if (at_operator(d + i)) {
+			i += 8;
+			while (i < len && strchr("<>()[]", d[i]) && !(d[i] == '(' && d[i + 1] != ')'))
+				i++;
+			i--;
+			continue;
+		}
+		if (d[i] == '(' || d[i] == '<') {
+			if (d[i] == '(' && depth == 0)
+				params = i; /* the last top-level group wins */
+			depth++;
+		} else if ((d[i] == ')' || d[i] == '>') && depth > 0) {
+			depth--;
+		} else if (d[i] == ' ' && depth == 0 && params == len) {
+			if (!(i >= 8 && at_operator(d + i - 8)))
+				start = i + 1;
+		}
+	}
+	if (params < start)
+		params = len;
+	return strndup(d + start, params - start);
+}
+
+bool tfs_ft_func_hit(const struct tfs_ft_func *f, const struct tfs_glob *g, bool demangle)
+{
+	return tfs_glob_hit(f->name, g) ||
+	       (demangle && f->dname && (tfs_glob_hit(f->dname, g) || tfs_glob_hit(f->bare, g)));
+}
+
+const char *tfs_ft_func_name(const struct tfs_ft_func *f, bool demangle)
+{
+	return demangle && f->dname ? f->dname : f->name;
 }
 
 /* The id of the function of object oi at off, added when new; UINT32_MAX on ENOMEM. */
@@ -117,6 +216,8 @@ static uint32_t func_get(unsigned int oi, uint64_t off, const char *name)
 	f->name = strdup(name);
 	if (!f->name)
 		return UINT32_MAX;
+	f->dname = tfs_sym_demangle(name);
+	f->bare = f->dname ? bare_name(f->dname) : NULL;
 	f->obj = oi;
 	f->off = off;
 	f->sel = 0;
@@ -185,8 +286,8 @@ static void pobj_remove(struct tfs_ft_proc *p, struct tfs_ft_pobj *po)
 static int pobj_complete(struct tfs_ft_pobj *po, const char *path, const char *key, bool is_exe,
 			 const char *const *names)
 {
-	bool created;
-	int oi = obj_get(path, key, is_exe, &created);
+	uint32_t first = tfs_ft.nr_funcs;
+	int oi = obj_get(path, key, is_exe);
 
 	if (oi < 0)
 		return oi;
@@ -198,8 +299,8 @@ static int pobj_complete(struct tfs_ft_pobj *po, const char *path, const char *k
 		    names[i] ? func_get((unsigned int)oi, po->offs[i], names[i]) : UINT32_MAX;
 	po->fobj = oi;
 	tfs_ft.objs[oi].live++;
-	if (created)
-		tfs_ft_apply_mods_locked((unsigned int)oi);
+	/* a new object, or a known one rebuilt: what the filters' patterns say */
+	tfs_ft_apply_pats_locked(first);
 	return 0;
 }
 
@@ -365,22 +466,23 @@ void tfs_ft_reset(void)
 		free(tfs_ft.procs[i].objs);
 	}
 	free(tfs_ft.procs);
-	for (unsigned int i = 0; i < tfs_ft.nr_funcs; i++)
+	for (unsigned int i = 0; i < tfs_ft.nr_funcs; i++) {
 		free(tfs_ft.funcs[i].name);
+		free(tfs_ft.funcs[i].dname);
+		free(tfs_ft.funcs[i].bare);
+	}
 	free(tfs_ft.funcs);
 	for (unsigned int i = 0; i < tfs_ft.nr_objs; i++) {
 		free(tfs_ft.objs[i].path);
 		free(tfs_ft.objs[i].key);
 		free(tfs_ft.objs[i].funcs);
+		for (char **a = tfs_ft.objs[i].alias; a && *a; a++)
+			free(*a);
+		free(tfs_ft.objs[i].alias);
 	}
 	free(tfs_ft.objs);
-	for (int l = 0; l < 2; l++) {
-		for (unsigned int i = 0; i < tfs_ft.nr_mods[l]; i++) {
-			free(tfs_ft.mods[l][i].func);
-			free(tfs_ft.mods[l][i].mod);
-		}
-		free(tfs_ft.mods[l]);
-	}
+	for (int l = 0; l < TFS_FILTER_NR; l++)
+		tfs_ft_pats_free(&tfs_ft.pats[l]);
 	tfs_probes_reset();
 	memset(&tfs_ft, 0, sizeof(tfs_ft));
 	update_ns[0] = update_ns[1] = 0;
@@ -407,6 +509,7 @@ static uint64_t func_addr_locked(unsigned int oi, const struct tfs_ft_func *f)
  */
 static int list_show(struct tfs_open *o, bool addrs)
 {
+	bool demangle = tfs_out_demangle();
 	int err = 0;
 
 	pthread_mutex_lock(&tfs_ft_lock);
@@ -417,12 +520,13 @@ static int list_show(struct tfs_open *o, bool addrs)
 			continue;
 		for (unsigned int j = 0; j < ob->n && !err; j++) {
 			const struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
+			const char *name = tfs_ft_func_name(f, demangle);
 
 			if (addrs)
 				err = tfs_buf_printf(&o->content, "%" PRIx64 " ", func_addr_locked(i, f));
 			if (!err)
-				err = ob->exe ? tfs_buf_printf(&o->content, "%s\n", f->name)
-					      : tfs_buf_printf(&o->content, "%s [%s]\n", f->name, ob->mod);
+				err = ob->exe ? tfs_buf_printf(&o->content, "%s\n", name)
+					      : tfs_buf_printf(&o->content, "%s [%s]\n", name, ob->mod);
 		}
 	}
 	pthread_mutex_unlock(&tfs_ft_lock);
@@ -496,7 +600,7 @@ const struct tfs_file_ops tfs_dyn_ftrace_total_info_ops = {
 static int enabled_show(struct tfs_open *o)
 {
 	int32_t tids[UT_SEL_TIDS_MAX];
-	bool on, filtered, enabled;
+	bool on, filtered, enabled, demangle = tfs_out_demangle();
 	uint8_t *obj_on = NULL;
 	int err = 0;
 
@@ -537,10 +641,10 @@ static int enabled_show(struct tfs_open *o)
 
 			if (!users)
 				continue;
-			err = ob->exe ? tfs_buf_printf(&o->content, "%s (%u)           \n", f->name,
-						       users)
+			err = ob->exe ? tfs_buf_printf(&o->content, "%s (%u)           \n",
+						       tfs_ft_func_name(f, demangle), users)
 				      : tfs_buf_printf(&o->content, "%s [%s] (%u)           \n",
-						       f->name, ob->mod, users);
+						       tfs_ft_func_name(f, demangle), ob->mod, users);
 		}
 	}
 	pthread_mutex_unlock(&tfs_ft_lock);

@@ -14,9 +14,13 @@
  *     back from the copy, and a file whose writes all failed is not committed at
  *     close, so `echo nosuch > set_ftrace_filter` fails with EINVAL and leaves the
  *     filter as it was (the kernel would commit the emptied copy).  The failure is
- *     also written to error_log (the kernel writes nothing there for these files).
- *     What a failed write's earlier `mod:` tokens cached, and the cached `mod:`
- *     commands that an O_TRUNC open clears, are not taken back;
+ *     also written to error_log (the kernel writes nothing there for these files);
+ *   - a filter is a list of patterns as well as a set of functions: every glob
+ *     token accepted (`!` ones too, `mod:` ones with their object glob; not line
+ *     numbers) is kept in order with the private copy, and a function that
+ *     appears later (a program run for the first time, exec'd, rebuilt, or a
+ *     library loaded) is selected as replaying the list over it says, before
+ *     its object's selection is published;
  *   - writes are cut into tokens at white space (and NUL); a token may continue
  *     over several writes; the last one, not followed by white space, is taken
  *     at close, where its errors are not reported;
@@ -25,12 +29,18 @@
  *     a token starting with a digit is a line number of available_filter_functions
  *     (from 1, strtoul base 0);
  *   - a token that matches nothing is EINVAL; the write stops there;
+ *   - with `demangle` on (the option when the file was opened), a C++ function
+ *     matches by its mangled name, its demangled name and that name without
+ *     return type, parameters and clone suffixes ("Json::Reader::parse"); the
+ *     files list demangled names.  The command separator is a single `:`, so a
+ *     scope `::` is part of the name;
  *   - set_ftrace_filter/notrace take commands `FUNC:CMD[:ARG]` (the table
- *     ff_cmds): `mod` (FUNC:mod:OBJECT, OBJECT the basename of the executable or
- *     shared object, itself a glob, `!` in front to exclude it; an empty FUNC is
- *     every function of it).  A mod command for an object not known yet is kept
- *     ("cached") and applied when a process registers it; it reads back as
- *     FUNC:mod:OBJECT.  set_ftrace_filter alone also takes the function probes
+ *     ff_cmds): `mod` (FUNC:mod:OBJECT, OBJECT a glob on the basename of the
+ *     executable or shared object or, for libz.so.1.2.13, libz.so.1.2, libz.so.1,
+ *     libz.so and libz; `!` in front to exclude it; an empty FUNC is every
+ *     function of it).  A mod command for an object not known yet is kept
+ *     pending and applies when a process registers such an object; until then it
+ *     reads back as FUNC:mod:OBJECT.  set_ftrace_filter alone also takes the function probes
  *     (ftrace_probe.c): FUNC:traceon[:N], traceoff[:N], stacktrace[:N], dump,
  *     cpudump; `!FUNC:CMD` removes the uncounted one, `!FUNC:CMD:N` the counted
  *     one.  They do not change the filter; they are edited on a copy for each
@@ -70,6 +80,9 @@ struct ff_open {
 	bool fail; /* the pending token was too long: dropped */
 	bool bad;  /* a write failed (and was taken back) */
 	bool good; /* a write succeeded */
+	struct tfs_ft_pats pats;     /* the private copy of the kept patterns */
+	uint32_t seen;		     /* set[] is up to date for the function ids below */
+	bool demangle;		     /* C++ names match demangled (the option at open) */
 	struct tfs_ft_probes probes; /* set_ftrace_filter: the working copy of a write */
 	const char *why;	     /* error_log text of a failed command */
 };
@@ -98,24 +111,27 @@ static bool set_has(const struct ff_open *ff, uint32_t id)
 	return id < ff->n && ff->set[id];
 }
 
-/* The kernel's ftrace_match_record: an executable's functions have no "module" name. */
+/* Does a mod: glob (exclude: it had `!`) take object ob?  A blank one takes shared
+ * objects (with `!` executables): an executable's functions have no "module". */
+static bool mod_takes(const struct tfs_ft_obj *ob, const struct tfs_glob *mg, int exclude_mod)
+{
+	if (!mg->len)
+		return !exclude_mod != ob->exe;
+	return !tfs_ft_obj_hit(ob, mg) == !!exclude_mod;
+}
+
+/* The kernel's ftrace_match_record. */
 static bool match_record(const struct tfs_ft_obj *ob, const struct tfs_ft_func *f,
-			 const struct tfs_glob *fg, const struct tfs_glob *mg, int exclude_mod)
+			 const struct tfs_glob *fg, const struct tfs_glob *mg, int exclude_mod,
+			 bool demangle)
 {
 	if (mg) {
-		const char *modname = ob->exe ? NULL : ob->mod;
-
-		if (!mg->len) {
-			/* blank module: shared objects, or with `!` executables */
-			if (!exclude_mod == !modname)
-				return false;
-		} else if (!tfs_glob_hit(ob->mod, mg) == !exclude_mod) {
+		if (!mod_takes(ob, mg, exclude_mod))
 			return false;
-		}
 		if (!fg->len)
 			return true;
 	}
-	return tfs_glob_hit(f->name, fg);
+	return tfs_ft_func_hit(f, fg, demangle);
 }
 
 /* Line `index` (from 1) of available_filter_functions: its id, or UINT32_MAX. */
@@ -157,7 +173,8 @@ static int match_records(struct ff_open *ff, char *func, char *mod)
 		for (unsigned int j = 0; j < ob->n; j++) {
 			uint32_t id = ob->funcs[j];
 
-			if (!match_record(ob, &tfs_ft.funcs[id], &fg, mod ? &mg : NULL, exclude))
+			if (!match_record(ob, &tfs_ft.funcs[id], &fg, mod ? &mg : NULL, exclude,
+					  ff->demangle))
 				continue;
 			if (set_put(ff, id, !clear))
 				return -ENOMEM;
@@ -167,65 +184,218 @@ static int match_records(struct ff_open *ff, char *func, char *mod)
 	return found;
 }
 
-static bool module_known(const char *mod)
+/* ---- kept patterns ----------------------------------------------------------------------- */
+
+void tfs_ft_pats_free(struct tfs_ft_pats *p)
 {
-	for (unsigned int i = 0; i < tfs_ft.nr_objs; i++)
-		if (!strcmp(tfs_ft.objs[i].mod, mod))
-			return true;
-	return false;
+	for (unsigned int i = 0; i < p->n; i++) {
+		free(p->v[i].func);
+		free(p->v[i].mod);
+	}
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
 }
 
-/* The kernel's cache_mod: keep FUNC:mod:MOD for an object not seen yet (lock held). */
-static int cache_mod(enum tfs_filter which, const char *func, const char *mod)
+static int pats_copy(struct tfs_ft_pats *dst, const struct tfs_ft_pats *src)
 {
-	int l = which == TFS_FILTER_NOTRACE;
-	struct tfs_ft_mod *m;
-	int ret = -EINVAL;
+	dst->v = calloc(src->n ? src->n : 1, sizeof(*dst->v));
+	dst->n = 0;
+	if (!dst->v)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < src->n; i++, dst->n++) {
+		struct tfs_ft_pat *d = &dst->v[i];
 
-	if (func[0] == '!') {
-		func++;
-		for (unsigned int i = 0; i < tfs_ft.nr_mods[l];) {
-			m = &tfs_ft.mods[l][i];
-			if (strcmp(m->mod, mod) || (strcmp(func, "*") && strcmp(m->func, func))) {
-				i++;
-				continue;
-			}
-			free(m->func);
-			free(m->mod);
-			memmove(m, m + 1, (tfs_ft.nr_mods[l] - i - 1) * sizeof(*m));
-			tfs_ft.nr_mods[l]--;
-			ret = 0;
+		*d = src->v[i];
+		d->func = strdup(src->v[i].func);
+		d->mod = src->v[i].mod ? strdup(src->v[i].mod) : NULL;
+		if (!d->func || (src->v[i].mod && !d->mod)) {
+			free(d->func);
+			free(d->mod);
+			tfs_ft_pats_free(dst);
+			return -ENOMEM;
 		}
-		return ret;
 	}
-	if (module_known(mod))
-		return -EINVAL;
-	m = realloc(tfs_ft.mods[l], (tfs_ft.nr_mods[l] + 1) * sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	tfs_ft.mods[l] = m;
-	m += tfs_ft.nr_mods[l];
-	m->func = strdup(func);
-	m->mod = strdup(mod);
-	if (!m->func || !m->mod) {
-		free(m->func);
-		free(m->mod);
-		return -ENOMEM;
-	}
-	tfs_ft.nr_mods[l]++;
 	return 0;
 }
 
-/* FUNC:mod:MODULE (lock held). */
+static void pat_drop(struct tfs_ft_pats *p, unsigned int i)
+{
+	free(p->v[i].func);
+	free(p->v[i].mod);
+	memmove(&p->v[i], &p->v[i + 1], (p->n - i - 1) * sizeof(*p->v));
+	p->n--;
+}
+
+static bool same_mod(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/*
+ * Keep a pattern at the end of the list.  A later pattern decides alone for the
+ * functions it matches, so an earlier one with the same text goes (`>>` of the
+ * same name does not grow the list), and a removal with nothing before it goes.
+ */
+static int pats_push(struct tfs_ft_pats *p, const char *func, const char *mod, bool not,
+		     bool demangle)
+{
+	struct tfs_ft_pat *v, n = {.not = not, .demangle = demangle};
+
+	for (unsigned int i = 0; i < p->n;)
+		if (!strcmp(p->v[i].func, func) && same_mod(p->v[i].mod, mod))
+			pat_drop(p, i);
+		else
+			i++;
+	if (not && !p->n)
+		return 0;
+	v = realloc(p->v, (p->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->v = v;
+	n.func = strdup(func);
+	n.mod = mod ? strdup(mod) : NULL;
+	if (!n.func || (mod && !n.mod)) {
+		free(n.func);
+		free(n.mod);
+		return -ENOMEM;
+	}
+	p->v[p->n++] = n;
+	return 0;
+}
+
+/* A kept pattern parsed once to be run over many functions. */
+struct pat_run {
+	char *fbuf, *mbuf; /* parsed in place */
+	struct tfs_glob fg, mg;
+	int clear, exclude;
+};
+
+static int pat_parse(const struct tfs_ft_pat *pt, struct pat_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->fbuf = strdup(pt->func);
+	r->mbuf = pt->mod ? strdup(pt->mod) : NULL;
+	if (!r->fbuf || (pt->mod && !r->mbuf)) {
+		free(r->fbuf);
+		free(r->mbuf);
+		return -ENOMEM;
+	}
+	tfs_parse_regex(r->fbuf, &r->fg, &r->clear);
+	if (r->mbuf)
+		tfs_parse_regex(r->mbuf, &r->mg, &r->exclude);
+	return 0;
+}
+
+/* Does kept pattern pt (parsed as r) match function id? */
+static bool pat_hit(const struct tfs_ft_pat *pt, const struct pat_run *r, uint32_t id)
+{
+	const struct tfs_ft_func *f = &tfs_ft.funcs[id];
+
+	return match_record(&tfs_ft.objs[f->obj], f, &r->fg, pt->mod ? &r->mg : NULL, r->exclude,
+			    pt->demangle);
+}
+
+/* Replay the patterns over the functions first.. (lock held): on[id - first] = selected. */
+static int pats_replay(const struct tfs_ft_pats *p, uint32_t first, uint8_t *on)
+{
+	for (unsigned int i = 0; i < p->n; i++) {
+		struct pat_run r;
+
+		if (pat_parse(&p->v[i], &r))
+			return -ENOMEM;
+		if (r.fg.type != MATCH_INDEX)
+			for (uint32_t id = first; id < tfs_ft.nr_funcs; id++)
+				if (pat_hit(&p->v[i], &r, id))
+					on[id - first] = !p->v[i].not;
+		free(r.fbuf);
+		free(r.mbuf);
+	}
+	return 0;
+}
+
+void tfs_ft_apply_pats_locked(uint32_t first)
+{
+	uint8_t *on;
+
+	if (first >= tfs_ft.nr_funcs || !(on = malloc(tfs_ft.nr_funcs - first)))
+		return;
+	for (int f = 0; f < TFS_FILTER_NR; f++) {
+		memset(on, 0, tfs_ft.nr_funcs - first);
+		pats_replay(&tfs_ft.pats[f], first, on);
+		for (uint32_t id = first; id < tfs_ft.nr_funcs; id++)
+			if (on[id - first])
+				tfs_ft.funcs[id].sel |= (uint8_t)(1u << f);
+	}
+	free(on);
+}
+
+/* Functions that appeared since the private copy was made: as its patterns say. */
+static int sync_new(struct ff_open *ff)
+{
+	uint32_t first = ff->seen;
+
+	if (first >= tfs_ft.nr_funcs)
+		return 0;
+	if (set_put(ff, tfs_ft.nr_funcs - 1, false))
+		return -ENOMEM;
+	if (pats_replay(&ff->pats, first, ff->set + first))
+		return -ENOMEM;
+	ff->seen = tfs_ft.nr_funcs;
+	return 0;
+}
+
+/* Does any object take mod: glob mod (as match_record takes it)? */
+static bool mod_known(const char *mod)
+{
+	struct tfs_glob mg;
+	int exclude;
+	char *m = strdup(mod);
+	bool known = false;
+
+	if (!m)
+		return true;
+	tfs_parse_regex(m, &mg, &exclude);
+	for (unsigned int i = 0; i < tfs_ft.nr_objs && !known; i++)
+		known = mod_takes(&tfs_ft.objs[i], &mg, exclude);
+	free(m);
+	return known;
+}
+
+/* A removal `!FUNC:mod:MOD` takes back the pending FUNC:mod:MOD (`!*` every one of MOD). */
+static bool unpend(struct tfs_ft_pats *p, const char *func, const char *mod)
+{
+	bool any = false;
+
+	for (unsigned int i = 0; i < p->n;) {
+		const struct tfs_ft_pat *pt = &p->v[i];
+
+		if (!pt->not && pt->mod && !strcmp(pt->mod, mod) &&
+		    (!strcmp(func, "*") || !strcmp(pt->func, func)) && !mod_known(mod)) {
+			pat_drop(p, i);
+			any = true;
+		} else {
+			i++;
+		}
+	}
+	return any;
+}
+
+/*
+ * FUNC:mod:MODULE (lock held).  Kept as a pattern for the objects that come later;
+ * one whose MODULE names no object known yet is pending (the kernel caches it),
+ * one that matches nothing in the objects it names is EINVAL.
+ */
 static int cmd_mod(struct ff_open *ff, uint32_t probe, char *func, char *next)
 {
+	bool not = func[0] == '!';
 	char *orig;
 	int ret;
 
 	(void)probe;
 	if (!next)
 		next = "";
-	orig = strdup(func); /* match_records cuts the pattern */
+	orig = strdup(func + not); /* match_records cuts the pattern */
 	if (!orig)
 		return -ENOMEM;
 	char *mod = strdup(next);
@@ -236,8 +406,12 @@ static int cmd_mod(struct ff_open *ff, uint32_t probe, char *func, char *next)
 	}
 	ret = match_records(ff, func, mod);
 	free(mod);
-	if (ret == 0)
-		ret = cache_mod(ff->which, orig, next);
+	if (ret == 0 && not && unpend(&ff->pats, orig, next))
+		ret = 1;
+	else if (ret == 0 && (not || mod_known(next)))
+		ret = -EINVAL;
+	if (ret >= 0)
+		ret = pats_push(&ff->pats, orig, next, not, ff->demangle);
 	free(orig);
 	return ret < 0 ? ret : 0;
 }
@@ -327,13 +501,36 @@ static const struct ff_cmd {
 };
 
 /* One token of set_ftrace_filter/notrace (lock held). */
+/*
+ * Cut the function part off a token at the first `:` that is not one of a C++
+ * scope `::` ("Json::Reader::*:mod:libjsoncpp"); next: after it, NULL if none.
+ */
+static char *cut_func(char *tok, char **next)
+{
+	char *p = tok;
+
+	while ((p = strchr(p, ':')) && p[1] == ':')
+		p += 2;
+	*next = p ? p + 1 : NULL;
+	if (p)
+		*p = '\0';
+	return tok;
+}
+
 static int ftrace_token(struct ff_open *ff, char *tok)
 {
-	char *next = tok, *func = strsep(&next, ":"), *cmd;
+	char *next, *func = cut_func(tok, &next), *cmd;
 	int ret;
 
 	if (!next) {
+		char *orig = strdup(func + (func[0] == '!'));
+
+		if (!orig)
+			return -ENOMEM;
 		ret = match_records(ff, func, NULL);
+		if (ret > 0 && !isdigit((unsigned char)orig[0])) /* line numbers are not kept */
+			ret = pats_push(&ff->pats, orig, NULL, tok[0] == '!', ff->demangle) ?: 1;
+		free(orig);
 		return ret > 0 ? 0 : ret ?: -EINVAL;
 	}
 	cmd = strsep(&next, ":");
@@ -349,8 +546,12 @@ static int graph_token(struct ff_open *ff, char *tok)
 {
 	struct tfs_glob g;
 	int not, fail = 1;
+	char *orig = strdup(tok + (tok[0] == '!'));
 
+	if (!orig)
+		return -ENOMEM;
 	if (tfs_parse_regex(tok, &g, &not ) == MATCH_INDEX) {
+		free(orig);
 		/* a line number, as in set_ftrace_filter (the kernel's graph files take none) */
 		uint32_t id = avail_line(strtoul(g.search, NULL, 0));
 
@@ -363,18 +564,23 @@ static int graph_token(struct ff_open *ff, char *tok)
 		return set_put(ff, id, true);
 	}
 	for (uint32_t id = 0; id < tfs_ft.nr_funcs; id++) {
-		if (!tfs_glob_hit(tfs_ft.funcs[id].name, &g))
+		if (!tfs_ft_func_hit(&tfs_ft.funcs[id], &g, ff->demangle))
 			continue;
 		if (!not ) {
 			fail = 0;
-			if (set_put(ff, id, true))
+			if (set_put(ff, id, true)) {
+				free(orig);
 				return -ENOMEM;
+			}
 		} else if (set_has(ff, id)) {
 			ff->set[id] = 0;
 			fail = 0;
 		}
 	}
-	return fail ? -EINVAL : 0;
+	if (!fail)
+		fail = pats_push(&ff->pats, orig, NULL, not, ff->demangle);
+	free(orig);
+	return fail ? fail < 0 ? fail : -EINVAL : 0;
 }
 
 static int process_token(struct ff_open *ff)
@@ -386,7 +592,10 @@ static int process_token(struct ff_open *ff)
 	memcpy(tok, ff->tok, ff->len + 1);
 	ff->why = NULL;
 	pthread_mutex_lock(&tfs_ft_lock);
-	if (ff->which == TFS_FILTER_TRACE || ff->which == TFS_FILTER_NOTRACE)
+	ret = sync_new(ff);
+	if (ret)
+		;
+	else if (ff->which == TFS_FILTER_TRACE || ff->which == TFS_FILTER_NOTRACE)
 		ret = ftrace_token(ff, tok);
 	else
 		ret = graph_token(ff, tok);
@@ -395,39 +604,10 @@ static int process_token(struct ff_open *ff)
 	return ret;
 }
 
-void tfs_ft_apply_mods_locked(unsigned int fobj)
+/* A positive FUNC:mod:OBJ whose OBJ names no object yet (lock held). */
+static bool pending(const struct tfs_ft_pat *pt)
 {
-	const char *name = tfs_ft.objs[fobj].mod;
-
-	for (int l = 0; l < 2; l++) {
-		enum tfs_filter which = l ? TFS_FILTER_NOTRACE : TFS_FILTER_TRACE;
-		struct ff_open ff = {.which = which};
-
-		for (unsigned int i = 0; i < tfs_ft.nr_mods[l];) {
-			struct tfs_ft_mod *m = &tfs_ft.mods[l][i];
-
-			if (strcmp(m->mod, name)) {
-				i++;
-				continue;
-			}
-			/* the kernel's process_mod_list: run it against the new object, drop it */
-			char *func = strdup(strcmp(m->func, "") ? m->func : "*");
-			char *mod = strdup(m->mod);
-
-			if (func && mod)
-				match_records(&ff, func, mod);
-			free(func);
-			free(mod);
-			free(m->func);
-			free(m->mod);
-			memmove(m, m + 1, (tfs_ft.nr_mods[l] - i - 1) * sizeof(*m));
-			tfs_ft.nr_mods[l]--;
-		}
-		for (unsigned int id = 0; id < ff.n; id++)
-			if (ff.set[id])
-				tfs_ft.funcs[id].sel |= 1u << which;
-		free(ff.set);
-	}
+	return pt->mod && !pt->not && !mod_known(pt->mod);
 }
 
 bool tfs_ft_nonempty_locked(enum tfs_filter f)
@@ -435,8 +615,11 @@ bool tfs_ft_nonempty_locked(enum tfs_filter f)
 	for (uint32_t id = 0; id < tfs_ft.nr_funcs; id++)
 		if (tfs_ft.funcs[id].sel & (1u << f))
 			return true;
-	/* a cached mod command alone already filters: nothing traced until it loads */
-	return f <= TFS_FILTER_NOTRACE && tfs_ft.nr_mods[f] > 0;
+	/* a pending mod command alone already filters: nothing traced until it loads */
+	for (unsigned int i = 0; i < tfs_ft.pats[f].n; i++)
+		if (pending(&tfs_ft.pats[f].v[i]))
+			return true;
+	return false;
 }
 
 bool tfs_ft_graph_select(void)
@@ -466,23 +649,21 @@ static int ff_open(struct tfs_open *o)
 		return -ENOMEM;
 	ff->which = which;
 	ff->writing = (o->flags & O_ACCMODE) != O_RDONLY;
+	ff->demangle = tfs_out_demangle();
 	if (ff->writing) {
+		int err = 0;
+
 		pthread_mutex_lock(&tfs_ft_lock);
-		ff->n = tfs_ft.nr_funcs;
+		ff->n = ff->seen = tfs_ft.nr_funcs;
 		ff->set = calloc(ff->n ? ff->n : 1, 1);
-		if (ff->set && !(o->flags & O_TRUNC))
+		if (ff->set && !(o->flags & O_TRUNC)) {
 			for (unsigned int id = 0; id < ff->n; id++)
 				ff->set[id] = tfs_ft.funcs[id].sel >> which & 1;
-		if (ff->set && (o->flags & O_TRUNC) && which <= TFS_FILTER_NOTRACE) {
-			/* the kernel clears the cached mod commands at open */
-			for (unsigned int i = 0; i < tfs_ft.nr_mods[which]; i++) {
-				free(tfs_ft.mods[which][i].func);
-				free(tfs_ft.mods[which][i].mod);
-			}
-			tfs_ft.nr_mods[which] = 0;
+			err = pats_copy(&ff->pats, &tfs_ft.pats[which]);
 		}
 		pthread_mutex_unlock(&tfs_ft_lock);
-		if (!ff->set) {
+		if (!ff->set || err) {
+			free(ff->set);
 			free(ff);
 			return -ENOMEM;
 		}
@@ -493,7 +674,7 @@ static int ff_open(struct tfs_open *o)
 
 int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 {
-	bool graph = which >= TFS_FILTER_GRAPH, any = false;
+	bool graph = which >= TFS_FILTER_GRAPH, any = false, demangle = tfs_out_demangle();
 	int err = 0;
 
 	pthread_mutex_lock(&tfs_ft_lock);
@@ -506,18 +687,21 @@ int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 			if (!(f->sel >> which & 1))
 				continue;
 			any = true;
-			err = graph || ob->exe ? tfs_buf_printf(b, "%s\n", f->name)
-					       : tfs_buf_printf(b, "%s [%s]\n", f->name, ob->mod);
+			err = graph || ob->exe
+				  ? tfs_buf_printf(b, "%s\n", tfs_ft_func_name(f, demangle))
+				  : tfs_buf_printf(b, "%s [%s]\n", tfs_ft_func_name(f, demangle),
+						   ob->mod);
 		}
 	}
 	if (!any && !err)
 		err = tfs_buf_printf(b, which == TFS_FILTER_TRACE || which == TFS_FILTER_GRAPH
 					    ? "#### all functions enabled ####\n"
 					    : "#### no functions disabled ####\n");
-	for (unsigned int i = 0; !graph && i < tfs_ft.nr_mods[which] && !err; i++) {
-		const struct tfs_ft_mod *m = &tfs_ft.mods[which][i];
+	for (unsigned int i = 0; !graph && i < tfs_ft.pats[which].n && !err; i++) {
+		const struct tfs_ft_pat *m = &tfs_ft.pats[which].v[i];
 
-		err = tfs_buf_printf(b, "%s:mod:%s\n", m->func[0] ? m->func : "*", m->mod);
+		if (pending(m))
+			err = tfs_buf_printf(b, "%s:mod:%s\n", m->func[0] ? m->func : "*", m->mod);
 	}
 	if (which == TFS_FILTER_TRACE && !err)
 		err = tfs_probes_show_locked(b);
@@ -622,11 +806,17 @@ ssize_t tfs_ft_write(void *priv, const char *buf, size_t size)
 {
 	struct ff_open *ff = priv;
 	unsigned int n = ff->n;
+	uint32_t seen = ff->seen;
 	uint8_t *before = malloc(n ? n : 1);
+	struct tfs_ft_pats pats_before;
 	ssize_t ret;
 
 	if (!before)
 		return -ENOMEM;
+	if (pats_copy(&pats_before, &ff->pats)) {
+		free(before);
+		return -ENOMEM;
+	}
 	memcpy(before, ff->set, n);
 	ret = probes_begin(ff);
 	if (!ret) {
@@ -645,10 +835,14 @@ ssize_t tfs_ft_write(void *priv, const char *buf, size_t size)
 	if (ret < 0) {
 		memset(ff->set, 0, ff->n); /* set_put may have grown it */
 		memcpy(ff->set, before, n);
+		ff->seen = seen;
+		tfs_ft_pats_free(&ff->pats);
+		ff->pats = pats_before;
 		ff->len = 0;
 		ff->bad = true;
 	} else {
 		ff->good = true;
+		tfs_ft_pats_free(&pats_before);
 	}
 	free(before);
 	return ret;
@@ -683,8 +877,16 @@ static ssize_t ff_write(struct tfs_open *o, const char *buf, size_t size, off_t 
 static bool commit(struct ff_open *ff)
 {
 	bool changed = false;
+	struct tfs_ft_pats pats;
 
 	pthread_mutex_lock(&tfs_ft_lock);
+	if (sync_new(ff) || pats_copy(&pats, &ff->pats)) {
+		pthread_mutex_unlock(&tfs_ft_lock);
+		return false; /* ENOMEM: the filter stays as it was */
+	}
+	changed = pats.n != tfs_ft.pats[ff->which].n;
+	tfs_ft_pats_free(&tfs_ft.pats[ff->which]);
+	tfs_ft.pats[ff->which] = pats;
 	for (uint32_t id = 0; id < tfs_ft.nr_funcs; id++) {
 		struct tfs_ft_func *f = &tfs_ft.funcs[id];
 		uint8_t sel = (uint8_t)((f->sel & ~(1u << ff->which)) |
@@ -714,8 +916,10 @@ bool tfs_ft_close(void *priv)
 		if (ff->good || !ff->bad)
 			changed = commit(ff);
 	}
-	if (ff)
+	if (ff) {
 		free(ff->set);
+		tfs_ft_pats_free(&ff->pats);
+	}
 	free(ff);
 	return changed;
 }

@@ -23,6 +23,8 @@
 #include "tfs.h"
 #include "ut_sel.h"
 
+struct tfs_glob;
+
 /* One bit per filter file in tfs_ft_func.sel (the committed filters). */
 enum tfs_filter {
 	TFS_FILTER_TRACE,	  /* set_ftrace_filter */
@@ -35,7 +37,9 @@ enum tfs_filter {
 struct tfs_ft_func {
 	uint32_t obj; /* index in tfs_ft.objs */
 	uint64_t off;
-	char *name;
+	char *name;	/* as in the symbol table (mangled for C++) */
+	char *dname;	/* demangled ("ns::f(int) const"), NULL when it does not demangle */
+	char *bare;	/* dname without return type, parameters and clones ("ns::f") */
 	uint8_t sel; /* 1 << enum tfs_filter */
 };
 
@@ -43,6 +47,7 @@ struct tfs_ft_obj {
 	char *path;
 	char *key;	 /* what the file holds (tfs_sym_file_key): a rebuild is another object */
 	const char *mod; /* basename of path: the "module" of its functions */
+	char **alias;	 /* other names mod: matches ("libz.so.1", "libz"), NULL-ended */
 	bool exe;	 /* the executable of a process: its functions print plain */
 	uint32_t *funcs; /* function ids sorted by offset */
 	unsigned int n, cap;
@@ -65,9 +70,23 @@ struct tfs_ft_proc {
 	unsigned int n;
 };
 
-/* A cached `func:mod:MODULE` whose module is not known yet (the kernel's mod list). */
-struct tfs_ft_mod {
-	char *func, *mod;
+/*
+ * A pattern a filter file accepted (a glob token, `!` or not, with its `mod:` glob),
+ * kept in the order written so that it applies to every function that appears
+ * later: a new function's selection is what the list gives when replayed over it.
+ * A positive `FUNC:mod:OBJ` whose OBJ names no object known yet is "pending": it
+ * reads back as written (the kernel's cached mod commands).
+ */
+struct tfs_ft_pat {
+	char *func; /* the glob without `!`; "" (with mod) is every function */
+	char *mod;  /* the mod: glob (a leading `!` excludes), NULL without mod: */
+	bool not;   /* `!`: removes */
+	bool demangle; /* written with `demangle` on: C++ names match demangled too */
+};
+
+struct tfs_ft_pats {
+	struct tfs_ft_pat *v;
+	unsigned int n;
 };
 
 /*
@@ -99,8 +118,7 @@ struct tfs_ft {
 	unsigned int nr_objs, cap_objs;
 	struct tfs_ft_proc *procs; /* sorted by pid */
 	unsigned int nr_procs;
-	struct tfs_ft_mod *mods[2]; /* cached mod commands: [0] filter, [1] notrace */
-	unsigned int nr_mods[2];
+	struct tfs_ft_pats pats[TFS_FILTER_NR]; /* the patterns of each filter file */
 	struct tfs_ft_probes probes; /* function probes (ftrace_probe.c) */
 };
 
@@ -124,9 +142,17 @@ bool tfs_ft_proc_gone(pid_t pid);
 /* Forget everything (unit tests). */
 void tfs_ft_reset(void);
 
-/* (tfs_ft_lock held) a new object became known: apply the cached mod commands. */
-void tfs_ft_apply_mods_locked(unsigned int fobj);
-/* (tfs_ft_lock held) is any function in filter f, or (TRACE/NOTRACE) a mod cached? */
+/* (tfs_ft_lock held) functions first.. are new: select them as the kept patterns say. */
+void tfs_ft_apply_pats_locked(uint32_t first);
+/* (tfs_ft_lock held) does mod: glob g name object ob (its file name or an alias)? */
+bool tfs_ft_obj_hit(const struct tfs_ft_obj *ob, const struct tfs_glob *g);
+/* (tfs_ft_lock held) does glob g name f (with demangle: its C++ names too)? */
+bool tfs_ft_func_hit(const struct tfs_ft_func *f, const struct tfs_glob *g, bool demangle);
+/* The name f is listed under: demangled when demangle and it has one. */
+const char *tfs_ft_func_name(const struct tfs_ft_func *f, bool demangle);
+/* Forget the kept patterns of filter f (tfs_ft_lock held). */
+void tfs_ft_pats_free(struct tfs_ft_pats *p);
+/* (tfs_ft_lock held) is any function in filter f, or (TRACE/NOTRACE) a mod pending? */
 bool tfs_ft_nonempty_locked(enum tfs_filter f);
 /* True when set_graph_function or set_graph_notrace selects something. */
 bool tfs_ft_graph_select(void);

@@ -751,3 +751,17 @@ int tfs_sym_site_name(pid_t pid, uint64_t addr, char *name, size_t size)
 	 */
 	return start == addr || start + 4 == addr ? 0 : -ENOENT;
 }
+
+char *tfs_sym_demangle(const char *name)
+{
+	int status = -1;
+	char *d;
+
+	if (strncmp(name, "_Z", 2))
+		return NULL;
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status == 0 && d)
+		return d;
+	free(d);
+	return NULL;
+}

@@ -300,6 +300,11 @@ int tfs_sym_file_key(pid_t pid, uint64_t addr, char *key, size_t size);
  * addr, or 4 bytes before it (an endbr64 ahead of the nops).  0 or -ENOENT.
  */
 int tfs_sym_site_name(pid_t pid, uint64_t addr, char *name, size_t size);
+/* The demangled form of a C++ name (malloc'ed), NULL when it is not one. */
+char *tfs_sym_demangle(const char *name);
+/* Whether C++ names show demangled now: the tracer's `demangle` option (on for a
+ * tracer without it), as the trace prints them. */
+bool tfs_out_demangle(void);
 
 /* ---- writing events from utracefs (trace_marker) ------------------------------------- */
 

@@ -44,7 +44,7 @@ unsigned int tfs_out_sym_flags(void)
 }
 
 /* Demangling is the function tracer's option `demangle`; on for other tracers. */
-static bool want_demangle(void)
+bool tfs_out_demangle(void)
 {
 	const struct tracer *t = tfs.tracer;
 
@@ -65,7 +65,7 @@ void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip, unsi
 		return;
 	}
 	/* named as the process had it mapped when the event was written */
-	if (tfs_sym_lookup_at(tid, ev->ts, ip, want_demangle(), name, sizeof(name), &start,
+	if (tfs_sym_lookup_at(tid, ev->ts, ip, tfs_out_demangle(), name, sizeof(name), &start,
 			      &size) == 0 &&
 	    name[0]) {
 		if (sym_flags & TFS_SYM_OFFSET)

@@ -232,6 +232,122 @@ static void test_mod(void **state)
 	assert_int_equal(wr(TFS_FILTER_TRACE, false, "!*:mod:libbaz.so\n"), -EINVAL);
 }
 
+/* Patterns outlive the objects they were written against: a program (or a rebuild
+ * of one) that appears later gets them, in the order they were written. */
+static void test_kept_patterns(void **state)
+{
+	static const uint32_t other_offs[] = {0x10, 0x20, 0x30, 0x40, 0x50, 0x60};
+	static const char *const other_names[] = {"alpha_new", "alpha_two", "beta", "gamma_y",
+						  "zeta", "main"};
+	static const uint32_t rebuilt_offs[] = {0x900};
+	static const char *const rebuilt_names[] = {"alpha_three"};
+	static const uint32_t late_offs[] = {0x10};
+	static const char *const late_names[] = {"alpha_late"};
+	struct tfs_buf b = {0};
+
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "alpha* 1"), 8);
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "!alpha_two"), 10);
+	assert_int_equal(wr(TFS_FILTER_NOTRACE, true, "gamma*"), 6);
+	assert_int_equal(wr(TFS_FILTER_GRAPH, true, "beta"), 4);
+	assert_int_equal(wr(TFS_FILTER_GRAPH_NOTRACE, true, "zeta\n"), -EINVAL); /* typo check */
+	expect_show(TFS_FILTER_TRACE, "main\nalpha\nalpha [libfoo.so.1]\n");
+	/* line 1 (main) was a line, not a pattern: the new program's main is not taken */
+	assert_int_equal(tfs_ft_add_named(200, 0, "/opt/app/other", true, 0x565600000000, 6,
+					  other_offs, other_names),
+			 1);
+	expect_show(TFS_FILTER_TRACE, "main\nalpha\nalpha [libfoo.so.1]\nalpha_new\n");
+	expect_show(TFS_FILTER_NOTRACE, "gamma_x\ngamma_y\n");
+	expect_show(TFS_FILTER_GRAPH, "beta\nbeta\n");
+	/* the same program rebuilt: its new functions too */
+	assert_int_equal(
+	    tfs_ft_add_named(300, 0, EXE, true, 0x555500000000, 1, rebuilt_offs, rebuilt_names), 1);
+	expect_show(TFS_FILTER_TRACE,
+		    "main\nalpha\nalpha_three\nalpha [libfoo.so.1]\nalpha_new\n");
+	/* the flags a new process gets: traced only where the patterns say */
+	assert_int_equal(tfs_sel_build_locked(&b), 0);
+	assert_int_equal(((struct ut_sel_hdr *)b.data)->nr_procs, 3);
+	tfs_buf_free(&b);
+	/* `>` starts a new list: the old patterns no longer apply */
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "zeta"), 4);
+	assert_int_equal(tfs_ft_add_named(400, 0, "/opt/app/late", true, 0x565700000000, 1,
+					  late_offs, late_names),
+			 1);
+	expect_show(TFS_FILTER_TRACE, "zeta\n");
+	/* a file open while an object arrives: the new functions keep what its list says */
+	void *p = tfs_ft_open_priv(TFS_FILTER_TRACE, false);
+
+	assert_int_equal(tfs_ft_write(p, "beta ", 5), 5);
+	assert_true(tfs_ft_proc_gone(400));
+	assert_int_equal(tfs_ft_add_named(500, 0, "/opt/app/late2", true, 0x565800000000, 1,
+					  late_offs, (const char *const[]){"zeta"}),
+			 1);
+	assert_int_equal(tfs_ft_write(p, "main ", 5), 5);
+	tfs_ft_close(p);
+	expect_show(TFS_FILTER_TRACE, "main\nbeta\nbeta\nzeta\nmain\nzeta\n");
+}
+
+/* mod: takes the soname, the file name and the name without versions. */
+static void test_mod_names(void **state)
+{
+	static const uint32_t z_offs[] = {0x10, 0x20};
+	static const char *const z_names[] = {"deflate", "inflate"};
+
+	assert_int_equal(tfs_ft_add_named(100, 2, "/usr/lib/x86_64-linux-gnu/libz.so.1.2.13", false,
+					  0x7d0000000000, 2, z_offs, z_names),
+			 1);
+	expect_filter("*:mod:libz.so.1", "deflate [libz.so.1.2.13]\ninflate [libz.so.1.2.13]\n");
+	expect_filter("*:mod:libz.so.1.2.13",
+		      "deflate [libz.so.1.2.13]\ninflate [libz.so.1.2.13]\n");
+	expect_filter("inf*:mod:libz", "inflate [libz.so.1.2.13]\n");
+	expect_filter("*:mod:libz.so", "deflate [libz.so.1.2.13]\ninflate [libz.so.1.2.13]\n");
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "!*:mod:libz.so.1\n"), 17);
+	expect_show(TFS_FILTER_TRACE, "#### all functions enabled ####\n");
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "!inflate:mod:libz\n"), 18);
+	/* a known object where nothing matches, by any of its names: EINVAL */
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "nosuch:mod:libz.so.1\n"), -EINVAL);
+	/* libfoo.so.1's stem is libfoo, but not libfo */
+	expect_filter("*:mod:libfoo", "foo_init [libfoo.so.1]\nfoo_run [libfoo.so.1]\n"
+				      "alpha [libfoo.so.1]\n");
+	expect_filter("*:mod:libfo", "#### all functions enabled ####\n*:mod:libfo\n");
+}
+
+/* C++: demangled names with and without parameters, `::` is part of a name. */
+static void test_cxx_names(void **state)
+{
+	static const uint32_t offs[] = {0x10, 0x20, 0x30, 0x40};
+	static const char *const names[] = {"_ZL4deepRKN4Json5ValueEi.constprop.0.isra.0",
+					    "_ZN4Json6Reader5parseERSsRNS_5ValueEb", "_Z3fooIiEvT_",
+					    "_ZN1AclEi"};
+	struct tfs_open o = {.content = {0}};
+
+	tfs_ft_reset();
+	assert_int_equal(
+	    tfs_ft_add_named(100, 0, "/opt/app/cxx", true, 0x555500000000, 4, offs, names), 1);
+	assert_int_equal(tfs_available_filter_functions_ops.show(&o), 0);
+	assert_string_equal(o.content.data,
+			    "deep(Json::Value const&, int) [clone .constprop.0] [clone .isra.0]\n"
+			    "Json::Reader::parse(std::string&, Json::Value&, bool)\n"
+			    "void foo<int>(int)\n"
+			    "A::operator()(int)\n");
+	tfs_buf_free(&o.content);
+	expect_filter("deep*", "deep(Json::Value const&, int) [clone .constprop.0] "
+			       "[clone .isra.0]\n");
+	expect_filter("deep", "deep(Json::Value const&, int) [clone .constprop.0] "
+			      "[clone .isra.0]\n");
+	expect_filter("Json::Reader::*", "Json::Reader::parse(std::string&, Json::Value&, bool)\n");
+	expect_filter("Json::Reader::parse:mod:cxx",
+		      "Json::Reader::parse(std::string&, Json::Value&, bool)\n");
+	expect_filter("foo<int>", "void foo<int>(int)\n");
+	expect_filter("A::operator()", "A::operator()(int)\n");
+	/* mangled names keep working */
+	expect_filter("_Z3fooIiEvT_", "void foo<int>(int)\n");
+	expect_filter("_ZN4Json*", "Json::Reader::parse(std::string&, Json::Value&, bool)\n");
+	assert_int_equal(wr(TFS_FILTER_GRAPH, true, "Json::Reader::parse"), 19);
+	expect_show(TFS_FILTER_GRAPH, "Json::Reader::parse(std::string&, Json::Value&, bool)\n");
+	/* a command still follows a single colon */
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "Json::Reader::parse:bogus\n"), -EINVAL);
+}
+
 static void test_notrace_and_graph(void **state)
 {
 	assert_int_equal(wr(TFS_FILTER_NOTRACE, true, "beta alpha"), 10);
@@ -492,6 +608,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_einval, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tokens_over_writes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_mod, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kept_patterns, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_mod_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cxx_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_notrace_and_graph, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sel_content, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_parse, setup, teardown),
