@@ -242,4 +242,38 @@ expect_eq "filter: a short program is traced from its start" 20 \
 expect_eq "filter: and only the filtered function" 0 "$(grep -c ' outer <-' "$T/trace")"
 echo > "$T/set_ftrace_filter"
 echo nop > "$T/current_tracer"
+
+# Filters are patterns: a program utracefs meets only after they were written (here
+# exec'd by a traced program: tests/progs/launch runs tests/progs/abc, main -> a -> b
+# -> c) gets them too, from its first call, on its first run as on the next.
+graph_abc() { grep -c -e '^ *[0-9]) .*|      b() {$' -e '^ *[0-9]) .*|        c();$'; }
+for run in first second; do
+	out=$("$UTRACE" record -g main -o - "$PROGS/launch" "$PROGS/abc" 2>&1)
+	expect_eq "record -g main: the exec'd program's main, $run run" 2 \
+		"$(printf '%s\n' "$out" | graph_abc)"
+done
+# a program not met yet: a copy of abc under another name, and another for mod:
+cp "$PROGS/abc" "$UT_TMP/abc_new"
+cp "$PROGS/abc" "$UT_TMP/abc_mod"
+echo function > "$T/current_tracer"
+echo 'b c' > "$T/set_ftrace_filter"
+echo c > "$T/set_ftrace_notrace"
+echo > "$T/trace"
+traced "$PROGS/launch" "$UT_TMP/abc_new" > /dev/null
+expect_eq "set_ftrace_filter/notrace: the patterns select in a new program" \
+	"abc_new b" "$(grep -v '^#' "$T/trace" | sed -n 's/^ *\([a-z_]*\)-[0-9]* .*: \([a-z]*\) <-.*/\1 \2/p' | sort -u | tr '\n' ' ' | sed 's/ $//')"
+echo > "$T/set_ftrace_notrace"
+echo '*:mod:abc_mod' > "$T/set_ftrace_filter"
+expect_eq "FUNC:mod:PROGRAM for a program not run yet: kept pending" \
+	"#### all functions enabled ####
+*:mod:abc_mod" "$(cat "$T/set_ftrace_filter")"
+echo > "$T/trace"
+traced "$PROGS/launch" "$UT_TMP/abc_mod" > /dev/null
+expect_eq "FUNC:mod:PROGRAM: applies when the program comes, and only there" \
+	"abc_mod a abc_mod b abc_mod c abc_mod main" \
+	"$(grep -v '^#' "$T/trace" | sed -n 's/^ *\([a-z_]*\)-[0-9]* .*: \([a-z]*\) <-.*/\1 \2/p' | sort -u | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "FUNC:mod:PROGRAM: no longer pending once it came" "a b c main" \
+	"$(sort "$T/set_ftrace_filter" | tr '\n' ' ' | sed 's/ $//')"
+echo > "$T/set_ftrace_filter"
+echo nop > "$T/current_tracer"
 ut_umount || fail "utracefs exit status"
