@@ -84,6 +84,8 @@ struct ff_open {
 	uint32_t seen;		     /* set[] is up to date for the function ids below */
 	bool demangle;		     /* C++ names match demangled (the option at open) */
 	struct tfs_ft_probes probes; /* set_ftrace_filter: the working copy of a write */
+	struct tfs_ft_pats ppats;    /* ... and of the probe commands kept as patterns */
+	uint32_t probes_seen;	     /* the functions there were when the copy was made */
 	const char *why;	     /* error_log text of a failed command */
 };
 
@@ -237,13 +239,15 @@ static bool same_mod(const char *a, const char *b)
  * functions it matches, so an earlier one with the same text goes (`>>` of the
  * same name does not grow the list), and a removal with nothing before it goes.
  */
-static int pats_push(struct tfs_ft_pats *p, const char *func, const char *mod, bool not,
-		     bool demangle)
+static int pats_push_as(struct tfs_ft_pats *p, const char *func, const char *mod,
+			const struct tfs_ft_pat *how)
 {
-	struct tfs_ft_pat *v, n = {.not = not, .demangle = demangle};
+	struct tfs_ft_pat *v, n = *how;
+	bool not = how->not;
 
 	for (unsigned int i = 0; i < p->n;)
-		if (!strcmp(p->v[i].func, func) && same_mod(p->v[i].mod, mod))
+		if (!strcmp(p->v[i].func, func) && same_mod(p->v[i].mod, mod) &&
+		    p->v[i].cmd == how->cmd && p->v[i].counted == how->counted)
 			pat_drop(p, i);
 		else
 			i++;
@@ -262,6 +266,15 @@ static int pats_push(struct tfs_ft_pats *p, const char *func, const char *mod, b
 	}
 	p->v[p->n++] = n;
 	return 0;
+}
+
+/* Keep a filter's pattern. */
+static int pats_push(struct tfs_ft_pats *p, const char *func, const char *mod, bool not,
+		     bool demangle)
+{
+	struct tfs_ft_pat how = {.not = not, .demangle = demangle};
+
+	return pats_push_as(p, func, mod, &how);
 }
 
 /* A kept pattern parsed once to be run over many functions. */
@@ -314,12 +327,58 @@ static int pats_replay(const struct tfs_ft_pats *p, uint32_t first, uint8_t *on)
 	return 0;
 }
 
+/*
+ * Replay the kept probe commands over the functions first.. into the probes pr
+ * (lock held): each adds or removes its probe on the new functions it matches.
+ */
+static int probe_pats_replay(const struct tfs_ft_pats *p, uint32_t first,
+			     struct tfs_ft_probes *pr)
+{
+	uint8_t *on = calloc(tfs_ft.nr_funcs ? tfs_ft.nr_funcs : 1, 1);
+
+	if (!on)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < p->n; i++) {
+		const struct tfs_ft_pat *pt = &p->v[i];
+		struct pat_run r;
+		bool any = false;
+
+		if (pat_parse(pt, &r)) {
+			free(on);
+			return -ENOMEM;
+		}
+		memset(on, 0, tfs_ft.nr_funcs);
+		for (uint32_t id = first; id < tfs_ft.nr_funcs; id++)
+			any |= on[id] = pat_hit(pt, &r, id);
+		if (any && pt->not)
+			tfs_probes_del(pr, pt->cmd, pt->counted, false, on, tfs_ft.nr_funcs);
+		else if (any)
+			tfs_probes_add(pr, pt->cmd, pt->counted, pt->count, on, tfs_ft.nr_funcs);
+		free(r.fbuf);
+		free(r.mbuf);
+	}
+	free(on);
+	return 0;
+}
+
+/* The probe commands on the new functions first.. (lock held). */
+static void apply_probe_pats(uint32_t first)
+{
+	struct tfs_ft_probes pr;
+
+	if (!tfs_ft.probe_pats.n || tfs_probes_copy(&pr, &tfs_ft.probes))
+		return;
+	if (probe_pats_replay(&tfs_ft.probe_pats, first, &pr) || tfs_probes_commit_locked(&pr))
+		tfs_probes_free(&pr); /* ENOMEM or out of counters: the new functions go without */
+}
+
 void tfs_ft_apply_pats_locked(uint32_t first)
 {
 	uint8_t *on;
 
 	if (first >= tfs_ft.nr_funcs || !(on = malloc(tfs_ft.nr_funcs - first)))
 		return;
+	apply_probe_pats(first);
 	for (int f = 0; f < TFS_FILTER_NR; f++) {
 		memset(on, 0, tfs_ft.nr_funcs - first);
 		pats_replay(&tfs_ft.pats[f], first, on);
@@ -446,7 +505,8 @@ static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 {
 	bool counted = cmd == UT_PROBE_DUMP || (cmd != UT_PROBE_CPUDUMP && param);
 	bool not = func[0] == '!';
-	struct ff_open m = {.which = ff->which};
+	struct ff_open m = {.which = ff->which, .demangle = ff->demangle};
+	struct tfs_ft_pat how = {.demangle = ff->demangle, .cmd = (uint8_t)cmd, .counted = counted};
 	int64_t count = 1;
 	int ret;
 
@@ -464,9 +524,21 @@ static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 		}
 	}
 	func += not;
+	how.not = not;
+	how.count = count;
 	if (not && (!func[0] || !strcmp(func, "*"))) {
 		ret = tfs_probes_del(&ff->probes, cmd, counted, true, NULL, 0); /* the whole kind */
+		/* and the commands of that kind kept for later functions */
+		for (unsigned int i = 0; !ret && i < ff->ppats.n;)
+			if (ff->ppats.v[i].cmd == cmd && ff->ppats.v[i].counted == counted)
+				pat_drop(&ff->ppats, i);
+			else
+				i++;
 	} else {
+		char *orig = strdup(func);
+
+		if (!orig)
+			return -ENOMEM;
 		ret = match_records(&m, func, NULL);
 		if (ret > 0)
 			ret = not ? tfs_probes_del(&ff->probes, cmd, counted, false, m.set, m.n)
@@ -474,6 +546,9 @@ static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 		else if (ret == 0) /* no function: removing says ENODEV or EINVAL */
 			ret = not ? tfs_probes_del(&ff->probes, cmd, counted, false, NULL, 0) : -EINVAL;
 		free(m.set);
+		if (!ret && !isdigit((unsigned char)orig[0]))
+			ret = pats_push_as(&ff->ppats, orig, NULL, &how);
+		free(orig);
 	}
 	if (ret == -ENODEV)
 		ff->why = "No such probe";
@@ -776,9 +851,13 @@ static int probes_begin(struct ff_open *ff)
 	pthread_mutex_lock(&probe_write_lock);
 	pthread_mutex_lock(&tfs_ft_lock);
 	err = tfs_probes_copy(&ff->probes, &tfs_ft.probes);
+	if (!err)
+		err = pats_copy(&ff->ppats, &tfs_ft.probe_pats);
+	ff->probes_seen = tfs_ft.nr_funcs;
 	pthread_mutex_unlock(&tfs_ft_lock);
 	if (err) {
 		tfs_probes_free(&ff->probes);
+		tfs_ft_pats_free(&ff->ppats);
 		pthread_mutex_unlock(&probe_write_lock);
 	}
 	return err;
@@ -793,10 +872,19 @@ static int probes_end(struct ff_open *ff, bool ok)
 		return 0;
 	if (ok) {
 		pthread_mutex_lock(&tfs_ft_lock);
-		err = tfs_probes_commit_locked(&ff->probes);
+		/* functions that came during the write: what the commands say for them */
+		err = probe_pats_replay(&ff->ppats, ff->probes_seen, &ff->probes);
+		if (!err)
+			err = tfs_probes_commit_locked(&ff->probes);
+		if (!err) {
+			tfs_ft_pats_free(&tfs_ft.probe_pats);
+			tfs_ft.probe_pats = ff->ppats;
+			memset(&ff->ppats, 0, sizeof(ff->ppats));
+		}
 		pthread_mutex_unlock(&tfs_ft_lock);
 	}
 	tfs_probes_free(&ff->probes);
+	tfs_ft_pats_free(&ff->ppats);
 	pthread_mutex_unlock(&probe_write_lock);
 	return err;
 }

@@ -82,6 +82,9 @@ struct tfs_ft_pat {
 	char *mod;  /* the mod: glob (a leading `!` excludes), NULL without mod: */
 	bool not;   /* `!`: removes */
 	bool demangle; /* written with `demangle` on: C++ names match demangled too */
+	uint8_t cmd;   /* a function probe's command (enum ut_probe_cmd), 0 in a filter */
+	bool counted;  /* the probe's */
+	int64_t count; /* a counted probe's count */
 };
 
 struct tfs_ft_pats {
@@ -119,6 +122,7 @@ struct tfs_ft {
 	struct tfs_ft_proc *procs; /* sorted by pid */
 	unsigned int nr_procs;
 	struct tfs_ft_pats pats[TFS_FILTER_NR]; /* the patterns of each filter file */
+	struct tfs_ft_pats probe_pats;		/* the probe commands, as patterns */
 	struct tfs_ft_probes probes; /* function probes (ftrace_probe.c) */
 };
 

@@ -214,6 +214,23 @@ echo '!tick:cpudump' >>"$F"
 echo nop >"$T/current_tracer"
 echo 1 >"$T/tracing_on"
 
+# a program that utracefs meets after the probe was written has it from its first call
+for k in traceoff traceon stacktrace dump cpudump; do
+	for c in "" :0; do (echo "!*:$k$c" >>"$F") 2>/dev/null; done
+done
+cp "$P" "$UT_TMP/probe_new"
+echo function >"$T/current_tracer"
+echo 'after:traceoff' >>"$F"
+echo 1 >"$T/tracing_on"
+echo >"$T/trace"
+traced "$UT_TMP/probe_new" 3
+settle 0 tracing_on
+expect_eq "a new program gets the probe: tracing off at its first after()" "0 1 1" \
+	"$(tracing_on) $(hits tick) $(hits after)"
+echo '!after:traceoff' >>"$F"
+echo nop >"$T/current_tracer"
+echo 1 >"$T/tracing_on"
+
 # a daemon writes its console to MOUNTPOINT.console
 T2=$UT_TMP/t2
 mkdir "$T2"

@@ -446,6 +446,38 @@ static int probe(const char *text)
 
 #define ALL "#### all functions enabled ####\n"
 
+/* Probe commands are patterns too: a program that comes later gets them. */
+static void test_probe_kept(void **state)
+{
+	static const uint32_t offs[] = {0x10, 0x20, 0x30};
+	static const char *const names[] = {"alpha_new", "alpha_two", "beta"};
+
+	assert_int_equal(probe("alpha*:stacktrace:3 beta:traceoff !alpha_two:stacktrace:0"), 0);
+	assert_int_equal(probe("2:traceon"), 0); /* a line number names one function only */
+	expect_show(TFS_FILTER_TRACE, ALL "alpha:traceon:unlimited\n"
+					  "beta:traceoff:unlimited\n"
+					  "alpha:stacktrace:count=3\n"
+					  "alpha [libfoo.so.1]:stacktrace:count=3\n");
+	assert_int_equal(tfs_ft_add_named(200, 0, "/opt/app/other", true, 0x565600000000, 3, offs,
+					  names),
+			 1);
+	expect_show(TFS_FILTER_TRACE, ALL "alpha:traceon:unlimited\n"
+					  "beta:traceoff:unlimited\n"
+					  "beta:traceoff:unlimited\n"
+					  "alpha:stacktrace:count=3\n"
+					  "alpha [libfoo.so.1]:stacktrace:count=3\n"
+					  "alpha_new:stacktrace:count=3\n");
+	/* removing the whole kind takes it from later functions as well */
+	assert_int_equal(probe("!*:stacktrace:0"), 0);
+	assert_int_equal(tfs_ft_add_named(300, 0, "/opt/app/third", true, 0x565700000000, 3, offs,
+					  names),
+			 1);
+	expect_show(TFS_FILTER_TRACE, ALL "alpha:traceon:unlimited\n"
+					  "beta:traceoff:unlimited\n"
+					  "beta:traceoff:unlimited\n"
+					  "beta:traceoff:unlimited\n");
+}
+
 static void test_probe_parse(void **state)
 {
 	assert_int_equal(probe("beta:traceoff"), 0);
@@ -611,6 +643,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_kept_patterns, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_mod_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cxx_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_kept, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_notrace_and_graph, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sel_content, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_parse, setup, teardown),
