@@ -28,7 +28,7 @@ static uint64_t update_ns[2];
 
 #define FT_MAX_SITES (1u << 22) /* per object: a bound on what a process makes us allocate */
 #define FT_MAX_OBJS 4096u	/* per process */
-#define FT_NAME_MAX 512
+#define FT_NAME_MAX 8192 /* mangled; C++ templates make long ones */
 
 struct tfs_ft tfs_ft;
 pthread_mutex_t tfs_ft_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -232,12 +232,11 @@ static void indent(struct tfs_buf *b, int depth)
 static bool print_func(struct tfs_buf *b, const struct ut_ev *h, uint64_t ip, uint64_t flags)
 {
 	bool demangle = flags & TFS_GRAPH_DEMANGLE;
-	char name[512];
+	char name[TFS_SYM_NAME_MAX];
 	uint64_t start, size;
 
 	ip -= UT_SITE_CALL_LEN;
-	if (tfs_sym_lookup_at((pid_t)h->tid, h->ts, ip, demangle, name, sizeof(name), &start,
-			      &size) != 0 ||
+	if (tfs_out_sym_lookup((pid_t)h->tid, h->ts, ip, demangle, name, &start, &size) != 0 ||
 	    !name[0]) {
 		tfs_buf_printf(b, "0x%" PRIx64, ip);
 		return false;
@@ -266,14 +265,12 @@ static void print_retaddr(struct tfs_buf *b, const struct ut_ev_gent *g, uint64_
 	uint64_t ra = g->extra[0], start = 0, size = 0;
 	bool demangle = flags & TFS_GRAPH_DEMANGLE;
 	pid_t tid = (pid_t)g->h.tid;
-	char name[512];
+	char name[TFS_SYM_NAME_MAX];
 
 	tfs_buf_append(b, " <-", 3);
 	if (!ra)
 		tfs_buf_append(b, "0", 1);
-	else if (!tfs_sym_lookup_at(tid, g->h.ts, ra, demangle, name, sizeof(name), &start,
-				    &size) &&
-		 name[0])
+	else if (!tfs_out_sym_lookup(tid, g->h.ts, ra, demangle, name, &start, &size) && name[0])
 		tfs_buf_printf(b, "%s+0x%" PRIx64 "/0x%" PRIx64, name, ra - start, size);
 	else if (!tfs_sym_object_at(tid, g->h.ts, ra, name, sizeof(name)))
 		tfs_buf_printf(b, "%s", name);

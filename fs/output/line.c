@@ -54,10 +54,34 @@ bool tfs_out_demangle(void)
 	return true;
 }
 
+void tfs_out_cut_name(char *name, size_t size)
+{
+	size_t i;
+
+	if (size < 8 || strlen(name) < size - 1)
+		return; /* not cut by the lookup */
+	for (i = size - 5; i > 0; i--)
+		if (strchr(",<( ", name[i]) || (name[i] == ':' && name[i - 1] == ':'))
+			break;
+	memcpy(name + i + 1, "...", 4);
+}
+
+/* The name of addr as tid had it mapped at tsc (the event's time), cut as tfs_out_cut_name. */
+int tfs_out_sym_lookup(pid_t tid, uint64_t tsc, uint64_t addr, bool demangle, char *name,
+		       uint64_t *start, uint64_t *symsize)
+{
+	int err = tfs_sym_lookup_at(tid, tsc, addr, demangle, name, TFS_SYM_NAME_MAX, start,
+				    symsize);
+
+	if (!err)
+		tfs_out_cut_name(name, TFS_SYM_NAME_MAX);
+	return err;
+}
+
 void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip, unsigned int sym_flags)
 {
 	pid_t tid = (pid_t)ev->tid;
-	char name[512];
+	char name[TFS_SYM_NAME_MAX];
 	uint64_t start = 0, size = 0;
 
 	if (!ip) {
@@ -65,8 +89,7 @@ void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip, unsi
 		return;
 	}
 	/* named as the process had it mapped when the event was written */
-	if (tfs_sym_lookup_at(tid, ev->ts, ip, tfs_out_demangle(), name, sizeof(name), &start,
-			      &size) == 0 &&
+	if (tfs_out_sym_lookup(tid, ev->ts, ip, tfs_out_demangle(), name, &start, &size) == 0 &&
 	    name[0]) {
 		if (sym_flags & TFS_SYM_OFFSET)
 			tfs_buf_printf(b, "%s+0x%" PRIx64 "/0x%" PRIx64, name, ip - start, size);

@@ -36,6 +36,18 @@ void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_
 void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip, unsigned int sym_flags);
 /* The sym flags the options select now. */
 unsigned int tfs_out_sym_flags(void);
+/*
+ * tfs_sym_lookup for printing, into name[TFS_SYM_NAME_MAX]: a name is printed whole
+ * up to TFS_SYM_NAME_MAX - 1 bytes (C++ templates over standard types reach
+ * thousands); a longer one is cut after the last whole token that fits, at a
+ * ", ", "<", "(", "::" or space, and "..." marks the cut, the same wherever a name
+ * prints.
+ */
+#define TFS_SYM_NAME_MAX 8192
+int tfs_out_sym_lookup(pid_t tid, uint64_t tsc, uint64_t addr, bool demangle, char *name,
+		       uint64_t *start, uint64_t *symsize);
+/* The cut itself (name fills a buffer of size bytes); exposed for unit tests. */
+void tfs_out_cut_name(char *name, size_t size);
 
 /* The kernel's trace_find_mark(): '$' '@' '*' '#' '!' '+' or ' ' for a delay in ns. */
 char tfs_out_mark(uint64_t ns);

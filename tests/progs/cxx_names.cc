@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-// cxx_names - a traced C++ program: a method in a namespace, a template, an exception.
+// cxx_names - a traced C++ program: a method in a namespace, a template, an exception,
+// and a template whose demangled name is over a thousand characters long.
 #include <cstdio>
+#include <map>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace shapes {
 struct Widget {
@@ -21,6 +25,13 @@ template <typename T> __attribute__((noinline)) T twice(T v)
 	return v + v;
 }
 
+using Deep = std::map<std::string, std::vector<std::map<std::string, std::vector<std::string>>>>;
+
+template <typename T> __attribute__((noinline)) std::size_t count_all(const T &v)
+{
+	return v.size();
+}
+
 __attribute__((noinline)) static void thrower(int n)
 {
 	if (n > 0)
@@ -30,7 +41,8 @@ __attribute__((noinline)) static void thrower(int n)
 int main()
 {
 	shapes::Widget w{1};
-	int total = w.poke(2) + twice<int>(3);
+	Deep deep;
+	int total = w.poke(2) + twice<int>(3) + (int)count_all(deep);
 
 	try {
 		thrower(1);

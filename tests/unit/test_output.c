@@ -475,6 +475,31 @@ static void test_kernel_page(void **state)
 	assert_int_equal(n, TFS_KPAGE_DATA / 28);
 }
 
+/* What the lookup leaves of a long name in name[size]: its first size - 1 bytes. */
+static void fill(char *name, size_t size, const char *s)
+{
+	size_t n = strlen(s) < size - 1 ? strlen(s) : size - 1;
+
+	memcpy(name, s, n);
+	name[n] = '\0';
+}
+
+/* A name longer than the lookup buffer is cut after a whole token, marked "...". */
+static void test_cut_name(void **state)
+{
+	char name[32];
+
+	fill(name, sizeof(name), "short<int>(int)");
+	tfs_out_cut_name(name, sizeof(name));
+	assert_string_equal(name, "short<int>(int)");
+	fill(name, sizeof(name), "f<std::__cxx11::basic_string<char, std::char_traits<char> >");
+	tfs_out_cut_name(name, sizeof(name));
+	assert_string_equal(name, "f<std::__cxx11::...");
+	fill(name, sizeof(name), "g(std::vector<int, std::allocator<int> > const&)");
+	tfs_out_cut_name(name, sizeof(name));
+	assert_string_equal(name, "g(std::vector<int, std::...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +511,7 @@ int main(void)
 		cmocka_unit_test_setup(test_headers, setup),
 		cmocka_unit_test_setup(test_latency_header, setup),
 		cmocka_unit_test_setup(test_function_lines, setup),
+		cmocka_unit_test(test_cut_name),
 		cmocka_unit_test_setup(test_stack_lines, setup),
 		cmocka_unit_test_setup(test_trace_printk_line, setup),
 		cmocka_unit_test_setup(test_demangle_option, setup),
