@@ -61,6 +61,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -469,6 +470,9 @@ static int cmd_mod(struct ff_open *ff, uint32_t probe, char *func, char *next)
 		ret = 1;
 	else if (ret == 0 && (not || mod_known(next)))
 		ret = -EINVAL;
+	else if (ret == 0) /* pending: said on the console, as it reads back */
+		fprintf(stderr, "utracefs: %s:mod:%s: no object by that name yet, kept until one "
+				"is loaded\n", orig[0] ? orig : "*", next);
 	if (ret >= 0)
 		ret = pats_push(&ff->pats, orig, next, not, ff->demangle);
 	free(orig);

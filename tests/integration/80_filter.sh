@@ -275,5 +275,29 @@ expect_eq "FUNC:mod:PROGRAM: applies when the program comes, and only there" \
 expect_eq "FUNC:mod:PROGRAM: no longer pending once it came" "a b c main" \
 	"$(sort "$T/set_ftrace_filter" | tr '\n' ' ' | sed 's/ $//')"
 echo > "$T/set_ftrace_filter"
+
+# mod: takes the names a user types for a shared object: the soname, the file's
+# name and the name without versions.
+printf 'int ver_fn(int x) { return x + 1; }\n' >"$UT_TMP/ver.c"
+printf 'int ver_fn(int);\nint main(void) { return ver_fn(1) == 2 ? 0 : 1; }\n' >"$UT_TMP/vmain.c"
+CF=$("$UTRACE" cflags)
+if cc $CF -shared -fPIC -Wl,-soname,libutver.so.1 -o "$UT_TMP/libutver.so.1.2.3" "$UT_TMP/ver.c" &&
+	ln -s libutver.so.1.2.3 "$UT_TMP/libutver.so.1" &&
+	cc $CF -o "$UT_TMP/vmain" "$UT_TMP/vmain.c" "$UT_TMP/libutver.so.1" -Wl,-rpath,"$UT_TMP"; then
+	traced "$UT_TMP/vmain" # makes its functions known
+	for m in libutver.so.1 libutver.so.1.2.3 libutver 'libutver.so*'; do
+		echo "*:mod:$m" >"$T/set_ftrace_filter"
+		expect_eq "mod: $m names libutver.so.1.2.3" "ver_fn [libutver.so.1.2.3]" \
+			"$(cat "$T/set_ftrace_filter")"
+	done
+	echo '!*:mod:libutver.so.1' >>"$T/set_ftrace_filter"
+	expect_eq "mod: ! with the soname removes" "#### all functions enabled ####" \
+		"$(cat "$T/set_ftrace_filter")"
+	expect_write_err "mod: a loaded object where nothing matches: EINVAL" "Invalid argument" \
+		'nosuch:mod:libutver.so.1' "$T/set_ftrace_filter"
+	echo > "$T/set_ftrace_filter"
+else
+	fail "mod: could not build a versioned shared object"
+fi
 echo nop > "$T/current_tracer"
 ut_umount || fail "utracefs exit status"
