@@ -47,9 +47,10 @@
  *     write, made the probes when the write succeeded.  Unknown commands (and
  *     snapshot, enable_event, disable_event, which come with their features)
  *     are EINVAL, as in a kernel that has not registered them.
- *   - set_graph_function/notrace take no commands, and `!x` is EINVAL unless it
- *     removed something; they do take line numbers (the kernel's do not), so that
- *     the four files share one syntax.
+ *   - set_graph_function/notrace take no commands but `mod` (FUNC:mod:OBJECT, so
+ *     that a program not run yet can be named), and `!x` is EINVAL unless it
+ *     removed something; they do take line numbers and `mod` (the kernel's do
+ *     not), so that the four files share one syntax.
  * Reading prints the selected functions in the order of available_filter_functions
  * ("name [object]" for shared objects in the ftrace files, the bare name in the
  * graph files), or "#### all functions enabled ####" (set_ftrace_filter,
@@ -625,8 +626,16 @@ static int graph_token(struct ff_open *ff, char *tok)
 {
 	struct tfs_glob g;
 	int not, fail = 1;
-	char *orig = strdup(tok + (tok[0] == '!'));
+	char *next, *func = cut_func(tok, &next), *orig;
 
+	if (next) {
+		/* FUNC:mod:OBJECT, as in set_ftrace_filter (the kernel's graph files take none) */
+		if (!strcmp(strsep(&next, ":"), "mod"))
+			return cmd_mod(ff, 0, func, next);
+		ff->why = "Unknown command";
+		return -EINVAL;
+	}
+	orig = strdup(tok + (tok[0] == '!'));
 	if (!orig)
 		return -ENOMEM;
 	if (tfs_parse_regex(tok, &g, &not ) == MATCH_INDEX) {
@@ -776,7 +785,7 @@ int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 		err = tfs_buf_printf(b, which == TFS_FILTER_TRACE || which == TFS_FILTER_GRAPH
 					    ? "#### all functions enabled ####\n"
 					    : "#### no functions disabled ####\n");
-	for (unsigned int i = 0; !graph && i < tfs_ft.pats[which].n && !err; i++) {
+	for (unsigned int i = 0; i < tfs_ft.pats[which].n && !err; i++) {
 		const struct tfs_ft_pat *m = &tfs_ft.pats[which].v[i];
 
 		if (pending(m))

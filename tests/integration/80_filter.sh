@@ -252,6 +252,11 @@ for run in first second; do
 	expect_eq "record -g main: the exec'd program's main, $run run" 2 \
 		"$(printf '%s\n' "$out" | graph_abc)"
 done
+# a function of a program not met yet: FUNC:mod:PROGRAM, kept pending until it comes
+cp "$PROGS/abc" "$UT_TMP/abc_g"
+out=$("$UTRACE" record -g 'c:mod:abc_g' -o - "$PROGS/launch" "$UT_TMP/abc_g" 2>&1)
+expect_eq "record -g FUNC:mod:PROGRAM: a function of an exec'd program not run yet" \
+	"c();" "$(printf '%s\n' "$out" | grep -v '^#' | grep -o '[a-z]*();$')"
 # a program not met yet: a copy of abc under another name, and another for mod:
 cp "$PROGS/abc" "$UT_TMP/abc_new"
 cp "$PROGS/abc" "$UT_TMP/abc_mod"

@@ -365,7 +365,14 @@ static void test_notrace_and_graph(void **state)
 	expect_show(TFS_FILTER_GRAPH, "#### all functions enabled ####\n");
 	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "!2\n"), -EINVAL);
 	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "99\n"), -EINVAL);
-	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "main:mod:prog\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_GRAPH, false, "main:traceon\n"), -EINVAL);
+	/* mod: as in set_ftrace_filter: a program not run yet can be named */
+	assert_int_equal(wr(TFS_FILTER_GRAPH, true, "main:mod:prog\n"), 14);
+	expect_show(TFS_FILTER_GRAPH, "main\n");
+	assert_int_equal(wr(TFS_FILTER_GRAPH, true, "c:mod:abc\n"), 10);
+	expect_show(TFS_FILTER_GRAPH, "#### all functions enabled ####\nc:mod:abc\n");
+	assert_true(tfs_ft_graph_select());
+	assert_int_equal(wr(TFS_FILTER_GRAPH, true, ""), 0);
 	assert_int_equal(wr(TFS_FILTER_GRAPH_NOTRACE, true, "gamma*"), 6);
 	expect_show(TFS_FILTER_GRAPH_NOTRACE, "gamma_x\n");
 	assert_true(tfs_ft_graph_select());
