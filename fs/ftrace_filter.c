@@ -876,6 +876,15 @@ static int probes_begin(struct ff_open *ff)
 	return err;
 }
 
+/* Has pr a probe of the kind (command, counted) of kept command pt? */
+static bool probes_of_kind(const struct tfs_ft_probes *pr, const struct tfs_ft_pat *pt)
+{
+	for (unsigned int i = 0; i < pr->n; i++)
+		if (pr->v[i].cmd == pt->cmd && pr->v[i].counted == pt->counted)
+			return true;
+	return false;
+}
+
 /* It ends: when ok, the copy becomes the probes (-ENOSPC: out of counters). */
 static int probes_end(struct ff_open *ff, bool ok)
 {
@@ -887,6 +896,12 @@ static int probes_end(struct ff_open *ff, bool ok)
 		pthread_mutex_lock(&tfs_ft_lock);
 		/* functions that came during the write: what the commands say for them */
 		err = probe_pats_replay(&ff->ppats, ff->probes_seen, &ff->probes);
+		/* a kind with no probe left is gone, as the kernel unregisters its ops */
+		for (unsigned int i = 0; !err && i < ff->ppats.n;)
+			if (!probes_of_kind(&ff->probes, &ff->ppats.v[i]))
+				pat_drop(&ff->ppats, i);
+			else
+				i++;
 		if (!err)
 			err = tfs_probes_commit_locked(&ff->probes);
 		if (!err) {
@@ -995,6 +1010,15 @@ static bool commit(struct ff_open *ff)
 
 		changed |= sel != f->sel;
 		f->sel = sel;
+	}
+	/*
+	 * A filter that reads back empty is empty: patterns whose functions were all
+	 * removed again (`a*` then `!abc`) must not make it select when a function
+	 * comes later.
+	 */
+	if (!tfs_ft_nonempty_locked(ff->which)) {
+		tfs_ft_pats_free(&tfs_ft.pats[ff->which]);
+		tfs_ft_pats_free(&ff->pats);
 	}
 	pthread_mutex_unlock(&tfs_ft_lock);
 	return changed;

@@ -284,6 +284,14 @@ static void test_kept_patterns(void **state)
 	assert_int_equal(tfs_ft_write(p, "main ", 5), 5);
 	tfs_ft_close(p);
 	expect_show(TFS_FILTER_TRACE, "main\nbeta\nbeta\nzeta\nmain\nzeta\n");
+	/* a filter emptied by removals is empty: later functions do not refill it */
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "alpha_t*"), 8);
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "!alpha_two !alpha_three"), 23);
+	expect_show(TFS_FILTER_TRACE, "#### all functions enabled ####\n");
+	assert_int_equal(tfs_ft_add_named(600, 0, "/opt/app/late3", true, 0x565900000000, 1,
+					  late_offs, (const char *const[]){"alpha_tail"}),
+			 1);
+	expect_show(TFS_FILTER_TRACE, "#### all functions enabled ####\n");
 }
 
 /* mod: takes the soname, the file name and the name without versions. */
@@ -478,6 +486,16 @@ static void test_probe_kept(void **state)
 	assert_int_equal(probe("!*:stacktrace:0"), 0);
 	assert_int_equal(tfs_ft_add_named(300, 0, "/opt/app/third", true, 0x565700000000, 3, offs,
 					  names),
+			 1);
+	expect_show(TFS_FILTER_TRACE, ALL "alpha:traceon:unlimited\n"
+					  "beta:traceoff:unlimited\n"
+					  "beta:traceoff:unlimited\n"
+					  "beta:traceoff:unlimited\n");
+	/* a kind whose every probe was removed is gone for later functions too */
+	assert_int_equal(probe("gam*:cpudump"), 0);
+	assert_int_equal(probe("!gamma_x:cpudump"), 0);
+	assert_int_equal(tfs_ft_add_named(400, 0, "/opt/app/fourth", true, 0x565800000000, 1,
+					  offs, (const char *const[]){"gamma_y"}),
 			 1);
 	expect_show(TFS_FILTER_TRACE, ALL "alpha:traceon:unlimited\n"
 					  "beta:traceoff:unlimited\n"
