@@ -28,7 +28,7 @@ static uint64_t update_ns[2];
 
 #define FT_MAX_SITES (1u << 22) /* per object: a bound on what a process makes us allocate */
 #define FT_MAX_OBJS 4096u	/* per process */
-#define FT_NAME_MAX 8192 /* mangled; C++ templates make long ones */
+#define FT_NAME_MAX 8192	/* mangled; C++ templates make long ones */
 
 struct tfs_ft tfs_ft;
 pthread_mutex_t tfs_ft_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -158,7 +158,8 @@ static char *bare_name(const char *d)
 	for (size_t i = 0; i < len; i++) {
 		if (at_operator(d + i)) {
 			i += 8;
-			while (i < len && strchr("<>()[]", d[i]) && !(d[i] == '(' && d[i + 1] != ')'))
+			while (i < len && strchr("<>()[]", d[i]) &&
+			       !(d[i] == '(' && d[i + 1] != ')'))
 				i++;
 			i--;
 			continue;
@@ -179,14 +180,37 @@ static char *bare_name(const char *d)
 	return strndup(d + start, params - start);
 }
 
-bool tfs_ft_func_hit(const struct tfs_ft_func *f, const struct tfs_glob *g, bool demangle)
+/*
+ * The C++ names of f, made when first asked for (lock held): demangling every
+ * function of a large C++ program as it registers would delay its start.
+ */
+static void cxx_names(struct tfs_ft_func *f)
 {
-	return tfs_glob_hit(f->name, g) ||
-	       (demangle && f->dname && (tfs_glob_hit(f->dname, g) || tfs_glob_hit(f->bare, g)));
+	if (f->cxx)
+		return;
+	f->dname = tfs_sym_demangle(f->name);
+	f->bare = f->dname ? bare_name(f->dname) : NULL;
+	if (!f->bare) {
+		free(f->dname);
+		f->dname = NULL;
+	}
+	f->cxx = 1;
 }
 
-const char *tfs_ft_func_name(const struct tfs_ft_func *f, bool demangle)
+bool tfs_ft_func_hit(struct tfs_ft_func *f, const struct tfs_glob *g, bool demangle)
 {
+	if (tfs_glob_hit(f->name, g))
+		return true;
+	if (!demangle)
+		return false;
+	cxx_names(f);
+	return f->dname && (tfs_glob_hit(f->dname, g) || tfs_glob_hit(f->bare, g));
+}
+
+const char *tfs_ft_func_name(struct tfs_ft_func *f, bool demangle)
+{
+	if (demangle)
+		cxx_names(f);
 	return demangle && f->dname ? f->dname : f->name;
 }
 
@@ -216,8 +240,8 @@ static uint32_t func_get(unsigned int oi, uint64_t off, const char *name)
 	f->name = strdup(name);
 	if (!f->name)
 		return UINT32_MAX;
-	f->dname = tfs_sym_demangle(name);
-	f->bare = f->dname ? bare_name(f->dname) : NULL;
+	f->dname = f->bare = NULL;
+	f->cxx = 0;
 	f->obj = oi;
 	f->off = off;
 	f->sel = 0;
@@ -520,14 +544,15 @@ static int list_show(struct tfs_open *o, bool addrs)
 		if (!ob->live)
 			continue;
 		for (unsigned int j = 0; j < ob->n && !err; j++) {
-			const struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
+			struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
 			const char *name = tfs_ft_func_name(f, demangle);
 
 			if (addrs)
 				err = tfs_buf_printf(&o->content, "%" PRIx64 " ", func_addr_locked(i, f));
 			if (!err)
-				err = ob->exe ? tfs_buf_printf(&o->content, "%s\n", name)
-					      : tfs_buf_printf(&o->content, "%s [%s]\n", name, ob->mod);
+				err = ob->exe
+					  ? tfs_buf_printf(&o->content, "%s\n", name)
+					  : tfs_buf_printf(&o->content, "%s [%s]\n", name, ob->mod);
 		}
 	}
 	pthread_mutex_unlock(&tfs_ft_lock);
@@ -634,7 +659,7 @@ static int enabled_show(struct tfs_open *o)
 		if (!ob->live)
 			continue;
 		for (unsigned int j = 0; j < ob->n && !err; j++) {
-			const struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
+			struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
 			bool in = on && obj_on[i] &&
 				  (!filtered || (f->sel >> TFS_FILTER_TRACE & 1)) &&
 				  !(f->sel >> TFS_FILTER_NOTRACE & 1);
@@ -642,10 +667,11 @@ static int enabled_show(struct tfs_open *o)
 
 			if (!users)
 				continue;
-			err = ob->exe ? tfs_buf_printf(&o->content, "%s (%u)           \n",
-						       tfs_ft_func_name(f, demangle), users)
-				      : tfs_buf_printf(&o->content, "%s [%s] (%u)           \n",
-						       tfs_ft_func_name(f, demangle), ob->mod, users);
+			err = ob->exe
+				  ? tfs_buf_printf(&o->content, "%s (%u)           \n",
+						   tfs_ft_func_name(f, demangle), users)
+				  : tfs_buf_printf(&o->content, "%s [%s] (%u)           \n",
+						   tfs_ft_func_name(f, demangle), ob->mod, users);
 		}
 	}
 	pthread_mutex_unlock(&tfs_ft_lock);

@@ -125,7 +125,7 @@ static bool mod_takes(const struct tfs_ft_obj *ob, const struct tfs_glob *mg, in
 }
 
 /* The kernel's ftrace_match_record. */
-static bool match_record(const struct tfs_ft_obj *ob, const struct tfs_ft_func *f,
+static bool match_record(const struct tfs_ft_obj *ob, struct tfs_ft_func *f,
 			 const struct tfs_glob *fg, const struct tfs_glob *mg, int exclude_mod,
 			 bool demangle)
 {
@@ -245,7 +245,7 @@ static int pats_push_as(struct tfs_ft_pats *p, const char *func, const char *mod
 			const struct tfs_ft_pat *how)
 {
 	struct tfs_ft_pat *v, n = *how;
-	bool not = how->not;
+	bool neg = how->neg;
 
 	for (unsigned int i = 0; i < p->n;)
 		if (!strcmp(p->v[i].func, func) && same_mod(p->v[i].mod, mod) &&
@@ -253,7 +253,7 @@ static int pats_push_as(struct tfs_ft_pats *p, const char *func, const char *mod
 			pat_drop(p, i);
 		else
 			i++;
-	if (not && !p->n)
+	if (neg && !p->n)
 		return 0;
 	v = realloc(p->v, (p->n + 1) * sizeof(*v));
 	if (!v)
@@ -271,10 +271,10 @@ static int pats_push_as(struct tfs_ft_pats *p, const char *func, const char *mod
 }
 
 /* Keep a filter's pattern. */
-static int pats_push(struct tfs_ft_pats *p, const char *func, const char *mod, bool not,
+static int pats_push(struct tfs_ft_pats *p, const char *func, const char *mod, bool neg,
 		     bool demangle)
 {
-	struct tfs_ft_pat how = {.not = not, .demangle = demangle};
+	struct tfs_ft_pat how = {.neg = neg, .demangle = demangle};
 
 	return pats_push_as(p, func, mod, &how);
 }
@@ -305,7 +305,7 @@ static int pat_parse(const struct tfs_ft_pat *pt, struct pat_run *r)
 /* Does kept pattern pt (parsed as r) match function id? */
 static bool pat_hit(const struct tfs_ft_pat *pt, const struct pat_run *r, uint32_t id)
 {
-	const struct tfs_ft_func *f = &tfs_ft.funcs[id];
+	struct tfs_ft_func *f = &tfs_ft.funcs[id];
 
 	return match_record(&tfs_ft.objs[f->obj], f, &r->fg, pt->mod ? &r->mg : NULL, r->exclude,
 			    pt->demangle);
@@ -322,7 +322,7 @@ static int pats_replay(const struct tfs_ft_pats *p, uint32_t first, uint8_t *on)
 		if (r.fg.type != MATCH_INDEX)
 			for (uint32_t id = first; id < tfs_ft.nr_funcs; id++)
 				if (pat_hit(&p->v[i], &r, id))
-					on[id - first] = !p->v[i].not;
+					on[id - first] = !p->v[i].neg;
 		free(r.fbuf);
 		free(r.mbuf);
 	}
@@ -333,8 +333,7 @@ static int pats_replay(const struct tfs_ft_pats *p, uint32_t first, uint8_t *on)
  * Replay the kept probe commands over the functions first.. into the probes pr
  * (lock held): each adds or removes its probe on the new functions it matches.
  */
-static int probe_pats_replay(const struct tfs_ft_pats *p, uint32_t first,
-			     struct tfs_ft_probes *pr)
+static int probe_pats_replay(const struct tfs_ft_pats *p, uint32_t first, struct tfs_ft_probes *pr)
 {
 	uint8_t *on = calloc(tfs_ft.nr_funcs ? tfs_ft.nr_funcs : 1, 1);
 
@@ -352,7 +351,7 @@ static int probe_pats_replay(const struct tfs_ft_pats *p, uint32_t first,
 		memset(on, 0, tfs_ft.nr_funcs);
 		for (uint32_t id = first; id < tfs_ft.nr_funcs; id++)
 			any |= on[id] = pat_hit(pt, &r, id);
-		if (any && pt->not)
+		if (any && pt->neg)
 			tfs_probes_del(pr, pt->cmd, pt->counted, false, on, tfs_ft.nr_funcs);
 		else if (any)
 			tfs_probes_add(pr, pt->cmd, pt->counted, pt->count, on, tfs_ft.nr_funcs);
@@ -431,7 +430,7 @@ static bool unpend(struct tfs_ft_pats *p, const char *func, const char *mod)
 	for (unsigned int i = 0; i < p->n;) {
 		const struct tfs_ft_pat *pt = &p->v[i];
 
-		if (!pt->not && pt->mod && !strcmp(pt->mod, mod) &&
+		if (!pt->neg && pt->mod && !strcmp(pt->mod, mod) &&
 		    (!strcmp(func, "*") || !strcmp(pt->func, func)) && !mod_known(mod)) {
 			pat_drop(p, i);
 			any = true;
@@ -449,14 +448,14 @@ static bool unpend(struct tfs_ft_pats *p, const char *func, const char *mod)
  */
 static int cmd_mod(struct ff_open *ff, uint32_t probe, char *func, char *next)
 {
-	bool not = func[0] == '!';
+	bool neg = func[0] == '!';
 	char *orig;
 	int ret;
 
 	(void)probe;
 	if (!next)
 		next = "";
-	orig = strdup(func + not); /* match_records cuts the pattern */
+	orig = strdup(func + neg); /* match_records cuts the pattern */
 	if (!orig)
 		return -ENOMEM;
 	char *mod = strdup(next);
@@ -467,15 +466,17 @@ static int cmd_mod(struct ff_open *ff, uint32_t probe, char *func, char *next)
 	}
 	ret = match_records(ff, func, mod);
 	free(mod);
-	if (ret == 0 && not && unpend(&ff->pats, orig, next))
+	if (ret == 0 && neg && unpend(&ff->pats, orig, next))
 		ret = 1;
-	else if (ret == 0 && (not || mod_known(next)))
+	else if (ret == 0 && (neg || mod_known(next)))
 		ret = -EINVAL;
 	else if (ret == 0) /* pending: said on the console, as it reads back */
-		fprintf(stderr, "utracefs: %s:mod:%s: no object by that name yet, kept until one "
-				"is loaded\n", orig[0] ? orig : "*", next);
+		fprintf(stderr,
+			"utracefs: %s:mod:%s: no object by that name yet, kept until one "
+			"is loaded\n",
+			orig[0] ? orig : "*", next);
 	if (ret >= 0)
-		ret = pats_push(&ff->pats, orig, next, not, ff->demangle);
+		ret = pats_push(&ff->pats, orig, next, neg, ff->demangle);
 	free(orig);
 	return ret < 0 ? ret : 0;
 }
@@ -511,7 +512,10 @@ static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 	bool counted = cmd == UT_PROBE_DUMP || (cmd != UT_PROBE_CPUDUMP && param);
 	bool not = func[0] == '!';
 	struct ff_open m = {.which = ff->which, .demangle = ff->demangle};
-	struct tfs_ft_pat how = {.demangle = ff->demangle, .cmd = (uint8_t)cmd, .counted = counted};
+	struct tfs_ft_pat how = {.neg = func[0] == '!',
+				 .demangle = ff->demangle,
+				 .cmd = (uint8_t)cmd,
+				 .counted = counted};
 	int64_t count = 1;
 	int ret;
 
@@ -529,7 +533,6 @@ static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 		}
 	}
 	func += not;
-	how.not = not;
 	how.count = count;
 	if (not && (!func[0] || !strcmp(func, "*"))) {
 		ret = tfs_probes_del(&ff->probes, cmd, counted, true, NULL, 0); /* the whole kind */
@@ -695,7 +698,7 @@ static int process_token(struct ff_open *ff)
 /* A positive FUNC:mod:OBJ whose OBJ names no object yet (lock held). */
 static bool pending(const struct tfs_ft_pat *pt)
 {
-	return pt->mod && !pt->not && !mod_known(pt->mod);
+	return pt->mod && !pt->neg && !mod_known(pt->mod);
 }
 
 bool tfs_ft_nonempty_locked(enum tfs_filter f)
@@ -770,7 +773,7 @@ int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 		const struct tfs_ft_obj *ob = &tfs_ft.objs[i];
 
 		for (unsigned int j = 0; j < ob->n && !err; j++) {
-			const struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
+			struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
 
 			if (!(f->sel >> which & 1))
 				continue;

@@ -260,7 +260,7 @@ unsigned int tfs_probes_on_locked(uint32_t id)
 /* One probe's line: the function as set_ftrace_filter lists it, the command, the count. */
 static int show_one(struct tfs_buf *b, const struct tfs_ft_probe *e)
 {
-	const struct tfs_ft_func *f = &tfs_ft.funcs[e->func];
+	struct tfs_ft_func *f = &tfs_ft.funcs[e->func];
 	const struct tfs_ft_obj *ob = &tfs_ft.objs[f->obj];
 	int64_t *c = e->counted ? tfs_probe_counter(e->slot) : NULL;
 	const char *name = tfs_ft_func_name(f, tfs_out_demangle());

@@ -37,9 +37,10 @@ enum tfs_filter {
 struct tfs_ft_func {
 	uint32_t obj; /* index in tfs_ft.objs */
 	uint64_t off;
-	char *name;	/* as in the symbol table (mangled for C++) */
-	char *dname;	/* demangled ("ns::f(int) const"), NULL when it does not demangle */
-	char *bare;	/* dname without return type, parameters and clones ("ns::f") */
+	char *name;  /* as in the symbol table (mangled for C++) */
+	char *dname; /* demangled ("ns::f(int) const"), NULL when it does not demangle */
+	char *bare;  /* dname without return type, parameters and clones ("ns::f") */
+	uint8_t cxx; /* dname and bare made (when first needed) */
 	uint8_t sel; /* 1 << enum tfs_filter */
 };
 
@@ -78,9 +79,9 @@ struct tfs_ft_proc {
  * reads back as written (the kernel's cached mod commands).
  */
 struct tfs_ft_pat {
-	char *func; /* the glob without `!`; "" (with mod) is every function */
-	char *mod;  /* the mod: glob (a leading `!` excludes), NULL without mod: */
-	bool not;   /* `!`: removes */
+	char *func;    /* the glob without `!`; "" (with mod) is every function */
+	char *mod;     /* the mod: glob (a leading `!` excludes), NULL without mod: */
+	bool neg;      /* `!`: removes */
 	bool demangle; /* written with `demangle` on: C++ names match demangled too */
 	uint8_t cmd;   /* a function probe's command (enum ut_probe_cmd), 0 in a filter */
 	bool counted;  /* the probe's */
@@ -151,9 +152,9 @@ void tfs_ft_apply_pats_locked(uint32_t first);
 /* (tfs_ft_lock held) does mod: glob g name object ob (its file name or an alias)? */
 bool tfs_ft_obj_hit(const struct tfs_ft_obj *ob, const struct tfs_glob *g);
 /* (tfs_ft_lock held) does glob g name f (with demangle: its C++ names too)? */
-bool tfs_ft_func_hit(const struct tfs_ft_func *f, const struct tfs_glob *g, bool demangle);
-/* The name f is listed under: demangled when demangle and it has one. */
-const char *tfs_ft_func_name(const struct tfs_ft_func *f, bool demangle);
+bool tfs_ft_func_hit(struct tfs_ft_func *f, const struct tfs_glob *g, bool demangle);
+/* (tfs_ft_lock held) the name f is listed under: demangled when demangle and it has one. */
+const char *tfs_ft_func_name(struct tfs_ft_func *f, bool demangle);
 /* Forget the kept patterns of filter f (tfs_ft_lock held). */
 void tfs_ft_pats_free(struct tfs_ft_pats *p);
 /* (tfs_ft_lock held) is any function in filter f, or (TRACE/NOTRACE) a mod pending? */

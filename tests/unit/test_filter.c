@@ -237,8 +237,8 @@ static void test_mod(void **state)
 static void test_kept_patterns(void **state)
 {
 	static const uint32_t other_offs[] = {0x10, 0x20, 0x30, 0x40, 0x50, 0x60};
-	static const char *const other_names[] = {"alpha_new", "alpha_two", "beta", "gamma_y",
-						  "zeta", "main"};
+	static const char *const other_names[] = {"alpha_new", "alpha_two", "beta",
+						  "gamma_y",   "zeta",	    "main"};
 	static const uint32_t rebuilt_offs[] = {0x900};
 	static const char *const rebuilt_names[] = {"alpha_three"};
 	static const uint32_t late_offs[] = {0x10};
@@ -261,8 +261,7 @@ static void test_kept_patterns(void **state)
 	/* the same program rebuilt: its new functions too */
 	assert_int_equal(
 	    tfs_ft_add_named(300, 0, EXE, true, 0x555500000000, 1, rebuilt_offs, rebuilt_names), 1);
-	expect_show(TFS_FILTER_TRACE,
-		    "main\nalpha\nalpha_three\nalpha [libfoo.so.1]\nalpha_new\n");
+	expect_show(TFS_FILTER_TRACE, "main\nalpha\nalpha_three\nalpha [libfoo.so.1]\nalpha_new\n");
 	/* the flags a new process gets: traced only where the patterns say */
 	assert_int_equal(tfs_sel_build_locked(&b), 0);
 	assert_int_equal(((struct ut_sel_hdr *)b.data)->nr_procs, 3);
@@ -473,9 +472,8 @@ static void test_probe_kept(void **state)
 					  "beta:traceoff:unlimited\n"
 					  "alpha:stacktrace:count=3\n"
 					  "alpha [libfoo.so.1]:stacktrace:count=3\n");
-	assert_int_equal(tfs_ft_add_named(200, 0, "/opt/app/other", true, 0x565600000000, 3, offs,
-					  names),
-			 1);
+	assert_int_equal(
+	    tfs_ft_add_named(200, 0, "/opt/app/other", true, 0x565600000000, 3, offs, names), 1);
 	expect_show(TFS_FILTER_TRACE, ALL "alpha:traceon:unlimited\n"
 					  "beta:traceoff:unlimited\n"
 					  "beta:traceoff:unlimited\n"
@@ -484,9 +482,8 @@ static void test_probe_kept(void **state)
 					  "alpha_new:stacktrace:count=3\n");
 	/* removing the whole kind takes it from later functions as well */
 	assert_int_equal(probe("!*:stacktrace:0"), 0);
-	assert_int_equal(tfs_ft_add_named(300, 0, "/opt/app/third", true, 0x565700000000, 3, offs,
-					  names),
-			 1);
+	assert_int_equal(
+	    tfs_ft_add_named(300, 0, "/opt/app/third", true, 0x565700000000, 3, offs, names), 1);
 	expect_show(TFS_FILTER_TRACE, ALL "alpha:traceon:unlimited\n"
 					  "beta:traceoff:unlimited\n"
 					  "beta:traceoff:unlimited\n"
@@ -494,8 +491,8 @@ static void test_probe_kept(void **state)
 	/* a kind whose every probe was removed is gone for later functions too */
 	assert_int_equal(probe("gam*:cpudump"), 0);
 	assert_int_equal(probe("!gamma_x:cpudump"), 0);
-	assert_int_equal(tfs_ft_add_named(400, 0, "/opt/app/fourth", true, 0x565800000000, 1,
-					  offs, (const char *const[]){"gamma_y"}),
+	assert_int_equal(tfs_ft_add_named(400, 0, "/opt/app/fourth", true, 0x565800000000, 1, offs,
+					  (const char *const[]){"gamma_y"}),
 			 1);
 	expect_show(TFS_FILTER_TRACE, ALL "alpha:traceon:unlimited\n"
 					  "beta:traceoff:unlimited\n"

@@ -503,19 +503,19 @@ static void test_cut_name(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_marker_lines, setup),
-		cmocka_unit_test_setup(test_flags_and_time, setup),
-		cmocka_unit_test_setup(test_latency_line, setup),
-		cmocka_unit_test_setup(test_raw_data, setup),
-		cmocka_unit_test_setup(test_lost_and_annotate, setup),
-		cmocka_unit_test_setup(test_headers, setup),
-		cmocka_unit_test_setup(test_latency_header, setup),
-		cmocka_unit_test_setup(test_function_lines, setup),
-		cmocka_unit_test(test_cut_name),
-		cmocka_unit_test_setup(test_stack_lines, setup),
-		cmocka_unit_test_setup(test_trace_printk_line, setup),
-		cmocka_unit_test_setup(test_demangle_option, setup),
-		cmocka_unit_test_setup(test_kernel_page, setup),
+	    cmocka_unit_test_setup(test_marker_lines, setup),
+	    cmocka_unit_test_setup(test_flags_and_time, setup),
+	    cmocka_unit_test_setup(test_latency_line, setup),
+	    cmocka_unit_test_setup(test_raw_data, setup),
+	    cmocka_unit_test_setup(test_lost_and_annotate, setup),
+	    cmocka_unit_test_setup(test_headers, setup),
+	    cmocka_unit_test_setup(test_latency_header, setup),
+	    cmocka_unit_test_setup(test_function_lines, setup),
+	    cmocka_unit_test(test_cut_name),
+	    cmocka_unit_test_setup(test_stack_lines, setup),
+	    cmocka_unit_test_setup(test_trace_printk_line, setup),
+	    cmocka_unit_test_setup(test_demangle_option, setup),
+	    cmocka_unit_test_setup(test_kernel_page, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
