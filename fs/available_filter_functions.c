@@ -10,8 +10,10 @@
  * for every object some live process has loaded, in order of first registration,
  * its functions in address order, each once: "name" for an executable's,
  * "name [libfoo.so.1]" for a shared object's, the way the kernel prints a
- * module's functions.  Index numbers written to the filter files refer to these
- * lines.
+ * module's functions; C++ names demangled while the option demangle is on.
+ * Index numbers written to the filter files refer to these lines.  A function new
+ * to the table gets what the filters' kept patterns say (ftrace_filter.c) before
+ * its object counts as complete.
  */
 #include <errno.h>
 #include <inttypes.h>

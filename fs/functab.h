@@ -8,7 +8,9 @@
  * shared object, as processes name it in UT_MSG_SITES), the offset its address
  * minus the load base.  Objects and functions are never forgotten, so that a
  * filter written while a program runs applies again when it is run again; only
- * what live processes have loaded is listed in available_filter_functions.
+ * what live processes have loaded is listed in available_filter_functions.  The
+ * filters also keep the patterns written to them (tfs_ft_pat), which select among
+ * the functions that appear later.
  *
  * Locking: tfs_ft_lock guards everything declared here.
  */
