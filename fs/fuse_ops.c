@@ -267,6 +267,8 @@ static int tfs_open_file(const char *path, struct fuse_file_info *fi)
 		return err;
 	if (node.f->kind == TFS_DIR)
 		return -EISDIR;
+	/* what programs sent before this open (sites, maps, exits) is known to it */
+	tfs_registry_sync(2000);
 	fh = calloc(1, sizeof(*fh));
 	if (!fh)
 		return -ENOMEM;

@@ -19,6 +19,12 @@
  * same reason as above.  The selection memfd goes with WELCOME as a second, read-only
  * descriptor.
  *
+ * A process may send its sites or maps and exit before this thread has read them;
+ * the control files must still see them ("run it once, then set the filter"), as
+ * the kernel's files see a module as soon as it is loaded.  So every open of a
+ * control file first waits (tfs_registry_sync) until this thread has read all that
+ * was already queued on the listening socket and on every connection.
+ *
  * Tasks follow the kernel's saved_cmdlines: saved_cmdlines_size slots used in a
  * circle starting at slot 1, a map from pid mod 32768 to slot, and a lookup that
  * only succeeds when the slot still belongs to that pid.
@@ -68,6 +74,11 @@ static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static pthread_cond_t apply_cond = PTHREAD_COND_INITIALIZER;
 static bool apply_pending, apply_stop;
 static uint64_t hello_serial; /* reg_lock */
+/* tfs_registry_sync: requests made, requests the registry thread took, and done */
+static pthread_cond_t sync_cond = PTHREAD_COND_INITIALIZER;
+static uint64_t sync_req, sync_taken, sync_done; /* reg_lock */
+/* tests: UTRACEFS_TEST_SITES_DELAY_MS makes the naming of every site packet late */
+static unsigned int sites_delay_ms;
 
 /* ---- tasks ------------------------------------------------------------------------ */
 
@@ -489,6 +500,8 @@ static int on_sites(int fd, pid_t pid, const struct ut_msg_sites *m)
 			return 0;
 		}
 	pthread_mutex_unlock(&reg_lock);
+	if (sites_delay_ms)
+		usleep(sites_delay_ms * 1000u);
 	if (m->first == 0 && m->total)
 		tfs_sym_object_mapped(pid, m->path, m->base);
 	else if (m->total == 0)
@@ -696,6 +709,47 @@ static int on_readable(int fd)
 	return on_message(fd, msg.buf, (size_t)n);
 }
 
+/* The wake pipe: 'x' stops the thread (true), 's' asks for a sync (taken now). */
+static bool wake_read(void)
+{
+	char c[64];
+	ssize_t n = read(wake_pipe[0], c, sizeof(c));
+	bool stop = n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EINTR));
+
+	for (ssize_t i = 0; i < n; i++)
+		stop |= c[i] == 'x';
+	pthread_mutex_lock(&reg_lock);
+	sync_taken = sync_req;
+	pthread_mutex_unlock(&reg_lock);
+	return stop;
+}
+
+void tfs_registry_sync(int timeout_ms)
+{
+	struct timespec end;
+	uint64_t want;
+
+	if (!reg_running || pthread_equal(pthread_self(), reg_thread))
+		return;
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&reg_lock);
+	want = ++sync_req;
+	pthread_mutex_unlock(&reg_lock);
+	if (write(wake_pipe[1], "s", 1) < 0)
+		return; /* the pipe is full: the thread has wake-ups to read already */
+	pthread_mutex_lock(&reg_lock);
+	while (sync_done < want)
+		if (pthread_cond_timedwait(&sync_cond, &reg_lock, &end) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&reg_lock);
+}
+
 static void *reg_main(void *arg)
 {
 	struct pollfd *pfd = NULL;
@@ -703,6 +757,8 @@ static void *reg_main(void *arg)
 
 	for (;;) {
 		unsigned int n;
+		bool syncing;
+		int ready;
 
 		pthread_mutex_lock(&reg_lock);
 		n = nr_procs;
@@ -724,12 +780,23 @@ static void *reg_main(void *arg)
 		pfd[0] = (struct pollfd){.fd = wake_pipe[0], .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
 
-		if (poll(pfd, n + 2, -1) < 0) {
+		pthread_mutex_lock(&reg_lock);
+		syncing = sync_taken != sync_done;
+		pthread_mutex_unlock(&reg_lock);
+		ready = poll(pfd, n + 2, syncing ? 0 : -1);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (pfd[0].revents)
+		if (ready == 0) { /* syncing, and nothing is left to read: a sync is done */
+			pthread_mutex_lock(&reg_lock);
+			sync_done = sync_taken;
+			pthread_cond_broadcast(&sync_cond);
+			pthread_mutex_unlock(&reg_lock);
+			continue;
+		}
+		if (pfd[0].revents && wake_read())
 			break;
 		/* downwards: removing i moves the last entry, which is done or new */
 		for (unsigned int i = n; i-- > 0;) {
@@ -789,6 +856,8 @@ int tfs_registry_start(const char *socket_path)
 	if (strlen(socket_path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, socket_path);
+	if (getenv("UTRACEFS_TEST_SITES_DELAY_MS"))
+		sites_delay_ms = (unsigned int)atoi(getenv("UTRACEFS_TEST_SITES_DELAY_MS")) % 10000;
 	err = socket_dir(socket_path);
 	if (!err)
 		err = clear_stale(&sa);
@@ -800,7 +869,7 @@ int tfs_registry_start(const char *socket_path)
 		return -errno;
 	/* the socket inode's mode (minus umask) is what bind gives the file */
 	if (fchmod(listen_fd, 0600) || bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    chmod(socket_path, 0600) || listen(listen_fd, 64) || pipe2(wake_pipe, O_CLOEXEC)) {
+	    chmod(socket_path, 0600) || listen(listen_fd, 64) || pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK)) {
 		err = -errno;
 		goto fail;
 	}

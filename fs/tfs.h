@@ -235,6 +235,8 @@ int tfs_registry_start(const char *socket_path); /* listen + accept thread */
 void tfs_registry_stop(void);
 /* Number of live registered processes. */
 unsigned int tfs_registry_count(void);
+/* Wait (at most timeout_ms) until what processes already sent has been read. */
+void tfs_registry_sync(int timeout_ms);
 /*
  * Tasks seen (from HELLO/TASK messages and trace_marker writers that are known):
  * comm of a tid (0, or -ENOENT when unknown: printed "<...>"), tgid of a tid.

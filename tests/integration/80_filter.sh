@@ -305,4 +305,18 @@ else
 	fail "mod: could not build a versioned shared object"
 fi
 echo nop > "$T/current_tracer"
+
+# A program that ran and exited has its functions known to the next open of a
+# control file, however late utracefs reads what it sent: a second daemon names
+# every site packet 300 ms late (a test hook), and the filter is written at once.
+T3=$UT_TMP/t3
+mkdir "$T3"
+if UTRACEFS_TEST_SITES_DELAY_MS=300 "$UTRACEFS" "$T3"; then
+	UTRACE_TRACING=$T3 traced "$PROGS/filter_many" >/dev/null
+	expect_eq "a program that exited: its functions are known at the next open" fm_999 \
+		"$(/bin/echo fm_999 >"$T3/set_ftrace_filter" && cat "$T3/set_ftrace_filter")"
+	fusermount3 -u "$T3"
+else
+	fail "a second utracefs did not start"
+fi
 ut_umount || fail "utracefs exit status"
