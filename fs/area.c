@@ -426,13 +426,7 @@ int tfs_ring_wait(uint64_t *seen_seq, int timeout_ms)
 	int kicked = 1;
 
 	pthread_once(&kick_once, kick_cond_init);
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (end.tv_nsec >= 1000000000) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000;
-	}
+	end = tfs_deadline(CLOCK_MONOTONIC, timeout_ms);
 	pthread_mutex_lock(&kick_lock);
 	while (kick_seq == *seen_seq) {
 		if (timeout_ms < 0) {

@@ -266,13 +266,7 @@ void tfs_registry_wait_acks(uint32_t gen, int timeout_ms)
 {
 	struct timespec end;
 
-	clock_gettime(CLOCK_REALTIME, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (end.tv_nsec >= 1000000000) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000;
-	}
+	end = tfs_deadline(CLOCK_REALTIME, timeout_ms);
 	pthread_mutex_lock(&reg_lock);
 	for (;;) {
 		bool waiting = false;
@@ -731,13 +725,7 @@ void tfs_registry_sync(int timeout_ms)
 
 	if (!reg_running || pthread_equal(pthread_self(), reg_thread))
 		return;
-	clock_gettime(CLOCK_REALTIME, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (end.tv_nsec >= 1000000000) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000;
-	}
+	end = tfs_deadline(CLOCK_REALTIME, timeout_ms);
 	pthread_mutex_lock(&reg_lock);
 	want = ++sync_req;
 	pthread_mutex_unlock(&reg_lock);

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "ut_ctl.h"
 #include "ut_ring.h"
@@ -235,6 +236,20 @@ int tfs_registry_start(const char *socket_path); /* listen + accept thread */
 void tfs_registry_stop(void);
 /* Number of live registered processes. */
 unsigned int tfs_registry_count(void);
+/* The time ms milliseconds from now on clock clk (for timed condition waits). */
+static inline struct timespec tfs_deadline(clockid_t clk, int ms)
+{
+	struct timespec t;
+
+	clock_gettime(clk, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
 /* Wait (at most timeout_ms) until what processes already sent has been read. */
 void tfs_registry_sync(int timeout_ms);
 /*
