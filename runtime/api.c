@@ -155,22 +155,19 @@ static int write_print(struct ut_ctl *ctl, uintptr_t ip, struct ut_ev_print *ev,
 	return (int)len;
 }
 
-UT_EXPORT int utrace_printk(const char *fmt, ...)
+/* trace_printk's work: ip is the address the event names (the call site). */
+static int vprintk_at(uintptr_t ip, const char *fmt, va_list ap)
 {
 	struct ut_ctl *ctl = printk_ctl();
-	uintptr_t ip = (uintptr_t)__builtin_return_address(0);
 	int saved = errno, n, ret = 0;
 	uint32_t depth = ut_thr.printk_depth;
-	va_list ap;
 
 	if (!ctl || depth >= PRINTK_LEVELS)
 		return 0;
 	ut_thr.printk_depth = depth + 1;
 	struct ut_ev_print *ev = (struct ut_ev_print *)printk_bufs[depth];
 
-	va_start(ap, fmt);
 	n = vsnprintf(ev->buf, PRINTK_MAX, fmt, ap);
-	va_end(ap);
 	if (n > 0)
 		ret = write_print(ctl, ip, ev, (size_t)n < PRINTK_MAX ? (size_t)n : PRINTK_MAX - 1);
 	ut_thr.printk_depth = depth;
@@ -178,10 +175,9 @@ UT_EXPORT int utrace_printk(const char *fmt, ...)
 	return ret;
 }
 
-UT_EXPORT int utrace_puts(const char *str)
+static int puts_at(uintptr_t ip, const char *str)
 {
 	struct ut_ctl *ctl = printk_ctl();
-	uintptr_t ip = (uintptr_t)__builtin_return_address(0);
 	int saved = errno, ret;
 	uint32_t depth = ut_thr.printk_depth;
 	size_t len;
@@ -197,6 +193,45 @@ UT_EXPORT int utrace_puts(const char *str)
 	ut_thr.printk_depth = depth;
 	errno = saved;
 	return ret;
+}
+
+/*
+ * The header's trace_printk()/trace_puts() pass the address of their call site
+ * (UTRACE_THIS_IP), as the kernel records _THIS_IP_: the return address would name
+ * the caller's caller when the call is a tail call.
+ */
+UT_EXPORT int utrace_printk_at(unsigned long ip, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vprintk_at(ip, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+UT_EXPORT int utrace_puts_at(unsigned long ip, const char *str)
+{
+	return puts_at(ip, str);
+}
+
+/* Programs built with an older header: the return address is all there is. */
+UT_EXPORT int utrace_printk(const char *fmt, ...)
+{
+	uintptr_t ip = (uintptr_t)__builtin_return_address(0);
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vprintk_at(ip, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+UT_EXPORT int utrace_puts(const char *str)
+{
+	return puts_at((uintptr_t)__builtin_return_address(0), str);
 }
 
 static void send_tracing(uint32_t on)

@@ -3,7 +3,10 @@
  * utrace/utrace.h - what a traced program may call, as the kernel offers it:
  *
  *   trace_printk(fmt, ...)  write a formatted line into the trace (shown as
- *                           "func: text", func being the caller)
+ *                           "func: text", func being the function that calls
+ *                           trace_printk: the event keeps the address of the
+ *                           call site itself, as the kernel's _THIS_IP_, so a
+ *                           call in tail position is not credited to the caller)
  *   trace_puts(str)         the same for a constant string
  *   tracing_on()            tracing_off()  tracing_is_on()
  *                           the global switch (the tracing_on file): tracing_off()
@@ -22,14 +25,36 @@
 extern "C" {
 #endif
 
+int utrace_printk_at(unsigned long ip, const char *fmt, ...)
+    __attribute__((weak, format(printf, 2, 3)));
+int utrace_puts_at(unsigned long ip, const char *str) __attribute__((weak));
+/* The same, credited to the caller's return address (programs built before _at). */
 int utrace_printk(const char *fmt, ...) __attribute__((weak, format(printf, 1, 2)));
 int utrace_puts(const char *str) __attribute__((weak));
 void utrace_tracing_on(void) __attribute__((weak));
 void utrace_tracing_off(void) __attribute__((weak));
 int utrace_tracing_is_on(void) __attribute__((weak));
 
-#define trace_printk(fmt, ...) (utrace_printk ? utrace_printk(fmt, ##__VA_ARGS__) : 0)
-#define trace_puts(str) (utrace_puts ? utrace_puts(str) : 0)
+/* The address of the code that uses it (the kernel's _THIS_IP_). */
+#if defined(__x86_64__)
+#define UTRACE_THIS_IP                                                                             \
+	__extension__({                                                                            \
+		unsigned long __ut_ip;                                                             \
+		__asm__ volatile("leaq 0(%%rip), %0" : "=r"(__ut_ip));                             \
+		__ut_ip;                                                                           \
+	})
+#else
+#define UTRACE_THIS_IP                                                                             \
+	__extension__({                                                                            \
+		__label__ __ut_here;                                                               \
+	__ut_here:                                                                                 \
+		(unsigned long)&&__ut_here;                                                        \
+	})
+#endif
+
+#define trace_printk(fmt, ...)                                                                     \
+	(utrace_printk_at ? utrace_printk_at(UTRACE_THIS_IP, fmt, ##__VA_ARGS__) : 0)
+#define trace_puts(str) (utrace_puts_at ? utrace_puts_at(UTRACE_THIS_IP, str) : 0)
 
 static inline void tracing_on(void)
 {

@@ -41,6 +41,11 @@ traced "$P" printk >/dev/null
 tr=$(cat "$T/trace")
 expect_match "trace_printk text" "hello 42 from printk" "$tr"
 expect_match "trace_puts text" "a constant string" "$tr"
+expect_match "trace_printk names its own function, in tail position too" \
+	"rt_calls-[0-9]+ .*: report_tail: tail x=7$" "$tr"
+expect_match "trace_puts names its own function, in tail position too" \
+	"rt_calls-[0-9]+ .*: report_tail: tail puts$" "$tr"
+expect_match "trace_printk in main() is main's" ": (main|do_printk): hello 42 from printk$" "$tr"
 expect_eq "tracing_off() sets tracing_on to 0" 0 "$(cat "$T/tracing_on")"
 expect_eq "no events after tracing_off()" 10 "$(echo "$tr" | grep -c 'leaf <-caller$')"
 echo 1 > "$T/tracing_on"

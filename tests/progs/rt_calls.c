@@ -5,7 +5,8 @@
  *   rt_calls calls N        call leaf() N times from caller(); prints the
  *                           addresses a test needs: "leaf SITE parent RET pid PID"
  *   rt_calls bytes          print leaf()'s 5 site bytes, as seen from inside
- *   rt_calls printk         trace_printk/trace_puts, then tracing_off() and 100 calls
+ *   rt_calls printk         trace_printk/trace_puts (also as tail calls, from
+ *                           report_tail()), then tracing_off() and 100 calls
  *   rt_calls fork N         N calls in the parent, fork, N*2 calls in the child;
  *                           prints "child PID"
  *   rt_calls spin           call leaf() until killed
@@ -95,8 +96,20 @@ static int do_bytes(void)
 	return 0;
 }
 
+/* At -O2 both calls are tail calls: the return address would name the caller. */
+__attribute__((noinline)) void report_tail(int x)
+{
+	if (x > 1)
+		trace_printk("tail x=%d\n", x);
+	else
+		trace_puts("tail puts\n");
+}
+
 static int do_printk(void)
 {
+	report_tail(7);
+	report_tail(1);
+	sink++;
 	trace_printk("hello %d from %s\n", 42, "printk");
 	trace_puts("a constant string\n");
 	caller(10);
