@@ -26,22 +26,26 @@
 
 static __thread char printk_bufs[PRINTK_LEVELS][PRINTK_EV_MAX] __attribute__((aligned(8)));
 
+void ut_rt_thread_register(void)
+{
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+
+	ut_rseq_thread_init(); /* NULL: its events are counted in ut_rt_lost */
+	ut_thr.sigblocked = ut_sigblocked_now();
+	ut_evflags_update();
+	ut_send_task(tid);
+	ut_thr.tid = tid;
+}
+
 uint32_t ut_rt_thread_first(void)
 {
 	int saved = errno;
 
-	if (ut_thr.guard)
+	if (ut_thr.guard || ut_notrace_now())
 		return ut_thr.tid;
 	ut_thr.guard = 1;
-	if (!ut_thr.tid) {
-		uint32_t tid = (uint32_t)syscall(SYS_gettid);
-
-		ut_rseq_thread_init(); /* NULL: its events are counted in ut_rt_lost */
-		ut_thr.sigblocked = ut_sigblocked_now();
-		ut_evflags_update();
-		ut_send_task(tid);
-		ut_thr.tid = tid;
-	}
+	if (!ut_thr.tid)
+		ut_rt_thread_register();
 	ut_thr.guard = 0;
 	errno = saved;
 	return ut_thr.tid;

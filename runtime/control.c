@@ -398,10 +398,13 @@ static int tids_have(uint32_t nr, int32_t tid)
 
 int ut_rt_task_check(void)
 {
-	int32_t tid = (int32_t)syscall(SYS_gettid);
+	int32_t tid;
 	uint32_t g, s, state, nr;
 	int on;
 
+	if (ut_notrace_now())
+		return 0; /* the runtime's own work: not cached (rt.h) */
+	tid = (int32_t)syscall(SYS_gettid);
 	for (;;) {
 		g = __atomic_load_n(&ut_rt_task_gen, __ATOMIC_ACQUIRE);
 		s = __atomic_load_n(&task_seq, __ATOMIC_ACQUIRE);
@@ -736,6 +739,7 @@ static void *control_thread(void *arg)
 {
 	int failed = (int)(intptr_t)arg;
 
+	ut_notrace_enter(); /* for its whole life: it runs nothing of the program's */
 	prctl(PR_SET_NAME, "utrace-ctl", 0, 0, 0);
 	for (;;) {
 		struct ut_ctl *ctl = ut_rt_ctl;

@@ -8,9 +8,10 @@
  * Without a daemon the program runs with NOPs only.
  *
  * fork: the child keeps the patched sites and the mapping (MAP_SHARED) but not
- * the threads: it forgets the cached tid (but keeps ut_thr.rseq: the kernel copies
+ * the threads: it takes its own tid (but keeps ut_thr.rseq: the kernel copies
  * the forking thread's rseq registration), registers as a new process on a new
  * connection and restarts the control thread.  exec: the socket is CLOEXEC.
+ * Both the constructor and the fork handler are notrace (rt.h).
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -77,15 +78,25 @@ static void fork_parent(void)
 	pthread_mutex_unlock(&ut_rt_lock);
 }
 
+/*
+ * The child's thread gets its own tid at once when the parent's had one: it may
+ * return through frames it inherited before it calls anything (a function that
+ * returns fork()'s result), and those exits are its own.
+ */
 static void fork_child(void)
 {
 	/* The owner recorded in the lock is the parent's thread id: start afresh. */
 	pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	uint32_t had_tid = ut_thr.tid;
 
+	ut_notrace_enter();
 	ut_rt_lock = fresh;
 	ut_thr.tid = 0;
 	ut_graph_after_fork_child();
 	ut_control_after_fork_child();
+	if (had_tid)
+		ut_rt_thread_register(); /* after the child's HELLO */
+	ut_notrace_leave();
 }
 
 __attribute__((constructor)) static void ut_init(void)
@@ -93,6 +104,7 @@ __attribute__((constructor)) static void ut_init(void)
 	int saved = errno;
 	void *bt[2];
 
+	ut_notrace_enter();
 	xsave_init();
 	ut_graph_init();
 	if (ut_sites_init() || ut_patch_init())
@@ -104,5 +116,6 @@ __attribute__((constructor)) static void ut_init(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	ut_control_start();
 out:
+	ut_notrace_leave();
 	errno = saved;
 }

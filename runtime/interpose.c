@@ -148,6 +148,8 @@ static void wrap_handler(int sig, siginfo_t *si, void *ucv)
 	ut_thr.sigdepth = old_depth;
 	ut_thr.sigblocked = old_blocked;
 	ut_evflags_update();
+	if (ut_thr.notrace) /* back in the runtime's own work: its answer is not the handler's */
+		ut_thr.task_ok = ut_thr.task_no = 0;
 }
 
 UT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -249,11 +251,13 @@ UT_EXPORT void *dlopen(const char *file, int mode)
 	int saved = errno;
 
 	if (h && ut_sites) {
+		ut_notrace_enter();
 		pthread_mutex_lock(&ut_rt_lock);
 		ut_sites_scan();
 		pthread_mutex_unlock(&ut_rt_lock);
 		ut_send_maps(); /* first: utracefs names the new sites from the maps */
 		ut_sites_announce();
+		ut_notrace_leave();
 	}
 	errno = saved;
 	return h;
@@ -268,12 +272,14 @@ UT_EXPORT int dlclose(void *h)
 	pthread_mutex_lock(&ut_rt_lock);
 	ret = real_dlclose(h);
 	saved = errno;
+	ut_notrace_enter();
 	if (ut_sites)
 		ut_sites_prune();
 	pthread_mutex_unlock(&ut_rt_lock);
 	ut_send_maps();
 	if (ut_sites)
 		ut_sites_announce(); /* total 0 for the objects unloaded */
+	ut_notrace_leave();
 	errno = saved;
 	return ret;
 }

@@ -282,7 +282,7 @@ uintptr_t ut_rt_probe_hit(uintptr_t *frame)
 	if (!s)
 		return 0;
 	/* a thread's first event names it; not inside our own slow paths */
-	if (!ctl || ut_thr.guard || !(ut_thr.tid || ut_rt_thread_first())) {
+	if (!ctl || ut_thr.guard || ut_notrace_now() || !(ut_thr.tid || ut_rt_thread_first())) {
 		errno = saved;
 		return go_on(s, o);
 	}

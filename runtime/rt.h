@@ -58,8 +58,40 @@ struct ut_thread {
 	 */
 	uint32_t task_ok; /* offset 48 (tramp.S, graph.S) */
 	uint32_t task_no; /* offset 52 */
+	/* the runtime's own work on this thread (ut_notrace_enter): nesting, and the */
+	uint16_t notrace;   /* sigdepth it began at (handlers that interrupt it are traced) */
+	uint8_t notrace_sig;
 };
 extern __thread struct ut_thread ut_thr;
+
+/*
+ * notrace, as the kernel's: what the runtime does on a program's thread (the
+ * constructor, fork, dlopen's bookkeeping, the control thread's whole life) is not
+ * traced, even when libc calls the program's own functions from there (a program
+ * that defines free(), say).  The trampolines' fast paths already send a thread
+ * whose task_ok/task_no is not the current generation to C (set_ftrace_pid), so
+ * clearing both costs them nothing: ut_rt_task_check() and ut_rt_thread_first()
+ * then say "not traced" without caching it, until ut_notrace_leave() clears them
+ * again.  A wrapped signal handler that interrupts such work is traced (its own
+ * answer is cached; the wrapper clears it when it returns).
+ */
+static inline int ut_notrace_now(void)
+{
+	return ut_thr.notrace && ut_thr.sigdepth == ut_thr.notrace_sig;
+}
+
+static inline void ut_notrace_enter(void)
+{
+	if (!ut_thr.notrace++)
+		ut_thr.notrace_sig = ut_thr.sigdepth;
+	ut_thr.task_ok = ut_thr.task_no = 0;
+}
+
+static inline void ut_notrace_leave(void)
+{
+	if (ut_thr.notrace && !--ut_thr.notrace)
+		ut_thr.task_ok = ut_thr.task_no = 0; /* decide afresh at the next call */
+}
 
 /* ---- process-wide state read by the trampoline (init.c) --------------------------- */
 
@@ -213,6 +245,8 @@ struct rseq *ut_rb_rseq_fallback(void);
 /* ---- events from C (api.c) ------------------------------------------------------- */
 
 uint32_t ut_rt_thread_first(void); /* trampoline slow path: returns the tid or 0 */
+/* Name this thread now (its tid, announced to utracefs): a fork child's thread. */
+void ut_rt_thread_register(void);
 void ut_rt_stack_event(uintptr_t *frame);
 /* The function event (and its stack with func_stack_trace) from C, any write mode:
  * tramp.S for a thread without rseq in locked mode, probe.c. */

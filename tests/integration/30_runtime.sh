@@ -41,14 +41,17 @@ traced "$P" printk >/dev/null
 tr=$(cat "$T/trace")
 expect_match "trace_printk text" "hello 42 from printk" "$tr"
 expect_match "trace_puts text" "a constant string" "$tr"
-expect_match "trace_printk names its own function, in tail position too" \
-	"rt_calls-[0-9]+ .*: report_tail: tail x=7$" "$tr"
-expect_match "trace_puts names its own function, in tail position too" \
-	"rt_calls-[0-9]+ .*: report_tail: tail puts$" "$tr"
 expect_match "trace_printk in main() is main's" ": (main|do_printk): hello 42 from printk$" "$tr"
 expect_eq "tracing_off() sets tracing_on to 0" 0 "$(cat "$T/tracing_on")"
 expect_eq "no events after tracing_off()" 10 "$(echo "$tr" | grep -c 'leaf <-caller$')"
 echo 1 > "$T/tracing_on"
+echo > "$T/trace"
+traced "$P" printk-tail >/dev/null
+tr=$(cat "$T/trace")
+expect_match "trace_printk names its own function, in tail position too" \
+	"rt_calls-[0-9]+ .*: report_tail: tail x=7$" "$tr"
+expect_match "trace_puts names its own function, in tail position too" \
+	"rt_calls-[0-9]+ .*: report_tail: tail puts$" "$tr"
 
 # -- fork --------------------------------------------------------------------------
 echo > "$T/trace"
@@ -56,6 +59,27 @@ out=$(traced "$P" fork 10)
 child=$(echo "$out" | sed -n 's/.* child \([0-9]*\) .*/\1/p')
 n=$(grep -c "rt_calls-$child .* leaf <-caller\$" "$T/trace")
 expect_eq "fork: child's events carry its tid" 20 "$n"
+
+# -- notrace: the runtime's own work is not traced ------------------------------------
+# rt_notrace has its own free(); glibc calls it from the runtime's work in a fork child
+# too (starting the control thread again): only the program's calls may show.
+echo 1 > "$T/options/funcgraph-proc"
+for tracer in function function_graph; do
+	grep -qw $tracer "$T/available_tracers" || continue
+	echo $tracer > "$T/current_tracer"
+	echo > "$T/trace"
+	out=$(traced "$PROGS/rt_notrace"); rc=$?
+	child=$(echo "$out" | sed -n 's/^child \([0-9]*\)$/\1/p')
+	tr=$(grep -v '^#' "$T/trace")
+	# free() is a leaf: "free <-..." (function), "free();" (function_graph)
+	frees() { echo "$tr" | grep -E -- "-$1 .*( free <-| free\(\);)" | grep -c .; }
+	expect_eq "notrace, $tracer: the program's own free() calls only (3, then 1 in the child)" \
+		"0 3 1" "$rc $(frees "$(echo "$out" | sed -n 's/^parent \([0-9]*\)$/\1/p')") $(frees "$child")"
+	expect_eq "notrace, $tracer: nothing from the runtime's control thread" "" \
+		"$(echo "$tr" | grep 'utrace-ctl')"
+done
+echo 0 > "$T/options/funcgraph-proc"
+echo function > "$T/current_tracer"
 
 # -- glibc without rseq: the runtime's own area, every thread exact -----------------
 echo > "$T/trace"

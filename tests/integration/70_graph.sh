@@ -119,6 +119,14 @@ for v in $VARIANTS; do
 				"$(printf 'expected:\n%s\ngot:\n%s\ntrace:\n' "$(trees expect "$tf")" "$got"
 				grep -v '^#' "$UT_TMP/trace" | head -60)"
 		fi
+		if [ "$n" = fork ]; then
+			# the child's first event is fork_here's return: its own task, a name
+			expect_eq "function_graph $v graph_fork: the child's exits are its own, named" \
+				"" "$(grep -v '^#' "$UT_TMP/trace" | grep -E '<\.\.\.>|/\* 0x')"
+			expect_eq "function_graph $v graph_fork: an exit of fork_here in each process" \
+				2 "$(grep -Ec 'graph_f-[0-9]+ .*(} /\* fork_here \*/|fork_here\(\);)' \
+					"$UT_TMP/trace")"
+		fi
 		if [ "$n" = deep ]; then
 			# 3000 calls deep: the graph goes down to the shadow stack's limit.
 			max=$(awk -f "$TREE_AWK" -v raw=1 "$UT_TMP/trace" |

@@ -5,8 +5,8 @@
  *   rt_calls calls N        call leaf() N times from caller(); prints the
  *                           addresses a test needs: "leaf SITE parent RET pid PID"
  *   rt_calls bytes          print leaf()'s 5 site bytes, as seen from inside
- *   rt_calls printk         trace_printk/trace_puts (also as tail calls, from
- *                           report_tail()), then tracing_off() and 100 calls
+ *   rt_calls printk         trace_printk/trace_puts, then tracing_off() and 100 calls
+ *   rt_calls printk-tail    trace_printk/trace_puts as tail calls (report_tail())
  *   rt_calls fork N         N calls in the parent, fork, N*2 calls in the child;
  *                           prints "child PID"
  *   rt_calls spin           call leaf() until killed
@@ -107,9 +107,6 @@ __attribute__((noinline)) void report_tail(int x)
 
 static int do_printk(void)
 {
-	report_tail(7);
-	report_tail(1);
-	sink++;
 	trace_printk("hello %d from %s\n", 42, "printk");
 	trace_puts("a constant string\n");
 	caller(10);
@@ -371,6 +368,11 @@ int main(int argc, char **argv)
 		return do_bytes();
 	if (!strcmp(mode, "printk"))
 		return do_printk();
+	if (!strcmp(mode, "printk-tail")) {
+		report_tail(7);
+		report_tail(1);
+		return 0;
+	}
 	if (!strcmp(mode, "fork"))
 		return do_fork(n);
 	if (!strcmp(mode, "spin")) {
@@ -395,6 +397,6 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "avx"))
 		return do_avx(n);
 	fprintf(stderr,
-		"usage: rt_calls calls|bytes|printk|fork|spin|stress|signal|bench|dlopen|dlloop|avx ...\n");
+		"usage: rt_calls calls|bytes|printk|printk-tail|fork|spin|stress|signal|bench|dlopen|dlloop|avx ...\n");
 	return 2;
 }
