@@ -18,6 +18,9 @@
  *   MAPS {}                  --->   (after dlopen/dlclose: re-read /proc/PID/maps)
  *   TRACING {on}             --->   (tracing_on()/tracing_off(): sets the tracing_on file)
  *   PROBE {cmd, cpu, ip}     --->   (a dump or cpudump probe fired: utracefs dumps)
+ *   NOTE {tid, text}         --->   (what the runtime has to say: utracefs prints it on
+ *                                   its console; the runtime never writes to the
+ *                                   program's stdout or stderr)
  *
  * The connection closing (exit, exec with CLOEXEC, kill) unregisters the process;
  * its events stay in the buffers, its tasks stay in saved_cmdlines and its maps
@@ -38,6 +41,7 @@ enum ut_msg_type {
 	UT_MSG_TRACING = 6, /* tracing_on()/tracing_off() called by the program */
 	UT_MSG_SITES = 7,   /* the sites of one object (ut_sel.h) */
 	UT_MSG_PROBE = 8,   /* a dump/cpudump function probe fired (ut_sel.h) */
+	UT_MSG_NOTE = 9,    /* a message of the runtime for utracefs's console */
 };
 
 struct ut_msg_hdr {
@@ -98,6 +102,14 @@ struct ut_msg_probe {
 	int32_t tid;
 	uint32_t _pad;
 	uint64_t ip; /* the function's site + 5 */
+};
+
+#define UT_NOTE_MAX 240
+struct ut_msg_note {
+	struct ut_msg_hdr h;
+	int32_t tid;
+	uint32_t _pad;
+	char text[UT_NOTE_MAX]; /* NUL-terminated, one line without its newline */
 };
 
 /*

@@ -458,6 +458,8 @@ static size_t msg_size(uint32_t type)
 		return sizeof(struct ut_msg_tracing);
 	case UT_MSG_PROBE:
 		return sizeof(struct ut_msg_probe);
+	case UT_MSG_NOTE:
+		return sizeof(struct ut_msg_note);
 	}
 	return 0;
 }
@@ -575,6 +577,28 @@ static void say_no_sites(pid_t pid, const char *exe)
 		exe, (int)pid);
 }
 
+/*
+ * A traced process's runtime has something to say (it never writes to the
+ * program's own stderr): one line on the console, as the kernel's own messages go
+ * to its console, with anything unprintable replaced.
+ */
+static int on_note(pid_t pid, const struct ut_msg_note *m)
+{
+	char text[UT_NOTE_MAX];
+
+	if (!str_ok(m->text, sizeof(m->text)))
+		return -EPROTO;
+	for (size_t i = 0; i < sizeof(text); i++) {
+		unsigned char c = (unsigned char)m->text[i];
+
+		text[i] = c == 0 ? 0 : c < 0x20 || c >= 0x7f ? '?' : (char)c;
+		if (!c)
+			break;
+	}
+	fprintf(stderr, "utracefs: process %d, thread %d: %s\n", (int)pid, (int)m->tid, text);
+	return 0;
+}
+
 static int on_message(int fd, const void *buf, size_t n)
 {
 	struct ut_msg_hdr h;
@@ -654,6 +678,8 @@ static int on_message(int fd, const void *buf, size_t n)
 		tfs_trace_dump(cpu < 0 ? -1 : cpu);
 		return 0;
 	}
+	case UT_MSG_NOTE:
+		return on_note(pid, buf);
 	}
 	return -EPROTO;
 }

@@ -35,6 +35,7 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -112,6 +113,23 @@ void ut_send_task(uint32_t tid)
 
 	prctl(PR_GET_NAME, m.comm, 0, 0, 0);
 	ut_send(&m, sizeof(m));
+}
+
+/*
+ * The runtime's messages go to utracefs's console, never to the program's stderr;
+ * detached, they are lost.  Async-signal-safe as long as fmt has no floating point.
+ */
+void ut_note(const char *fmt, ...)
+{
+	struct ut_msg_note m = {.h = {UT_MSG_NOTE, sizeof(m)}, .tid = (int32_t)syscall(SYS_gettid)};
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m.text, sizeof(m.text), fmt, ap);
+	va_end(ap);
+	ut_send(&m, sizeof(m));
+	errno = saved;
 }
 
 void ut_send_maps(void)

@@ -72,9 +72,12 @@
  * C cleanup handlers registered with pthread_cleanup_push still run, but C++
  * destructors in frames above the first traced one do not; the frames left are
  * closed by the thread-exit destructor.  Jumps made inside glibc (its internal
- * longjmp), swapcontext/makecontext coroutines and a vfork child that calls traced
- * functions (it shares the parent's shadow stack) are not followed: dead frames
- * are then closed late, at the next entry or return below them.  Hardware shadow
+ * longjmp), stack switches the runtime does not see (hand-written ones; glibc's
+ * swapcontext/setcontext are followed, graph_ctx.c) and a vfork child that calls
+ * traced functions (it shares the parent's shadow stack) are not followed: dead
+ * frames are then closed late, at the next entry or return below them, and a
+ * return no frame knows stops the program (lost_return, with a line on
+ * utracefs's console: the program's stderr is never written).  Hardware shadow
  * stacks (CET SHSTK) forbid return-address hijacking (and the site stubs' `lea
  * 8(%rsp), %rsp` after a call): the graph tracer cannot run in a process that
  * enabled them.  A tail call chain or an object without per-site stubs still
@@ -87,7 +90,7 @@
  * functions outside are not pushed at all, so such a function shows at depth 0.
  * A UT_SEL_GRAPH_NOTRACE function gets a silent frame (GF_SILENT: no entry, no
  * exit, ut_thr.gnotrace counts them), so that its return is seen; nothing is
- * traced while one is open.  Both counters follow the frames: pop() lowers them,
+ * traced while one is open.  Both counters follow the frames: ut_gpop() lowers them,
  * so longjmp, exceptions and dead frames keep them right (graph.S pops only plain
  * frames, flags == GF_VALID).
  */
@@ -102,33 +105,11 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "graph.h"
 #include "rt.h"
 #include "ut_ring_write.h"
 #include "ut_sel.h"
 
-#define GF_VALID 0x1u
-#define GF_MARKER 0x2u
-#define GF_ALTSTACK 0x4u /* marker: the handler runs on the sigaltstack [ret, ip) */
-#define GF_RESTORED 0x8u /* the slot holds the original address (an unwinder runs) */
-#define GF_SILENT 0x10u	  /* set_graph_notrace: nothing is written for it or inside */
-#define GF_GFUNC 0x20u	  /* a set_graph_function function: what is inside is traced */
-
-struct ut_gframe {
-	uintptr_t slot;	   /* marker: the interrupted context's rsp */
-	uintptr_t ret;	   /* the original return address; marker: altstack low end */
-	uintptr_t ip;	   /* site + 5; marker: altstack high end */
-	uint64_t calltime; /* TSC */
-	uint64_t post;	   /* wpos committed with the entry; marker: saved signal state */
-	uint16_t cpu;	   /* 1 + the entry's CPU; 0: no entry written (nothing to rewind) */
-	uint8_t evflags;   /* the entry's header flags */
-	uint8_t _pad;
-	uint16_t depth; /* marker: the depth of functions inside the handler */
-	uint16_t flags; /* GF_*; 0: not a frame (being pushed or popped) */
-	uintptr_t landing; /* what the slot holds while hijacked (C of the site's stub) */
-	uint64_t off_ns;   /* NOSLEEP: monotonic - thread CPU time at the entry */
-	uint64_t mono_ns;  /* NOSLEEP: monotonic at the entry */
-	uint64_t _spare[7];
-};
 _Static_assert(sizeof(struct ut_gframe) == 128, "graph.S indexes frames by << 7");
 _Static_assert(sizeof(struct ut_site) == 16, "graph.S SITE_SHIFT");
 _Static_assert(offsetof(struct ut_site, sel) == 11, "graph.S SITE_SEL");
@@ -154,8 +135,6 @@ _Static_assert(offsetof(struct ut_thread, task_no) == 52, "tramp.S, graph.S THR_
  * full (a SIGSEGV from a stack overflow in deep recursion) still gets its marker,
  * so that a jump out of it is seen as leaving the handler.
  */
-#define GSTACK_SPARE 32
-#define GSTACK_BYTES (((size_t)UT_GRAPH_STACK_MAX + GSTACK_SPARE) * sizeof(struct ut_gframe))
 #define barrier() __asm__ volatile("" ::: "memory")
 
 /* common/arch/x86_64/rb_write.S: ut_rb_write that also reports the wpos committed */
@@ -184,7 +163,7 @@ static uint64_t clock_ns(clockid_t id)
 }
 
 /* The graph tracer is on and recording in this process. */
-static struct ut_ctl *graph_ctl(void)
+struct ut_ctl *ut_graph_ctl(void)
 {
 	struct ut_ctl *ctl = ut_rt_ctl;
 
@@ -193,7 +172,7 @@ static struct ut_ctl *graph_ctl(void)
 	return ctl;
 }
 
-static struct ut_gframe *gs_alloc(void)
+struct ut_gframe *ut_gs_alloc(void)
 {
 	void *p = mmap(NULL, GSTACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		       0);
@@ -211,7 +190,7 @@ static struct ut_gframe *gs_alloc(void)
 }
 
 /* The depth of a function called now: one more than the top frame's. */
-static unsigned int next_depth(struct ut_gframe *fs, uint32_t top)
+unsigned int ut_gnext_depth(struct ut_gframe *fs, uint32_t top)
 {
 	while (top > 0) {
 		struct ut_gframe *f = &fs[--top];
@@ -269,9 +248,9 @@ static int unwrite_entry(struct ut_ctl *ctl, const struct ut_gframe *f)
 }
 
 /* The exit of frame f (a copy: the frame itself may be reused already). */
-static void write_exit(const struct ut_gframe *f, uint64_t retval)
+void ut_gwrite_exit(const struct ut_gframe *f, uint64_t retval)
 {
-	struct ut_ctl *ctl = graph_ctl();
+	struct ut_ctl *ctl = ut_graph_ctl();
 	struct ut_ev_gret ev;
 	uint64_t calltime = f->calltime, post;
 
@@ -306,7 +285,7 @@ static void write_exit(const struct ut_gframe *f, uint64_t retval)
 }
 
 /* Pop the top frame (whatever it is); returns a copy in *out. */
-static void pop(struct ut_gframe *fs, struct ut_gframe *out)
+void ut_gpop(struct ut_gframe *fs, struct ut_gframe *out)
 {
 	uint32_t top = ut_thr.gtop;
 	struct ut_gframe *f = &fs[top - 1];
@@ -324,8 +303,10 @@ static void pop(struct ut_gframe *fs, struct ut_gframe *out)
 }
 
 /* A marker popped by a jump out of its handler: the thread is back where it was. */
-static void leave_marker(const struct ut_gframe *m)
+void ut_gleave_marker(const struct ut_gframe *m)
 {
+	if (m->flags & GF_CTX)
+		return; /* a context switch's: no signal state in it */
 	ut_thr.sigdepth = (uint8_t)m->post;
 	ut_thr.sigblocked = (uint8_t)(m->post >> 8); /* (the guard: ut_graph_longjmp) */
 	ut_evflags_update();
@@ -344,9 +325,9 @@ static void close_dead(struct ut_gframe *fs, uintptr_t S, int keep_equal)
 		if ((f->flags & GF_VALID) &&
 		    (f->slot > S || (f->slot == S && keep_equal)))
 			return;
-		pop(fs, &c);
+		ut_gpop(fs, &c);
 		if (c.flags & GF_VALID)
-			write_exit(&c, 0);
+			ut_gwrite_exit(&c, 0);
 	}
 }
 
@@ -368,7 +349,7 @@ static struct ut_gframe *find_slot(struct ut_gframe *fs, uintptr_t S)
  */
 void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 {
-	struct ut_ctl *ctl = graph_ctl();
+	struct ut_ctl *ctl = ut_graph_ctl();
 	uintptr_t S = (uintptr_t)slot, ret;
 	struct ut_gframe *fs, *f, *tailf = NULL;
 	struct {
@@ -391,7 +372,7 @@ void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 	if ((ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
 		goto out_guard;
 	fs = ut_thr.gframes;
-	if (!fs && !(fs = gs_alloc()))
+	if (!fs && !(fs = ut_gs_alloc()))
 		goto out_guard;
 	ret = *slot;
 	tailf = find_slot(fs, S);
@@ -420,7 +401,7 @@ void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 			kind = GF_GFUNC;
 	}
 	idx = ut_thr.gtop;
-	depth = next_depth(fs, idx);
+	depth = ut_gnext_depth(fs, idx);
 	if (ctl->max_graph_depth && depth >= ctl->max_graph_depth)
 		goto out_guard;
 	if (idx >= UT_GRAPH_STACK_MAX) {
@@ -483,16 +464,14 @@ out:
 	errno = saved;
 }
 
-/* A function can no longer return here: nothing is left to guess, stop loudly. */
+/*
+ * A function can no longer return here: nothing is left to guess, stop loudly (on
+ * utracefs's console: the program's stderr is not ours).
+ */
 static void __attribute__((noreturn)) lost_return(uintptr_t S)
 {
-	char msg[128];
-	int n = snprintf(msg, sizeof(msg),
-			 "libutrace: function_graph: no shadow frame for return slot %#lx\n",
-			 (unsigned long)S);
-
-	if (write(2, msg, (size_t)n) < 0)
-		n = 0;
+	ut_note("function_graph: no shadow frame for return slot %#lx: aborting",
+		(unsigned long)S);
 	abort();
 }
 
@@ -523,11 +502,11 @@ int ut_graph_return(uintptr_t *regs)
 	regs[10] = fs[i - 1].ret;
 	use_ret = fs[i - 1].landing != (uintptr_t)ut_return_to_handler;
 	while (ut_thr.gtop > i) { /* dead above it (or handlers left without return) */
-		pop(fs, &c);
+		ut_gpop(fs, &c);
 		if (c.flags & GF_MARKER)
-			leave_marker(&c);
+			ut_gleave_marker(&c);
 		else if (c.flags & GF_VALID)
-			write_exit(&c, 0);
+			ut_gwrite_exit(&c, 0);
 	}
 	/* it, and the frames of tail calls made from the same slot */
 	while (ut_thr.gtop > 0) {
@@ -537,9 +516,9 @@ int ut_graph_return(uintptr_t *regs)
 			break;
 		if (f->flags & GF_MARKER)
 			break;
-		pop(fs, &c);
+		ut_gpop(fs, &c);
 		if (c.flags & GF_VALID)
-			write_exit(&c, regs[9]);
+			ut_gwrite_exit(&c, regs[9]);
 	}
 	ut_thr.guard = guard;
 	errno = saved;
@@ -558,7 +537,7 @@ int ut_graph_sig_enter(void *ucv, uint8_t old_depth, uint8_t old_blocked)
 	if (!fs) {
 		struct ut_ctl *ctl = ut_rt_ctl;
 
-		if (!ctl || ctl->tracer != UT_TRACER_FUNCTION_GRAPH || !(fs = gs_alloc()))
+		if (!ctl || ctl->tracer != UT_TRACER_FUNCTION_GRAPH || !(fs = ut_gs_alloc()))
 			return -1;
 	}
 	idx = ut_thr.gtop;
@@ -572,7 +551,7 @@ int ut_graph_sig_enter(void *ucv, uint8_t old_depth, uint8_t old_blocked)
 	f->slot = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 	f->ret = f->ip = 0;
 	f->landing = 0;
-	f->depth = (uint16_t)next_depth(fs, idx);
+	f->depth = (uint16_t)ut_gnext_depth(fs, idx);
 	/* the guard too: the signal may have come inside the runtime (guard held) */
 	f->post = old_depth | (uint64_t)old_blocked << 8 | (uint64_t)ut_thr.guard << 16;
 	f->calltime = 0;
@@ -594,13 +573,13 @@ void ut_graph_sig_leave(int idx)
 	if (idx < 0 || !fs || ut_thr.gtop <= (uint32_t)idx || !(fs[idx].flags & GF_MARKER))
 		return; /* already left (a jump out of the handler) */
 	while (ut_thr.gtop > (uint32_t)idx + 1) {
-		pop(fs, &c);
+		ut_gpop(fs, &c);
 		if (c.flags & GF_MARKER)
-			leave_marker(&c);
+			ut_gleave_marker(&c);
 		else if (c.flags & GF_VALID)
-			write_exit(&c, 0);
+			ut_gwrite_exit(&c, 0);
 	}
-	pop(fs, &c);
+	ut_gpop(fs, &c);
 }
 
 /*
@@ -610,7 +589,7 @@ void ut_graph_sig_leave(int idx)
 static uint8_t context_guard(struct ut_gframe *fs)
 {
 	for (uint32_t i = ut_thr.gtop; i > 0; i--)
-		if (fs[i - 1].flags & GF_MARKER)
+		if ((fs[i - 1].flags & (GF_MARKER | GF_CTX)) == GF_MARKER)
 			return (uint8_t)(fs[i - 1].post >> 16);
 	return 0;
 }
@@ -632,6 +611,8 @@ void ut_graph_longjmp(uintptr_t sp)
 	while (ut_thr.gtop > 0) {
 		struct ut_gframe *f = &fs[ut_thr.gtop - 1];
 
+		if (f->flags & GF_CTX)
+			break; /* another context's frames below: graph_ctx.c */
 		if (f->flags & GF_MARKER) {
 			int within = f->flags & GF_ALTSTACK ? sp >= f->ret && sp < f->ip : sp < f->slot;
 
@@ -640,12 +621,12 @@ void ut_graph_longjmp(uintptr_t sp)
 		} else if ((f->flags & GF_VALID) && f->slot >= sp) {
 			break;
 		}
-		pop(fs, &c);
+		ut_gpop(fs, &c);
 		if (c.flags & GF_MARKER) {
-			leave_marker(&c);
+			ut_gleave_marker(&c);
 			left = 1;
 		} else if (c.flags & GF_VALID) {
-			write_exit(&c, 0);
+			ut_gwrite_exit(&c, 0);
 		}
 	}
 	ut_thr.guard = left ? context_guard(fs) : guard;
@@ -703,9 +684,9 @@ void ut_graph_rehijack(uintptr_t sp)
 
 			if ((f->flags & GF_MARKER) || ((f->flags & GF_VALID) && f->slot >= sp))
 				break;
-			pop(fs, &c);
+			ut_gpop(fs, &c);
 			if (c.flags & GF_VALID)
-				write_exit(&c, 0);
+				ut_gwrite_exit(&c, 0);
 		}
 	for (uint32_t i = 0, below = 0; i < ut_thr.gtop; i++) {
 		struct ut_gframe *f = &fs[i];
@@ -738,9 +719,9 @@ void ut_graph_close_all(void)
 		return;
 	ut_thr.guard = 1;
 	while (ut_thr.gtop > 0) {
-		pop(fs, &c);
+		ut_gpop(fs, &c);
 		if (c.flags & GF_VALID)
-			write_exit(&c, 0);
+			ut_gwrite_exit(&c, 0);
 	}
 	ut_thr.guard = guard;
 }

@@ -23,7 +23,8 @@
  *    _Unwind_ForcedUnwind, _Unwind_Backtrace and backtrace() see the original
  *    return addresses (put back for the call, hijacked again after the ones that
  *    return); __cxa_begin_catch closes the frames the exception unwound;
- *    pthread_exit restores them all and leaves the frames to the thread's end.
+ *    pthread_exit restores them all and leaves the frames to the thread's end;
+ *    swapcontext and setcontext fence and keep each context's frames (graph_ctx.c).
  *
  * Limitation: with the function tracer (or a handler entered before the graph
  * tracer was on), a handler left with siglongjmp() leaves the thread marked as
@@ -493,6 +494,29 @@ UT_EXPORT void *__cxa_begin_catch(void *e)
 
 	ut_graph_rehijack((uintptr_t)__builtin_frame_address(0) + 16);
 	return real___cxa_begin_catch(e);
+}
+
+/* Coroutines: graph_ctx.c fences each switch and keeps a suspended context's frames. */
+UT_EXPORT int swapcontext(ucontext_t *save, const ucontext_t *to)
+{
+	typedef int (*fn)(ucontext_t *, const ucontext_t *);
+	REAL_U(fn, swapcontext);
+	int r;
+
+	ut_graph_ctx_leave(save, to);
+	r = real_swapcontext(save, to);
+	ut_graph_ctx_resume(save); /* save runs again (or the switch failed) */
+	return r;
+}
+
+UT_EXPORT int setcontext(const ucontext_t *to)
+{
+	typedef int (*fn)(const ucontext_t *);
+	REAL_U(fn, setcontext);
+
+	if (to)
+		ut_graph_ctx_jump(to, (uintptr_t)to->uc_mcontext.gregs[REG_RSP]);
+	return real_setcontext(to);
 }
 
 UT_EXPORT void pthread_exit(void *ret)

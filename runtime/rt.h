@@ -13,6 +13,7 @@
  *                prctl/pthread_setname_np; for function_graph longjmp & co.,
  *                the unwinder entry points, backtrace, pthread_exit
  *   graph.c      function_graph: the per-thread shadow return stack
+ *   graph_ctx.c  function_graph across swapcontext/setcontext (coroutines)
  *   arch/x86_64/tramp.S   the function tracer's hot path
  *   arch/x86_64/graph.S   function_graph's entry and return trampolines
  *
@@ -218,6 +219,8 @@ void ut_control_after_fork_child(void);
 int ut_send(const void *msg, size_t len); /* any thread; 0 or -errno */
 void ut_send_task(uint32_t tid);
 void ut_send_maps(void);
+/* A line for utracefs's console (UT_MSG_NOTE), printf-style; any thread. */
+void ut_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Send UT_MSG_SITES for every object utracefs does not know as it is (new, gone). */
 void ut_sites_announce(void);
 
@@ -282,5 +285,10 @@ void ut_graph_longjmp(uintptr_t sp);
 void ut_graph_restore_all(void);
 void ut_graph_rehijack(uintptr_t sp);
 void ut_graph_close_all(void);
+/* Context switches (graph_ctx.c): swapcontext(save, to) before and after the
+ * switch, setcontext(to) with to's stack pointer. */
+void ut_graph_ctx_leave(const void *save, const void *to);
+void ut_graph_ctx_resume(const void *save);
+void ut_graph_ctx_jump(const void *to, uintptr_t sp);
 
 #endif

@@ -13,7 +13,7 @@ HERE=$UT_TOP/tests/integration
 TREE_AWK=$HERE/graph_tree.awk
 # UT_GRAPH_VARIANTS / UT_GRAPH_NAMES narrow the run down while debugging one case.
 VARIANTS=${UT_GRAPH_VARIANTS:-gcc-O0 gcc-O2 clang-O0 clang-O2}
-NAMES=${UT_GRAPH_NAMES:-nest threads signal jmp exc fork bt deep tail noret}
+NAMES=${UT_GRAPH_NAMES:-nest threads signal jmp exc fork bt deep tail noret coro}
 
 # trees MODE FILE [AWK_ARGS...]: the per-thread trees of FILE, sorted (the order of
 # threads is not part of the expectation).
@@ -138,6 +138,26 @@ for v in $VARIANTS; do
 		fi
 	done
 done
+
+# 4a. A stack switch the runtime cannot see (libc's swapcontext called directly): the
+# graph cannot go on; the runtime says so on utracefs's console (its stderr here),
+# never on the program's stderr.
+if [ -x "$PROGS/gcc-O2/graph_coro" ]; then
+	: > "$UT_TMP/prog.err"
+	out=$(cd "$UT_TMP" && LD_PRELOAD=$LIBUTRACE timeout 60 "$PROGS/gcc-O2/graph_coro" raw \
+		2>"$UT_TMP/prog.err")
+	expect_eq "function_graph, an unseen stack switch: the child stops (SIGABRT)" \
+		"raw: signal 6" "$out"
+	expect_eq "function_graph, an unseen stack switch: nothing on the program's stderr" \
+		"" "$(cat "$UT_TMP/prog.err")"
+	i=0
+	until grep -q 'no shadow frame for return slot' "$UT_TMP/utracefs.log" || [ $i -ge 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	expect_match "function_graph, an unseen stack switch: the console says why" \
+		"^utracefs: process [0-9]+, thread [0-9]+: function_graph: no shadow frame for return slot" \
+		"$(cat "$UT_TMP/utracefs.log")"
+fi
 
 # 4b. set_graph_function F: only F's subtrees, from depth 0, through signals,
 # longjmp, exceptions and tail calls (the fast path decides inside and outside F).
