@@ -454,6 +454,8 @@ int ut_rt_task_check(void)
  * untraced until its section comes (a filter, pid lists, graph functions).
  */
 static volatile int sel_complete, sel_pending;
+/* The last selection could leave new sites otherwise than by default. */
+static volatile int sel_selective;
 /*
  * A fork child whose parent had its section: the parent's selection (site flags,
  * probes) is the child's too, same objects and sites, object by object until
@@ -509,6 +511,10 @@ static void sel_load(void)
 	if (r == 0 && complete)
 		sel_inherited = 0;
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
+	__atomic_store_n(&sel_selective,
+			 r == 0 && (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
+				    c.hdr.graph_notrace || c.hdr.probes),
+			 __ATOMIC_RELEASE);
 	__atomic_store_n(&sel_pending,
 			 r == 0 && !complete &&
 				 (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
@@ -833,6 +839,26 @@ static void wait_sel_complete(void)
 
 		nanosleep(&ts, NULL);
 	}
+}
+
+void ut_sel_objects_added(void)
+{
+	__atomic_store_n(&sel_complete, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * The objects just announced (dlopen, before their constructors run) get their
+ * flags from utracefs with a new generation; the control thread reads them and
+ * patches under ut_rt_lock, so once the section is complete, taking the lock once
+ * waits for that patching to end.
+ */
+void ut_sel_wait_objects(void)
+{
+	if (!attached || !__atomic_load_n(&sel_selective, __ATOMIC_ACQUIRE))
+		return;
+	wait_sel_complete();
+	pthread_mutex_lock(&ut_rt_lock);
+	pthread_mutex_unlock(&ut_rt_lock);
 }
 
 static void hold_for_record(int fd)

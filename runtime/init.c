@@ -114,6 +114,7 @@ __attribute__((constructor)) static void ut_init(void)
 	ut_sites_scan();
 	pthread_mutex_unlock(&ut_rt_lock);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	ut_dl_hook_install(); /* from now on dlopen's objects are live before they run */
 	ut_control_start();
 out:
 	ut_notrace_leave();

@@ -2,10 +2,15 @@
 /*
  * interpose.c - the libc functions the runtime wraps.
  *
- *  - dlopen/dlclose: new objects bring new sites (found and converted before the
- *    handle is returned) and new symbols (UT_MSG_MAPS tells utracefs, then
- *    UT_MSG_SITES sends their sites); objects that went away are never patched
- *    again (UT_MSG_SITES with total 0).
+ *  - dlopen/dlclose: new objects bring new sites and new symbols (UT_MSG_MAPS tells
+ *    utracefs, then UT_MSG_SITES sends their sites); objects that went away are
+ *    never patched again (UT_MSG_SITES with total 0).  The sites must be live
+ *    before any code of the new objects runs, their constructors included, which
+ *    run inside dlopen(): so the runtime also breaks on the dynamic loader's
+ *    debugger hook (ut_dl_hook_install, below), which the loader calls once the
+ *    new objects (the one named and those it needs) are mapped, before they are
+ *    relocated and initialized; the wrappers of dlopen/dlclose stay as the
+ *    fallback where the hook cannot be set.
  *  - sigaction/signal: user handlers run inside a wrapper that marks the thread
  *    "inside a signal handler" (UT_EVF_SIGHANDLER, 'h').  SIGTRAP stays ours: the
  *    program's disposition is remembered and chained to (patch.c).
@@ -37,6 +42,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -245,6 +251,97 @@ UT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return 0;
 }
 
+/* ---- the dynamic loader's debugger hook ----------------------------------------------- */
+
+/*
+ * glibc calls the function at _r_debug.r_brk (_dl_debug_state, a bare `ret`) each
+ * time the list of objects changes: r_state RT_ADD or RT_DELETE before, and
+ * RT_CONSISTENT after, the change; debuggers break there, and so does the runtime:
+ * an int3 on that `ret`, which the SIGTRAP handler (patch.c) hands to
+ * ut_dl_hook_hit() and then emulates.  On RT_CONSISTENT after a load the new
+ * objects are mapped and in the list (dl_iterate_phdr sees them), not yet
+ * relocated (sites.c reads link-time addresses then) and none of their code has
+ * run: their sites are found, converted and patched for the current tracer, and
+ * announced; under a selection (filters, set_ftrace_pid, probes) the thread then
+ * waits (bounded) until utracefs has published the new sites' flags and the
+ * control thread has applied them.  The lock that keeps batches off objects being
+ * unmapped is taken at RT_DELETE and given back at the RT_CONSISTENT that follows
+ * (the same thread, inside dlclose), so that no thread ever waits for ut_rt_lock
+ * while holding the loader's lock and the other way round.
+ *
+ * The work runs inside a signal handler (every signal blocked, the whole register
+ * state saved by the kernel): only system calls and the runtime's own code.
+ */
+static uintptr_t dl_hook;    /* the patched `ret`, 0: no hook */
+static int dl_deleting;	     /* ut_rt_lock taken at RT_DELETE */
+
+void ut_dl_hook_install(void)
+{
+	const unsigned char *p = (const unsigned char *)_r_debug.r_brk;
+	uintptr_t at, page;
+
+	if (!p || dl_hook)
+		return;
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) /* endbr64 */
+		p += 4;
+	if (p[0] != 0xc3)
+		return; /* not the bare `ret` we know how to stand in for */
+	at = (uintptr_t)p;
+	page = at & ~4095ul;
+	if (mprotect((void *)page, 4096 + (at + 1 > page + 4096), PROT_READ | PROT_WRITE | PROT_EXEC))
+		return;
+	dl_hook = at;
+	__atomic_store_n((unsigned char *)at, 0xcc, __ATOMIC_RELEASE);
+	mprotect((void *)page, 4096, PROT_READ | PROT_EXEC);
+}
+
+/* The new objects' sites, live before their code runs (see above). */
+static void dl_loaded(void)
+{
+	int added;
+
+	pthread_mutex_lock(&ut_rt_lock);
+	ut_sites_prune(); /* a reused address is a new object */
+	added = ut_sites_scan();
+	if (added)
+		ut_sel_objects_added();
+	pthread_mutex_unlock(&ut_rt_lock);
+	if (!added)
+		return;
+	ut_send_maps(); /* first: utracefs names the new sites from the maps */
+	ut_sites_announce();
+	ut_sel_wait_objects();
+}
+
+/* The SIGTRAP handler (patch.c) met an int3 at addr: 1 if it was the hook (handled). */
+int ut_dl_hook_hit(uintptr_t addr, void *ucv)
+{
+	greg_t *g = ((ucontext_t *)ucv)->uc_mcontext.gregs;
+	int saved = errno;
+
+	if (!dl_hook || addr != dl_hook)
+		return 0;
+	if (ut_sites) {
+		ut_notrace_enter();
+		if (_r_debug.r_state == RT_DELETE && !dl_deleting) {
+			pthread_mutex_lock(&ut_rt_lock); /* until the objects are gone */
+			dl_deleting = 1;
+		} else if (_r_debug.r_state == RT_CONSISTENT) {
+			dl_loaded();
+			if (dl_deleting) {
+				dl_deleting = 0;
+				pthread_mutex_unlock(&ut_rt_lock);
+			}
+		}
+		ut_notrace_leave();
+	}
+	/* the `ret` */
+	g[REG_RIP] = (greg_t) * (uintptr_t *)g[REG_RSP];
+	g[REG_RSP] += 8;
+	errno = saved;
+	return 1;
+}
+
 UT_EXPORT void *dlopen(const char *file, int mode)
 {
 	REAL(dlopen_fn, dlopen);
@@ -267,13 +364,19 @@ UT_EXPORT void *dlopen(const char *file, int mode)
 UT_EXPORT int dlclose(void *h)
 {
 	REAL(dlclose_fn, dlclose);
-	int ret, saved;
+	int ret, saved, hooked = dl_hook != 0;
 
-	/* Held across the unload so that no batch patches an object being unmapped. */
-	pthread_mutex_lock(&ut_rt_lock);
+	/*
+	 * Held across the unload so that no batch patches an object being unmapped;
+	 * with the hook, the hook holds it while the loader unmaps (see above).
+	 */
+	if (!hooked)
+		pthread_mutex_lock(&ut_rt_lock);
 	ret = real_dlclose(h);
 	saved = errno;
 	ut_notrace_enter();
+	if (hooked)
+		pthread_mutex_lock(&ut_rt_lock);
 	if (ut_sites)
 		ut_sites_prune();
 	pthread_mutex_unlock(&ut_rt_lock);

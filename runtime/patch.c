@@ -21,9 +21,12 @@
  * re-executes the site.  Traps that are not ours go to the program's handler.
  *
  * A thread stopped in the middle of GCC's five 1-byte NOPs (bytes 1-4) while they
- * are converted could resume in the middle of the new instruction.  The
- * conversion happens before main() and right after dlopen() returns, when no
- * thread has had a reason to run that code yet; that is the remaining risk.
+ * are converted could resume in the middle of the new instruction.  So the
+ * conversion happens before any of the object's code has run: before main() for
+ * the objects loaded with the program, and for those dlopen() loads at the
+ * dynamic loader's debugger hook, before their relocation and constructors
+ * (interpose.c); only where that hook cannot be set does it come after dlopen()
+ * returns.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -81,6 +84,8 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	struct ut_site *s = si->si_code == SI_KERNEL ? ut_site_find(addr, &o) : NULL;
 	uint8_t want;
 
+	if (!s && si->si_code == SI_KERNEL && ut_dl_hook_hit(addr, ucv))
+		return; /* the dynamic loader's debugger hook (interpose.c) */
 	if (!s)
 		return chain_sigtrap(sig, si, ucv);
 	if (*(volatile unsigned char *)addr != 0xcc) {

@@ -167,7 +167,10 @@ extern struct ut_site *ut_sites; /* reserved once, never moves */
 extern volatile uint32_t ut_nr_sites;
 
 int ut_sites_init(void);
-/* Find new objects and their sites, converting GCC's NOPs.  Call with ut_rt_lock. */
+/*
+ * Find new objects and their sites, converting GCC's NOPs and patching them for the
+ * current tracer.  Returns how many objects were added.  Call with ut_rt_lock.
+ */
 int ut_sites_scan(void);
 /* Mark objects that are no longer loaded as dead.  Call with ut_rt_lock. */
 void ut_sites_prune(void);
@@ -223,6 +226,10 @@ void ut_send_maps(void);
 void ut_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Send UT_MSG_SITES for every object utracefs does not know as it is (new, gone). */
 void ut_sites_announce(void);
+/* New objects were found (ut_rt_lock held): their selection is not known yet. */
+void ut_sel_objects_added(void);
+/* After announcing them: under a selection, wait (bounded) until it covers them. */
+void ut_sel_wait_objects(void);
 
 /* The selection (ut_sel.h) as last read by the control thread. */
 extern uint8_t ut_sel_default;		/* sel of sites utracefs does not know yet */
@@ -231,6 +238,10 @@ extern volatile uint32_t ut_sel_graph_funcs; /* set_graph_function is not empty 
 /* ---- interposition (interpose.c) --------------------------------------------------- */
 
 void *ut_real(const char *name);
+/* Break on the dynamic loader's debugger hook (after the SIGTRAP handler is set). */
+void ut_dl_hook_install(void);
+/* The SIGTRAP handler met an int3 at addr: 1 if it was the hook's (then handled). */
+int ut_dl_hook_hit(uintptr_t addr, void *ucontext);
 int ut_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 int ut_real_sigprocmask(int how, const sigset_t *set, sigset_t *old);
 /* Recompute ut_thr.evflags from the signal state. */

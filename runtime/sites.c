@@ -117,7 +117,11 @@ out:
 	return err;
 }
 
-/* Append the sane entries of one section to the sites of the object being added. */
+/*
+ * Append the sane entries of one section to the sites of the object being added.
+ * An object that dlopen() has mapped but not yet relocated (ut_dl_hook) still
+ * holds the link-time addresses the linker wrote there: load bias + entry.
+ */
 static void add_section(uint64_t addr, uint64_t size, void *arg)
 {
 	struct ut_obj *o = arg;
@@ -126,6 +130,10 @@ static void add_section(uint64_t addr, uint64_t size, void *arg)
 	for (uint64_t i = 0; i < size / sizeof(uintptr_t); i++) {
 		uintptr_t a = ent[i];
 		uint32_t n = o->first + o->nr;
+
+		if (a && (a < o->text_lo || a + 5 > o->text_hi) && o->base &&
+		    o->base + a >= o->text_lo && o->base + a + 5 <= o->text_hi)
+			a += o->base; /* not relocated yet */
 
 		if (a == 0 || a < o->text_lo || a + 5 > o->text_hi || n >= UT_MAX_SITES) {
 			o->skipped++;
@@ -246,9 +254,15 @@ static void add_obj(struct ut_obj *n)
 		__atomic_store_n(&ut_nr_objs, idx + 1, __ATOMIC_RELEASE);
 }
 
+struct scan_state {
+	int first; /* the next object is the first one (the executable) */
+	int added; /* objects added */
+};
+
 static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 {
-	int *first = data;
+	struct scan_state *st = data;
+	int *first = &st->first;
 	const char *name = info->dlpi_name;
 	struct ut_obj n;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
@@ -282,15 +296,18 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	sort_sites(&n);
 	classify_sites(&n);
 	add_obj(&n);
+	st->added++;
 	return 0;
 }
 
 int ut_sites_scan(void)
 {
-	int first = 1;
+	struct scan_state st = {.first = 1};
 
-	dl_iterate_phdr(scan_one, &first);
-	return ut_patch_new_objs(0); /* new objects may be in old slots */
+	dl_iterate_phdr(scan_one, &st);
+	if (st.added)
+		ut_patch_new_objs(0); /* new objects may be in old slots */
+	return st.added;
 }
 
 static int still_loaded(struct dl_phdr_info *info, size_t size, void *data)

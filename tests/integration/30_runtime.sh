@@ -102,6 +102,84 @@ child=$(echo "$out" | sed -n 's/.* child \([0-9]*\) .*/\1/p')
 n=$(grep -c "rt_calls-$child .* leaf <-caller\$" "$T/trace")
 expect_eq "no glibc rseq: fork child inherits the registration" 20 "$n"
 
+# -- dlopen: a library's sites are live before its code runs -------------------------
+# libutmod.so needs libutdep.so; both have constructors that call traced functions,
+# which run inside dlopen(); mod_open() is then called as a Lua module's luaopen_
+# function is.  The program keeps the library loaded until its stdin ends, so that
+# the trace is read while its symbols are mapped.
+cat > "$UT_TMP/utdep.c" <<'EOF'
+volatile int dep_sink;
+__attribute__((noinline)) void dep_fn(int x) { dep_sink += x; }
+__attribute__((constructor)) static void dep_ctor(void) { dep_fn(1); dep_sink++; }
+EOF
+cat > "$UT_TMP/utmod.c" <<'EOF'
+void dep_fn(int x);
+volatile int mod_sink;
+__attribute__((noinline)) int mod_helper(int x) { mod_sink += x; return x; }
+__attribute__((constructor)) static void mod_ctor(void) { mod_helper(1); mod_sink++; }
+int mod_open(void) { dep_fn(2); return mod_helper(2) + 1; }
+EOF
+# dlinit_trace TRACER: rt_calls dlinit under TRACER, its trace in $UT_TMP/dl.trace
+dlinit_trace() {
+	echo "$1" > "$T/current_tracer"
+	echo > "$T/trace"
+	rm -f "$UT_TMP/dl.in"
+	mkfifo "$UT_TMP/dl.in"
+	traced "$P" dlinit "$UT_TMP/libutmod.so" <"$UT_TMP/dl.in" >"$UT_TMP/dl.out" &
+	dl_pid=$!
+	exec 7>"$UT_TMP/dl.in"
+	i=0
+	until grep -q '^ready' "$UT_TMP/dl.out" || [ $i -ge 500 ]; do
+		sleep 0.02; i=$((i + 1))
+	done
+	grep -v '^#' "$T/trace" > "$UT_TMP/dl.trace"
+	exec 7>&-
+	wait $dl_pid
+}
+if cc -O2 -shared -fPIC -fpatchable-function-entry=5 -o "$UT_TMP/libutdep.so" \
+	"$UT_TMP/utdep.c" 2>"$UT_TMP/cc.log" &&
+	cc -O2 -shared -fPIC -fpatchable-function-entry=5 -o "$UT_TMP/libutmod.so" \
+		"$UT_TMP/utmod.c" -L"$UT_TMP" -lutdep -Wl,-rpath,"$UT_TMP" 2>"$UT_TMP/cc.log"; then
+	dlinit_trace function
+	tr=$(cat "$UT_TMP/dl.trace")
+	expect_match "dlopen: the library's constructor is traced" " mod_ctor <-" "$tr"
+	expect_match "dlopen: what the constructor calls is traced" " mod_helper <-mod_ctor$" "$tr"
+	expect_match "dlopen: the constructor of the library it needs is traced" \
+		" dep_fn <-dep_ctor$" "$tr"
+	expect_match "dlopen: its init function is traced" " mod_helper <-mod_open$" "$tr"
+	# named in set_ftrace_filter (known from a first process that has it loaded):
+	# a second process's copy is filtered before its constructors run
+	rm -f "$UT_TMP/hold.in"
+	mkfifo "$UT_TMP/hold.in"
+	traced "$P" dlinit "$UT_TMP/libutmod.so" <"$UT_TMP/hold.in" >"$UT_TMP/hold.out" &
+	hold_pid=$!
+	exec 8>"$UT_TMP/hold.in"
+	i=0
+	until grep -q '^ready' "$UT_TMP/hold.out" || [ $i -ge 500 ]; do
+		sleep 0.02; i=$((i + 1))
+	done
+	echo 'mod_ctor mod_helper dep_fn' > "$T/set_ftrace_filter"
+	dlinit_trace function
+	expect_eq "dlopen under set_ftrace_filter: the constructors' calls, then mod_open's" \
+		"dep_fn <-dep_ctor|mod_ctor|mod_helper <-mod_ctor|dep_fn <-mod_open|mod_helper <-mod_open" \
+		"$(sed -n 's/.*: \([a-z_]*\( <-[a-z_]*\)\{0,1\}\)\( <-0x[0-9a-f]*\)\{0,1\}$/\1/p' \
+			"$UT_TMP/dl.trace" | tr '\n' '|' | sed 's/|$//')"
+	echo > "$T/set_ftrace_filter"
+	exec 8>&-
+	wait $hold_pid
+	if grep -qw function_graph "$T/available_tracers"; then
+		dlinit_trace function_graph
+		for f in mod:mod_helper dep:dep_fn; do
+			expect_eq "dlopen, function_graph: ${f%%:*}_ctor() { ${f#*:}(); }" 1 \
+				"$(grep -A1 "  ${f%%:*}_ctor() {\$" "$UT_TMP/dl.trace" |
+					grep -c "  ${f#*:}();\$")"
+		done
+	fi
+	echo function > "$T/current_tracer"
+else
+	skip "dlopen: constructors traced" "cannot build the libraries: $(cat "$UT_TMP/cc.log")"
+fi
+
 # -- linked with -lutrace ----------------------------------------------------------
 echo > "$T/trace"
 if cc -O2 -fpatchable-function-entry=5 -I"$UT_TOP/include" -o "$UT_TMP/linked" \

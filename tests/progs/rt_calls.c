@@ -27,6 +27,10 @@
  *   rt_calls dlloop SO N    N cycles of dlopen SO, one dso_fn() call, dlclose; then
  *                           dlopen, 100 calls; prints "dso_fn SITE first XX" (the
  *                           site's first byte: e8 when it was patched)
+ *   rt_calls dlinit SO      dlopen SO (its constructors, and those of the objects it
+ *                           needs, run inside), call its mod_open() as a Lua module's
+ *                           luaopen_ function is called; print "ready", then wait
+ *                           for the end of stdin with SO still loaded
  *   rt_calls avx N          N calls of avx_sum(__m256d, __m256d) in main and in two
  *                           new threads (their first event); prints "avx bad B of T"
  *                           (results that lost the ymm upper halves), or "noavx"
@@ -234,6 +238,24 @@ static int do_dlloop(const char *so, unsigned long n)
 	return 0;
 }
 
+static int do_dlinit(const char *so)
+{
+	void *h = dlopen(so, RTLD_NOW);
+	int (*open_fn)(void);
+	char c;
+
+	if (!h)
+		return 3;
+	open_fn = (int (*)(void))dlsym(h, "mod_open");
+	if (!open_fn)
+		return 4;
+	printf("ready %d\n", open_fn());
+	fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		;
+	return 0;
+}
+
 static int do_rename(unsigned long n)
 {
 	caller(n);
@@ -382,6 +404,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "stress") && argc > 3)
 		return do_stress((int)n, argv[3]);
+	if (!strcmp(mode, "dlinit") && argc > 2)
+		return do_dlinit(argv[2]);
 	if (!strcmp(mode, "dlopen") && argc > 3)
 		return do_dlopen(argv[2], strtoul(argv[3], NULL, 0));
 	if (!strcmp(mode, "dlloop") && argc > 3)
@@ -397,6 +421,6 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "avx"))
 		return do_avx(n);
 	fprintf(stderr,
-		"usage: rt_calls calls|bytes|printk|printk-tail|fork|spin|stress|signal|bench|dlopen|dlloop|avx ...\n");
+		"usage: rt_calls calls|bytes|printk|printk-tail|dlinit|fork|spin|stress|signal|bench|dlopen|dlloop|avx ...\n");
 	return 2;
 }
