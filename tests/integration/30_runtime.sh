@@ -119,19 +119,25 @@ __attribute__((noinline)) int mod_helper(int x) { mod_sink += x; return x; }
 __attribute__((constructor)) static void mod_ctor(void) { mod_helper(1); mod_sink++; }
 int mod_open(void) { dep_fn(2); return mod_helper(2) + 1; }
 EOF
+# dlinit_start NAME FD: rt_calls dlinit in the background (pid in dl_pid), its stdin
+# the fifo $UT_TMP/NAME.in held open on descriptor FD (closing FD lets it end);
+# returns once it has loaded the library and called mod_open().
+dlinit_start() {
+	rm -f "$UT_TMP/$1.in"
+	mkfifo "$UT_TMP/$1.in"
+	traced "$P" dlinit "$UT_TMP/libutmod.so" <"$UT_TMP/$1.in" >"$UT_TMP/$1.out" &
+	dl_pid=$!
+	eval "exec $2>\"\$UT_TMP/$1.in\""
+	i=0
+	until grep -q '^ready' "$UT_TMP/$1.out" || [ $i -ge 500 ]; do
+		sleep 0.02; i=$((i + 1))
+	done
+}
 # dlinit_trace TRACER: rt_calls dlinit under TRACER, its trace in $UT_TMP/dl.trace
 dlinit_trace() {
 	echo "$1" > "$T/current_tracer"
 	echo > "$T/trace"
-	rm -f "$UT_TMP/dl.in"
-	mkfifo "$UT_TMP/dl.in"
-	traced "$P" dlinit "$UT_TMP/libutmod.so" <"$UT_TMP/dl.in" >"$UT_TMP/dl.out" &
-	dl_pid=$!
-	exec 7>"$UT_TMP/dl.in"
-	i=0
-	until grep -q '^ready' "$UT_TMP/dl.out" || [ $i -ge 500 ]; do
-		sleep 0.02; i=$((i + 1))
-	done
+	dlinit_start dl 7
 	grep -v '^#' "$T/trace" > "$UT_TMP/dl.trace"
 	exec 7>&-
 	wait $dl_pid
@@ -149,15 +155,8 @@ if cc -O2 -shared -fPIC -fpatchable-function-entry=5 -o "$UT_TMP/libutdep.so" \
 	expect_match "dlopen: its init function is traced" " mod_helper <-mod_open$" "$tr"
 	# named in set_ftrace_filter (known from a first process that has it loaded):
 	# a second process's copy is filtered before its constructors run
-	rm -f "$UT_TMP/hold.in"
-	mkfifo "$UT_TMP/hold.in"
-	traced "$P" dlinit "$UT_TMP/libutmod.so" <"$UT_TMP/hold.in" >"$UT_TMP/hold.out" &
-	hold_pid=$!
-	exec 8>"$UT_TMP/hold.in"
-	i=0
-	until grep -q '^ready' "$UT_TMP/hold.out" || [ $i -ge 500 ]; do
-		sleep 0.02; i=$((i + 1))
-	done
+	dlinit_start hold 8
+	hold_pid=$dl_pid
 	echo 'mod_ctor mod_helper dep_fn' > "$T/set_ftrace_filter"
 	dlinit_trace function
 	expect_eq "dlopen under set_ftrace_filter: the constructors' calls, then mod_open's" \
