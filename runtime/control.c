@@ -111,7 +111,7 @@ void ut_send_task(uint32_t tid)
 	struct ut_msg_task m = {
 	    .h = {UT_MSG_TASK, sizeof(m)}, .tid = (int32_t)tid, .pid = (int32_t)getpid()};
 
-	prctl(PR_GET_NAME, m.comm, 0, 0, 0);
+	syscall(SYS_prctl, PR_GET_NAME, m.comm, 0, 0, 0); /* not our prctl(): no dlsym */
 	ut_send(&m, sizeof(m));
 }
 
@@ -185,7 +185,7 @@ static int send_hello(int fd)
 
 	m.pid = (int32_t)getpid();
 	m.tid = (int32_t)syscall(SYS_gettid);
-	prctl(PR_GET_NAME, m.comm, 0, 0, 0);
+	syscall(SYS_prctl, PR_GET_NAME, m.comm, 0, 0, 0); /* not our prctl(): no dlsym */
 	n = readlink("/proc/self/exe", m.exe, sizeof(m.exe) - 1);
 	if (n > 0)
 		m.exe[n] = 0;
@@ -764,7 +764,12 @@ static void *control_thread(void *arg)
 	int failed = (int)(intptr_t)arg;
 
 	ut_notrace_enter(); /* for its whole life: it runs nothing of the program's */
-	prctl(PR_SET_NAME, "utrace-ctl", 0, 0, 0);
+	/*
+	 * The system call, not the interposed prctl(), whose first call looks the real
+	 * one up with dlsym(), which waits for the dynamic loader's lock: a thread
+	 * inside dlopen() may be waiting for this one (ut_sel_wait_objects).
+	 */
+	syscall(SYS_prctl, PR_SET_NAME, "utrace-ctl", 0, 0, 0);
 	for (;;) {
 		struct ut_ctl *ctl = ut_rt_ctl;
 

@@ -288,7 +288,7 @@ void ut_dl_hook_install(void)
 		return; /* not the bare `ret` we know how to stand in for */
 	at = (uintptr_t)p;
 	page = at & ~4095ul;
-	if (mprotect((void *)page, 4096 + (at + 1 > page + 4096), PROT_READ | PROT_WRITE | PROT_EXEC))
+	if (mprotect((void *)page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return;
 	dl_hook = at;
 	__atomic_store_n((unsigned char *)at, 0xcc, __ATOMIC_RELEASE);

@@ -61,6 +61,34 @@ static void *tmp_alloc(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The section headers of the ELF file open at fd (tmp_alloc'd, *len bytes), or NULL. */
+static Elf64_Shdr *read_shdrs(int fd, Elf64_Ehdr *eh, size_t *shnum, size_t *len)
+{
+	Elf64_Shdr *sh, sh0;
+	size_t n;
+
+	if (read_full(fd, eh, sizeof(*eh), 0) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh->e_shoff == 0)
+		return NULL;
+	n = eh->e_shnum;
+	if (n == 0) { /* extended numbering: the count is in section 0 */
+		if (read_full(fd, &sh0, sizeof(sh0), (off_t)eh->e_shoff))
+			return NULL;
+		n = sh0.sh_size;
+	}
+	if (n == 0 || n > 1000000 || eh->e_shstrndx >= n)
+		return NULL;
+	sh = tmp_alloc(n * sizeof(Elf64_Shdr));
+	if (sh && read_full(fd, sh, n * sizeof(Elf64_Shdr), (off_t)eh->e_shoff)) {
+		munmap(sh, n * sizeof(Elf64_Shdr));
+		sh = NULL;
+	}
+	*shnum = n;
+	*len = n * sizeof(Elf64_Shdr);
+	return sh;
+}
+
 /*
  * Calls fn(addr, size) for every __patchable_function_entries section of the ELF
  * file at path.  Returns the number of sections or a negative errno.
@@ -70,28 +98,15 @@ static int for_each_pfe_section(const char *path, void (*fn)(uint64_t, uint64_t,
 	static const char want[] = "__patchable_function_entries";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf64_Ehdr eh;
-	Elf64_Shdr *sh = NULL, sh0;
+	Elf64_Shdr *sh = NULL;
 	char *names = NULL;
-	size_t shnum, sh_len = 0, names_len = 0;
+	size_t shnum = 0, sh_len = 0, names_len = 0;
 	int found = 0, err = -ENOEXEC;
 
 	if (fd < 0)
 		return -errno;
-	if (read_full(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-	    eh.e_shoff == 0)
-		goto out;
-	shnum = eh.e_shnum;
-	if (shnum == 0) { /* extended numbering: the count is in section 0 */
-		if (read_full(fd, &sh0, sizeof(sh0), (off_t)eh.e_shoff))
-			goto out;
-		shnum = sh0.sh_size;
-	}
-	if (shnum == 0 || shnum > 1000000 || eh.e_shstrndx >= shnum)
-		goto out;
-	sh_len = shnum * sizeof(Elf64_Shdr);
-	sh = tmp_alloc(sh_len);
-	if (!sh || read_full(fd, sh, sh_len, (off_t)eh.e_shoff))
+	sh = read_shdrs(fd, &eh, &shnum, &sh_len);
+	if (!sh)
 		goto out;
 	names_len = sh[eh.e_shstrndx].sh_size;
 	if (names_len == 0 || names_len > (64u << 20))
@@ -117,31 +132,99 @@ out:
 	return err;
 }
 
+/* The object being added, and what its sections held before relocation. */
+struct add_ctx {
+	struct ut_obj *o;
+	uint32_t zeros;		/* entries still 0: lld writes no addends there */
+	uint64_t span_lo, span_hi; /* the link-time addresses of the sections */
+};
+
+static void add_site(struct ut_obj *o, uintptr_t a)
+{
+	uint32_t n = o->first + o->nr;
+
+	if (a == 0 || a < o->text_lo || a + 5 > o->text_hi || n >= UT_MAX_SITES) {
+		o->skipped++;
+		return;
+	}
+	ut_sites[n] = (struct ut_site){.addr = a, .sel = ut_sel_default};
+	o->nr++;
+}
+
 /*
  * Append the sane entries of one section to the sites of the object being added.
  * An object that dlopen() has mapped but not yet relocated (ut_dl_hook) still
- * holds the link-time addresses the linker wrote there: load bias + entry.
+ * holds what the linker wrote there: GNU ld the link-time address (load bias +
+ * entry), lld 0 (its relocations have the addend: add_relocated()).
  */
 static void add_section(uint64_t addr, uint64_t size, void *arg)
 {
-	struct ut_obj *o = arg;
+	struct add_ctx *c = arg;
+	struct ut_obj *o = c->o;
 	const uintptr_t *ent = (const uintptr_t *)(o->base + addr);
 
+	if (addr < c->span_lo)
+		c->span_lo = addr;
+	if (addr + size > c->span_hi)
+		c->span_hi = addr + size;
 	for (uint64_t i = 0; i < size / sizeof(uintptr_t); i++) {
 		uintptr_t a = ent[i];
-		uint32_t n = o->first + o->nr;
 
-		if (a && (a < o->text_lo || a + 5 > o->text_hi) && o->base &&
-		    o->base + a >= o->text_lo && o->base + a + 5 <= o->text_hi)
-			a += o->base; /* not relocated yet */
-
-		if (a == 0 || a < o->text_lo || a + 5 > o->text_hi || n >= UT_MAX_SITES) {
-			o->skipped++;
+		if (!a) {
+			c->zeros++;
 			continue;
 		}
-		ut_sites[n] = (struct ut_site){.addr = a, .sel = ut_sel_default};
-		o->nr++;
+		if ((a < o->text_lo || a + 5 > o->text_hi) && o->base &&
+		    o->base + a >= o->text_lo && o->base + a + 5 <= o->text_hi)
+			a += o->base; /* not relocated yet */
+		add_site(o, a);
 	}
+}
+
+/*
+ * The entries that were 0: the addends of their R_X86_64_RELATIVE relocations in
+ * the file (an entry relocated meanwhile is no longer 0 and was taken already).
+ */
+static void add_relocated(const char *path, struct add_ctx *c)
+{
+	enum { CHUNK = 512 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh;
+	Elf64_Rela *r = NULL;
+	size_t shnum = 0, sh_len = 0;
+
+	if (fd < 0)
+		return;
+	sh = read_shdrs(fd, &eh, &shnum, &sh_len);
+	if (sh)
+		r = tmp_alloc(CHUNK * sizeof(*r));
+	for (size_t i = 0; r && i < shnum; i++) {
+		uint64_t nr = sh[i].sh_size / sizeof(*r);
+
+		if (sh[i].sh_type != SHT_RELA || sh[i].sh_entsize != sizeof(*r))
+			continue;
+		for (uint64_t k = 0; k < nr; k += CHUNK) {
+			uint64_t m = nr - k < CHUNK ? nr - k : CHUNK;
+
+			if (read_full(fd, r, m * sizeof(*r), (off_t)(sh[i].sh_offset + k * sizeof(*r))))
+				break;
+			for (uint64_t j = 0; j < m; j++) {
+				uint64_t off = r[j].r_offset;
+
+				if (ELF64_R_TYPE(r[j].r_info) != R_X86_64_RELATIVE ||
+				    off < c->span_lo || off + 8 > c->span_hi ||
+				    *(const uintptr_t *)(c->o->base + off))
+					continue;
+				add_site(c->o, c->o->base + (uintptr_t)r[j].r_addend);
+			}
+		}
+	}
+	if (r)
+		munmap(r, CHUNK * sizeof(*r));
+	if (sh)
+		munmap(sh, sh_len);
+	close(fd);
 }
 
 /* Shell sort by address, then drop duplicates (no malloc, no qsort). */
@@ -265,6 +348,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	int *first = &st->first;
 	const char *name = info->dlpi_name;
 	struct ut_obj n;
+	struct add_ctx ctx;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 
 	if (*first && (!name || !*name))
@@ -291,8 +375,18 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	n.text_hi = hi;
 	n.first = ut_nr_sites;
 	strncpy(n.name, name, sizeof(n.name) - 1);
-	if (for_each_pfe_section(name, add_section, &n) <= 0 || n.nr == 0)
+	ctx = (struct add_ctx){.o = &n, .span_lo = UINT64_MAX};
+	if (for_each_pfe_section(name, add_section, &ctx) <= 0)
 		return 0; /* not recorded: nothing to patch (vdso, libc, ...) */
+	if (ctx.zeros) {
+		uint32_t before = n.nr + n.skipped, seen;
+
+		add_relocated(name, &ctx);
+		seen = n.nr + n.skipped - before;
+		n.skipped += ctx.zeros > seen ? ctx.zeros - seen : 0; /* 0 for good */
+	}
+	if (n.nr == 0)
+		return 0;
 	sort_sites(&n);
 	classify_sites(&n);
 	add_obj(&n);

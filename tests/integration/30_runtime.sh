@@ -174,6 +174,16 @@ if cc -O2 -shared -fPIC -fpatchable-function-entry=5 -o "$UT_TMP/libutdep.so" \
 					grep -c "  ${f#*:}();\$")"
 		done
 	fi
+	# lld leaves the entries 0 until relocation (the addends are in the relocations).
+	# (Counted, not named: utracefs does not always name an lld library's functions.)
+	if cc -O2 -shared -fPIC -fpatchable-function-entry=5 -fuse-ld=lld -o "$UT_TMP/libutmod.so" \
+		"$UT_TMP/utmod.c" -L"$UT_TMP" -lutdep -Wl,-rpath,"$UT_TMP" 2>"$UT_TMP/cc.log"; then
+		dlinit_trace function
+		expect_eq "dlopen, linked by lld: main, both constructors and their calls, mod_open's" \
+			8 "$(grep -c ' <-' "$UT_TMP/dl.trace")"
+	else
+		skip "dlopen, linked by lld" "no lld: $(cat "$UT_TMP/cc.log")"
+	fi
 	echo function > "$T/current_tracer"
 else
 	skip "dlopen: constructors traced" "cannot build the libraries: $(cat "$UT_TMP/cc.log")"
