@@ -295,22 +295,27 @@ void ut_dl_hook_install(void)
 	mprotect((void *)page, 4096, PROT_READ | PROT_EXEC);
 }
 
-/* The new objects' sites, live before their code runs (see above). */
-static void dl_loaded(void)
+/*
+ * The list of objects is consistent again: the new objects' sites, live before
+ * their code runs, and the objects that went (dlclose, or a dlopen that failed
+ * after mapping them) never patched again.
+ */
+static void dl_changed(void)
 {
-	int added;
+	int added, gone;
 
 	pthread_mutex_lock(&ut_rt_lock);
-	ut_sites_prune(); /* a reused address is a new object */
+	gone = ut_sites_prune(); /* first: a reused address is a new object */
 	added = ut_sites_scan();
 	if (added)
 		ut_sel_objects_added();
 	pthread_mutex_unlock(&ut_rt_lock);
-	if (!added)
+	if (!added && !gone)
 		return;
 	ut_send_maps(); /* first: utracefs names the new sites from the maps */
 	ut_sites_announce();
-	ut_sel_wait_objects();
+	if (added)
+		ut_sel_wait_objects();
 }
 
 /* The SIGTRAP handler (patch.c) met an int3 at addr: 1 if it was the hook (handled). */
@@ -327,7 +332,7 @@ int ut_dl_hook_hit(uintptr_t addr, void *ucv)
 			pthread_mutex_lock(&ut_rt_lock); /* until the objects are gone */
 			dl_deleting = 1;
 		} else if (_r_debug.r_state == RT_CONSISTENT) {
-			dl_loaded();
+			dl_changed();
 			if (dl_deleting) {
 				dl_deleting = 0;
 				pthread_mutex_unlock(&ut_rt_lock);

@@ -172,8 +172,8 @@ int ut_sites_init(void);
  * current tracer.  Returns how many objects were added.  Call with ut_rt_lock.
  */
 int ut_sites_scan(void);
-/* Mark objects that are no longer loaded as dead.  Call with ut_rt_lock. */
-void ut_sites_prune(void);
+/* Mark objects that are no longer loaded as dead; how many.  Call with ut_rt_lock. */
+int ut_sites_prune(void);
 /* The site at addr, or NULL; async-signal-safe. */
 struct ut_site *ut_site_find(uintptr_t addr, struct ut_obj **objp);
 

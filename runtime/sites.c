@@ -415,15 +415,19 @@ static int still_loaded(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-void ut_sites_prune(void)
+int ut_sites_prune(void)
 {
 	static uint8_t alive[UT_MAX_OBJS];
+	int gone = 0;
 
 	memset(alive, 0, sizeof(alive));
 	dl_iterate_phdr(still_loaded, alive);
 	for (uint32_t i = 0; i < ut_nr_objs; i++)
-		if (!alive[i])
+		if (!alive[i] && !ut_objs[i].dead) {
 			__atomic_store_n(&ut_objs[i].dead, 1, __ATOMIC_RELAXED);
+			gone++;
+		}
+	return gone;
 }
 
 struct ut_site *ut_site_find(uintptr_t addr, struct ut_obj **objp)
