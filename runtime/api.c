@@ -44,8 +44,11 @@ uint32_t ut_rt_thread_first(void)
 	if (ut_thr.guard || ut_notrace_now())
 		return ut_thr.tid;
 	ut_thr.guard = 1;
-	if (!ut_thr.tid)
+	if (!ut_thr.tid) {
+		ut_notrace_enter();
 		ut_rt_thread_register();
+		ut_notrace_leave();
+	}
 	ut_thr.guard = 0;
 	errno = saved;
 	return ut_thr.tid;
@@ -115,7 +118,9 @@ void ut_rt_stack_event(uintptr_t *frame)
 	if (ut_thr.guard || !ctl)
 		return;
 	ut_thr.guard = 1;
+	ut_notrace_enter(); /* the unwinder's own calls (a program's malloc, say) */
 	n = backtrace(bt, UT_STACK_MAX + 8);
+	ut_notrace_leave();
 	for (i = 0; i < n && (uintptr_t)bt[i] != frame[0]; i++)
 		;
 	if (i == n) { /* could not unwind: at least the function and its caller */

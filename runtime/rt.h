@@ -62,6 +62,7 @@ struct ut_thread {
 	/* the runtime's own work on this thread (ut_notrace_enter): nesting, and the */
 	uint16_t notrace;   /* sigdepth it began at (handlers that interrupt it are traced) */
 	uint8_t notrace_sig;
+	uint32_t notrace_ok, notrace_no; /* task_ok, task_no before it, put back after */
 };
 extern __thread struct ut_thread ut_thr;
 
@@ -72,9 +73,9 @@ extern __thread struct ut_thread ut_thr;
  * that defines free(), say).  The trampolines' fast paths already send a thread
  * whose task_ok/task_no is not the current generation to C (set_ftrace_pid), so
  * clearing both costs them nothing: ut_rt_task_check() and ut_rt_thread_first()
- * then say "not traced" without caching it, until ut_notrace_leave() clears them
- * again.  A wrapped signal handler that interrupts such work is traced (its own
- * answer is cached; the wrapper clears it when it returns).
+ * then say "not traced" without caching it, until ut_notrace_leave() puts the
+ * cached answers back.  A wrapped signal handler that interrupts such work is
+ * traced (its own answer is cached; the wrapper clears it when it returns).
  */
 static inline int ut_notrace_now(void)
 {
@@ -83,15 +84,21 @@ static inline int ut_notrace_now(void)
 
 static inline void ut_notrace_enter(void)
 {
-	if (!ut_thr.notrace++)
+	if (!ut_thr.notrace++) {
 		ut_thr.notrace_sig = ut_thr.sigdepth;
+		ut_thr.notrace_ok = ut_thr.task_ok;
+		ut_thr.notrace_no = ut_thr.task_no;
+	}
 	ut_thr.task_ok = ut_thr.task_no = 0;
 }
 
 static inline void ut_notrace_leave(void)
 {
-	if (ut_thr.notrace && !--ut_thr.notrace)
-		ut_thr.task_ok = ut_thr.task_no = 0; /* decide afresh at the next call */
+	if (ut_thr.notrace && !--ut_thr.notrace) {
+		/* (an answer for an older generation is simply asked again) */
+		ut_thr.task_ok = ut_thr.notrace_ok;
+		ut_thr.task_no = ut_thr.notrace_no;
+	}
 }
 
 /* ---- process-wide state read by the trampoline (init.c) --------------------------- */
