@@ -123,13 +123,13 @@ EOF
 # the fifo $UT_TMP/NAME.in held open on descriptor FD (closing FD lets it end);
 # returns once it has loaded the library and called mod_open().
 dlinit_start() {
-	rm -f "$UT_TMP/$1.in"
+	rm -f "$UT_TMP/$1.in" "$UT_TMP/$1.out" # (no "ready" left from an earlier run)
 	mkfifo "$UT_TMP/$1.in"
 	traced "$P" dlinit "$UT_TMP/libutmod.so" <"$UT_TMP/$1.in" >"$UT_TMP/$1.out" &
 	dl_pid=$!
 	eval "exec $2>\"\$UT_TMP/$1.in\""
 	i=0
-	until grep -q '^ready' "$UT_TMP/$1.out" || [ $i -ge 500 ]; do
+	until grep -qs '^ready' "$UT_TMP/$1.out" || [ $i -ge 1500 ]; do
 		sleep 0.02; i=$((i + 1))
 	done
 }
