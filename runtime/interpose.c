@@ -318,6 +318,28 @@ static void dl_changed(void)
 		ut_sel_wait_objects();
 }
 
+/*
+ * The loader's state over every namespace (dlmopen: r_version 2 chains one
+ * r_debug per namespace, and the hook is shared): RT_DELETE if one is removing
+ * objects, RT_ADD if one is adding some, else RT_CONSISTENT.
+ */
+static int dl_state(void)
+{
+	const struct r_debug_extended *r = (const struct r_debug_extended *)&_r_debug;
+	int state = RT_CONSISTENT;
+
+	for (int n = 0; r && n < 256; n++) {
+		int s = __atomic_load_n(&r->base.r_state, __ATOMIC_RELAXED);
+
+		if (s == RT_DELETE)
+			return RT_DELETE;
+		if (s == RT_ADD)
+			state = RT_ADD;
+		r = r->base.r_version >= 2 ? r->r_next : NULL;
+	}
+	return state;
+}
+
 /* The SIGTRAP handler (patch.c) met an int3 at addr: 1 if it was the hook (handled). */
 int ut_dl_hook_hit(uintptr_t addr, void *ucv)
 {
@@ -327,11 +349,13 @@ int ut_dl_hook_hit(uintptr_t addr, void *ucv)
 	if (!dl_hook || addr != dl_hook)
 		return 0;
 	if (ut_sites) {
+		int state = dl_state();
+
 		ut_notrace_enter();
-		if (_r_debug.r_state == RT_DELETE && !dl_deleting) {
+		if (state == RT_DELETE && !dl_deleting) {
 			pthread_mutex_lock(&ut_rt_lock); /* until the objects are gone */
 			dl_deleting = 1;
-		} else if (_r_debug.r_state == RT_CONSISTENT) {
+		} else if (state == RT_CONSISTENT) {
 			dl_changed();
 			if (dl_deleting) {
 				dl_deleting = 0;
