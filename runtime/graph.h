@@ -44,7 +44,8 @@ struct ut_gframe {
 #define GPARK_SLOTS 16
 #define GPARK_FRAMES 64
 struct ut_gpark {
-	uintptr_t key; /* the ucontext_t the context was saved into; 0: free */
+	uintptr_t key;	    /* the ucontext_t the context was saved into; 0: free */
+	uintptr_t rip, rsp; /* what it held then (else it was made anew since) */
 	uint32_t n;
 	uint32_t _pad;
 	struct ut_gframe f[GPARK_FRAMES]; /* bottom first, its context marker last */

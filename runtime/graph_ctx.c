@@ -23,7 +23,10 @@
  *    and get their exits.  Then the marker is popped.
  *  - Switching to a ucontext that has parked frames pushes them back first, on top
  *    of the new marker: the coroutine goes on and returns through them, and the
- *    swapcontext it resumes in pops its own marker, now on top.
+ *    swapcontext it resumes in pops its own marker, now on top.  Unless the
+ *    ucontext no longer holds the stack and instruction pointers it was suspended
+ *    with (makecontext made another context in it): then the parked frames were
+ *    abandoned, and get their exits.
  *  - setcontext(to) does not come back: a parked target is pushed back above a
  *    marker of no key (the context left is abandoned); any other target is a jump
  *    within the context, closed as longjmp closes (which stops at context markers).
@@ -34,6 +37,8 @@
  * suspended) and its frames are dropped: its later returns are not graphed, but
  * it runs unharmed.  Coroutines that move between threads are not followed.
  */
+#include <ucontext.h>
+
 #include "graph.h"
 
 #define barrier() __asm__ volatile("" ::: "memory")
@@ -108,7 +113,11 @@ static void park(struct ut_gframe *fs, uint32_t from, uintptr_t key)
 			unhook(&c);
 	}
 	if (keep) {
+		const ucontext_t *uc = (const ucontext_t *)key;
+
 		p->n = n;
+		p->rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+		p->rsp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 		p->key = key;
 	}
 }
@@ -117,10 +126,19 @@ static void park(struct ut_gframe *fs, uint32_t from, uintptr_t key)
 static int unpark(struct ut_gframe *fs, uintptr_t key)
 {
 	struct ut_gpark *p = park_find(fs, key);
+	const ucontext_t *uc = (const ucontext_t *)key;
 	uint32_t k = 0;
 
 	if (!p)
 		return 0;
+	if (p->rip != (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] ||
+	    p->rsp != (uintptr_t)uc->uc_mcontext.gregs[REG_RSP]) {
+		for (k = p->n; k > 0; k--) /* made anew: that context was abandoned */
+			if ((p->f[k - 1].flags & (GF_VALID | GF_MARKER)) == GF_VALID)
+				ut_gwrite_exit(&p->f[k - 1], 0);
+		p->key = 0;
+		return 0;
+	}
 	for (; k < p->n; k++)
 		if (push_copy(fs, &p->f[k]))
 			break;

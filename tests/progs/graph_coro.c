@@ -3,7 +3,8 @@
  * graph_coro.c - coroutines with makecontext/swapcontext: one whose stack is an
  * array in main's frame (its slots lie between main's and run_task's), suspended
  * once and resumed to its end; one on a heap stack, a generator resumed three
- * times; then setcontext back into a context saved by getcontext.  The coroutine's
+ * times; the first one made again while it is suspended (the suspended one is
+ * abandoned); then setcontext back into a context saved by getcontext.  The coroutine's
  * calls show inside the call that switched to it, the calls after a switch at
  * their true depth, and every function returns (no lost frame).
  * Expected tree: graph_coro.tree.
@@ -124,6 +125,13 @@ int main(int argc, char **argv)
 	makecontext(&gen_ctx, gen_body, 0);
 	for (int i = 0; i < 3; i++)
 		run_gen();
+	after();
+
+	/* suspended in yield_back, then made anew in the same ucontext and stack */
+	makecontext(&co_ctx, co_body, 0);
+	run_task();
+	makecontext(&co_ctx, co_body, 0);
+	run_task();
 	after();
 
 	getcontext(&again_ctx);
