@@ -611,6 +611,49 @@ static void test_bad_packets(void **state)
 	wait_count(0);
 }
 
+/* The runtime's messages (UT_MSG_NOTE) end on the console, utracefs's stderr. */
+static void test_note(void **state)
+{
+	char path[] = "/tmp/ut-note-XXXXXX", buf[1024] = "";
+	struct ut_msg_note n = {.h = {.type = UT_MSG_NOTE, .len = sizeof(n)}, .tid = 4242};
+	struct peer p = {0};
+	int log = mkstemp(path), saved = dup(2);
+	char b;
+
+	assert_true(log >= 0 && saved >= 0);
+	dup2(log, 2);
+	p.fd = peer_connect();
+	assert_true(p.fd >= 0);
+	assert_true(peer_hello(&p, "noteproc") > 0);
+	wait_count(1);
+	snprintf(n.text, sizeof(n.text), "function_graph: lost\x1b[31m");
+	assert_int_equal(send_msg(p.fd, &n, sizeof(n)), 0);
+	for (int i = 0; i < 500 && !strstr(buf, "\n"); i++) {
+		ssize_t r = pread(log, buf, sizeof(buf) - 1, 0);
+
+		buf[r > 0 ? r : 0] = 0;
+		usleep(10000);
+	}
+	dup2(saved, 2);
+	close(saved);
+	/* one line, the process and thread named, nothing unprintable passed on */
+	char want[128];
+
+	snprintf(want, sizeof(want), "utracefs: process %d, thread 4242: function_graph: lost?[31m\n",
+		 (int)getpid());
+	assert_string_equal(buf, want);
+	wait_count(1); /* still connected */
+	/* a text without its NUL: a protocol error */
+	memset(n.text, 'a', sizeof(n.text));
+	assert_int_equal(send_msg(p.fd, &n, sizeof(n)), 0);
+	assert_int_equal(recv(p.fd, &b, 1, 0), 0);
+	wait_count(0);
+	munmap(p.ctl, p.size);
+	close(p.fd);
+	close(log);
+	unlink(path);
+}
+
 static void test_other_uid_refused(void **state)
 {
 	struct passwd *pw = getpwnam("nobody");
@@ -874,6 +917,7 @@ int main(void)
 	    cmocka_unit_test(test_write_print),
 	    cmocka_unit_test(test_hello_welcome),
 	    cmocka_unit_test(test_bad_packets),
+	    cmocka_unit_test(test_note),
 	    cmocka_unit_test(test_other_uid_refused),
 	    cmocka_unit_test(test_apply_waits_for_acks),
 	    cmocka_unit_test(test_apply_hung_process),
