@@ -117,7 +117,8 @@ void ut_send_task(uint32_t tid)
 
 /*
  * The runtime's messages go to utracefs's console, never to the program's stderr;
- * detached, they are lost.  Async-signal-safe as long as fmt has no floating point.
+ * detached, they are lost.  Formatted on the stack: no malloc for integers and
+ * strings.
  */
 void ut_note(const char *fmt, ...)
 {

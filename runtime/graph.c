@@ -130,12 +130,6 @@ _Static_assert(offsetof(struct ut_thread, guard) == 5, "graph.S THR_GUARD");
 _Static_assert(offsetof(struct ut_thread, task_ok) == 48, "tramp.S, graph.S THR_TASK_OK");
 _Static_assert(offsetof(struct ut_thread, task_no) == 52, "tramp.S, graph.S THR_TASK_NO");
 
-/*
- * Room for markers beyond the functions' limit: a handler entered with the stack
- * full (a SIGSEGV from a stack overflow in deep recursion) still gets its marker,
- * so that a jump out of it is seen as leaving the handler.
- */
-#define barrier() __asm__ volatile("" ::: "memory")
 
 /* common/arch/x86_64/rb_write.S: ut_rb_write that also reports the wpos committed */
 int ut_rb_write_post(void *area, unsigned int nr_cpus, struct ut_ev *ev, struct rseq *rs,

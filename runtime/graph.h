@@ -37,7 +37,10 @@ struct ut_gframe {
 
 /*
  * The mapping of a thread's shadow stack: the frames, GSTACK_SPARE more for
- * markers (graph.c), then the frames of suspended contexts (graph_ctx.c).
+ * markers, then the frames of suspended contexts (graph_ctx.c).  The room for
+ * markers beyond the functions' limit: a handler entered with the stack full (a
+ * SIGSEGV from a stack overflow in deep recursion) still gets its marker, so that
+ * a jump out of it is seen as leaving the handler.
  */
 #define GSTACK_SPARE 32
 #define GSTACK_FRAMES ((size_t)UT_GRAPH_STACK_MAX + GSTACK_SPARE)
@@ -56,6 +59,8 @@ static inline struct ut_gpark *ut_gparks(struct ut_gframe *fs)
 {
 	return (struct ut_gpark *)(fs + GSTACK_FRAMES);
 }
+
+#define barrier() __asm__ volatile("" ::: "memory")
 
 /* The graph tracer is on and recording in this process, or NULL. */
 struct ut_ctl *ut_graph_ctl(void);

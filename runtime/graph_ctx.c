@@ -41,8 +41,6 @@
 
 #include "graph.h"
 
-#define barrier() __asm__ volatile("" ::: "memory")
-
 static void count_open(const struct ut_gframe *f, int by)
 {
 	if ((f->flags & (GF_VALID | GF_SILENT)) == (GF_VALID | GF_SILENT))
