@@ -114,10 +114,21 @@ __attribute__((noinline)) void dep_fn(int x) { dep_sink += x; }
 __attribute__((constructor)) static void dep_ctor(void) { dep_fn(1); dep_sink++; }
 EOF
 cat > "$UT_TMP/utmod.c" <<'EOF'
+#include <pthread.h>
 void dep_fn(int x);
 volatile int mod_sink;
 __attribute__((noinline)) int mod_helper(int x) { mod_sink += x; return x; }
-__attribute__((constructor)) static void mod_ctor(void) { mod_helper(1); mod_sink++; }
+__attribute__((noinline)) void mod_spin(int x) { mod_sink += x; }
+static void *mod_thread(void *arg) { for (int i = 0; i < 500; i++) mod_spin(i); return arg; }
+__attribute__((constructor)) static void mod_ctor(void)
+{
+	pthread_t t;
+
+	mod_helper(1);
+	mod_sink++;
+	if (pthread_create(&t, 0, mod_thread, 0) == 0) /* runs the library's code at once */
+		pthread_join(t, 0);
+}
 int mod_open(void) { dep_fn(2); return mod_helper(2) + 1; }
 EOF
 # dlinit_start NAME FD: rt_calls dlinit in the background (pid in dl_pid), its stdin
@@ -146,7 +157,7 @@ dlinit_trace() {
 if cc -O2 -shared -fPIC -fpatchable-function-entry=5 -o "$UT_TMP/libutdep.so" \
 	"$UT_TMP/utdep.c" 2>"$UT_TMP/cc.log" &&
 	cc -O2 -shared -fPIC -fpatchable-function-entry=5 -o "$UT_TMP/libutmod.so" \
-		"$UT_TMP/utmod.c" -L"$UT_TMP" -lutdep -Wl,-rpath,"$UT_TMP" 2>"$UT_TMP/cc.log"; then
+		"$UT_TMP/utmod.c" -L"$UT_TMP" -lutdep -lpthread -Wl,-rpath,"$UT_TMP" 2>"$UT_TMP/cc.log"; then
 	dlinit_trace function
 	tr=$(cat "$UT_TMP/dl.trace")
 	expect_match "dlopen: the library's constructor is traced" " mod_ctor <-" "$tr"
@@ -154,6 +165,8 @@ if cc -O2 -shared -fPIC -fpatchable-function-entry=5 -o "$UT_TMP/libutdep.so" \
 	expect_match "dlopen: the constructor of the library it needs is traced" \
 		" dep_fn <-dep_ctor$" "$tr"
 	expect_match "dlopen: its init function is traced" " mod_helper <-mod_open$" "$tr"
+	expect_eq "dlopen: a thread the constructor starts (and joins) is traced from its start" \
+		500 "$(echo "$tr" | grep -c ' mod_spin <-mod_thread$')"
 	# named in set_ftrace_filter (known from a first process that has it loaded):
 	# a second process's copy is filtered before its constructors run
 	dlinit_start hold 8
@@ -178,10 +191,10 @@ if cc -O2 -shared -fPIC -fpatchable-function-entry=5 -o "$UT_TMP/libutdep.so" \
 	# lld leaves the entries 0 until relocation (the addends are in the relocations).
 	# (Counted, not named: utracefs does not always name an lld library's functions.)
 	if cc -O2 -shared -fPIC -fpatchable-function-entry=5 -fuse-ld=lld -o "$UT_TMP/libutmod.so" \
-		"$UT_TMP/utmod.c" -L"$UT_TMP" -lutdep -Wl,-rpath,"$UT_TMP" 2>"$UT_TMP/cc.log"; then
+		"$UT_TMP/utmod.c" -L"$UT_TMP" -lutdep -lpthread -Wl,-rpath,"$UT_TMP" 2>"$UT_TMP/cc.log"; then
 		dlinit_trace function
 		expect_eq "dlopen, linked by lld: main, both constructors and their calls, mod_open's" \
-			8 "$(grep -c ' <-' "$UT_TMP/dl.trace")"
+			509 "$(grep -c ' <-' "$UT_TMP/dl.trace")"
 	else
 		skip "dlopen, linked by lld" "no lld: $(cat "$UT_TMP/cc.log")"
 	fi
