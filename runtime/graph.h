@@ -14,9 +14,9 @@
 #define GF_MARKER 0x2u
 #define GF_ALTSTACK 0x4u /* marker: the handler runs on the sigaltstack [ret, ip) */
 #define GF_RESTORED 0x8u /* the slot holds the original address (an unwinder runs) */
-#define GF_SILENT 0x10u	  /* set_graph_notrace: nothing is written for it or inside */
-#define GF_GFUNC 0x20u	  /* a set_graph_function function: what is inside is traced */
-#define GF_CTX 0x40u	  /* marker: a context switch (graph_ctx.c); ret = its key */
+#define GF_SILENT 0x10u	 /* set_graph_notrace: nothing is written for it or inside */
+#define GF_GFUNC 0x20u	 /* a set_graph_function function: what is inside is traced */
+#define GF_CTX 0x40u	 /* marker: a context switch (graph_ctx.c); ret = its key */
 
 struct ut_gframe {
 	uintptr_t slot;	   /* marker: the interrupted context's rsp */
@@ -27,8 +27,8 @@ struct ut_gframe {
 	uint16_t cpu;	   /* 1 + the entry's CPU; 0: no entry written (nothing to rewind) */
 	uint8_t evflags;   /* the entry's header flags */
 	uint8_t _pad;
-	uint16_t depth; /* marker: the depth of functions inside the handler */
-	uint16_t flags; /* GF_*; 0: not a frame (being pushed or popped) */
+	uint16_t depth;	   /* marker: the depth of functions inside the handler */
+	uint16_t flags;	   /* GF_*; 0: not a frame (being pushed or popped) */
 	uintptr_t landing; /* what the slot holds while hijacked (C of the site's stub) */
 	uint64_t off_ns;   /* NOSLEEP: monotonic - thread CPU time at the entry */
 	uint64_t mono_ns;  /* NOSLEEP: monotonic at the entry */
@@ -53,7 +53,8 @@ struct ut_gpark {
 	uint32_t _pad;
 	struct ut_gframe f[GPARK_FRAMES]; /* bottom first, its context marker last */
 };
-#define GSTACK_BYTES (GSTACK_FRAMES * sizeof(struct ut_gframe) + GPARK_SLOTS * sizeof(struct ut_gpark))
+#define GSTACK_BYTES                                                                               \
+	(GSTACK_FRAMES * sizeof(struct ut_gframe) + GPARK_SLOTS * sizeof(struct ut_gpark))
 
 static inline struct ut_gpark *ut_gparks(struct ut_gframe *fs)
 {

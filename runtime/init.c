@@ -105,6 +105,7 @@ __attribute__((constructor)) static void ut_init(void)
 	void *bt[2];
 
 	ut_notrace_enter();
+	ut_real_init();
 	xsave_init();
 	ut_graph_init();
 	if (ut_sites_init() || ut_patch_init())

@@ -60,11 +60,41 @@ static struct sigaction user_act[NSIG]; /* the program's handlers that we wrap *
  * search order (LD_PRELOAD=libc.so.6:libutrace.so) there is none after us, and
  * then the first one in the global scope is libc's (it precedes ours).
  */
-void *ut_real(const char *name)
+static void *lookup_next(const char *name)
 {
 	void *fn = dlsym(RTLD_NEXT, name);
 
 	return fn ? fn : dlsym(RTLD_DEFAULT, name);
+}
+
+/*
+ * Looked up once by the constructor (ut_real_init): dlsym() takes the dynamic
+ * loader's lock, which a thread inside dlopen() holds while the new library's
+ * constructors run; a thread such a constructor starts and waits for must never
+ * need it.  (The unwinder's functions may come later, with libgcc_s.)
+ */
+static struct {
+	const char *name;
+	void *fn;
+} real_cache[] = {
+    {"sigaction"},  {"pthread_sigmask"},    {"dlopen"},	   {"dlclose"},
+    {"prctl"},	    {"pthread_setname_np"}, {"longjmp"},   {"_longjmp"},
+    {"siglongjmp"}, {"__longjmp_chk"},	    {"backtrace"}, {"swapcontext"},
+    {"setcontext"}, {"pthread_exit"},
+};
+
+void ut_real_init(void)
+{
+	for (size_t i = 0; i < sizeof(real_cache) / sizeof(real_cache[0]); i++)
+		real_cache[i].fn = lookup_next(real_cache[i].name);
+}
+
+void *ut_real(const char *name)
+{
+	for (size_t i = 0; i < sizeof(real_cache) / sizeof(real_cache[0]); i++)
+		if (real_cache[i].fn && !strcmp(real_cache[i].name, name))
+			return real_cache[i].fn;
+	return lookup_next(name);
 }
 
 #define REAL(type, name)                                                                           \
@@ -272,8 +302,8 @@ UT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
  * The work runs inside a signal handler (every signal blocked, the whole register
  * state saved by the kernel): only system calls and the runtime's own code.
  */
-static uintptr_t dl_hook;    /* the patched `ret`, 0: no hook */
-static int dl_deleting;	     /* ut_rt_lock taken at RT_DELETE */
+static uintptr_t dl_hook; /* the patched `ret`, 0: no hook */
+static int dl_deleting;	  /* ut_rt_lock taken at RT_DELETE */
 
 void ut_dl_hook_install(void)
 {

@@ -59,9 +59,9 @@ struct ut_thread {
 	 */
 	uint32_t task_ok; /* offset 48 (tramp.S, graph.S) */
 	uint32_t task_no; /* offset 52 */
-	/* the runtime's own work on this thread (ut_notrace_enter): nesting, and the */
-	uint16_t notrace;   /* sigdepth it began at (handlers that interrupt it are traced) */
-	uint8_t notrace_sig;
+	/* the runtime's own work on this thread (ut_notrace_enter, below) */
+	uint16_t notrace;		 /* nesting */
+	uint8_t notrace_sig;		 /* sigdepth it began at: handlers inside are traced */
 	uint32_t notrace_ok, notrace_no; /* task_ok, task_no before it, put back after */
 };
 extern __thread struct ut_thread ut_thr;
@@ -245,6 +245,8 @@ extern volatile uint32_t ut_sel_graph_funcs; /* set_graph_function is not empty 
 /* ---- interposition (interpose.c) --------------------------------------------------- */
 
 void *ut_real(const char *name);
+/* Look the wrapped functions up now (the constructor, before anything else). */
+void ut_real_init(void);
 /* Break on the dynamic loader's debugger hook (after the SIGTRAP handler is set). */
 void ut_dl_hook_install(void);
 /* The SIGTRAP handler met an int3 at addr: 1 if it was the hook's (then handled). */

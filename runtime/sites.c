@@ -135,7 +135,7 @@ out:
 /* The object being added, and what its sections held before relocation. */
 struct add_ctx {
 	struct ut_obj *o;
-	uint32_t zeros;		/* entries still 0: lld writes no addends there */
+	uint32_t zeros;		   /* entries still 0: lld writes no addends there */
 	uint64_t span_lo, span_hi; /* the link-time addresses of the sections */
 };
 
@@ -207,7 +207,8 @@ static void add_relocated(const char *path, struct add_ctx *c)
 		for (uint64_t k = 0; k < nr; k += CHUNK) {
 			uint64_t m = nr - k < CHUNK ? nr - k : CHUNK;
 
-			if (read_full(fd, r, m * sizeof(*r), (off_t)(sh[i].sh_offset + k * sizeof(*r))))
+			if (read_full(fd, r, m * sizeof(*r),
+				      (off_t)(sh[i].sh_offset + k * sizeof(*r))))
 				break;
 			for (uint64_t j = 0; j < m; j++) {
 				uint64_t off = r[j].r_offset;
