@@ -469,7 +469,7 @@ static void sel_load(void)
 	static uint8_t keep[UT_MAX_OBJS]; /* objects whose inherited selection stays */
 	struct ut_sel_copy c;
 	uint8_t def = UT_SEL_TRACE;
-	int r = sel_copy(&c), complete = 1;
+	int r = sel_copy(&c), complete = 1, selective;
 
 	if (r == 0)
 		def = c.hdr.filtered ? 0 : UT_SEL_TRACE;
@@ -512,15 +512,10 @@ static void sel_load(void)
 	if (r == 0 && complete)
 		sel_inherited = 0;
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
-	__atomic_store_n(&sel_selective,
-			 r == 0 && (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
-				    c.hdr.graph_notrace || c.hdr.probes),
-			 __ATOMIC_RELEASE);
-	__atomic_store_n(&sel_pending,
-			 r == 0 && !complete &&
-				 (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
-				  c.hdr.graph_notrace || c.hdr.probes),
-			 __ATOMIC_RELEASE);
+	selective = r == 0 && (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
+			       c.hdr.graph_notrace || c.hdr.probes);
+	__atomic_store_n(&sel_selective, selective, __ATOMIC_RELEASE);
+	__atomic_store_n(&sel_pending, selective && !complete, __ATOMIC_RELEASE);
 }
 
 /* ---- UT_MSG_SITES -------------------------------------------------------------------- */
