@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define UT_CTL_MAGIC 0x4c544375u /* "uCTL" */
-#define UT_PROTO_VERSION 4u /* 2: function probes (ut_sel.h, UT_MSG_PROBE); 3: MAPS tsc; 4: UT_MSG_NOTE */
+#define UT_PROTO_VERSION 5u /* 2: function probes (ut_sel.h, UT_MSG_PROBE); 3: MAPS tsc; 4: UT_MSG_NOTE; 5: SITES tsc */
 #define UT_ACK_TIMEOUT_MS 2000
 
 enum ut_tracer_id {

@@ -117,7 +117,10 @@ struct ut_msg_note {
  * process's site table; a large object takes several packets: `first` is the index
  * of offsets[0] among the object's `total` sites.  An object sent again (same obj)
  * replaces the old one; total 0 means it was unloaded.  path: the file (the real
- * path of the executable, not /proc/self/exe).
+ * path of the executable, not /proc/self/exe).  tsc: the process's TSC read when
+ * it sent the object, mapped and (total 0) unmapped by then: older than every
+ * event of an object it loaded since and younger than every event of one it
+ * unloaded.
  */
 #define UT_SITES_PER_MSG 8192u
 struct ut_msg_sites {
@@ -127,6 +130,7 @@ struct ut_msg_sites {
 	uint32_t first;
 	uint32_t nr; /* offsets in this packet, <= UT_SITES_PER_MSG */
 	uint64_t base;
+	uint64_t tsc;
 	char path[256];
 	uint32_t offsets[]; /* address - base */
 };

@@ -499,9 +499,9 @@ static int on_sites(int fd, pid_t pid, const struct ut_msg_sites *m)
 	if (sites_delay_ms)
 		usleep(sites_delay_ms * 1000u);
 	if (m->first == 0 && m->total)
-		tfs_sym_object_mapped(pid, m->path, m->base);
+		tfs_sym_object_mapped(pid, m->path, m->base, m->tsc);
 	else if (m->total == 0)
-		tfs_sym_object_unmapped(pid, m->base);
+		tfs_sym_object_unmapped(pid, m->base, m->tsc);
 	ret = tfs_ft_sites(pid, m->obj, m->path, !strcmp(m->path, exe), m->base, m->total,
 			   m->first, m->nr, m->offsets);
 	if (ret < 0)

@@ -16,14 +16,20 @@
  * that was live and is not in the new reading ends at that stamp: events are
  * written by code that is mapped, so every event of it is older than the
  * stamp, and every event of what is mapped in its place afterwards younger.
- * The maps may be read late (the process went on, or exited: a reading that
- * shows nothing says nothing).  So the objects a process announces with their
- * sites (UT_MSG_SITES: path and load base) are also placed from their files
- * (tfs_sym_object_mapped), and an announced unload ends them at the last
- * UT_MSG_MAPS stamp (tfs_sym_object_unmapped).  A lookup for an event of time
- * ts takes, among the mappings covering the address, the one that ended first
- * after ts (a live one never ends; between live ones the newest): the mapping
- * that was there when the event was written.
+ * But the maps may be read late: a reading shows what is mapped when it is
+ * read (the process may have unloaded, loaded or exited since the stamp; a
+ * reading that shows nothing says nothing).  So the objects a process
+ * announces with their sites (UT_MSG_SITES: path, load base and the process's
+ * TSC when it sent them) are placed by the process's stamps alone: from their
+ * files (tfs_sym_object_mapped) when no reading shows them, born at the stamp
+ * of their announcement (mapped by then, none of their code run) and ended at
+ * the stamp of their announced unload (tfs_sym_object_unmapped, sent after the
+ * unmapping).  A reading that misses a live announced object ends it at the
+ * time it was read, never earlier, until its unload says when.  A lookup for
+ * an event of time ts takes the announced object born before ts and not ended
+ * by then (the newest born); else, among the mappings covering the address,
+ * the one that ended first after ts (a live one never ends; between live ones
+ * the newest): the mapping that was there when the event was written.
  *
  * When old mappings go.  A mapping that ended can go once no event older than
  * its end can be in the rings: after every ring was cleared (tfs_sym_forget),
@@ -71,6 +77,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 struct map {
 	uint64_t start, end, off;
 	uint64_t gone;	/* TSC when it was seen unmapped, SYM_LIVE while mapped */
+	uint64_t born;	/* announced: the process's stamp of its load */
 	bool announced; /* of an object the process announced (tfs_sym_object_mapped) */
 	struct symfile *f;
 };
@@ -328,17 +335,20 @@ static void proc_drop_one(struct proc *p)
 }
 
 /*
- * A new reading of p's mappings, taken at TSC tsc: the live mappings not in it
- * end at tsc, the ones in it not yet known start.  Takes maps.
+ * A new reading of p's mappings, stamped tsc and finished at TSC now: the live
+ * mappings not in it end at tsc, the ones in it not yet known start.  An
+ * announced object not in it ends at now: it may have gone after tsc (the
+ * reading was late), and its announced unload says when (tfs_sym_object_unmapped).
+ * Takes maps.
  */
-static void proc_set_maps(struct proc *p, struct map *maps, size_t n, uint64_t tsc)
+static void proc_set_maps(struct proc *p, struct map *maps, size_t n, uint64_t tsc, uint64_t now)
 {
 	size_t add = 0;
 	struct map *all;
 
 	for (size_t i = 0; i < p->n; i++)
 		if (p->maps[i].gone == SYM_LIVE && !in_list(&p->maps[i], maps, n, false))
-			p->maps[i].gone = tsc;
+			p->maps[i].gone = p->maps[i].announced ? now : tsc;
 	for (size_t i = 0; i < n; i++)
 		if (!in_list(&maps[i], p->maps, p->n, true))
 			maps[add++] = maps[i];
@@ -413,7 +423,7 @@ static int load_maps_locked(pid_t pid, uint64_t tsc)
 		return err;
 	}
 	p->exited = false;
-	proc_set_maps(p, maps, n, tsc);
+	proc_set_maps(p, maps, n, tsc, tfs_clock_tsc());
 	p->tried_ns = 0;
 	files_trim(p);
 	return 0;
@@ -486,8 +496,8 @@ static bool map_bias(const struct map *m, uint64_t *bias)
 	return false;
 }
 
-/* Mark p's live mappings of the object at bias (of path, unless NULL) announced. */
-static bool mark_announced(struct proc *p, const char *path, uint64_t base)
+/* Mark p's live mappings of path's object at bias base announced, loaded at born. */
+static bool mark_announced(struct proc *p, const char *path, uint64_t base, uint64_t born)
 {
 	bool found = false;
 	uint64_t bias;
@@ -495,8 +505,10 @@ static bool mark_announced(struct proc *p, const char *path, uint64_t base)
 	for (size_t i = 0; i < p->n; i++) {
 		struct map *m = &p->maps[i];
 
-		if (m->gone == SYM_LIVE && (!path || !strcmp(m->f->path, path)) &&
-		    map_bias(m, &bias) && bias == base) {
+		if (m->gone == SYM_LIVE && !strcmp(m->f->path, path) && map_bias(m, &bias) &&
+		    bias == base) {
+			if (!m->announced || born < m->born)
+				m->born = born;
 			m->announced = true;
 			found = true;
 		}
@@ -504,8 +516,8 @@ static bool mark_announced(struct proc *p, const char *path, uint64_t base)
 	return found;
 }
 
-/* The executable segments of f loaded at base, as the dynamic loader maps them. */
-static void add_segments(struct proc *p, struct symfile *f, uint64_t base)
+/* The executable segments of f loaded at base at born, as the dynamic loader maps them. */
+static void add_segments(struct proc *p, struct symfile *f, uint64_t base, uint64_t born)
 {
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 
@@ -523,6 +535,7 @@ static void add_segments(struct proc *p, struct symfile *f, uint64_t base)
 					    .end = base + ((end + pg - 1) & ~(pg - 1)),
 					    .off = f->loads[l].off & ~(pg - 1),
 					    .gone = SYM_LIVE,
+					    .born = born,
 					    .announced = true,
 					    .f = f};
 	}
@@ -530,7 +543,15 @@ static void add_segments(struct proc *p, struct symfile *f, uint64_t base)
 		proc_drop_one(p);
 }
 
-int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base)
+/* A stamp of the process, never in the future (sym_lock held). */
+static uint64_t proc_stamp(uint64_t tsc)
+{
+	uint64_t now = tfs_clock_tsc();
+
+	return tsc < now ? tsc : now;
+}
+
+int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base, uint64_t tsc)
 {
 	struct symfile *f;
 	struct proc *p;
@@ -539,15 +560,16 @@ int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base)
 	if (pid <= 0 || path[0] != '/')
 		return -EINVAL;
 	pthread_mutex_lock(&sym_lock);
+	tsc = proc_stamp(tsc);
 	p = proc_get(pid);
 	if (!p) {
 		err = -ENOMEM;
-	} else if (!mark_announced(p, path, base)) {
+	} else if (!mark_announced(p, path, base, tsc)) {
 		/* maps read too late to show it (unloaded since): the file says where it was */
 		fd = tfs_symfile_open_regular(path, O_NOFOLLOW, 0);
 		f = fd >= 0 ? file_of_fd(fd, path, 0, 0) : NULL;
 		if (f)
-			add_segments(p, f, base);
+			add_segments(p, f, base, tsc);
 		else
 			err = -ENOENT;
 		files_trim(p);
@@ -556,19 +578,24 @@ int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base)
 	return err;
 }
 
-void tfs_sym_object_unmapped(pid_t pid, uint64_t base)
+void tfs_sym_object_unmapped(pid_t pid, uint64_t base, uint64_t tsc)
 {
 	struct proc *p;
 	uint64_t bias;
 
 	pthread_mutex_lock(&sym_lock);
+	tsc = proc_stamp(tsc);
 	p = proc_find(pid);
 	for (size_t i = 0; p && i < p->n; i++) {
 		struct map *m = &p->maps[i];
 
-		/* unloaded before the process's last UT_MSG_MAPS, which says when */
-		if (m->gone == SYM_LIVE && m->announced && map_bias(m, &bias) && bias == base)
-			m->gone = p->last_tsc ? p->last_tsc : tfs_clock_tsc();
+		/*
+		 * The instance loaded before tsc and not known gone before it: a
+		 * reading of the maps may have ended it later than this (it was late).
+		 */
+		if (m->announced && m->born <= tsc && m->gone > tsc && map_bias(m, &bias) &&
+		    bias == base)
+			m->gone = tsc;
 	}
 	pthread_mutex_unlock(&sym_lock);
 }
@@ -590,20 +617,27 @@ static const char *sym_name(struct sym *s, bool demangle)
 	return s->demangled;
 }
 
-/* The mapping of p that held addr at time tsc: the first to end after tsc. */
+/*
+ * The mapping of p that held addr at time tsc: an announced object loaded
+ * before tsc and not unloaded by then (the newest such load), both known from
+ * the process's own stamps; else the first mapping to end after tsc.
+ */
 static struct map *map_at(struct proc *p, uint64_t tsc, uint64_t addr)
 {
-	struct map *best = NULL;
+	struct map *best = NULL, *own = NULL;
 
 	for (size_t i = 0; i < p->n; i++) {
 		struct map *m = &p->maps[i];
 
+		if (addr < m->start || addr >= m->end || m->gone <= tsc)
+			continue;
+		if (m->announced && m->born <= tsc && (!own || m->born >= own->born))
+			own = m;
 		/* a tie between live ones: the newest (one seen early is older) */
-		if (addr >= m->start && addr < m->end && m->gone > tsc &&
-		    (!best || m->gone <= best->gone))
+		if (!best || m->gone <= best->gone)
 			best = m;
 	}
-	return best;
+	return own ? own : best;
 }
 
 /* The segment of m's file holding addr: its index, *vaddr the address in the file. */

@@ -549,6 +549,7 @@ static int send_obj(uint32_t idx, const struct ut_obj *o, int gone)
 	m->obj = idx;
 	m->total = total;
 	m->base = o->base;
+	m->tsc = __builtin_ia32_rdtsc(); /* after the (un)mapping, before a new object's code */
 	if (!gone) {
 		char real[PATH_MAX]; /* realpath() writes up to PATH_MAX bytes */
 		const char *path = o->name;

@@ -7,8 +7,10 @@
  * mapped file was (loading its maps must not block).  Mappings over time: a
  * library closed and another loaded where it was (each address named as it was
  * mapped at the time asked for), an object announced after it was unloaded,
- * old mappings forgotten once the rings are cleared, a stripped library, and
- * an object without symbols named after itself.
+ * two objects loaded in turn at one place whose messages are handled after
+ * both went (each named by its own load and unload stamps), old mappings
+ * forgotten once the rings are cleared, a stripped library, and an object
+ * without symbols named after itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -336,30 +338,85 @@ static void test_mapping_epochs(void **state)
 
 /*
  * A library announced when the maps no longer show it (utracefs read them
- * late): its file says where its code was, and its unload ends it at the time
- * of the process's last maps change.
+ * late): its file says where its code was, and its announced unload ends it at
+ * the unload's stamp.
  */
 static void test_announced_late(void **state)
 {
 	char a[4096];
 	uintptr_t a_fn, a_base;
-	uint64_t t_a, t_closed;
+	uint64_t t_born, t_a, t_closed;
 	void *h;
 
 	lib_path(a, sizeof(a), "lib_names_a.so");
 	h = open_lib(a, "a_leaf", &a_fn, &a_base);
+	t_born = __builtin_ia32_rdtsc();
 	t_a = __builtin_ia32_rdtsc();
 	dlclose(h);
 	t_closed = __builtin_ia32_rdtsc();
 	assert_int_equal(tfs_sym_load_maps(getpid()), 0); /* does not show it */
-	assert_int_equal(tfs_sym_object_mapped(getpid(), a, a_base), 0);
+	assert_int_equal(tfs_sym_object_mapped(getpid(), a, a_base, t_born), 0);
 	assert_int_equal(lookup_at(t_a, a_fn), 0);
 	assert_string_equal(name, "a_leaf");
 	assert_int_equal(tfs_sym_maps_changed(getpid(), t_closed), 0);
-	tfs_sym_object_unmapped(getpid(), a_base);
+	tfs_sym_object_unmapped(getpid(), a_base, t_closed);
 	assert_int_equal(lookup_at(t_a, a_fn), 0);
 	assert_string_equal(name, "a_leaf");
 	assert_int_equal(lookup(getpid(), (const void *)a_fn, true), -ENOENT);
+}
+
+/*
+ * The messages of two libraries loaded one after the other at the same place,
+ * handled late (the maps show what came after): each library owns its
+ * addresses from the stamp it was announced with to the stamp of its unload,
+ * whatever a reading of the maps showed in between and whatever stamp that
+ * reading carried.
+ */
+static void test_announced_read_late(void **state)
+{
+	char a[4096], b[4096];
+	uintptr_t a_fn, a_base, b_fn, b_base;
+	uint64_t t_born_a, t_maps_a, t_a, t_maps_gone, t_gone_a, t_born_b, t_maps_b, t_b, t_gone_b;
+	void *h;
+
+	lib_path(a, sizeof(a), "lib_names_a.so");
+	lib_path(b, sizeof(b), "lib_names_b.so");
+	/* what the process does (and stamps) */
+	h = open_lib(a, "a_entry", &a_fn, &a_base);
+	t_born_a = __builtin_ia32_rdtsc();
+	t_maps_a = __builtin_ia32_rdtsc();
+	t_a = __builtin_ia32_rdtsc(); /* an event of a_entry */
+	dlclose(h);
+	t_maps_gone = __builtin_ia32_rdtsc();
+	t_gone_a = __builtin_ia32_rdtsc();
+	h = open_lib(b, "b_entry", &b_fn, &b_base);
+	t_born_b = __builtin_ia32_rdtsc();
+	t_maps_b = __builtin_ia32_rdtsc();
+	t_b = __builtin_ia32_rdtsc(); /* an event of b_entry */
+
+	/* what utracefs reads, late: libb where liba was */
+	assert_int_equal(tfs_sym_maps_changed(getpid(), t_maps_a), 0);
+	assert_int_equal(tfs_sym_object_mapped(getpid(), a, a_base, t_born_a), 0);
+	assert_int_equal(tfs_sym_maps_changed(getpid(), t_maps_a), 0);
+	dlclose(h);
+	t_gone_b = __builtin_ia32_rdtsc();
+	assert_int_equal(tfs_sym_maps_changed(getpid(), t_maps_gone), 0); /* libb not shown */
+	tfs_sym_object_unmapped(getpid(), a_base, t_gone_a);
+	assert_int_equal(tfs_sym_object_mapped(getpid(), b, b_base, t_born_b), 0);
+	assert_int_equal(tfs_sym_maps_changed(getpid(), t_maps_b), 0);
+	tfs_sym_object_unmapped(getpid(), b_base, t_gone_b);
+
+	assert_int_equal(lookup_at(t_a, a_fn), 0);
+	assert_string_equal(name, "a_entry");
+	assert_int_equal(start, a_fn);
+	assert_int_equal(lookup_at(t_b, b_fn), 0);
+	assert_string_equal(name, "b_entry");
+	if (b_base == a_base) {
+		assert_int_equal(lookup_at(t_b, a_fn), 0);
+		assert_string_not_equal(name, "a_entry");
+	}
+	assert_int_equal(lookup(getpid(), (const void *)b_fn, true), -ENOENT);
+	tfs_sym_forget(__builtin_ia32_rdtsc());
 }
 
 /*
@@ -435,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_thread_id),    cmocka_unit_test(test_dead_process),
 		cmocka_unit_test(test_fifo_at_deleted_path),
 		cmocka_unit_test(test_mapping_epochs), cmocka_unit_test(test_announced_late),
+		cmocka_unit_test(test_announced_read_late),
 		cmocka_unit_test(test_stripped_library), cmocka_unit_test(test_object_name),
 	};
 
