@@ -328,7 +328,9 @@ void ut_dl_hook_install(void)
 /*
  * The list of objects is consistent again: the new objects' sites, live before
  * their code runs, and the objects that went (dlclose, or a dlopen that failed
- * after mapping them) never patched again.
+ * after mapping them) never patched again.  utracefs hears of the change once:
+ * UT_MSG_MAPS for every mapping (objects without sites too), then each object
+ * that came or went, stamped (UT_MSG_SITES).
  */
 static void dl_changed(void)
 {
@@ -340,9 +342,9 @@ static void dl_changed(void)
 	if (added)
 		ut_sel_objects_added();
 	pthread_mutex_unlock(&ut_rt_lock);
+	ut_send_maps();
 	if (!added && !gone)
 		return;
-	ut_send_maps(); /* first: utracefs names the new sites from the maps */
 	ut_sites_announce();
 	if (added)
 		ut_sel_wait_objects();
@@ -407,13 +409,10 @@ UT_EXPORT void *dlopen(const char *file, int mode)
 	void *h = real_dlopen(file, mode);
 	int saved = errno;
 
-	if (h && ut_sites) {
+	/* the hook saw the load inside the loader; without it, the objects ran already */
+	if (h && ut_sites && !dl_hook) {
 		ut_notrace_enter();
-		pthread_mutex_lock(&ut_rt_lock);
-		ut_sites_scan();
-		pthread_mutex_unlock(&ut_rt_lock);
-		ut_send_maps(); /* first: utracefs names the new sites from the maps */
-		ut_sites_announce();
+		dl_changed();
 		ut_notrace_leave();
 	}
 	errno = saved;
@@ -423,25 +422,20 @@ UT_EXPORT void *dlopen(const char *file, int mode)
 UT_EXPORT int dlclose(void *h)
 {
 	REAL(dlclose_fn, dlclose);
-	int ret, saved, hooked = dl_hook != 0;
+	int ret, saved;
 
-	/*
-	 * Held across the unload so that no batch patches an object being unmapped;
-	 * with the hook, the hook holds it while the loader unmaps (see above).
-	 */
-	if (!hooked)
-		pthread_mutex_lock(&ut_rt_lock);
+	if (dl_hook)
+		return real_dlclose(h); /* the hook sees the unload inside the loader */
+	/* held across the unload so that no batch patches an object being unmapped */
+	pthread_mutex_lock(&ut_rt_lock);
 	ret = real_dlclose(h);
 	saved = errno;
 	ut_notrace_enter();
-	if (hooked)
-		pthread_mutex_lock(&ut_rt_lock);
 	if (ut_sites)
-		ut_sites_prune();
+		dl_changed(); /* total 0 for the objects unloaded */
+	else
+		ut_send_maps();
 	pthread_mutex_unlock(&ut_rt_lock);
-	ut_send_maps();
-	if (ut_sites)
-		ut_sites_announce(); /* total 0 for the objects unloaded */
 	ut_notrace_leave();
 	errno = saved;
 	return ret;
