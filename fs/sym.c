@@ -416,7 +416,7 @@ static int load_maps_locked(pid_t pid, uint64_t tsc)
 		tsc = p->last_tsc;
 	if (tsc > now)
 		tsc = now;
-	p->last_tsc = tsc; /* also when the reading fails: an unload then uses it */
+	p->last_tsc = tsc; /* also when the reading fails: the next is not older */
 	err = read_maps(p, &maps, &n);
 	if (err) {
 		p->tried_ns = now_ns();
