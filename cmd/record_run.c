@@ -182,8 +182,22 @@ int cli_reap(pid_t pid)
 	siginfo_t si;
 	int status;
 
-	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-		;
+	/*
+	 * Polled rather than blocked in waitid(): a stop signal must run its handler
+	 * (which passes it on to CMD) while we wait, and a sanitizer's runtime
+	 * (ThreadSanitizer) delivers signals only at calls it knows, such as poll.
+	 */
+	for (;;) {
+		si.si_pid = 0;
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (si.si_pid)
+			break;
+		poll(NULL, 0, 20);
+	}
 	traced_pid = 0; /* a zombie's pid is not reused before it is reaped */
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
