@@ -8,6 +8,11 @@
  * is unmounted (though stat() may still answer from FUSE's cache for a second:
  * whether the daemon lives is asked of its socket).  `utrace mount` clears such
  * a mount and mounts again, so that a crashed daemon never needs manual repair.
+ *
+ * Another user must not be able to stand in for the user's utracefs (ut_paths.h):
+ * a mount point, or the part of it that exists, whose directories are not all the
+ * user's or root's and closed to others is refused before anything is created,
+ * started or asked there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -200,6 +205,36 @@ static int make_dirs(const char *dir)
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
+/*
+ * Refuse dir unless the deepest part of it that exists is trusted (what make_dirs
+ * creates below is then the user's).  A dead mount of ours (ENOTCONN) is fine: its
+ * directory was checked.  0, or CLI_FAIL after saying why.
+ */
+static int check_trusted(const char *dir)
+{
+	char path[PATH_MAX], real[PATH_MAX], why[PATH_MAX + 64], *slash;
+	int err;
+
+	if (strlen(dir) >= sizeof(path))
+		return 0; /* too long: refused by whoever uses it */
+	strcpy(path, dir);
+	for (;;) {
+		err = ut_path_trusted(path, geteuid(), real, sizeof(real), why, sizeof(why));
+		slash = strrchr(path, '/');
+		if (err != -ENOENT || !slash || slash == path)
+			break;
+		*slash = '\0';
+	}
+	if (!err || err == -ENOTCONN || err == -ENOENT)
+		return 0;
+	if (err == -EPERM)
+		cli_error("%s: refused: %s, so another user could stand in for utracefs there",
+			  dir, why);
+	else
+		cli_error("%s: refused: %s cannot be checked: %s", dir, path, strerror(-err));
+	return CLI_FAIL;
+}
+
 static void sleep_ms(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -273,10 +308,13 @@ int cli_mount(const char *dir)
 {
 	struct sockaddr_un sa;
 	char fsbin[PATH_MAX];
-	enum cli_mnt_state state = cli_mount_state(dir);
+	enum cli_mnt_state state;
 	pid_t pid;
 	int err;
 
+	if (check_trusted(dir))
+		return -EPERM;
+	state = cli_mount_state(dir);
 	if (state == CLI_MNT_LIVE)
 		return 1;
 	if (state == CLI_MNT_OTHER) {
@@ -348,6 +386,8 @@ int cli_umount(const char *dir, bool lazy)
 
 int cli_need_mount(const char *dir)
 {
+	if (check_trusted(dir))
+		return CLI_FAIL;
 	switch (cli_mount_state(dir)) {
 	case CLI_MNT_LIVE:
 		return 0;

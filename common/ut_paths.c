@@ -2,8 +2,11 @@
 /* ut_paths.c - see ut_paths.h.  Safe to call from the runtime's constructor. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ut_paths.h"
@@ -58,5 +61,98 @@ int ut_absolute_path(const char *path, char *out, size_t size)
 		return -ENAMETOOLONG;
 	while (n > 1 && out[n - 1] == '/')
 		out[--n] = '\0';
+	return 0;
+}
+
+/* One component: owned by uid or root, writable by nobody else unless a sticky directory. */
+static int trusted_stat(const char *path, const struct stat *st, uid_t uid, char *why,
+			size_t whysize)
+{
+	bool sticky_dir = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX);
+
+	if (st->st_uid != uid && st->st_uid != 0) {
+		if (why)
+			snprintf(why, whysize, "%s is owned by uid %u", path,
+				 (unsigned int)st->st_uid);
+		return -EPERM;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !sticky_dir) {
+		if (why)
+			snprintf(why, whysize, "%s is writable by %s", path,
+				 st->st_mode & S_IWOTH ? "others" : "its group");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Check res (resolved, absolute) and every directory above it, from / down. */
+static int trusted_chain(const char *res, uid_t uid, char *why, size_t whysize)
+{
+	char pre[PATH_MAX];
+	struct stat st;
+	int err;
+
+	for (size_t n = 0;; n++) {
+		size_t plen = n ? n : 1; /* "/" first, then each longer prefix */
+
+		if (n > 0 && res[n] != '/' && res[n] != '\0')
+			continue;
+		memcpy(pre, res, plen);
+		pre[plen] = '\0';
+		err = lstat(pre, &st) ? -errno : trusted_stat(pre, &st, uid, why, whysize);
+		if (!err && !S_ISDIR(st.st_mode))
+			err = -ENOTDIR; /* something was swapped in since realpath */
+		if (err || !res[n])
+			return err;
+	}
+}
+
+int ut_path_trusted(const char *path, uid_t uid, char *real, size_t size, char *why,
+		    size_t whysize)
+{
+	char dir[PATH_MAX], res[PATH_MAX];
+	const char *base = NULL;
+	char *slash;
+	struct stat st;
+	size_t len = strlen(path), n;
+	int err;
+
+	if (why && whysize)
+		why[0] = '\0';
+	if (path[0] != '/')
+		return -EINVAL;
+	if (len >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, len + 1);
+	while (len > 1 && dir[len - 1] == '/')
+		dir[--len] = '\0';
+	slash = strrchr(dir, '/');
+	if (dir[1]) {
+		base = slash + 1; /* stays intact: the cut is before it */
+		slash[slash == dir ? 1 : 0] = '\0';
+	}
+	if (!realpath(dir, res))
+		return -errno;
+	err = trusted_chain(res, uid, why, whysize);
+	if (err)
+		return err;
+	if (base) {
+		n = strlen(res);
+		if (n + 1 + strlen(base) >= sizeof(res))
+			return -ENAMETOOLONG;
+		snprintf(res + n, sizeof(res) - n, "%s%s", n > 1 ? "/" : "", base);
+		if (lstat(res, &st))
+			return -errno;
+		if (S_ISLNK(st.st_mode)) {
+			if (why)
+				snprintf(why, whysize, "%s is a symbolic link", res);
+			return -EPERM;
+		}
+		err = trusted_stat(res, &st, uid, why, whysize);
+		if (err)
+			return err;
+	}
+	if (snprintf(real, size, "%s", res) >= (int)size)
+		return -ENAMETOOLONG;
 	return 0;
 }

@@ -4,6 +4,10 @@
  * area and the control socket, mount the tree and serve it until unmounted
  * (fusermount3 -u) or told to stop (SIGTERM, SIGINT).
  *
+ * The mount point and every directory above it must be the user's or root's and
+ * writable by nobody else (ut_paths.h): the socket and the console go next to it,
+ * and another user who could put things there could impersonate the daemon.
+ *
  * Without -f it becomes a daemon, and the command returns only once the mount
  * and the socket are up (or with an error if they could not be set up), so that
  * a script can use the tree right after it.
@@ -90,6 +94,7 @@ static void daemon_ready(int fd, const char *console)
 int main(int argc, char **argv)
 {
 	char mnt[PATH_MAX], sock[PATH_MAX], console[PATH_MAX + 16];
+	char real[PATH_MAX], why[PATH_MAX + 64];
 	bool foreground = false, debug = false;
 	struct fuse *f;
 	struct stat st;
@@ -127,6 +132,12 @@ int main(int argc, char **argv)
 		err = -ENOTDIR;
 	if (err) {
 		fprintf(stderr, "utracefs: %s: %s\n", argv[optind], strerror(-err));
+		return 1;
+	}
+	err = ut_path_trusted(mnt, geteuid(), real, sizeof(real), why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "utracefs: %s: %s%s\n", mnt, err == -EPERM ? "refused: " : "",
+			err == -EPERM ? why : strerror(-err));
 		return 1;
 	}
 

@@ -841,8 +841,8 @@ static int socket_dir(const char *path)
 		return -errno;
 	snprintf(mine, sizeof(mine), "utrace-%u", (unsigned int)geteuid());
 	slash = strrchr(dir, '/');
-	if (slash && strcmp(slash + 1, mine) == 0)
-		chmod(dir, 0700);
+	if (slash && strcmp(slash + 1, mine) == 0 && chmod(dir, 0700))
+		return -errno;
 	return 0;
 }
 

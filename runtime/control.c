@@ -156,23 +156,38 @@ static int fd_out_of_the_way(int fd)
 	return high;
 }
 
+/*
+ * Connect only to what cannot be another user's (ut_paths.h): the socket and every
+ * directory above it belong to us or root and nobody else can write there, and
+ * the daemon that answers runs as our uid (SO_PEERCRED).  Nothing is sent before
+ * these checks; a refused socket leaves the process dormant, silently (there is
+ * no utracefs of ours to report through).
+ */
 static int connect_daemon(void)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct timeval tv = {.tv_sec = UT_ACK_TIMEOUT_MS / 1000};
-	int fd;
+	char path[PATH_MAX];
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	int fd, err;
 
-	if (ut_socket_path(sa.sun_path, sizeof(sa.sun_path)))
+	if (ut_socket_path(path, sizeof(path)))
 		return -ENAMETOOLONG;
+	err = ut_path_trusted(path, geteuid(), sa.sun_path, sizeof(sa.sun_path), NULL, 0);
+	if (err)
+		return err;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	fd = fd_out_of_the_way(fd);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int err = -errno;
-
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		err = -errno;
+	else if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) || cred.uid != geteuid())
+		err = -EPERM;
+	if (err) {
 		close(fd);
 		return err;
 	}
