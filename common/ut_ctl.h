@@ -2,7 +2,8 @@
 /*
  * ut_ctl.h - the control page: the first page of the tracing memfd.
  *
- * utracefs owns it and is its only writer; traced processes map it read-only.
+ * utracefs owns it and is its only writer: it is a memfd of its own, sealed with
+ * F_SEAL_FUTURE_WRITE, which traced processes can only map read-only.
  * It tells the runtime what to do; the runtime never trusts it for memory safety
  * (cpu numbers and sizes it reads are bounded by what it mapped).
  *
@@ -18,7 +19,11 @@
 #include <stdint.h>
 
 #define UT_CTL_MAGIC 0x4c544375u /* "uCTL" */
-#define UT_PROTO_VERSION 5u /* 2: function probes (ut_sel.h, UT_MSG_PROBE); 3: MAPS tsc; 4: UT_MSG_NOTE; 5: SITES tsc */
+/*
+ * 2: function probes (ut_sel.h, UT_MSG_PROBE); 3: MAPS tsc; 4: UT_MSG_NOTE; 5: SITES tsc;
+ * 6: the control page's own memfd
+ */
+#define UT_PROTO_VERSION 6u
 #define UT_ACK_TIMEOUT_MS 2000
 
 enum ut_tracer_id {

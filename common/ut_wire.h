@@ -9,8 +9,11 @@
  *
  *   process                         utracefs
  *   HELLO {pid, comm, exe}   --->
- *                            <---   WELCOME {nr_cpus, area_size} + SCM_RIGHTS memfd
- *                                   (and the selection memfd, ut_sel.h)
+ *                            <---   WELCOME {nr_cpus, area_size} + SCM_RIGHTS: the
+ *                                   control page's memfd (sealed: nobody but utracefs
+ *                                   can write it), the area's memfd (page 0 unused,
+ *                                   the rest as ut_ring.h) and the selection memfd
+ *                                   (ut_sel.h; may be missing)
  *   SITES {obj, path, base, offsets}  --->  (after WELCOME, dlopen, dlclose: ut_sel.h)
  *   (maps the area, applies ctl state)
  *   ACK {gen}                --->   (after applying every ctl generation)

@@ -3,6 +3,13 @@
  * area.c - the shared tracing area (one memfd: control page, per-CPU writer
  * state, rings) and every change utracefs makes to writer state.
  *
+ * The control page is a memfd of its own, mapped over the area's first page (so
+ * that both keep one layout, ut_ring.h) and sealed with F_SEAL_FUTURE_WRITE once
+ * utracefs has mapped it: no process can map it writable or write it, whatever
+ * descriptor it holds, so no process can stop tracing for the others through it.
+ * The rest stays writable by every process (writers), and is validated wherever
+ * utracefs or a writer reads it; a reset rewrites a CPU's writer state whole.
+ *
  * Writers never take a lock (but see below), so utracefs changes a CPU's ring only
  * in the way ut_ring.h prescribes: enabled = 0, a CPU barrier (this thread runs on
  * that CPU once, which aborts or completes any rseq write sequence that was in
@@ -79,8 +86,8 @@ static unsigned int ring_flags(void)
 }
 
 /*
- * The write mode, kept here: every process can write the shared control page
- * (it holds the memfd), so utracefs never reads its own settings back from it.
+ * The write mode, kept here: utracefs never reads its own settings back from the
+ * shared memory (a page any process could write once; keep it that way).
  */
 static uint32_t write_mode = UT_CTL_WRITE_RSEQ;
 
@@ -252,12 +259,36 @@ static void ring_resize_locked(unsigned int cpu, unsigned int nr_pages)
 	set_enabled(cpu, cpu_in_mask(cpu));
 }
 
+/*
+ * The control page: its own memfd, mapped writable over the area's first page at
+ * area, then sealed so that nobody else can ever write it (Linux >= 5.1).  The
+ * memfd or -errno.
+ */
+static int ctl_page_map(void *area)
+{
+	int fd = memfd_create("utrace-ctl", MFD_CLOEXEC | MFD_ALLOW_SEALING), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0600) || ftruncate(fd, UT_CTL_SIZE) ||
+	    mmap(area, UT_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+		MAP_FAILED ||
+	    fcntl(fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL))
+		err = -errno;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int tfs_area_init(unsigned int nr_cpus)
 {
 	/* the rings, then the function probes' counters (ut_sel.h) */
 	uint64_t size = ut_probe_counts_off(nr_cpus) + UT_PROBE_COUNTS_SIZE;
 	void *area;
-	int fd;
+	int fd, ctl_fd;
 
 	if (!nr_cpus || nr_cpus > UT_RB_MAX_CPUS)
 		return -EINVAL;
@@ -282,9 +313,16 @@ int tfs_area_init(unsigned int nr_cpus)
 		close(fd);
 		return err;
 	}
+	ctl_fd = ctl_page_map(area);
+	if (ctl_fd < 0) {
+		munmap(area, size);
+		close(fd);
+		return ctl_fd;
+	}
 
 	tfs_lock();
 	tfs.area_fd = fd;
+	tfs.ctl_fd = ctl_fd;
 	tfs.area = area;
 	tfs.area_size = size;
 	tfs.nr_cpus = nr_cpus;
@@ -317,9 +355,12 @@ void tfs_area_fini(void)
 		munmap(tfs.area, tfs.area_size);
 	if (tfs.area_fd >= 0)
 		close(tfs.area_fd);
+	if (tfs.ctl_fd >= 0)
+		close(tfs.ctl_fd);
 	tfs.area = NULL;
 	tfs.ctl = NULL;
 	tfs.area_fd = -1;
+	tfs.ctl_fd = -1;
 	tfs_unlock();
 }
 

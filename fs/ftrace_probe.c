@@ -271,8 +271,12 @@ static int show_one(struct tfs_buf *b, const struct tfs_ft_probe *e)
 		return err;
 	if (!e->counted)
 		return tfs_buf_printf(b, ":unlimited\n");
-	return tfs_buf_printf(b, ":count=%lld\n", c ? (long long)__atomic_load_n(c, __ATOMIC_ACQUIRE)
-					      : (long long)e->init);
+	/* shared memory any process can write: a count from init >= 0 only goes down to 0 */
+	int64_t v = c ? __atomic_load_n(c, __ATOMIC_ACQUIRE) : e->init;
+
+	if (e->init >= 0 && (v < 0 || v > e->init))
+		v = v < 0 ? 0 : e->init;
+	return tfs_buf_printf(b, ":count=%lld\n", (long long)v);
 }
 
 int tfs_probes_show_locked(struct tfs_buf *b)

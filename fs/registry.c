@@ -16,8 +16,8 @@
  * UT_MSG_SITES packets (variable length, up to UT_SITES_PER_MSG offsets) go to the
  * function table (functab.h); when an object is complete, or a process with sites
  * goes, the selection memfd is rewritten and the applier thread bumps gen, for the
- * same reason as above.  The selection memfd goes with WELCOME as a second, read-only
- * descriptor.
+ * same reason as above.  WELCOME carries three descriptors: the control page's
+ * memfd (sealed against writes), the area's, and the selection memfd (read-only).
  *
  * A process may send its sites or maps and exit before this thread has read them;
  * the control files must still see them ("run it once, then set the filter"), as
@@ -410,10 +410,11 @@ static int send_welcome(int fd)
 	    .area_size = tfs.area_size,
 	};
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(3 * sizeof(int))];
 		struct cmsghdr align;
 	} cmsg;
-	int fds[2] = {tfs.area_fd, tfs_sel_fd_ro()}, ret = 0; /* the selection: read-only */
+	/* the control page (sealed), the area, the selection (read-only): ut_wire.h */
+	int fds[3] = {tfs.ctl_fd, tfs.area_fd, tfs_sel_fd_ro()}, ret = 0;
 	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
 	struct msghdr mh = {
 	    .msg_iov = &iov,
@@ -423,7 +424,7 @@ static int send_welcome(int fd)
 	};
 	struct cmsghdr *c;
 
-	if (fds[1] < 0)
+	if (fds[2] < 0)
 		return -EIO;
 	c = CMSG_FIRSTHDR(&mh);
 	memset(cmsg.buf, 0, sizeof(cmsg.buf));
@@ -433,7 +434,7 @@ static int send_welcome(int fd)
 	memcpy(CMSG_DATA(c), fds, sizeof(fds));
 	if (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(w))
 		ret = -EIO;
-	close(fds[1]);
+	close(fds[2]);
 	return ret;
 }
 

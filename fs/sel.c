@@ -10,9 +10,11 @@
  * closed, an object complete, a process gone) and copied in under hdr.seq: odd
  * while the copy runs, so that a reader that saw the same even value before and
  * after its own copy knows it read one consistent version.  The file only grows
- * (sealed against shrinking: a process holding it must not make us fault), and
- * processes get a read-only descriptor of it (reopened through /proc/self/fd),
- * which they can neither write, map writable nor resize.
+ * (sealed against shrinking: a process holding it must not make us fault; our own
+ * map grows with mremap), and it is sealed with F_SEAL_FUTURE_WRITE once we have
+ * mapped it: nobody else can write it or map it writable, even through a
+ * descriptor reopened read-write from /proc.  Processes get a read-only descriptor
+ * of it (reopened through /proc/self/fd) besides.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -265,8 +267,9 @@ int tfs_sel_init(void)
 		err = -errno;
 		goto out;
 	}
+	/* our map first: after F_SEAL_FUTURE_WRITE no writable one can be made */
 	err = sel_grow(4096);
-	if (!err && fcntl(sel_fd, F_ADD_SEALS, F_SEAL_SHRINK))
+	if (!err && fcntl(sel_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_FUTURE_WRITE))
 		err = -errno;
 	if (!err) {
 		pthread_mutex_lock(&tfs_ft_lock);

@@ -27,7 +27,7 @@
 #include "tfs.h"
 #include "tracers/tracers.h"
 
-struct tfs_trace tfs = {.lock = PTHREAD_MUTEX_INITIALIZER, .area_fd = -1};
+struct tfs_trace tfs = {.lock = PTHREAD_MUTEX_INITIALIZER, .area_fd = -1, .ctl_fd = -1};
 
 void tfs_lock(void)
 {

@@ -158,10 +158,11 @@ struct tfs_trace {
 
 	/* the shared area */
 	int area_fd;
+	int ctl_fd; /* the control page's own memfd, sealed against writes by others */
 	void *area;
 	uint64_t area_size;
 	unsigned int nr_cpus; /* possible CPUs */
-	struct ut_ctl *ctl;   /* == area */
+	struct ut_ctl *ctl;   /* == area: ctl_fd mapped over the area's first page */
 
 	/* settings */
 	const struct tracer *tracer;

@@ -3,9 +3,10 @@
  * control.c - the connection to utracefs and the control thread.
  *
  * Attaching (ut_wire.h): connect to ut_socket_path(), send HELLO, receive WELCOME
- * and the memfd of the area (and the selection memfd, ut_sel.h), map its control
- * page read-only and the rest read-write (one contiguous range: the trampoline
- * addresses everything from the control page), send the sites of every object
+ * and the memfds of the control page and of the area (and the selection memfd,
+ * ut_sel.h), map the control page read-only and the rest of the area read-write
+ * (one contiguous range: the trampoline addresses everything from the control
+ * page), send the sites of every object
  * (UT_MSG_SITES), apply the control page and ACK its generation.
  *
  * Applying reads this process's section of the selection memfd (selread.c) into
@@ -210,13 +211,14 @@ static int send_hello(int fd)
 }
 
 /*
- * WELCOME and its memfd; returns the memfd or -errno.  *selfd: the selection
- * memfd when utracefs sent one (a second descriptor), else -1.
+ * WELCOME and its descriptors (ut_wire.h): the control page's memfd in fds[0], the
+ * area's in fds[1] (both required) and the selection memfd in fds[2] when utracefs
+ * sent one, else -1.  0 or -errno (nothing is left open then).
  */
-static int recv_welcome(int fd, struct ut_msg_welcome *w, int *selfd)
+static int recv_welcome(int fd, struct ut_msg_welcome *w, int fds[3])
 {
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(3 * sizeof(int))];
 		struct cmsghdr align;
 	} cbuf;
 	struct iovec iov = {.iov_base = w, .iov_len = sizeof(*w)};
@@ -225,10 +227,9 @@ static int recv_welcome(int fd, struct ut_msg_welcome *w, int *selfd)
 			    .msg_control = cbuf.buf,
 			    .msg_controllen = sizeof(cbuf.buf)};
 	struct cmsghdr *c;
-	int fds[2] = {-1, -1};
 	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
 
-	*selfd = -1;
+	fds[0] = fds[1] = fds[2] = -1;
 	for (c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c)) {
 		size_t nfd;
 
@@ -239,21 +240,22 @@ static int recv_welcome(int fd, struct ut_msg_welcome *w, int *selfd)
 			int got;
 
 			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (i < 2 && fds[i] < 0)
+			if (i < 3 && fds[i] < 0)
 				fds[i] = got;
 			else
 				close(got); /* more than we take */
 		}
 	}
 	if (n != sizeof(*w) || w->h.type != UT_MSG_WELCOME || w->h.len != sizeof(*w) ||
-	    w->version != UT_PROTO_VERSION || fds[0] < 0 || (mh.msg_flags & MSG_CTRUNC)) {
-		for (int i = 0; i < 2; i++)
+	    w->version != UT_PROTO_VERSION || fds[0] < 0 || fds[1] < 0 ||
+	    (mh.msg_flags & MSG_CTRUNC)) {
+		for (int i = 0; i < 3; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
+		fds[0] = fds[1] = fds[2] = -1;
 		return n < 0 ? -errno : -EPROTO;
 	}
-	*selfd = fds[1];
-	return fds[0];
+	return 0;
 }
 
 /* ---- the selection memfd ------------------------------------------------------------ */
@@ -616,20 +618,24 @@ void ut_sites_announce(void)
 	pthread_mutex_unlock(&ut_rt_lock);
 }
 
-/* Map the area: control page read-only, the rest read-write, contiguous. */
-static struct ut_ctl *map_area(int memfd, const struct ut_msg_welcome *w)
+/*
+ * Map the area, contiguous: the control page from its own memfd, read-only (sealed:
+ * it could not be mapped otherwise), then the rest of the area's memfd read-write.
+ */
+static struct ut_ctl *map_area(int ctlfd, int memfd, const struct ut_msg_welcome *w)
 {
-	struct stat st;
+	struct stat st, cst;
 	uint64_t size = w->area_size;
 	char *base;
 
 	if (w->nr_cpus == 0 || w->nr_cpus > UT_RB_MAX_CPUS || size < ut_rb_area_size(w->nr_cpus) ||
-	    fstat(memfd, &st) || (uint64_t)st.st_size < size)
+	    fstat(memfd, &st) || (uint64_t)st.st_size < size || fstat(ctlfd, &cst) ||
+	    cst.st_size < (off_t)UT_CTL_SIZE)
 		return NULL;
 	base = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED)
 		return NULL;
-	if (mmap(base, UT_CTL_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED, memfd, 0) == MAP_FAILED ||
+	if (mmap(base, UT_CTL_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED, ctlfd, 0) == MAP_FAILED ||
 	    mmap(base + UT_CTL_SIZE, size - UT_CTL_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_FIXED | MAP_NORESERVE, memfd, UT_CTL_SIZE) == MAP_FAILED) {
 		munmap(base, size);
@@ -677,25 +683,26 @@ static int attach(void)
 {
 	struct ut_msg_welcome w;
 	struct ut_ctl *ctl;
-	int fd = connect_daemon(), memfd, selfd = -1;
+	int fd = connect_daemon(), fds[3], err;
 
 	if (fd < 0)
 		return fd;
-	memfd = send_hello(fd) ? -EIO : recv_welcome(fd, &w, &selfd);
-	if (memfd < 0) {
+	err = send_hello(fd) ? -EIO : recv_welcome(fd, &w, fds);
+	if (err) {
 		close(fd);
-		return memfd;
+		return err;
 	}
-	ctl = map_area(memfd, &w);
-	close(memfd);
+	ctl = map_area(fds[0], fds[1], &w);
+	close(fds[0]);
+	close(fds[1]);
 	if (!ctl) {
-		if (selfd >= 0)
-			close(selfd);
+		if (fds[2] >= 0)
+			close(fds[2]);
 		close(fd);
 		return -EPROTO;
 	}
 	sock_install(fd);
-	sel_install(selfd);
+	sel_install(fds[2]);
 	ut_rt_nr_cpus = ctl->nr_cpus < w.nr_cpus ? ctl->nr_cpus : w.nr_cpus;
 	ut_rt_area_size = w.area_size;
 	__atomic_store_n(&ut_rt_ctl, ctl, __ATOMIC_RELEASE);

@@ -63,11 +63,11 @@ static int conn(int *selfd)
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct ut_msg_hello h = {.h = {UT_MSG_HELLO, sizeof(h)}, .version = UT_PROTO_VERSION};
 	struct ut_msg_welcome w;
-	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	char cbuf[CMSG_SPACE(3 * sizeof(int))];
 	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
 	struct msghdr mh = {
 	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	int fds[2] = {-1, -1}, fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int fds[3] = {-1, -1, -1}, fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	strcpy(sa.sun_path, sock_path);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -83,13 +83,16 @@ static int conn(int *selfd)
 		exit(1);
 	}
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(fds, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(fds)))
+			memcpy(fds, CMSG_DATA(c), sizeof(fds));
+	/* the control page, the area, the selection */
 	close(fds[0]);
+	close(fds[1]);
 	if (selfd)
-		*selfd = fds[1];
+		*selfd = fds[2];
 	else
-		close(fds[1]);
+		close(fds[2]);
 	return fd;
 }
 

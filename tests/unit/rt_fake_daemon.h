@@ -2,7 +2,8 @@
 /*
  * rt_fake_daemon.h - the daemon side of the runtime's protocol, just enough to test
  * libutrace without utracefs: a memfd area with a control page, a listening socket
- * that answers HELLO with WELCOME + the memfd and records ACK/TASK/TRACING
+ * that answers HELLO with WELCOME + the memfd (twice: as the control page's and as
+ * the area's) and records ACK/TASK/TRACING
  * messages, generation bumps with futex wake-ups, and a consuming, validating
  * reader of the rings (no-overwrite mode) that counts function events per
  * (tid, ip, parent) and keeps print texts.  Included by test_runtime*.c only.
@@ -206,7 +207,9 @@ static void fd_welcome(struct fake_daemon *d, int fd)
 				   .version = UT_PROTO_VERSION,
 				   .nr_cpus = d->nr_cpus,
 				   .area_size = ut_rb_area_size(d->nr_cpus)};
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	/* the control page and the area: the same file here (its first page is the ctl) */
+	int fds[2] = {d->memfd, d->memfd};
+	char cbuf[CMSG_SPACE(sizeof(fds))];
 	struct iovec iov = {&w, sizeof(w)};
 	struct msghdr mh = {
 	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
@@ -214,8 +217,8 @@ static void fd_welcome(struct fake_daemon *d, int fd)
 
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &d->memfd, sizeof(int));
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
 	sendmsg(fd, &mh, MSG_NOSIGNAL);
 }
 

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "core.h"
+#include "functab.h"
 #include "ring_read.h"
 #include "settings.h"
 #include "tfs.h"
@@ -158,6 +159,46 @@ static void test_area_hostile(void **state)
 	tfs.ctl->gen = 12345;
 	assert_int_equal(tfs_apply(), 0);
 	assert_int_equal(tfs.ctl->gen, gen + 1);
+}
+
+/*
+ * What utracefs alone writes cannot be written by a process, whatever it does with
+ * the descriptors it gets: the control page's memfd and the selection memfd are
+ * sealed against every later writable mapping (so mprotect of a read-only one
+ * fails) and against write(2), even through a descriptor reopened read-write.
+ */
+static void assert_write_sealed(int fd)
+{
+	char path[64];
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	int rw;
+
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m, 4096, PROT_READ | PROT_WRITE), -1);
+	munmap(m, 4096);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	rw = open(path, O_RDWR);
+	assert_true(rw >= 0);
+	assert_true(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0) == MAP_FAILED);
+	assert_int_equal(pwrite(rw, "x", 1, 0), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(ftruncate(rw, 0), -1);
+	close(rw);
+}
+
+static void test_shared_sealed(void **state)
+{
+	int sel = tfs_sel_fd_ro();
+	uint32_t gen = tfs.ctl->gen;
+
+	assert_write_sealed(tfs.ctl_fd);
+	assert_true(sel >= 0);
+	assert_write_sealed(sel);
+	close(sel);
+	/* utracefs's own maps stay writable: the next change still goes out */
+	assert_int_equal(tfs_apply(), 0);
+	assert_int_equal(tfs.ctl->gen, gen + 1);
+	assert_int_equal(tfs_sel_publish(), 0);
 }
 
 static void test_area_layout(void **state)
@@ -449,13 +490,16 @@ static void hello_msg(struct ut_msg_hello *h, const char *comm)
 	snprintf(h->exe, sizeof(h->exe), "/bin/fake");
 }
 
-/* HELLO, then WELCOME with the memfd, mapped read-only like the runtime does. */
+/*
+ * HELLO, then WELCOME with the memfds (control page, area, selection), mapped like
+ * the runtime does: the control page read-only, the area after it.
+ */
 static int peer_hello(struct peer *p, const char *comm)
 {
 	struct ut_msg_hello h;
 	struct ut_msg_welcome w;
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(3 * sizeof(int))];
 		struct cmsghdr align;
 	} cmsg;
 	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
@@ -464,7 +508,8 @@ static int peer_hello(struct peer *p, const char *comm)
 			    .msg_control = cmsg.buf,
 			    .msg_controllen = sizeof(cmsg.buf)};
 	struct cmsghdr *c;
-	int memfd;
+	int fds[3];
+	char *base;
 
 	hello_msg(&h, comm);
 	if (send_msg(p->fd, &h, sizeof(h)))
@@ -472,12 +517,20 @@ static int peer_hello(struct peer *p, const char *comm)
 	if (recvmsg(p->fd, &mh, MSG_CMSG_CLOEXEC) != sizeof(w))
 		return -1;
 	c = CMSG_FIRSTHDR(&mh);
-	if (w.h.type != UT_MSG_WELCOME || !c || c->cmsg_type != SCM_RIGHTS)
+	if (w.h.type != UT_MSG_WELCOME || !c || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(fds)))
 		return -1;
-	memcpy(&memfd, CMSG_DATA(c), sizeof(int));
+	memcpy(fds, CMSG_DATA(c), sizeof(fds));
 	p->size = w.area_size;
-	p->ctl = mmap(NULL, w.area_size, PROT_READ, MAP_SHARED, memfd, 0);
-	close(memfd);
+	base = mmap(NULL, w.area_size, PROT_READ, MAP_SHARED, fds[1], 0);
+	if (base != MAP_FAILED &&
+	    mmap(base, UT_CTL_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED, fds[0], 0) == MAP_FAILED) {
+		munmap(base, w.area_size);
+		base = MAP_FAILED;
+	}
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	p->ctl = (void *)base;
 	return p->ctl == MAP_FAILED ? -1 : (int)w.nr_cpus;
 }
 
@@ -910,6 +963,7 @@ int main(void)
 	    cmocka_unit_test(test_strip),
 	    cmocka_unit_test(test_kpages),
 	    cmocka_unit_test(test_area_hostile),
+	    cmocka_unit_test(test_shared_sealed),
 	    cmocka_unit_test(test_area_layout),
 	    cmocka_unit_test(test_ring_reset_resize),
 	    cmocka_unit_test(test_ring_resize_keeps),
