@@ -7,7 +7,10 @@
  * uid is refused (SO_PEERCRED).  Every packet is checked (size, type, NUL-ended
  * strings, the pid it claims); a peer that sends anything else is disconnected,
  * which is also what EOF does: the process is forgotten, while its tasks and
- * maps stay known so that its events still print.
+ * maps stay known so that its events still print.  No process may hoard our
+ * descriptors: one pid holds at most TFS_CONN_PER_PID connections, one that has
+ * not said HELLO within TFS_HELLO_MS is closed, and when accept() runs out of
+ * descriptors the listening socket rests a while instead of spinning.
  *
  * tracing_on()/tracing_off() from a program arrive here; applying them waits for
  * the ACKs of every process, including the sender, whose ACK this very thread
@@ -47,9 +50,18 @@
 #include "ut_sel.h"
 #include "ut_wire.h"
 
+/*
+ * A runtime holds one connection (two for an instant across exec) and says HELLO
+ * at once: more, or silence, is a process hoarding what the others need.
+ */
+#define TFS_CONN_PER_PID 4
+#define TFS_HELLO_MS UT_ACK_TIMEOUT_MS
+#define TFS_ACCEPT_REST_MS 100 /* after EMFILE/ENFILE */
+
 struct tfs_proc {
 	int fd;
 	pid_t pid; /* from SO_PEERCRED */
+	uint64_t since_ms; /* CLOCK_MONOTONIC at accept: HELLO is due within TFS_HELLO_MS */
 	bool hello;
 	bool has_ack;
 	bool hung; /* missed an ACK deadline: not waited for until it answers */
@@ -372,19 +384,36 @@ static void proc_remove(unsigned int i)
 	}
 }
 
-static void accept_one(void)
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Accept one connection; -errno when accept() itself failed (EMFILE: rest). */
+static int accept_one(void)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
+	unsigned int same = 0;
 	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
-		return;
+		return -errno;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != geteuid()) {
 		close(fd); /* the mount, the socket and the area are the owner's only */
-		return;
+		return 0;
 	}
 	pthread_mutex_lock(&reg_lock);
+	for (unsigned int i = 0; i < nr_procs; i++)
+		same += procs[i].pid == cred.pid;
+	if (same >= TFS_CONN_PER_PID) {
+		pthread_mutex_unlock(&reg_lock);
+		close(fd);
+		return 0;
+	}
 	if (nr_procs == cap_procs) {
 		unsigned int cap = cap_procs ? 2 * cap_procs : 16;
 		struct tfs_proc *p = realloc(procs, cap * sizeof(*p));
@@ -392,13 +421,38 @@ static void accept_one(void)
 		if (!p) {
 			pthread_mutex_unlock(&reg_lock);
 			close(fd);
-			return;
+			return 0;
 		}
 		procs = p;
 		cap_procs = cap;
 	}
-	procs[nr_procs++] = (struct tfs_proc){.fd = fd, .pid = cred.pid};
+	procs[nr_procs++] = (struct tfs_proc){.fd = fd, .pid = cred.pid, .since_ms = now_ms()};
 	pthread_mutex_unlock(&reg_lock);
+	return 0;
+}
+
+/*
+ * Close the connections whose HELLO is overdue (only this thread changes procs[]);
+ * returns how long poll() may wait for the next one to fall due, or -1.
+ */
+static int expire_silent(void)
+{
+	uint64_t now = now_ms();
+	int wait = -1;
+
+	for (unsigned int i = nr_procs; i-- > 0;) {
+		uint64_t due = procs[i].since_ms + TFS_HELLO_MS;
+
+		if (procs[i].hello)
+			continue;
+		if (now >= due) {
+			proc_remove(i);
+			continue;
+		}
+		if (wait < 0 || due - now < (uint64_t)wait)
+			wait = (int)(due - now);
+	}
+	return wait;
 }
 
 static int send_welcome(int fd)
@@ -769,9 +823,12 @@ static void *reg_main(void *arg)
 {
 	struct pollfd *pfd = NULL;
 	unsigned int cap = 0;
+	uint64_t rest_until = 0; /* accept() ran out of descriptors: not before then */
 
 	for (;;) {
 		unsigned int n;
+		int timeout = expire_silent();
+		uint64_t now = now_ms();
 		bool syncing;
 		int ready;
 
@@ -793,18 +850,21 @@ static void *reg_main(void *arg)
 		if (!pfd)
 			break;
 		pfd[0] = (struct pollfd){.fd = wake_pipe[0], .events = POLLIN};
-		pfd[1] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+		/* a negative fd is not polled: the listening socket rests */
+		pfd[1] = (struct pollfd){.fd = now < rest_until ? -1 : listen_fd, .events = POLLIN};
+		if (now < rest_until && (timeout < 0 || rest_until - now < (uint64_t)timeout))
+			timeout = (int)(rest_until - now);
 
 		pthread_mutex_lock(&reg_lock);
 		syncing = sync_taken != sync_done;
 		pthread_mutex_unlock(&reg_lock);
-		ready = poll(pfd, n + 2, syncing ? 0 : -1);
+		ready = poll(pfd, n + 2, syncing ? 0 : timeout);
 		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (ready == 0) { /* syncing, and nothing is left to read: a sync is done */
+		if (ready == 0) { /* nothing left to read (or a time-out): a sync asked for is done */
 			pthread_mutex_lock(&reg_lock);
 			sync_done = sync_taken;
 			pthread_cond_broadcast(&sync_cond);
@@ -820,8 +880,12 @@ static void *reg_main(void *arg)
 			if (on_readable(pfd[2 + i].fd) < 0)
 				proc_remove(i);
 		}
-		if (pfd[1].revents & POLLIN)
-			accept_one();
+		if (pfd[1].revents & POLLIN) {
+			int err = accept_one();
+
+			if (err == -EMFILE || err == -ENFILE || err == -ENOBUFS || err == -ENOMEM)
+				rest_until = now_ms() + TFS_ACCEPT_REST_MS;
+		}
 	}
 	free(pfd);
 	return NULL;

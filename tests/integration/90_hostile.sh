@@ -95,4 +95,14 @@ expect_eq "bomb: done" "bomb 100
 end" "$out"
 check "bomb"
 
+# -- hoarding utracefs's descriptors ----------------------------------------------------
+out=$("$H" "$S" hoard 40 2>&1)
+expect_eq "hoard: one process keeps at most 4 connections" "kept 4
+end" "$out"
+check "hoard"
+out=$("$H" "$S" silent 2>&1)
+expect_eq "silent: a connection that never says HELLO is closed" "silent closed
+end" "$out"
+check "silent"
+
 exec 7>&-

@@ -16,6 +16,10 @@
  *                             dropped the connection, "NAME open" when not
  *   hostile SOCKET die        die (SIGKILL) at every step of a registration
  *   hostile SOCKET bomb N     N processes register at once and die
+ *   hostile SOCKET hoard N    register N times at once from this one process:
+ *                             prints "kept K", the registrations utracefs kept
+ *   hostile SOCKET silent     connect and say nothing: prints "silent closed" when
+ *                             utracefs closed the connection (within 10 s)
  *
  * Prints "end" last.
  */
@@ -207,13 +211,13 @@ static void do_scribble(void)
 
 /* ---- wire ----------------------------------------------------------------------------- */
 
-/* Did utracefs close the connection (within 5 s)? */
-static int closed(int fd)
+/* Did utracefs close the connection (within tries x 50 ms)? */
+static int closed_within(int fd, int tries)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
 	char buf[256];
 
-	for (int i = 0; i < 100; i++) {
+	for (int i = 0; i < tries; i++) {
 		if (poll(&p, 1, 50) > 0) {
 			ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 
@@ -222,6 +226,11 @@ static int closed(int fd)
 		}
 	}
 	return 0;
+}
+
+static int closed(int fd)
+{
+	return closed_within(fd, 100);
 }
 
 static void verdict(const char *name, int fd)
@@ -459,6 +468,34 @@ static void do_bomb(int n)
 	printf("bomb %d\n", n);
 }
 
+static void do_hoard(int n)
+{
+	int *fds = calloc((size_t)n, sizeof(int)), kept = 0;
+
+	for (int i = 0; i < n && fds; i++) {
+		struct ut_msg_welcome w;
+		int got[3];
+
+		fds[i] = conn();
+		if (hello(fds[i], &w, got))
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (got[k] >= 0)
+				close(got[k]);
+	}
+	for (int i = 0; i < n && fds; i++)
+		kept += !closed_within(fds[i], 1);
+	printf("kept %d\n", kept);
+}
+
+static void do_silent(void)
+{
+	int fd = conn();
+
+	printf("silent %s\n", closed_within(fd, 200) ? "closed" : "open");
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -478,6 +515,10 @@ int main(int argc, char **argv)
 		do_die();
 	else if (!strcmp(argv[2], "bomb") && argc > 3)
 		do_bomb(atoi(argv[3]));
+	else if (!strcmp(argv[2], "hoard") && argc > 3)
+		do_hoard(atoi(argv[3]));
+	else if (!strcmp(argv[2], "silent"))
+		do_silent();
 	else
 		return 2;
 	printf("end\n");
