@@ -62,6 +62,22 @@ check "scribble, then echo > trace"
 echo function > "$T/current_tracer"
 check "scribble, then utrace reset"
 
+# under function_graph (the graph writers also rewind and discard in the rings)
+echo function_graph > "$T/current_tracer"
+echo 1000 > "$T/tracing_thresh"
+ask "$UT_TMP/w.out" 7 run >/dev/null
+"$H" "$S" scribble >/dev/null 2>&1
+ask "$UT_TMP/w.out" 7 run run run >/dev/null
+LD_PRELOAD=$LIBUTRACE "$PROGS/rt_calls" calls 50 >/dev/null
+echo 0 > "$T/tracing_thresh"
+ask "$UT_TMP/w.out" 7 run run run >/dev/null
+out=$(LD_PRELOAD=$LIBUTRACE "$PROGS/rt_calls" calls 50 2>&1)
+expect_match "scribble under function_graph: a new process survives" "^leaf .* pid [0-9]+$" "$out"
+cat "$T/trace" >/dev/null 2>"$UT_TMP/err"; rc=$?
+expect_eq "scribble under function_graph: trace still reads" "0 " "$rc $(cat "$UT_TMP/err")"
+echo function > "$T/current_tracer"
+check "scribble under function_graph, then a tracer change"
+
 # -- malformed and out-of-order packets ----------------------------------------------
 out=$("$H" "$S" wire 2>&1)
 expect_eq "wire: every bad packet ends its connection" "short closed
