@@ -5,8 +5,10 @@
  * (fusermount3 -u) or told to stop (SIGTERM, SIGINT).
  *
  * The mount point and every directory above it must be the user's or root's and
- * writable by nobody else (ut_paths.h): the socket and the console go next to it,
- * and another user who could put things there could impersonate the daemon.
+ * writable by nobody else (ut_paths.h), and so must the socket and the console
+ * files next to it if they exist (in a sticky directory such as /tmp another user
+ * could have made them): another user who could put things there could
+ * impersonate the daemon or read what it writes.
  *
  * Without -f it becomes a daemon, and the command returns only once the mount
  * and the socket are up (or with an error if they could not be set up), so that
@@ -134,7 +136,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "utracefs: %s: %s\n", argv[optind], strerror(-err));
 		return 1;
 	}
+	/* the mount point; the socket and the console when they exist (a sticky /tmp) */
 	err = ut_path_trusted(mnt, geteuid(), real, sizeof(real), why, sizeof(why));
+	for (int i = 0; i < 2 && !err; i++) {
+		err = ut_path_trusted(i ? console : sock, geteuid(), real, sizeof(real), why,
+				      sizeof(why));
+		if (err == -ENOENT)
+			err = 0;
+	}
 	if (err) {
 		fprintf(stderr, "utracefs: %s: %s%s\n", mnt, err == -EPERM ? "refused: " : "",
 			err == -EPERM ? why : strerror(-err));

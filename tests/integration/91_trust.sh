@@ -18,7 +18,8 @@ U=utsq$$
 LPIDS=
 tr_cleanup() {
 	for p in $LPIDS; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	for m in "$UT_TMP"/run/utrace-0/tracing "$UT_TMP"/run/utrace-0/t2 "$UT_TMP"/gw/tracing; do
+	for m in "$UT_TMP"/run/utrace-0/tracing "$UT_TMP"/run/utrace-0/t2 "$UT_TMP"/run/tc \
+		"$UT_TMP"/gw/tracing; do
 		mountpoint -q "$m" 2>/dev/null && fusermount3 -u "$m"
 	done
 	# userdel refuses while a process of the user is still being torn down
@@ -102,6 +103,18 @@ out=$(UTRACE_TRACING=$BASE/tr LD_PRELOAD="$LIBUTRACE" "$P" calls 3 2>"$UT_TMP/er
 expect_match "another user's socket: the program runs" "^leaf .* pid [0-9]+$" "$out"
 expect_eq "another user's socket: a traced program sends nothing" "" "$(leaked sq2 "$BASE/tr.sock")"
 expect_eq "another user's socket: the runtime stays silent" "" "$(cat "$UT_TMP/err2")"
+
+# the console file next to a mount point in a sticky directory, made by the other user
+as_other sh -c "umask 0; : > '$BASE/tc.console'"
+mkdir "$BASE/tc"
+out=$("$UTRACEFS" "$BASE/tc" 2>&1); rc=$?
+if mountpoint -q "$BASE/tc"; then
+	fusermount3 -u "$BASE/tc"
+	fail "another user's console file: utracefs refuses it" "it mounted: $out"
+else
+	expect_match "another user's console file: utracefs refuses it" \
+		"refused: $BASE/tc.console is owned by uid $UID2" "$out (exit $rc)"
+fi
 
 # -- our socket file in our directory, but the daemon listening is another uid -----
 mkdir -m 0700 "$UT_TMP/pc"
