@@ -122,3 +122,6 @@ end" "$out"
 check "silent"
 
 exec 7>&-
+echo nop > "$T/current_tracer"
+ut_umount
+expect_eq "utracefs exits cleanly" 0 "$?"
