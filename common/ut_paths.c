@@ -110,8 +110,7 @@ static int trusted_chain(const char *res, uid_t uid, char *why, size_t whysize)
 int ut_path_trusted(const char *path, uid_t uid, char *real, size_t size, char *why,
 		    size_t whysize)
 {
-	char dir[PATH_MAX], res[PATH_MAX];
-	const char *base = NULL;
+	char dir[PATH_MAX], res[PATH_MAX], base[NAME_MAX + 1];
 	char *slash;
 	struct stat st;
 	size_t len = strlen(path), n;
@@ -127,16 +126,16 @@ int ut_path_trusted(const char *path, uid_t uid, char *real, size_t size, char *
 	while (len > 1 && dir[len - 1] == '/')
 		dir[--len] = '\0';
 	slash = strrchr(dir, '/');
-	if (dir[1]) {
-		base = slash + 1; /* stays intact: the cut is before it */
-		slash[slash == dir ? 1 : 0] = '\0';
-	}
+	if (strlen(slash + 1) >= sizeof(base))
+		return -ENAMETOOLONG;
+	strcpy(base, slash + 1); /* "" for "/" itself */
+	slash[slash == dir ? 1 : 0] = '\0'; /* its directory: "/" stays "/" */
 	if (!realpath(dir, res))
 		return -errno;
 	err = trusted_chain(res, uid, why, whysize);
 	if (err)
 		return err;
-	if (base) {
+	if (*base) {
 		n = strlen(res);
 		if (n + 1 + strlen(base) >= sizeof(res))
 			return -ENAMETOOLONG;

@@ -478,11 +478,68 @@ static void test_stats_and_options(void **state)
 	assert_int_equal(cli_option_default("no-such-option"), -1);
 }
 
+/*
+ * ut_path_trusted: a path and every directory above it owned by the user or root
+ * and writable by nobody else (a sticky directory may be), no symbolic link last.
+ */
+static void test_path_trusted(void **state)
+{
+	char dir[] = "/tmp/utrace-trust.XXXXXX", p[PATH_MAX], real[PATH_MAX], why[PATH_MAX + 64];
+	uid_t me = geteuid();
+
+	assert_int_equal(ut_path_trusted("/", me, real, sizeof(real), why, sizeof(why)), 0);
+	assert_string_equal(real, "/");
+	/* right under / (the last component is kept whole) */
+	assert_int_equal(ut_path_trusted("/tmp/", me, real, sizeof(real), why, sizeof(why)), 0);
+	assert_string_equal(real, "/tmp");
+	assert_int_equal(ut_path_trusted("tmp", me, real, sizeof(real), NULL, 0), -EINVAL);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(ut_path_trusted(dir, me, real, sizeof(real), why, sizeof(why)), 0);
+	assert_string_equal(real, dir);
+	snprintf(p, sizeof(p), "%s/none", dir);
+	assert_int_equal(ut_path_trusted(p, me, real, sizeof(real), why, sizeof(why)), -ENOENT);
+	snprintf(p, sizeof(p), "%s/none/deeper", dir);
+	assert_int_equal(ut_path_trusted(p, me, real, sizeof(real), why, sizeof(why)), -ENOENT);
+
+	/* a link last: refused, whatever it points to */
+	snprintf(p, sizeof(p), "%s/link", dir);
+	assert_int_equal(symlink("/tmp", p), 0);
+	assert_int_equal(ut_path_trusted(p, me, real, sizeof(real), why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "is a symbolic link"));
+	unlink(p);
+
+	/* writable by the group, then by others: refused, for what is below too */
+	snprintf(p, sizeof(p), "%s/sock", dir);
+	assert_int_equal(chmod(dir, 0770), 0);
+	assert_int_equal(ut_path_trusted(dir, me, real, sizeof(real), why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "is writable by its group"));
+	assert_int_equal(ut_path_trusted(p, me, real, sizeof(real), why, sizeof(why)), -EPERM);
+	assert_int_equal(chmod(dir, 0707), 0);
+	assert_int_equal(ut_path_trusted(p, me, real, sizeof(real), why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "is writable by others"));
+	/* sticky: only what is not ours below it matters */
+	assert_int_equal(chmod(dir, 01777), 0);
+	assert_int_equal(ut_path_trusted(dir, me, real, sizeof(real), why, sizeof(why)), 0);
+	assert_int_equal(chmod(dir, 0700), 0);
+
+	/* another user's */
+	if (me == 0) {
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+		assert_int_equal(ut_path_trusted(p, 0, real, sizeof(real), why, sizeof(why)), -EPERM);
+		snprintf(p, sizeof(p), "%s is owned by uid 65534", dir);
+		assert_string_equal(why, p);
+		/* but it is its owner's, and root's things are everyone's */
+		assert_int_equal(ut_path_trusted(dir, 65534, real, sizeof(real), NULL, 0), 0);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tracing_dir_rules),
 		cmocka_unit_test(test_tracing_dir_relative),
+		cmocka_unit_test(test_path_trusted),
 		cmocka_unit_test(test_mountinfo),
 		cmocka_unit_test(test_mount_state_without_mount),
 		cmocka_unit_test(test_preload),
