@@ -8,7 +8,8 @@
  * utracefs has mapped it: no process can map it writable or write it, whatever
  * descriptor it holds, so no process can stop tracing for the others through it.
  * The rest stays writable by every process (writers), and is validated wherever
- * utracefs or a writer reads it; a reset rewrites a CPU's writer state whole.
+ * utracefs or a writer reads it; a reset rewrites a CPU's writer state from our
+ * own copies (ut_rb_reset_cpu).
  *
  * Writers never take a lock (but see below), so utracefs changes a CPU's ring only
  * in the way ut_ring.h prescribes: enabled = 0, a CPU barrier (this thread runs on
