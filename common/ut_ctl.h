@@ -21,9 +21,9 @@
 #define UT_CTL_MAGIC 0x4c544375u /* "uCTL" */
 /*
  * 2: function probes (ut_sel.h, UT_MSG_PROBE); 3: MAPS tsc; 4: UT_MSG_NOTE; 5: SITES tsc;
- * 6: the control page's own memfd
+ * 6: the control page's own memfd; 7: rb_cpu.lock (tid and start time), rb_cpu.gen
  */
-#define UT_PROTO_VERSION 6u
+#define UT_PROTO_VERSION 7u
 #define UT_ACK_TIMEOUT_MS 2000
 
 enum ut_tracer_id {

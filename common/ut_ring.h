@@ -157,8 +157,10 @@ struct rb_cpu {
 	uint32_t nr_pages; /* >= 3 */
 	uint32_t flags;	   /* RB_F_* */
 	uint32_t enabled;  /* 0: writers return at once, nothing is counted */
-	uint32_t lock;	   /* locked write mode only: tid of the writer holding the ring, 0 */
-	uint64_t _pad1[4];
+	uint32_t _pad0;
+	uint64_t lock;	   /* locked write mode only: the holder's identity (ut_ring_lock.c), 0 */
+	uint64_t gen;	   /* bumped before every commit that moves wpos back (rewind, reset) */
+	uint64_t _pad1[2];
 	uint64_t read_vpage; /* no-overwrite: writers never start vpage >= read_vpage + nr_pages */
 	uint64_t _pad2[7];
 };
@@ -168,7 +170,8 @@ _Static_assert(offsetof(struct rb_cpu, dropped) == 8, "asm uses offset 8");
 _Static_assert(offsetof(struct rb_cpu, nr_pages) == 16, "asm uses offset 16");
 _Static_assert(offsetof(struct rb_cpu, flags) == 20, "asm uses offset 20");
 _Static_assert(offsetof(struct rb_cpu, enabled) == 24, "asm uses offset 24");
-_Static_assert(offsetof(struct rb_cpu, lock) == 28, "lock word in the first cache line");
+_Static_assert(offsetof(struct rb_cpu, lock) == 32, "lock word in the first cache line");
+_Static_assert(offsetof(struct rb_cpu, gen) == 40, "asm uses offset 40");
 _Static_assert(offsetof(struct rb_cpu, read_vpage) == 64, "asm uses offset 64");
 
 /* Page header, 32 bytes, followed by UT_RB_PAGE_DATA bytes of events. */

@@ -6,15 +6,22 @@
  * (ut_ctl.write_mode), which utracefs chooses when rseq() fails with ENOSYS: then
  * no writer anywhere uses rseq, so lock holders are the only writers.
  *
- * The lock word holds the holder's tid.  Any ring index is correct under the lock,
+ * The lock word holds the holder's identity: its tid in the low 32 bits and, above,
+ * the low 32 bits of the thread's start time (clock ticks since boot, field 22 of
+ * /proc/TID/stat).  A tid alone can be reused, and anybody holding the memfd can
+ * write one: an identity is believed only while a task with that tid and that
+ * start time exists and has not exited.  Any ring index is correct under the lock,
  * so a writer migrated after sched_getcpu() is merely on "another CPU's" ring.
  * A writer killed while holding it cannot release it: a waiter that has waited
  * UT_RB_LOCK_STEAL_MS asks whether the holder still exists and, if not, steals
- * the lock with cmpxchg (from that tid, so two thieves cannot both win).  That is
- * safe for the same reason an rseq abort is: the holder's stores beyond the
- * committed wpos are invisible, and the page-switch stores before a commit are
- * recomputed from the same state.  Holders run in another process's pid
- * namespace are not supported (their tids mean nothing here).
+ * the lock with cmpxchg (from that identity, so two thieves cannot both win);
+ * utracefs clears such locks too (ut_rb_lock_reap), so that a ring nobody writes
+ * any more is not left locked.  A release is a cmpxchg from the releaser's own
+ * identity: a holder whose lock was taken from it never frees the new owner's.
+ * Stealing is safe for the same reason an rseq abort is: the holder's stores beyond
+ * the committed wpos are invisible, and the page-switch stores before a commit are
+ * recomputed from the same state.  Holders run in another process's pid namespace
+ * are not supported (their tids mean nothing here).
  *
  * A signal handler that writes while its thread is inside this function (holding
  * a lock, maybe of the ring it would need) gives up with -EDEADLK instead of
@@ -56,21 +63,21 @@ static uint64_t rb_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Task ids are below the kernel's PID_MAX_LIMIT (2^22). */
+#define RB_TID_LIMIT (1u << 22)
+
 /*
- * Whether task tid is gone.  kill(tid, 0) finds any thread by its tid; a killed
- * thread group leader stays a zombie until reaped, so /proc/tid/stat's state is
- * asked as well (Z, X: exited, cannot be inside a write).  Async-signal-safe.
+ * Task tid's state letter and start time, from /proc/tid/stat.  0, or -1 when it
+ * cannot be read (no such task, no /proc).  Async-signal-safe: no stdio.
  */
-static bool rb_task_dead(uint32_t tid)
+static int rb_task_stat(uint32_t tid, char *state, uint64_t *start)
 {
-	char path[32] = "/proc/", digits[12], buf[512], *p;
-	unsigned int nd = 0;
+	char path[32] = "/proc/", digits[12], buf[1024], *p;
+	unsigned int nd = 0, field = 3;
 	ssize_t n;
 	int fd;
 
-	if (kill((pid_t)tid, 0) != 0 && errno == ESRCH)
-		return true;
-	do /* no snprintf: this may run in a signal handler */
+	do
 		digits[nd++] = (char)('0' + tid % 10);
 	while ((tid /= 10) != 0);
 	p = path + 6;
@@ -79,24 +86,70 @@ static bool rb_task_dead(uint32_t tid)
 	strcpy(p, "/stat");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false; /* no /proc: only ESRCH counts */
+		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return -1;
 	buf[n] = 0;
 	p = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold anything */
-	return p && (p[2] == 'Z' || p[2] == 'X');
+	if (!p || p[1] != ' ' || !p[2])
+		return -1;
+	p += 2;
+	*state = *p;
+	for (; *p && field < 22; p++) /* field 22: starttime */
+		if (*p == ' ')
+			field++;
+	*start = 0;
+	while (*p >= '0' && *p <= '9')
+		*start = *start * 10 + (uint64_t)(*p++ - '0');
+	return 0;
 }
 
-static int rb_lock_as(struct rb_cpu *rc, uint32_t self)
+/* This thread's lock identity (see the top); cached per thread, redone after fork. */
+static __thread uint64_t rb_self_id __attribute__((tls_model("initial-exec")));
+
+static uint64_t rb_identity(uint32_t tid)
 {
-	uint64_t start = 0, since = 0;
-	uint32_t last = 0;
+	uint64_t start = 0;
+	char state;
+
+	if ((uint32_t)rb_self_id == tid)
+		return rb_self_id;
+	if (rb_task_stat(tid, &state, &start) != 0)
+		start = 0; /* no /proc: thieves cannot ask it either */
+	rb_self_id = (uint64_t)tid | (start & 0xffffffffull) << 32;
+	return rb_self_id;
+}
+
+/*
+ * Whether the lock identity id names no live task: a tid that cannot be one, a
+ * task that does not exist (kill: ESRCH) or has exited (a killed thread group
+ * leader stays a zombie until reaped: /proc's Z, X), or a task that started at
+ * another time (the tid was reused, or the word was forged).  Async-signal-safe.
+ */
+static bool rb_holder_gone(uint64_t id)
+{
+	uint32_t tid = (uint32_t)id;
+	uint64_t start;
+	char state;
+
+	if (tid == 0 || tid >= RB_TID_LIMIT)
+		return true;
+	if (kill((pid_t)tid, 0) != 0 && errno == ESRCH)
+		return true;
+	if (rb_task_stat(tid, &state, &start) != 0)
+		return false; /* no /proc: only ESRCH counts */
+	return state == 'Z' || state == 'X' || (start & 0xffffffffull) != id >> 32;
+}
+
+static int rb_lock_as(struct rb_cpu *rc, uint64_t self)
+{
+	uint64_t start = 0, since = 0, last = 0;
 	unsigned int spins = 0;
 
 	for (;;) {
-		uint32_t owner = 0;
+		uint64_t owner = 0;
 
 		if (__atomic_compare_exchange_n(&rc->lock, &owner, self, false, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
@@ -118,7 +171,7 @@ static int rb_lock_as(struct rb_cpu *rc, uint32_t self)
 			since = now;
 		}
 		if (now - since >= UT_RB_LOCK_STEAL_MS) {
-			if (rb_task_dead(owner) &&
+			if (rb_holder_gone(owner) &&
 			    __atomic_compare_exchange_n(&rc->lock, &owner, self, false,
 							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 				return 0;
@@ -129,25 +182,41 @@ static int rb_lock_as(struct rb_cpu *rc, uint32_t self)
 	}
 }
 
-static void rb_unlock(struct rb_cpu *rc)
+/* Release: only a lock that is still ours (a thief's stays the thief's). */
+static void rb_unlock(struct rb_cpu *rc, uint64_t self)
 {
-	__atomic_store_n(&rc->lock, 0, __ATOMIC_RELEASE);
+	__atomic_compare_exchange_n(&rc->lock, &self, 0, false, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
 }
 
 int ut_rb_lock(void *area, unsigned int cpu)
 {
-	return rb_lock_as(ut_rb_cpu(area, cpu), rb_gettid());
+	return rb_lock_as(ut_rb_cpu(area, cpu), rb_identity(rb_gettid()));
 }
 
 void ut_rb_unlock(void *area, unsigned int cpu)
 {
-	rb_unlock(ut_rb_cpu(area, cpu));
+	rb_unlock(ut_rb_cpu(area, cpu), rb_identity(rb_gettid()));
+}
+
+int ut_rb_lock_reap(void *area, unsigned int cpu)
+{
+	struct rb_cpu *rc = ut_rb_cpu(area, cpu);
+	uint64_t owner = __atomic_load_n(&rc->lock, __ATOMIC_ACQUIRE);
+	int saved = errno, cleared = 0;
+
+	if (owner && rb_holder_gone(owner))
+		cleared = __atomic_compare_exchange_n(&rc->lock, &owner, 0, false,
+						      __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	errno = saved;
+	return cleared;
 }
 
 int ut_rb_write_locked(void *area, unsigned int nr_cpus, struct ut_ev *ev)
 {
 	unsigned int len = ev->len;
 	uint32_t self = rb_gettid();
+	uint64_t id;
 	int cpu, err, saved = errno;
 
 	if (len < sizeof(*ev) || len > UT_RB_PAGE_DATA || (len & 7))
@@ -163,17 +232,18 @@ int ut_rb_write_locked(void *area, unsigned int nr_cpus, struct ut_ev *ev)
 
 	rb_writing = self;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* set before the lock can be held */
-	err = rb_lock_as(rc, self);
+	id = rb_identity(self);
+	err = rb_lock_as(rc, id);
 	if (!err) {
 		if (ut_rb_locked_hook)
 			ut_rb_locked_hook(area, (unsigned int)cpu);
 		ev->ts = __builtin_ia32_rdtsc(); /* under the lock: monotonic per ring */
 		err = ut_rb_write_on_cpu(area, (unsigned int)cpu, ev);
-		rb_unlock(rc);
+		rb_unlock(rc, id);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rb_writing = 0;
-	errno = saved; /* rb_task_dead's probes */
+	errno = saved; /* rb_holder_gone's probes */
 	return err;
 }
 

@@ -35,8 +35,9 @@ int ut_rb_write(void *area, unsigned int nr_cpus, struct ut_ev *ev);
 /*
  * The same write for a kernel without rseq (ut_ctl.write_mode == UT_CTL_WRITE_LOCKED):
  * takes the lock word of the ring of the CPU sched_getcpu() names (rb_cpu.lock,
- * holding the caller's tid), stamps ev->ts and runs ut_rb_write_on_cpu() there.  A
- * lock whose holder is dead is stolen after UT_RB_LOCK_STEAL_MS.  Results as
+ * holding the caller's identity: tid and start time), stamps ev->ts and runs
+ * ut_rb_write_on_cpu() there.  A lock whose holder is gone (dead, or an identity no
+ * live task has: a reused tid, a forged word) is stolen after UT_RB_LOCK_STEAL_MS.  Results as
  * ut_rb_write, never -ENOSYS, plus -EDEADLK: the thread is already inside this
  * function (a signal handler interrupted it), nothing written; -EBUSY: a live
  * holder kept the lock UT_RB_LOCK_GIVEUP_MS (stopped?), nothing written.  Callers
@@ -49,10 +50,18 @@ int ut_rb_write_locked(void *area, unsigned int nr_cpus, struct ut_ev *ev);
 
 /*
  * Take / drop one ring's lock as ut_rb_write_locked does (utracefs's CPU barrier
- * in locked mode).  ut_rb_lock returns 0, or -EBUSY as above.
+ * in locked mode).  ut_rb_lock returns 0, or -EBUSY as above; ut_rb_unlock frees
+ * the lock only if the calling thread still holds it.
  */
 int ut_rb_lock(void *area, unsigned int cpu);
 void ut_rb_unlock(void *area, unsigned int cpu);
+
+/*
+ * Free cpu's lock if its holder is gone (as a waiter would steal it), so that a
+ * ring no writer comes back to is not left locked: utracefs calls it for a lock it
+ * sees held for a while.  1 when it freed it, else 0.  Async-signal-safe.
+ */
+int ut_rb_lock_reap(void *area, unsigned int cpu);
 
 /* Tests only: called by ut_rb_write_locked while it holds the lock of `cpu`. */
 extern void (*ut_rb_locked_hook)(void *area, unsigned int cpu);

@@ -14,7 +14,8 @@
  *  - writers killed with SIGKILL in the middle leave the rings consistent;
  *  - locked writer: a writer SIGKILLed while it holds a ring's lock (and left
  *    garbage beyond the committed offset) delays the others by the steal delay
- *    only; a signal handler writing while its thread holds a lock gets -EDEADLK.
+ *    only; a signal handler writing while its thread holds a lock gets -EDEADLK;
+ *    a lock word naming no live holder (reused tid, forged) is taken over.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -568,11 +569,11 @@ static void test_locked_dead_holder(void **state)
 		_exit(2);
 	}
 	int got = (int)read(p[0], &c, 1);
-	uint32_t lock = ut_rb_cpu(area, 0)->lock;
+	uint64_t lock = ut_rb_cpu(area, 0)->lock;
 
 	kill(holder, SIGKILL); /* not reaped yet: a zombie holds the lock */
 	assert_int_equal(got, 1);
-	assert_int_equal(lock, (uint32_t)holder);
+	assert_int_equal((uint32_t)lock, (uint32_t)holder); /* and its start time above */
 
 	uint64_t t0 = now_ms();
 
@@ -594,6 +595,11 @@ static void test_locked_dead_holder(void **state)
 			assert_int_equal(r->consumed[c2], written(c2));
 		}
 		sum_written += written(c2);
+		/*
+		 * No writer may have come back to CPU 0 after the holder died: utracefs
+		 * frees such a lock itself (its kicker calls ut_rb_lock_reap).
+		 */
+		ut_rb_lock_reap(area, c2);
 		assert_int_equal(ut_rb_cpu(area, c2)->lock, 0);
 	}
 	for (unsigned int i = 0; i < NR_WRITERS; i++) {
@@ -616,6 +622,92 @@ static void test_locked_dead_holder(void **state)
 	close(p[0]);
 	close(p[1]);
 	free(r);
+}
+
+/* This thread's start time (clock ticks since boot), as /proc shows it. */
+static uint64_t my_start_time(void)
+{
+	char path[64], buf[1024], *p;
+	unsigned int field = 3;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", gettid());
+	f = fopen(path, "re");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')') + 2;
+	for (; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	return strtoull(p, NULL, 10);
+}
+
+/*
+ * The lock word names its holder by tid AND start time: a word that names a live
+ * task with another start time (its tid was reused), or a word anybody wrote (a
+ * live pid, 1), is no holder: the next writer takes the lock from it, as does
+ * utracefs (ut_rb_lock_reap).  A real live holder keeps it.  A holder whose lock
+ * was taken never frees the new owner's.
+ */
+static void test_locked_identity(void **state)
+{
+	struct rb_cpu *rc = ut_rb_cpu(area, 0);
+	uint64_t self = (uint32_t)gettid() | (my_start_time() & 0xffffffffull) << 32;
+	uint64_t words[] = {(uint64_t)getpid(), 1, self + (1ull << 32), (uint64_t)getppid()};
+	struct test_ev e;
+	cpu_set_t old;
+	int p[2], st;
+	pid_t child;
+	char c;
+
+	sched_getaffinity(0, sizeof(old), &old);
+	pin_cpu0();
+	reset_all(area, nr_cpus, NR_PAGES, RB_F_OVERWRITE);
+	make_ev(&e, 0, 0);
+	for (unsigned int i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		__atomic_store_n(&rc->lock, words[i], __ATOMIC_SEQ_CST);
+		assert_int_equal(ut_rb_write_locked(area, nr_cpus, &e.h), 0);
+		assert_int_equal(__atomic_load_n(&rc->lock, __ATOMIC_SEQ_CST), 0);
+		__atomic_store_n(&rc->lock, words[i], __ATOMIC_SEQ_CST);
+		assert_int_equal(ut_rb_lock_reap(area, 0), 1);
+		assert_int_equal(__atomic_load_n(&rc->lock, __ATOMIC_SEQ_CST), 0);
+	}
+	assert_int_equal(written(0), sizeof(words) / sizeof(words[0]));
+
+	/* a live holder keeps its lock; once dead (a zombie), it is freed */
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		alarm(30);
+		if (ut_rb_lock(area, 0) || write(p[1], "l", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	assert_int_equal(read(p[0], &c, 1), 1);
+	assert_int_equal((uint32_t)rc->lock, (uint32_t)child);
+	assert_int_equal(ut_rb_lock_reap(area, 0), 0);
+	assert_int_equal((uint32_t)rc->lock, (uint32_t)child);
+	kill(child, SIGKILL);
+	while (!ut_rb_lock_reap(area, 0)) /* until it is a zombie */
+		usleep(1000);
+	assert_int_equal(rc->lock, 0);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	close(p[0]);
+	close(p[1]);
+
+	/* the lock taken from us (as from a holder thought gone): our release leaves it */
+	assert_int_equal(ut_rb_lock(area, 0), 0);
+	assert_int_equal(rc->lock, self);
+	__atomic_store_n(&rc->lock, words[0], __ATOMIC_SEQ_CST);
+	ut_rb_unlock(area, 0);
+	assert_int_equal(rc->lock, words[0]);
+	__atomic_store_n(&rc->lock, 0, __ATOMIC_SEQ_CST);
+	sched_setaffinity(0, sizeof(old), &old);
 }
 
 static int nested_ret = 1;
@@ -685,6 +777,7 @@ int main(void)
 	    cmocka_unit_test_prestate_setup_teardown(test_locked_dead_holder, setup_locked, NULL,
 						     (void *)(uintptr_t)RB_F_OVERWRITE),
 	    cmocka_unit_test_setup(test_locked_nested, setup_locked),
+	    cmocka_unit_test_setup(test_locked_identity, setup_locked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
