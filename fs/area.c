@@ -24,7 +24,9 @@
  *
  * Writers never notify anybody either: a kicker thread looks at every CPU's
  * wpos and dropped counter every TFS_KICK_MS and wakes blocked trace_pipe
- * readers and pollers when something moved.
+ * readers and pollers when something moved.  In the locked mode it also frees
+ * the lock of a ring that did not move while a gone holder (dead, reused tid,
+ * forged word) held it, so that no ring stays locked for want of a writer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -97,25 +99,69 @@ static void set_enabled(unsigned int cpu, uint32_t on)
 	__atomic_store_n(&ut_rb_cpu(tfs.area, cpu)->enabled, on, __ATOMIC_SEQ_CST);
 }
 
-void tfs_cpu_barrier(unsigned int cpu)
+void tfs_area_set_write_mode(uint32_t mode)
+{
+	write_mode = mode;
+}
+
+/* Whether cpu is offline (no writer can be inside a sequence there). */
+static bool cpu_offline(unsigned int cpu)
+{
+	char path[64], c = '1';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fread(&c, 1, 1, f) != 1)
+		c = '1';
+	fclose(f);
+	return c == '0';
+}
+
+/*
+ * The first half of a change of cpu's writer state (enabled already 0): after it
+ * no writer is inside a write on that ring, or will be before barrier_end.
+ *   rseq mode: this thread runs on cpu once, which aborts or completes whatever
+ *   sequence was in flight there.  Where it may not run there (a cpuset) nothing
+ *   can be known about the writers there: -EBUSY, the change must not be made.
+ *   locked mode: take the ring's lock and keep it until barrier_end, so that a
+ *   holder cannot commit into the changed ring.  A holder that keeps it past
+ *   UT_RB_LOCK_GIVEUP_MS (stopped) gets -EBUSY; a gone one (dead, reused tid,
+ *   forged word) is stolen from.
+ */
+static int barrier_begin(unsigned int cpu)
 {
 	cpu_set_t old, one;
 
-	/* locked mode: a writer holds the lock from its read of enabled to its commit */
-	if (write_mode == UT_CTL_WRITE_LOCKED) {
-		if (ut_rb_lock(tfs.area, cpu) == 0)
-			ut_rb_unlock(tfs.area, cpu);
-		return;
-	}
+	if (write_mode == UT_CTL_WRITE_LOCKED)
+		return ut_rb_lock(tfs.area, cpu) == 0 ? 0 : -EBUSY;
 	if (pthread_getaffinity_np(pthread_self(), sizeof(old), &old))
-		return;
+		return -EBUSY;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	/* setting the affinity migrates this thread before it returns */
-	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0) {
-		sched_yield();
-		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
-	}
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0)
+		return cpu_offline(cpu) ? 0 : -EBUSY;
+	sched_yield();
+	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+	return 0;
+}
+
+static void barrier_end(unsigned int cpu)
+{
+	if (write_mode == UT_CTL_WRITE_LOCKED)
+		ut_rb_unlock(tfs.area, cpu);
+}
+
+int tfs_cpu_barrier(unsigned int cpu)
+{
+	int err = barrier_begin(cpu);
+
+	if (!err)
+		barrier_end(cpu);
+	return err;
 }
 
 /*
@@ -131,14 +177,31 @@ static void ring_release_tail(unsigned int cpu, unsigned int nr_pages)
 		fallocate(tfs.area_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, start, len);
 }
 
-/* Reset one CPU with the given page count; area_lock held. */
-static void ring_reset_locked(unsigned int cpu, unsigned int nr_pages)
+/*
+ * Reset one CPU with the given page count; area_lock held.  Its consumer forgets
+ * its position in the same critical section.  0, or -EBUSY (barrier_begin):
+ * nothing changed.
+ */
+static int ring_reset_locked(unsigned int cpu, unsigned int nr_pages)
 {
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	uint32_t was = rc->enabled;
+	int err;
+
 	set_enabled(cpu, 0);
-	tfs_cpu_barrier(cpu);
+	err = barrier_begin(cpu);
+	if (err) {
+		set_enabled(cpu, was);
+		return err;
+	}
+	tfs_rr_hold();
 	ut_rb_reset_cpu(tfs.area, cpu, nr_pages, ring_flags());
+	tfs_rr_forget_held(cpu);
+	tfs_rr_unhold();
 	ring_release_tail(cpu, nr_pages);
+	barrier_end(cpu);
 	set_enabled(cpu, cpu_in_mask(cpu));
+	return 0;
 }
 
 /*
@@ -147,7 +210,8 @@ static void ring_reset_locked(unsigned int cpu, unsigned int nr_pages)
  */
 struct ring_keep {
 	unsigned char (*data)[UT_RB_PAGE_DATA];
-	unsigned int *end; /* committed bytes of each copied page */
+	unsigned int *start; /* the first byte kept of each copied page (consumed before) */
+	unsigned int *end;   /* committed bytes of each copied page */
 	unsigned int nr;   /* pages copied */
 	uint64_t written;  /* events ever committed on the CPU */
 	uint64_t dropped;
@@ -157,12 +221,14 @@ struct ring_keep {
  * Copy the newest readable pages of cpu (writers disabled: nothing moves), enough
  * to fill a ring of new_nr pages, following ut_ring.h: the window is the last
  * nr - 1 pages (overwrite) or starts at read_vpage (no-overwrite), as the reader
- * sees it.  Every header is checked: the walk stops at the first page that does
- * not hold what it should (events are checked when they are written back).
- * 0 or -ENOMEM.
+ * sees it, and nothing the consumer has taken already (readers held) is kept.
+ * Every header is checked: the walk stops at the first page that does not hold
+ * what it should (events are checked when they are written back).  0 or -ENOMEM.
  */
 static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
 {
+	unsigned int cvp = 0, coff = 0;
+	bool consumed = tfs_rr_next_held(cpu, &cvp, &coff);
 	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
 	uint64_t w = rc->wpos, budget = (uint64_t)(new_nr - 1) * UT_RB_PAGE_DATA, got = 0;
 	unsigned int nr = rc->nr_pages, V = rb_wpos_vpage(w), slot = rb_wpos_slot(w), win;
@@ -181,20 +247,27 @@ static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
 	if (win > new_nr)
 		win = new_nr; /* more pages could not all be kept */
 	k->data = malloc((size_t)win * sizeof(*k->data));
+	k->start = malloc((size_t)win * sizeof(*k->start));
 	k->end = malloc((size_t)win * sizeof(*k->end));
-	if (!k->data || !k->end)
+	if (!k->data || !k->start || !k->end)
 		return -ENOMEM;
 	for (unsigned int d = 0; d < win && got <= budget; d++) {
 		struct rb_page *p = ut_rb_page(tfs.area, cpu, (slot + nr - d) % nr);
 		unsigned int vp = (V - d) & (RB_VPAGE_MOD - 1);
 		uint64_t c = d == 0 ? w : p->commit;
+		unsigned int from = 0;
 
+		if (consumed && d > rb_vpage_sub(V, cvp))
+			break; /* older than the consumer's page: all taken */
 		if (p->magic != UT_RB_PAGE_MAGIC || p->vpage != vp || rb_wpos_vpage(c) != vp ||
 		    rb_wpos_off(c) > UT_RB_PAGE_DATA)
 			break; /* older pages are not part of this ring's history */
+		if (consumed && vp == cvp)
+			from = coff < rb_wpos_off(c) ? coff : rb_wpos_off(c);
+		k->start[k->nr] = from;
 		k->end[k->nr] = rb_wpos_off(c);
 		memcpy(k->data[k->nr++], p + 1, rb_wpos_off(c));
-		got += rb_wpos_off(c);
+		got += rb_wpos_off(c) - from;
 	}
 	return 0;
 }
@@ -204,14 +277,15 @@ static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
  * freshly reset ring (still in overwrite mode: the oldest give way if the packing
  * needs more pages than the window has).  Numbered so that `written` does not
  * change: the events that are not kept count as overrun, as in the kernel.
+ * Returns the number of the first event kept.
  */
-static void ring_restore(unsigned int cpu, const struct ring_keep *k)
+static uint64_t ring_restore(unsigned int cpu, const struct ring_keep *k)
 {
 	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
-	uint64_t n = 0;
+	uint64_t n = 0, first;
 
 	for (unsigned int i = k->nr; i-- > 0;)
-		for (unsigned int off = 0; off < k->end[i];) {
+		for (unsigned int off = k->start[i]; off < k->end[i];) {
 			int len = tfs_rr_check_event(k->data[i] + off, k->end[i] - off);
 
 			if (len < 0)
@@ -219,9 +293,10 @@ static void ring_restore(unsigned int cpu, const struct ring_keep *k)
 			n++;
 			off += (unsigned int)len;
 		}
-	ut_rb_page(tfs.area, cpu, 0)->base_entries = k->written >= n ? k->written - n : 0;
+	first = k->written >= n ? k->written - n : 0;
+	ut_rb_page(tfs.area, cpu, 0)->base_entries = first;
 	for (unsigned int i = k->nr; i-- > 0;)
-		for (unsigned int off = 0; off < k->end[i];) {
+		for (unsigned int off = k->start[i]; off < k->end[i];) {
 			const struct ut_ev *ev = (const void *)(k->data[i] + off);
 
 			if (tfs_rr_check_event(ev, k->end[i] - off) < 0)
@@ -230,25 +305,37 @@ static void ring_restore(unsigned int cpu, const struct ring_keep *k)
 			off += ev->len;
 		}
 	rc->dropped = k->dropped;
+	return first;
 }
 
 /*
- * Resize cpu's ring keeping its newest events, as the kernel does; area_lock held.
- * Without the memory for the copy the ring is emptied instead.
+ * Resize cpu's ring keeping its newest unconsumed events, as the kernel does;
+ * area_lock held.  Without the memory for the copy the ring is emptied instead.
+ * The consumer goes on with the first event kept, in the same critical section.
+ * 0, or -EBUSY (barrier_begin): nothing changed.
  */
-static void ring_resize_locked(unsigned int cpu, unsigned int nr_pages)
+static int ring_resize_locked(unsigned int cpu, unsigned int nr_pages)
 {
 	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	uint32_t was = rc->enabled;
 	struct ring_keep k;
+	uint64_t first;
+	int err;
 
 	set_enabled(cpu, 0);
-	tfs_cpu_barrier(cpu);
+	err = barrier_begin(cpu);
+	if (err) {
+		set_enabled(cpu, was);
+		return err;
+	}
+	tfs_rr_hold();
 	if (ring_save(cpu, nr_pages, &k))
 		k.nr = 0;
 	ut_rb_reset_cpu(tfs.area, cpu, nr_pages, RB_F_OVERWRITE);
 	ring_release_tail(cpu, nr_pages);
-	ring_restore(cpu, &k);
+	first = ring_restore(cpu, &k);
 	free(k.data);
+	free(k.start);
 	free(k.end);
 	if (!(ring_flags() & RB_F_OVERWRITE)) {
 		/* no-overwrite writers stop at read_vpage + nr: count from the oldest page kept */
@@ -257,7 +344,11 @@ static void ring_resize_locked(unsigned int cpu, unsigned int nr_pages)
 		rc->read_vpage = vp >= nr_pages - 2 ? vp - (nr_pages - 2) : 0;
 	}
 	rc->flags = ring_flags();
+	tfs_rr_resized_held(cpu, first);
+	tfs_rr_unhold();
+	barrier_end(cpu);
 	set_enabled(cpu, cpu_in_mask(cpu));
+	return 0;
 }
 
 /*
@@ -365,39 +456,49 @@ void tfs_area_fini(void)
 	tfs_unlock();
 }
 
-void tfs_ring_reset(int cpu)
+int tfs_ring_reset(int cpu)
 {
 	uint64_t tsc = tfs_clock_tsc();
+	int err = 0;
 
 	if (!tfs.area)
-		return;
+		return 0;
 	pthread_mutex_lock(&area_lock);
 	for (unsigned int c = 0; c < tfs.nr_cpus; c++)
-		if (cpu < 0 || (unsigned int)cpu == c)
-			ring_reset_locked(c, tfs_kpages_to_rb_pages(tfs.nr_kpages[c]));
+		if (cpu < 0 || (unsigned int)cpu == c) {
+			int e = ring_reset_locked(c, tfs_kpages_to_rb_pages(tfs.nr_kpages[c]));
+
+			if (e && !err)
+				err = e;
+		}
 	pthread_mutex_unlock(&area_lock);
-	if (cpu < 0)
+	if (cpu < 0 && !err)
 		tfs_sym_forget(tsc); /* no event of a mapping gone before is left */
 	tfs_ring_kick();
+	return err;
 }
 
 int tfs_ring_resize(unsigned int cpu, unsigned int nr_kpages)
 {
 	uint64_t max_kpages =
 	    (uint64_t)(UT_RB_MAX_PAGES - 1) * UT_RB_PAGE_DATA / UT_KERNEL_PAGE_DATA;
+	int err;
 
 	if (!tfs.area || cpu >= tfs.nr_cpus)
 		return -EINVAL;
 	if (!nr_kpages || nr_kpages > max_kpages)
 		return -ENOMEM;
 	pthread_mutex_lock(&area_lock);
-	ring_resize_locked(cpu, tfs_kpages_to_rb_pages(nr_kpages));
+	err = ring_resize_locked(cpu, tfs_kpages_to_rb_pages(nr_kpages));
 	pthread_mutex_unlock(&area_lock);
-	tfs_rr_reset((int)cpu);
 	tfs_ring_kick();
-	return 0;
+	return err;
 }
 
+/*
+ * (En/dis)abling needs no barrier to be passed: a writer still inside a sequence
+ * that began before merely adds its event as if it had come a moment sooner.
+ */
 void tfs_ring_enable(unsigned int cpu, bool on)
 {
 	if (!tfs.area || cpu >= tfs.nr_cpus)
@@ -498,6 +599,9 @@ static void *kicker_main(void *arg)
 
 			if (w != last[2 * cpu] || d != last[2 * cpu + 1])
 				moved = true;
+			else if (write_mode == UT_CTL_WRITE_LOCKED &&
+				 __atomic_load_n(&rc->lock, __ATOMIC_RELAXED))
+				ut_rb_lock_reap(tfs.area, cpu); /* held a whole tick: gone? */
 			last[2 * cpu] = w;
 			last[2 * cpu + 1] = d;
 		}

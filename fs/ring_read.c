@@ -237,23 +237,62 @@ static void rr_cons_clear(struct rr_cons *cs)
 	memset(cs, 0, offsetof(struct rr_cons, pg));
 }
 
+void tfs_rr_hold(void)
+{
+	pthread_mutex_lock(&rr_lock);
+}
+
+void tfs_rr_unhold(void)
+{
+	pthread_mutex_unlock(&rr_lock);
+}
+
+void tfs_rr_forget_held(unsigned int cpu)
+{
+	struct rr_cons *cs = rr_cons_of(cpu);
+
+	if (!cs)
+		return;
+	/*
+	 * The kernel's oldest time after a reset is its head page's; once a
+	 * consuming read has swapped its reader page into the ring, the head is
+	 * that page, empty: 0.  Without reads it is the old page.
+	 */
+	if (cs->R)
+		cs->last_oldest = 0;
+	rr_cons_clear(cs);
+}
+
+bool tfs_rr_next_held(unsigned int cpu, unsigned int *vp, unsigned int *off)
+{
+	struct rr_cons *cs = rr_cons_of(cpu);
+
+	if (!cs || (!cs->P && !cs->R && !cs->D))
+		return false; /* nothing consumed: no position */
+	*vp = cs->vp;
+	*off = cs->off;
+	return true;
+}
+
+void tfs_rr_resized_held(unsigned int cpu, uint64_t first)
+{
+	struct rr_cons *cs = rr_cons_of(cpu);
+
+	if (!cs)
+		return;
+	cs->vp = 0;
+	cs->off = cs->idx = 0;
+	cs->P = first;
+	cs->lost = 0;
+	cs->loaded = false;
+}
+
 void tfs_rr_reset(int cpu)
 {
 	pthread_mutex_lock(&rr_lock);
-	for (unsigned int c = 0; c < UT_RB_MAX_CPUS; c++) {
-		struct rr_cons *cs = rr_cons_of(c);
-
-		if (!cs || (cpu >= 0 && (unsigned int)cpu != c))
-			continue;
-		/*
-		 * The kernel's oldest time after a reset is its head page's; once a
-		 * consuming read has swapped its reader page into the ring, the
-		 * head is that page, empty: 0.  Without reads it is the old page.
-		 */
-		if (cs->R)
-			cs->last_oldest = 0;
-		rr_cons_clear(cs);
-	}
+	for (unsigned int c = 0; c < UT_RB_MAX_CPUS; c++)
+		if (cpu < 0 || (unsigned int)cpu == c)
+			tfs_rr_forget_held(c);
 	if (cpu < 0)
 		time_start = tfs_clock_now();
 	pthread_mutex_unlock(&rr_lock);

@@ -17,9 +17,11 @@
  *     newline; for trace_marker events (ip == UT_IP_MARKER) the formatter adds
  *     the newline the kernel adds, and `bytes` counts what the kernel stores
  *     (16-byte entry + text + 2).
- *   - utracefs calls tfs_rr_reset(cpu) after emptying a ring (reset, resize,
- *     clock or tracer change); the reader also detects resets it was not told
- *     about, but only the call keeps `read events` and latency times exact.
+ *   - every change of a ring's contents by utracefs (reset, resize: area.c) is
+ *     made with the readers held off (tfs_rr_hold), and the consumer of that CPU
+ *     is moved in the same critical section (tfs_rr_forget_held,
+ *     tfs_rr_resized_held): a consumer never carries a position from the old
+ *     ring into the new one.
  */
 #ifndef TFS_RING_READ_H
 #define TFS_RING_READ_H
@@ -124,8 +126,31 @@ long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *
 /* True when the consuming reader of cpu (or of any CPU) has an event ready. */
 bool tfs_rr_ready(int cpu);
 
-/* A ring was emptied (cpu, or all when cpu < 0): forget the reader's position. */
+/*
+ * A ring was emptied (cpu, or all when cpu < 0): forget the reader's position,
+ * and for all CPUs restart the latency format's time base.
+ */
 void tfs_rr_reset(int cpu);
+
+/*
+ * Hold every reader (snapshots, statistics, consumers) off while a ring changes;
+ * area.c takes it inside its own lock, never the other way round.
+ */
+void tfs_rr_hold(void);
+void tfs_rr_unhold(void);
+/* Readers held: cpu's ring was emptied; its consumer starts again at the ring's start. */
+void tfs_rr_forget_held(unsigned int cpu);
+/*
+ * Readers held: where cpu's consumer takes its next event (vpage, byte offset in
+ * the page's data); false when it has consumed nothing (no position).
+ */
+bool tfs_rr_next_held(unsigned int cpu, unsigned int *vp, unsigned int *off);
+/*
+ * Readers held: cpu's ring was rebuilt (resize) with the unconsumed events from
+ * number `first` on at its start: the consumer goes on from there, its counts
+ * (read, discarded, bad) kept.
+ */
+void tfs_rr_resized_held(unsigned int cpu, uint64_t first);
 /* Time of the last full reset in the current clock (latency format base). */
 uint64_t tfs_rr_time_start(void);
 

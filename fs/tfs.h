@@ -195,14 +195,27 @@ int tfs_apply(void);
 /* ---- the area and the rings (area.c) --------------------------------------------- */
 
 int tfs_area_init(unsigned int nr_cpus);
-/* Empty one CPU's ring (cpu >= 0) or all of them (cpu < 0): the kernel's reset. */
-void tfs_ring_reset(int cpu);
-/* Give a CPU's ring room for nr_kpages kernel pages; empties it.  0 or -ENOMEM. */
+/*
+ * Empty one CPU's ring (cpu >= 0) or all of them (cpu < 0): the kernel's reset;
+ * the consumers (trace_pipe) of those CPUs forget their positions.  0, or -EBUSY
+ * when some CPU's writers could not be stopped (area.c: a CPU utracefs may not
+ * run on, a lock holder that does not let go): that ring is left as it was.
+ */
+int tfs_ring_reset(int cpu);
+/*
+ * Give a CPU's ring room for nr_kpages kernel pages, keeping its newest events
+ * that the consumer has not taken.  0, -ENOMEM, or -EBUSY as tfs_ring_reset.
+ */
 int tfs_ring_resize(unsigned int cpu, unsigned int nr_kpages);
 /* Stop or restart writes on a CPU (tracing_cpumask). */
 void tfs_ring_enable(unsigned int cpu, bool on);
-/* Wait until no write sequence that started before the call is still running on cpu. */
-void tfs_cpu_barrier(unsigned int cpu);
+/*
+ * Wait until no write sequence that started before the call is still running on
+ * cpu.  0, or -EBUSY when that cannot be known (see area.c).
+ */
+int tfs_cpu_barrier(unsigned int cpu);
+/* Tests only: the write mode utracefs chose at start (UT_CTL_WRITE_*). */
+void tfs_area_set_write_mode(uint32_t mode);
 /* Wake trace_pipe readers and pollers (called when new data may be there). */
 void tfs_ring_kick(void);
 /*

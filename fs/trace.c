@@ -166,7 +166,10 @@ static ssize_t trace_write(struct tfs_open *o, const char *buf, size_t size, off
 
 static int trace_truncate(struct tfs_open *o)
 {
-	tfs_ring_reset(o->cpu);
+	int err = tfs_ring_reset(o->cpu);
+
+	if (err)
+		return err;
 	tfs_rr_reset(o->cpu);
 	if (o->priv)
 		return trace_snapshot(o);

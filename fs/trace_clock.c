@@ -24,17 +24,20 @@ static int trace_clock_show(struct tfs_open *o)
 static ssize_t trace_clock_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
 {
 	char name[CLOCK_WRITE_MAX];
-	int c;
+	int c, err;
 
 	if (size >= CLOCK_WRITE_MAX || tfs_strip(buf, size, name, sizeof(name)) < 0)
 		return -EINVAL;
 	c = tfs_clock_find(name);
 	if (c < 0)
 		return -EINVAL;
+	/* events hold raw TSC values: the reset may come first, and a refused one changes nothing */
+	err = tfs_ring_reset(-1);
+	if (err)
+		return err;
 	tfs_lock();
 	__atomic_store_n(&tfs.clock, (enum tfs_clock)c, __ATOMIC_RELAXED);
 	tfs_unlock();
-	tfs_ring_reset(-1);
 	return (ssize_t)size;
 }
 

@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -34,6 +37,8 @@
 #include "ut_sel.h"
 #include "ut_ring_write.h"
 #include "ut_wire.h"
+
+#include "seccomp_deny.h"
 
 #define NR_CPUS 2
 
@@ -154,6 +159,19 @@ static void test_area_hostile(void **state)
 	assert_true(t1.tv_sec - t0.tv_sec < 1);
 	__atomic_store_n(&rc->lock, 0, __ATOMIC_SEQ_CST);
 	tfs.ctl->write_mode = UT_CTL_WRITE_RSEQ;
+
+	/*
+	 * In the real locked mode, a word that names a live task but not its start
+	 * time (a reused tid, a forged word) is no holder: the reset takes the lock
+	 * from it and leaves the ring unlocked.  Also pid 1.
+	 */
+	tfs_area_set_write_mode(UT_CTL_WRITE_LOCKED);
+	for (int i = 0; i < 2; i++) {
+		__atomic_store_n(&rc->lock, i ? 1u : (uint64_t)getpid(), __ATOMIC_SEQ_CST);
+		assert_int_equal(tfs_ring_reset(0), 0);
+		assert_int_equal(__atomic_load_n(&rc->lock, __ATOMIC_SEQ_CST), 0);
+	}
+	tfs_area_set_write_mode(UT_CTL_WRITE_RSEQ);
 
 	/* a scribbled generation does not steer the next one */
 	tfs.ctl->gen = 12345;
@@ -927,6 +945,285 @@ static void test_task_table(void **state)
 	assert_int_equal(tfs_task_record(0, 0, "x"), -EINVAL);
 }
 
+/* ---- rings changed under writers and readers -------------------------------------- */
+
+static int stop_pipe[2];
+static pid_t stopped_child; /* killed by the teardown when a test failed */
+
+static int stopped_child_teardown(void **state)
+{
+	if (stopped_child > 0) {
+		kill(stopped_child, SIGKILL);
+		waitpid(stopped_child, NULL, 0);
+	}
+	stopped_child = 0;
+	tfs_area_set_write_mode(UT_CTL_WRITE_RSEQ);
+	return 0;
+}
+
+/* In the child: holding CPU 1's lock, tell the test and stop there. */
+static void stop_holding_hook(void *area, unsigned int cpu)
+{
+	char c = (char)cpu;
+
+	if (write(stop_pipe[1], &c, 1) != 1)
+		_exit(3);
+	raise(SIGSTOP);
+}
+
+static void pin_to(unsigned int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		_exit(4);
+}
+
+/*
+ * Locked write mode: a writer stopped while it holds CPU 1's lock.  A resize or a
+ * reset cannot know where it is: they are refused (EBUSY, after the give-up delay)
+ * and leave the ring as it was, so that the write it commits when it resumes
+ * lands in the ring it read.  Once it let go, they work.
+ */
+static void test_locked_stopped_holder(void **state)
+{
+	struct ut_ev_func e = fev(42);
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, 1);
+	struct tfs_cpu_stats st;
+	unsigned int nr;
+	int status;
+	pid_t child;
+	char c;
+
+	tfs_area_set_write_mode(UT_CTL_WRITE_LOCKED);
+	tfs.nr_kpages[1] = 20;
+	assert_int_equal(tfs_ring_reset(1), 0);
+	for (int i = 0; i < 2000; i++) /* well past slot 3: the slot a shrink would leave */
+		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
+	nr = rc->nr_pages;
+	assert_true(rb_wpos_slot(rc->wpos) >= 4);
+	assert_int_equal(pipe(stop_pipe), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct ut_ev_func e2 = fev(43);
+
+		alarm(60); /* never outlives a failed test */
+		pin_to(1);
+		ut_rb_locked_hook = stop_holding_hook;
+		_exit(ut_rb_write_locked(tfs.area, NR_CPUS, &e2.h) == 0 ? 0 : 5);
+	}
+	stopped_child = child;
+	assert_int_equal(read(stop_pipe[0], &c, 1), 1);
+	assert_int_equal(waitpid(child, &status, WUNTRACED), child);
+	assert_true(WIFSTOPPED(status));
+
+	tfs.nr_kpages[1] = 3; /* as buffer_size_kb does before it resizes */
+	assert_int_equal(tfs_ring_resize(1, 3), -EBUSY);
+	tfs.nr_kpages[1] = 20;
+	assert_int_equal(tfs_ring_reset(1), -EBUSY);
+	assert_int_equal(rc->nr_pages, nr);
+	assert_int_equal(rc->enabled, 1);
+
+	kill(child, SIGCONT);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	stopped_child = 0;
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* its event went into the ring it read: readable, and counted */
+	assert_true(rb_wpos_slot(rc->wpos) < rc->nr_pages);
+	assert_int_equal(__atomic_load_n(&rc->lock, __ATOMIC_SEQ_CST), 0);
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.written, 2001);
+	assert_int_equal(st.entries + st.overrun, 2001);
+
+	tfs.nr_kpages[1] = 3;
+	assert_int_equal(tfs_ring_resize(1, 3), 0);
+	assert_true(rb_wpos_slot(rc->wpos) < rc->nr_pages);
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.written, 2001);
+	close(stop_pipe[0]);
+	close(stop_pipe[1]);
+	tfs_area_set_write_mode(UT_CTL_WRITE_RSEQ);
+	tfs.nr_kpages[1] = 354;
+	assert_int_equal(tfs_ring_reset(1), 0);
+}
+
+struct barrier_job {
+	int reset_err, resize_err;
+};
+
+/*
+ * A thread that may not run on CPU 1 (as under a cpuset that excludes it: its
+ * sched_setaffinity fails) cannot pass CPU 1's barrier.
+ */
+static void *no_affinity_thread(void *arg)
+{
+	struct barrier_job *j = arg;
+
+	/* this thread's own: the rest of the test process is not affected */
+	if (deny_syscall(__NR_sched_setaffinity, EINVAL))
+		return (void *)1;
+	j->reset_err = tfs_ring_reset(1);
+	tfs.nr_kpages[1] = 30;
+	j->resize_err = tfs_ring_resize(1, 30);
+	if (j->resize_err)
+		tfs.nr_kpages[1] = 20;
+	return NULL;
+}
+
+/*
+ * rseq mode: where utracefs cannot move a thread onto a CPU, its writers may be
+ * inside a sequence that read the old ring: reset and resize are refused and the
+ * ring keeps its events and its size.
+ */
+static void test_barrier_unavailable(void **state)
+{
+	struct ut_ev_func e = fev(42);
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, 1);
+	struct barrier_job j = {0};
+	struct tfs_cpu_stats st;
+	pthread_t t;
+	void *ret;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		skip();
+	tfs.nr_kpages[1] = 20;
+	assert_int_equal(tfs_ring_reset(1), 0);
+	for (int i = 0; i < 300; i++)
+		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
+	assert_int_equal(pthread_create(&t, NULL, no_affinity_thread, &j), 0);
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_null(ret);
+	assert_int_equal(j.reset_err, -EBUSY);
+	assert_int_equal(j.resize_err, -EBUSY);
+	assert_int_equal(rc->nr_pages, tfs_kpages_to_rb_pages(20));
+	assert_int_equal(rc->enabled, 1);
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.entries, 300);
+	/* from a thread that may go there, both work */
+	assert_int_equal(tfs_ring_reset(1), 0);
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.entries, 0);
+	tfs.nr_kpages[1] = 354;
+	assert_int_equal(tfs_ring_reset(1), 0);
+}
+
+/* A 40-byte event numbered seq whose ip field reads as a forged function event. */
+static struct ev40 {
+	struct ut_ev_gent g;
+	uint64_t seq;
+} gev(uint64_t seq)
+{
+	struct ev40 e = {.g = {.h = {.len = sizeof(e), .type = UT_EV_GRAPH_ENT, .tid = 77,
+				     .ts = 5000 + seq},
+			       .nextra = 1},
+			 .seq = seq};
+	struct ut_ev forged = {.len = 32, .type = UT_EV_FUNCTION, .tid = 666};
+
+	memcpy(&e.g.ip, &forged, sizeof(e.g.ip));
+	e.g.depth = 0;
+	return e;
+}
+
+struct taken {
+	unsigned int n;
+	uint64_t seq[64];
+	uint8_t type[64];
+};
+
+static int take_fn(struct tfs_iter *it, const struct tfs_event *e, void *arg)
+{
+	struct taken *t = arg;
+
+	if (t->n < 64) {
+		t->type[t->n] = e->ev->type;
+		t->seq[t->n] = e->ev->type == UT_EV_GRAPH_ENT ? ((const struct ev40 *)e->ev)->seq
+							      : ((const struct ut_ev_func *)e->ev)->ip;
+	}
+	t->n++;
+	return 0;
+}
+
+static void consume_cpu1(struct taken *t, long max)
+{
+	struct tfs_iter it = {0};
+
+	assert_true(tfs_rr_consume(1, &it, max, take_fn, t) >= 0);
+	tfs_iter_release(&it);
+}
+
+/*
+ * A reset of the rings (trace_clock, current_tracer do it without telling the
+ * reader) and a resize move trace_pipe's consumer with them: after a reset it
+ * starts at the first new event, never inside one; after a resize it does not
+ * hand out again what it had taken.
+ */
+static void test_ring_change_moves_consumer(void **state)
+{
+	struct tfs_cpu_stats st;
+	struct taken t = {0};
+
+	tfs.nr_kpages[1] = 20;
+	assert_int_equal(tfs_ring_reset(1), 0);
+	tfs_rr_reset(1);
+	for (uint64_t i = 0; i < 10; i++) {
+		struct ut_ev_func e = fev(42);
+
+		e.h.ts = 1000 + i;
+		e.ip = 100 + i;
+		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
+	}
+	consume_cpu1(&t, 3); /* the consumer is at byte 96 */
+	assert_int_equal(t.n, 3);
+
+	/* reset: the new events are 40 bytes long; byte 96 is inside the third */
+	assert_int_equal(tfs_ring_reset(1), 0);
+	for (uint64_t i = 0; i < 12; i++) {
+		struct ev40 e = gev(i);
+
+		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.g.h), 0);
+	}
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.entries, 12);
+	t.n = 0;
+	consume_cpu1(&t, 100);
+	assert_int_equal(t.n, 12);
+	for (unsigned int i = 0; i < 12; i++) {
+		assert_int_equal(t.type[i], UT_EV_GRAPH_ENT);
+		assert_int_equal(t.seq[i], i);
+	}
+
+	/* resize: what was taken stays taken */
+	assert_int_equal(tfs_ring_reset(1), 0);
+	for (uint64_t i = 0; i < 10; i++) {
+		struct ev40 e = gev(i);
+
+		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.g.h), 0);
+	}
+	t.n = 0;
+	consume_cpu1(&t, 4);
+	assert_int_equal(t.n, 4);
+	tfs.nr_kpages[1] = 30;
+	assert_int_equal(tfs_ring_resize(1, 30), 0);
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.entries, 6);
+	assert_int_equal(st.read, 4);
+	assert_int_equal(st.written, 10);
+	t.n = 0;
+	consume_cpu1(&t, 100);
+	assert_int_equal(t.n, 6);
+	for (unsigned int i = 0; i < 6; i++)
+		assert_int_equal(t.seq[i], 4 + i);
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.entries + st.overrun + st.read, st.written);
+	tfs.nr_kpages[1] = 354;
+	assert_int_equal(tfs_ring_reset(1), 0);
+	tfs_rr_reset(1);
+}
+
 static int group_setup(void **state)
 {
 	int err;
@@ -968,6 +1265,9 @@ int main(void)
 	    cmocka_unit_test(test_ring_reset_resize),
 	    cmocka_unit_test(test_ring_resize_keeps),
 	    cmocka_unit_test(test_overwrite_switch),
+	    cmocka_unit_test_teardown(test_locked_stopped_holder, stopped_child_teardown),
+	    cmocka_unit_test(test_barrier_unavailable),
+	    cmocka_unit_test(test_ring_change_moves_consumer),
 	    cmocka_unit_test(test_write_print),
 	    cmocka_unit_test(test_hello_welcome),
 	    cmocka_unit_test(test_bad_packets),

@@ -39,6 +39,7 @@
 #include <cmocka.h>
 
 #include "rt_fake_daemon.h"
+#include "seccomp_deny.h"
 
 static char build[PATH_MAX], top[PATH_MAX], lib[PATH_MAX + 32], prog[PATH_MAX + 32];
 static struct fake_daemon fd;
@@ -47,16 +48,7 @@ static int spawn_no_rseq; /* the child sees a kernel without rseq (ENOSYS) */
 /* seccomp: rseq() fails with ENOSYS, as on a kernel built without it. */
 static int deny_rseq(void)
 {
-	struct sock_filter f[] = {
-	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rseq, 0, 1),
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
-
-	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+	return deny_syscall(__NR_rseq, ENOSYS);
 }
 
 /* Start argv with the runtime preloaded (or not); stdout goes to *outfd. */
