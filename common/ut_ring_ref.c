@@ -89,5 +89,6 @@ void ut_rb_reset_cpu(void *area, unsigned int cpu, unsigned int nr_pages, unsign
 	rc->read_vpage = 0;
 	memset(p0, 0, sizeof(*p0));
 	p0->magic = UT_RB_PAGE_MAGIC;
+	rc->gen++; /* wpos goes back (ut_ring.h) */
 	rc->wpos = rb_wpos_make(0, 0, 0, 0);
 }

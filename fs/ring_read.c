@@ -8,7 +8,10 @@
  * the copy is valid when its header names the expected vpage (magic included)
  * and, read again AFTER the copy, the writer has not begun to reuse that slot
  * (overwrite mode: wpos.vpage - v < nr_pages - 1; no-overwrite mode: v is not
- * older than read_vpage, which only this file moves).  Inside a copy every event
+ * older than read_vpage, which only this file moves), and for the page being
+ * written, rb_cpu.gen has not moved (a tracing_thresh rewind bumps it before it
+ * moves wpos back: a copy that raced with one may hold the header of one event and
+ * the body of the next written at the same place).  Inside a copy every event
  * is checked (tfs_rr_check_event); the first bad one ends the page and the rest
  * of the page's entries are counted as bad, never shown.
  *
@@ -42,6 +45,7 @@ struct rr_view {
 	unsigned int cpu;
 	struct rb_cpu *rc;
 	uint64_t w;
+	uint64_t gen; /* rb_cpu.gen, read before w */
 	unsigned int V, slot, nr;
 	unsigned int read_vpage;
 	bool overwrite;
@@ -77,6 +81,8 @@ struct rr_cons {
 };
 
 static pthread_mutex_t rr_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void (*tfs_rr_copy_hook)(unsigned int cpu, unsigned int vp);
 static struct rr_cons *cons; /* [UT_RB_MAX_CPUS], allocated on first use */
 static uint64_t time_start;
 
@@ -164,6 +170,7 @@ static bool rr_view_read(unsigned int cpu, struct rr_view *v)
 		return false;
 	v->cpu = cpu;
 	v->rc = ut_rb_cpu(tfs.area, cpu);
+	v->gen = __atomic_load_n(&v->rc->gen, __ATOMIC_ACQUIRE);
 	v->w = __atomic_load_n(&v->rc->wpos, __ATOMIC_ACQUIRE);
 	v->nr = __atomic_load_n(&v->rc->nr_pages, __ATOMIC_RELAXED);
 	v->overwrite = __atomic_load_n(&v->rc->flags, __ATOMIC_RELAXED) & RB_F_OVERWRITE;
@@ -194,14 +201,29 @@ enum { RR_OK, RR_INVALID, RR_RACED };
 static int rr_copy_page(const struct rr_view *v, unsigned int vp, struct rr_page *pg)
 {
 	unsigned int d = rr_age(v, vp), d2, slot;
+	const unsigned char *src;
 	uint64_t w2, c;
 
 	if (d >= v->nr)
 		return RR_INVALID;
 	slot = (v->slot + v->nr - d) % v->nr;
-	memcpy(pg->raw, ut_rb_page(tfs.area, v->cpu, slot), UT_RB_PAGE_SIZE);
+	src = (const unsigned char *)ut_rb_page(tfs.area, v->cpu, slot);
+	if (tfs_rr_copy_hook) {
+		memcpy(pg->raw, src, UT_RB_PAGE_SIZE / 2);
+		tfs_rr_copy_hook(v->cpu, vp);
+		memcpy(pg->raw + UT_RB_PAGE_SIZE / 2, src + UT_RB_PAGE_SIZE / 2, UT_RB_PAGE_SIZE / 2);
+	} else {
+		memcpy(pg->raw, src, UT_RB_PAGE_SIZE);
+	}
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	w2 = __atomic_load_n(&v->rc->wpos, __ATOMIC_ACQUIRE);
+	/*
+	 * The page being written may have been rewound (tracing_thresh) and written
+	 * again at the same place meanwhile: wpos can be back at its old value, the
+	 * generation cannot.
+	 */
+	if (d == 0 && __atomic_load_n(&v->rc->gen, __ATOMIC_ACQUIRE) != v->gen)
+		return RR_RACED;
 	d2 = rb_vpage_sub(rb_wpos_vpage(w2), vp);
 	if (rb_vpage_sub(rb_wpos_vpage(w2), v->V) >= RR_HALF)
 		return RR_RACED; /* wpos went back: a reset */

@@ -154,6 +154,12 @@ void tfs_rr_resized_held(unsigned int cpu, uint64_t first);
 /* Time of the last full reset in the current clock (latency format base). */
 uint64_t tfs_rr_time_start(void);
 
+/*
+ * Tests only: called in the middle of every page copy (half the page copied), to
+ * make a writer's move happen there.
+ */
+extern void (*tfs_rr_copy_hook)(unsigned int cpu, unsigned int vp);
+
 /* Validate one event at the start of p with room bytes left; its length or -1. */
 int tfs_rr_check_event(const void *p, unsigned int room);
 

@@ -46,8 +46,10 @@
  *
  * tracing_thresh: a return that comes sooner than ctl->thresh_tsc after the entry
  * removes the entry instead of writing the exit: if the entry is still the last
- * event of the CPU's current page, wpos goes back by one event (one store in an
- * rseq sequence on that CPU); else, on that CPU, the entry becomes UT_EV_DISCARD
+ * event of the CPU's current page, wpos goes back by one event (in an rseq sequence
+ * on that CPU that checks the tail is still this entry, by its time stamp, and
+ * bumps rb_cpu.gen before the commit, so that readers see the rewind even when a
+ * new event brings wpos back to the same value); else, on that CPU, the entry becomes UT_EV_DISCARD
  * in place; from another CPU both events stay.  Inner functions return first, so
  * nested short calls unwind the tail one by one.  graph.S does the common cases
  * itself (its entry keeps post and cpu in the frame as ut_graph_entry does; its
@@ -136,6 +138,8 @@ int ut_rb_write_post(void *area, unsigned int nr_cpus, struct ut_ev *ev, struct 
 		     uint64_t *post);
 int ut_graph_cas_on_cpu(struct rseq *rs, unsigned int cpu, uint64_t *addr, uint64_t e0,
 			uint64_t e1, uint64_t n0);
+int ut_graph_rewind_on_cpu(struct rseq *rs, unsigned int cpu, void *area, uint64_t post,
+			   uint64_t pre, uint64_t calltime);
 
 static pthread_key_t gkey;
 static int gkey_ok;
@@ -229,7 +233,7 @@ static int unwrite_entry(struct ut_ctl *ctl, const struct ut_gframe *f)
 	if (f->evflags & 0x80) /* RETADDR entry: 40 bytes */
 		len += 8;
 	pre = post - len - (1ull << RB_WPOS_ENT_SHIFT);
-	r = ut_graph_cas_on_cpu(rs, cpu, &ut_rb_cpu(ctl, cpu)->wpos, post, 0, pre);
+	r = ut_graph_rewind_on_cpu(rs, cpu, ctl, post, pre, f->calltime);
 	if (r != 0)
 		return r > 0;
 	/* not the last event any more: DISCARD in place, if the page still holds it */

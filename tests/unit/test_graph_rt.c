@@ -13,6 +13,7 @@
 #ifdef GRAPH_PROG
 /* ---- the traced program ------------------------------------------------------------ */
 #include <execinfo.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -119,6 +120,30 @@ NI void longf(int n)
 		shortf(i);
 	usleep(20000);
 	KEEP(n);
+}
+
+/* rewind_reset: tell the test (FIFO argv[2]/p), wait for its go (argv[2]/g). */
+NI void pausef(const char *dir)
+{
+	char path[256], c = 'p';
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/p", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, &c, 1) != 1)
+		exit(3);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/g", dir);
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || read(fd, &c, 1) != 1)
+		exit(4);
+	close(fd);
+}
+
+NI void pouter(const char *dir)
+{
+	pausef(dir);
+	KEEP(dir);
 }
 
 NI int rec(int n)
@@ -289,6 +314,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "thresh")) {
 		SYM(longf), SYM(shortf);
 		longf(atoi(argv[2]));
+	} else if (!strcmp(mode, "rewind_reset")) {
+		SYM(pouter), SYM(pausef);
+		alarm(60); /* never waits forever for a test that failed */
+		pouter(argv[2]);
 	} else if (!strcmp(mode, "deep")) {
 		SYM(rec);
 		printf("r %d\n", rec(atoi(argv[2])));
@@ -348,6 +377,7 @@ int main(int argc, char **argv)
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -603,6 +633,105 @@ static void test_thresh(void **state)
 	fd_stop(&fd);
 }
 
+struct bg_run {
+	const char *const *argv;
+	char out[1024];
+	int ret;
+};
+
+static void *bg_run_main(void *arg)
+{
+	struct bg_run *r = arg;
+
+	r->ret = run_prog(r->argv, r->out, sizeof(r->out));
+	return NULL;
+}
+
+/* Events of tid in CPU 0's first page (the test's own, below). */
+static unsigned int page0_count(uint32_t tid)
+{
+	uint64_t w = ut_rb_cpu(fd.area, 0)->wpos;
+	const unsigned char *data = (const unsigned char *)(ut_rb_page(fd.area, 0, 0) + 1);
+	unsigned int n = 0;
+
+	assert_int_equal(rb_wpos_vpage(w), 0);
+	for (unsigned int off = 0; off < rb_wpos_off(w);) {
+		const struct ut_ev *ev = (const void *)(data + off);
+
+		assert_true(ev->len >= 16);
+		n += ev->tid == tid && ev->type != UT_EV_DISCARD;
+		off += ev->len;
+	}
+	return n;
+}
+
+/*
+ * tracing_thresh: the ring is reset while short calls are in flight (their
+ * entries gone with it), and other events then bring wpos back to exactly where
+ * each entry had left it.  Their returns must not take those events back (the
+ * fast path's rewind of the inner calls, the C path's of the outermost one, a
+ * page's first event): a rewind checks the tail is its own entry, not only wpos.
+ */
+static void test_thresh_rewind_after_reset(void **state)
+{
+	const char *argv[] = {"/usr/bin/taskset", "-c", "0", prog, "rewind_reset", NULL, NULL};
+	struct bg_run r = {.argv = argv};
+	char dir[64], path[96], c;
+	uint64_t post;
+	unsigned int n;
+	pthread_t th;
+	int f;
+
+	snprintf(dir, sizeof(dir), "/tmp/ut_rewind.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	argv[5] = dir;
+	snprintf(path, sizeof(path), "%s/p", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/g", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	start();
+	fd.ctl->thresh_tsc = 1ull << 62; /* every call is short */
+	fd_reset_rings(&fd);
+	fd.paused = 1;
+	assert_int_equal(pthread_create(&th, NULL, bg_run_main, &r), 0);
+
+	snprintf(path, sizeof(path), "%s/p", dir);
+	f = open(path, O_RDONLY);
+	assert_true(f >= 0);
+	assert_int_equal(read(f, &c, 1), 1); /* pausef is running: main, pouter, pausef entered */
+	close(f);
+	post = ut_rb_cpu(fd.area, 0)->wpos;
+	n = rb_wpos_entries(post);
+	assert_true(n >= 2);
+	/* the daemon's reset (the program waits in read(2): no sequence in flight) */
+	ut_rb_cpu(fd.area, 0)->enabled = 0;
+	ut_rb_reset_cpu(fd.area, 0, FD_RING_PAGES, fd.ring_flags);
+	ut_rb_cpu(fd.area, 0)->enabled = 1;
+	while (ut_rb_cpu(fd.area, 0)->wpos != post) {
+		struct ut_ev_func e = {.h = {.len = sizeof(e), .type = UT_EV_FUNCTION, .tid = 4242,
+					     .ts = 1}};
+
+		assert_int_equal(ut_rb_write_on_cpu(fd.area, 0, &e.h), 0);
+	}
+	assert_int_equal(page0_count(4242), n);
+
+	snprintf(path, sizeof(path), "%s/g", dir);
+	f = open(path, O_WRONLY);
+	assert_true(f >= 0);
+	assert_int_equal(write(f, "g", 1), 1);
+	close(f);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(r.ret, 0);
+	fd.ctl->thresh_tsc = 0;
+	/* they all stay; the calls whose entries were lost show their exits */
+	assert_int_equal(page0_count(4242), n);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/p", dir);
+	unlink(path);
+	rmdir(dir);
+	fd_stop(&fd);
+}
+
 static void test_overrun(void **state)
 {
 	char out[1024];
@@ -727,6 +856,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_nest),	 cmocka_unit_test(test_tail_call),
 	    cmocka_unit_test(test_longjmp),	 cmocka_unit_test(test_thresh),
+	    cmocka_unit_test(test_thresh_rewind_after_reset),
 	    cmocka_unit_test(test_overrun),	 cmocka_unit_test(test_signal),
 	    cmocka_unit_test(test_backtrace), cmocka_unit_test(test_pthread_exit),
 	    cmocka_unit_test(test_exit_cleanup), cmocka_unit_test(test_overflow),

@@ -590,6 +590,99 @@ static void test_kernel_sizes(void **state)
 	assert_int_equal(tfs_kfmt_size(&u.r.h), 16);
 }
 
+/* ---- tracing_thresh's rewind under a page copy -------------------------------------- */
+
+static int rewound; /* the hook rewinds once */
+
+/*
+ * Half of the page copied: the writer of the tail event takes it back (the
+ * runtime's rewind: gen + 1, then wpos back) and another event is written at the
+ * same place, so wpos is back at the value the reader saw.
+ */
+static void rewind_hook(unsigned int cpu, unsigned int vp)
+{
+	struct rb_cpu *rc = ut_rb_cpu(area, cpu);
+	uint64_t w = rc->wpos;
+
+	if (rewound++)
+		return;
+	__atomic_store_n(&rc->gen, rc->gen + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rc->wpos, w - 32 - (1ull << RB_WPOS_ENT_SHIFT), __ATOMIC_RELEASE);
+	assert_int_equal(write_func(cpu, 999, 5000), 0);
+	assert_int_equal(rc->wpos, w);
+}
+
+struct ts_check {
+	unsigned int n, torn;
+	uint64_t last;
+};
+
+static int ts_fn(struct tfs_iter *it, const struct tfs_event *e, void *arg)
+{
+	struct ts_check *t = arg;
+
+	if (e->ev->type == UT_EV_FUNCTION) {
+		uint64_t seq = seq_of(e);
+
+		t->torn += e->ev->ts != (seq == 999 ? 5000 : 1000 + seq);
+		t->last = seq;
+	}
+	t->n++;
+	return 0;
+}
+
+/* A ring whose tail event (seq 61) straddles the middle of page 0. */
+static void straddle_setup(void)
+{
+	struct ut_ev_gret g = {.h = {.len = sizeof(g), .type = UT_EV_GRAPH_RET, .tid = 42, .ts = 999}};
+
+	ring_setup(1, 8, RB_F_OVERWRITE);
+	assert_int_equal(ut_rb_write_on_cpu(area, 0, &g.h), 0); /* 48 bytes: the rest is off by 16 */
+	for (uint64_t i = 0; i < 62; i++)
+		assert_int_equal(write_func(0, i, 1000 + i), 0);
+	/* its header ends at byte 2048 of the page, its ip begins there */
+	assert_int_equal(UT_RB_PAGE_HDR + rb_wpos_off(ut_rb_cpu(area, 0)->wpos) - 32 + 16,
+			 UT_RB_PAGE_SIZE / 2);
+	rewound = 0;
+}
+
+/*
+ * A rewind and a new event at the same place while the reader copies the page:
+ * wpos reads the same before and after the copy, which holds the old event's
+ * header and the new one's body.  Neither the consuming reader nor a snapshot
+ * may take that copy.
+ */
+static void test_rewind_under_copy(void **state)
+{
+	struct ts_check t = {0};
+	struct tfs_iter it = {.pipe = true};
+	struct tfs_snap *sn;
+	struct tfs_event e;
+
+	straddle_setup();
+	tfs_rr_copy_hook = rewind_hook;
+	assert_int_equal(tfs_rr_consume(0, &it, 1000, ts_fn, &t), 63);
+	tfs_rr_copy_hook = NULL;
+	assert_true(rewound > 0);
+	assert_int_equal(t.torn, 0);
+	assert_int_equal(t.last, 999);
+
+	straddle_setup();
+	memset(&t, 0, sizeof(t));
+	memset(&it, 0, sizeof(it));
+	tfs_rr_copy_hook = rewind_hook;
+	sn = tfs_snap_take(0, &it);
+	tfs_rr_copy_hook = NULL;
+	assert_non_null(sn);
+	assert_true(rewound > 0);
+	while (tfs_snap_next(sn, &it, &e))
+		ts_fn(&it, &e, &t);
+	tfs_snap_free(sn);
+	assert_int_equal(t.n, 63);
+	assert_int_equal(t.torn, 0);
+	assert_int_equal(t.last, 999);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -608,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_concurrent_writer),
 		cmocka_unit_test(test_kernel_sizes),
+		cmocka_unit_test(test_rewind_under_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

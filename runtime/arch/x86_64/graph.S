@@ -12,7 +12,8 @@
  * ut_return_to_handler a hijacked function returns here (directly or through C):
  *                      rsp = slot + 8.
  * ut_graph_cas_on_cpu  one conditional store inside an rseq critical section on
- *                      a given CPU (the rewind, or an entry turned into DISCARD).
+ *                      a given CPU (an entry turned into DISCARD).
+ * ut_graph_rewind_on_cpu  tracing_thresh's rewind of a ring's tail on a given CPU.
  *
  * FAST PATHS.  The common entry (the thread has a shadow stack with room, no dead
  * frame on top, a plain frame or a tail call from one, no depth limit, no
@@ -562,8 +563,12 @@ ut_return_to_handler:
 	 * tracing_thresh (rcx: thresh_tsc): a call at or over it gets its exit as
 	 * above.  A shorter one whose entry is still the last event of its CPU's page,
 	 * not the first one, written by this fast path's 32-byte kind, and this thread
-	 * is on that CPU: wpos goes back to its value before the entry (one store in
-	 * an rseq sequence), no exit.  Everything else is graph.c's (unwrite_entry:
+	 * is on that CPU: wpos goes back to its value before the entry, no exit.  In
+	 * one rseq sequence: the ring is enabled (no reset under way), wpos is still
+	 * the one the entry committed and the tail event still has the entry's time
+	 * stamp (so it is not another thread's event at the same place after a reset);
+	 * then rb_cpu.gen + 1 (a reader copying the page meanwhile sees that wpos went
+	 * back, even if a new event brings it to the same value again) and the commit.  Everything else is graph.c's (unwrite_entry:
 	 * DISCARD in place, another CPU, a page's first event, no entry written).
 	 */
 .Lr_thresh:
@@ -584,16 +589,33 @@ ut_return_to_handler:
 	andl $0xfff, %eax
 	cmpl $32, %eax				/* the first event of its page: C */
 	jbe .Lr_slow
-	leaq -(4096 + 32)(%rsi), %r9		/* r9: wpos before it (entries - 1, off - 32) */
+	movq %rsi, %r9
+	shrq $22, %r9
+	andl $0x3ffff, %r9d			/* its slot */
+	movl %r8d, %ecx
+	shlq $18, %rcx
+	addq %rcx, %r9
+	shlq $12, %r9				/* cpu << 30 | slot << 12 */
+	addq %rax, %r9
+	leaq (RB_DATA_OFF + 8)(%r11,%r9), %r9	/* r9: the entry's time stamp (page + off - 32 + 32 + 8) */
 	RSEQ_BEGIN %rdx, .Lr_slow, .Lcs_t, .Lr_trestart, .Lstart_t	/* rdx: struct rseq */
 	cmpl 4(%rdx), %r8d			/* on the entry's CPU */
 	jne .Lr_slow
 	movl %r8d, %ecx
 	shlq $7, %rcx
 	leaq 4096(%r11,%rcx), %rcx		/* rcx: its struct rb_cpu */
+	cmpl $0, 24(%rcx)			/* enabled: not being reset */
+	je .Lr_slow
 	cmpq (%rcx), %rsi			/* the entry is still the tail */
 	jne .Lr_slow
-	movq %r9, (%rcx)			/* THE commit: the rewind */
+	movq (%r9), %rax
+	cmpq GF_CALLTIME(%rdi), %rax		/* and it is this entry (not one after a reset) */
+	jne .Lr_slow
+	movq 40(%rcx), %rax
+	incq %rax
+	movq %rax, 40(%rcx)			/* gen + 1: copies readers make now are void */
+	leaq -(4096 + 32)(%rsi), %rax		/* wpos before it (entries - 1, off - 32) */
+	movq %rax, (%rcx)			/* THE commit: the rewind */
 .Lpost_t:
 	jmp .Lr_pop
 
@@ -674,6 +696,67 @@ ut_graph_cas_on_cpu:
 	.cfi_endproc
 	.size ut_graph_cas_on_cpu, . - ut_graph_cas_on_cpu
 
+/*
+ * int ut_graph_rewind_on_cpu(struct rseq *rs, unsigned int cpu, void *area,
+ *                            uint64_t post, uint64_t pre, uint64_t calltime)
+ * tracing_thresh's rewind as the return's fast path does it (see .Lr_thresh), for
+ * any entry length: on CPU cpu, inside one critical section, if the ring is
+ * enabled, its wpos is post and the event that ends there (it begins at pre's
+ * offset) has the time stamp calltime: gen + 1, then wpos = pre (the commit).
+ * Returns 1 rewound, 0 no match, -1 running on another CPU.
+ */
+	.globl ut_graph_rewind_on_cpu
+	.hidden ut_graph_rewind_on_cpu
+	.type ut_graph_rewind_on_cpu, @function
+	.balign 16
+ut_graph_rewind_on_cpu:
+	.cfi_startproc
+	movq %r8, %r10
+	shrq $22, %r10
+	andl $0x3ffff, %r10d			/* pre's slot */
+	movl %esi, %eax
+	shlq $18, %rax
+	addq %rax, %r10
+	shlq $12, %r10				/* cpu << 30 | slot << 12 */
+	movl %r8d, %eax
+	andl $0xfff, %eax
+	addq %rax, %r10
+	leaq (RB_DATA_OFF + 32 + 8)(%rdx,%r10), %r10	/* r10: the event's time stamp */
+	movl %esi, %r11d
+	shlq $7, %r11
+	leaq 4096(%rdx,%r11), %r11		/* r11: the struct rb_cpu */
+.Lw_restart:
+	leaq .Lcs_w(%rip), %rax
+	movq %rax, 8(%rdi)
+.Lstart_w:
+	cmpl 4(%rdi), %esi
+	jne .Lw_cpu
+	cmpl $0, 24(%r11)			/* enabled */
+	je .Lw_miss
+	cmpq (%r11), %rcx			/* wpos == post */
+	jne .Lw_miss
+	cmpq (%r10), %r9			/* the tail is this entry */
+	jne .Lw_miss
+	movq 40(%r11), %rax
+	incq %rax
+	movq %rax, 40(%r11)			/* gen + 1 */
+	movq %r8, (%r11)			/* THE commit */
+.Lpost_w:
+	movl $1, %eax
+	ret
+.Lw_miss:
+	xorl %eax, %eax
+	ret
+.Lw_cpu:
+	movl $-1, %eax
+	ret
+	.byte 0x0f, 0xb9, 0x3d
+	.long RSEQ_SIG
+.Labort_w:
+	jmp .Lw_restart
+	.cfi_endproc
+	.size ut_graph_rewind_on_cpu, . - ut_graph_rewind_on_cpu
+
 	/* struct rseq_cs {u32 version, flags; u64 start_ip, post_commit_offset, abort_ip} */
 	.section .data.rel.ro, "aw"
 	.balign 32
@@ -700,5 +783,11 @@ ut_graph_cas_on_cpu:
 	.quad .Lstart_c
 	.quad .Lpost_c - .Lstart_c
 	.quad .Labort_c
+	.balign 32
+.Lcs_w:
+	.long 0, 0
+	.quad .Lstart_w
+	.quad .Lpost_w - .Lstart_w
+	.quad .Labort_w
 
 	.section .note.GNU-stack, "", @progbits
