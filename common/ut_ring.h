@@ -64,13 +64,20 @@
  * Changes the reader must make to writer state (reset, resize, cpumask) use
  * enabled = 0, then a CPU barrier (run a utracefs thread on that CPU, which forces
  * any in-flight sequence there to abort or finish), then the change, then
- * enabled = 1.  Writers check enabled inside the sequence.
+ * enabled = 1.  Writers check enabled inside the sequence.  A reset or resize whose
+ * barrier cannot be passed (utracefs may not run there) is not made.
+ *
+ * wpos moves back only at a reset and at tracing_thresh's rewind of the tail
+ * (runtime/graph.c); both add one to rb_cpu.gen first, so that a reader that copied
+ * the page being written meanwhile knows, even when wpos came back to the value
+ * it had seen.
  *
  * WITHOUT RSEQ (the kernel has none; ut_ctl.write_mode == UT_CTL_WRITE_LOCKED) every
- * writer instead holds rb_cpu.lock (its tid, taken with cmpxchg) around the same
- * steps 1-3 (ut_rb_write_locked, ut_ring_write.h), and utracefs's CPU barrier also
- * takes and drops that lock.  A dead holder's lock is stolen: its half-written
- * bytes are beyond the committed offset, exactly as after an rseq abort.
+ * writer instead holds rb_cpu.lock (its identity: tid and start time, taken with
+ * cmpxchg) around the same steps 1-3 (ut_rb_write_locked, ut_ring_write.h), and
+ * utracefs's CPU barrier holds that lock across its change.  A gone holder's lock
+ * (dead, reused tid, forged word) is stolen: its half-written bytes are beyond the
+ * committed offset, exactly as after an rseq abort.
  *
  * Time stamps are raw TSC values (rdtsc) read inside the sequence, so they are
  * monotonic per CPU; utracefs converts them to the selected trace_clock.
