@@ -429,9 +429,12 @@ int tfs_area_init(unsigned int nr_cpus)
 	tfs.ctl->write_mode = write_mode;
 	tfs_unlock();
 
+	/* nobody has the memfd yet: no writer anywhere, no barrier to pass */
 	pthread_mutex_lock(&area_lock);
-	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++)
-		ring_reset_locked(cpu, tfs_kpages_to_rb_pages(tfs.nr_kpages[cpu]));
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
+		ut_rb_reset_cpu(area, cpu, tfs_kpages_to_rb_pages(tfs.nr_kpages[cpu]), ring_flags());
+		set_enabled(cpu, cpu_in_mask(cpu));
+	}
 	pthread_mutex_unlock(&area_lock);
 
 	tfs_lock();
