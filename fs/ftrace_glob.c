@@ -32,6 +32,9 @@ bool tfs_glob_match(const char *pat, const char *str)
 			continue;
 		case '[': {
 			bool match = false, inverted = *pat == '!';
+
+			if (!c) /* not even `[!x]` matches past the end */
+				return false;
 			const char *cls = pat + inverted;
 			unsigned char a = (unsigned char)*cls++;
 
