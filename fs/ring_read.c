@@ -113,16 +113,21 @@ int tfs_rr_check_event(const void *p, unsigned int room)
 		return (int)len; /* only its length matters: it is skipped */
 	case UT_EV_FUNCTION:
 		return len == sizeof(struct ut_ev_func) ? (int)len : -1;
+	/* a graph depth is a runtime frame's (16 bits): more is forged, and would
+	 * be indented by gigabytes */
 	case UT_EV_GRAPH_ENT: {
 		const struct ut_ev_gent *g = p;
 
 		if (len < sizeof(*g) || g->nextra > 1 ||
-		    len != sizeof(*g) + g->nextra * sizeof(uint64_t))
+		    len != sizeof(*g) + g->nextra * sizeof(uint64_t) || g->depth > UINT16_MAX)
 			return -1;
 		return (int)len;
 	}
 	case UT_EV_GRAPH_RET:
-		return len == sizeof(struct ut_ev_gret) ? (int)len : -1;
+		return len == sizeof(struct ut_ev_gret) &&
+			       ((const struct ut_ev_gret *)p)->depth <= UINT16_MAX
+			   ? (int)len
+			   : -1;
 	case UT_EV_PRINT: {
 		const struct ut_ev_print *pr = p;
 		unsigned int text = len - sizeof(*pr);
