@@ -163,6 +163,10 @@ static void add_section(uint64_t addr, uint64_t size, void *arg)
 	struct ut_obj *o = c->o;
 	const uintptr_t *ent = (const uintptr_t *)(o->base + addr);
 
+	if ((uintptr_t)ent % sizeof(*ent)) { /* linkers align the records: not ours */
+		o->skipped += (uint32_t)(size / sizeof(*ent));
+		return;
+	}
 	if (addr < c->span_lo)
 		c->span_lo = addr;
 	if (addr + size > c->span_hi)
