@@ -3,6 +3,7 @@
 #   make            build build/bin/utrace, build/bin/utracefs, build/lib/libutrace.so
 #   make run        install missing packages, build, mount, trace examples/, print the trace
 #   make test       install missing packages, build (plain and ASan+UBSan), run every test
+#   make fuzz       run each libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS (default 60)
 #   make bench      performance runs (bench/), writes docs/performance.md
 #
 # Source lists are found by wildcard: a new .c file in a directory is built
@@ -13,7 +14,9 @@ B ?= build
 SAN ?=
 CC ?= gcc
 
-DEPS_BUILD := gcc g++ clang make pkg-config libfuse3-dev fuse3 libelf-dev libcmocka-dev
+# libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (make fuzz, make test).
+DEPS_BUILD := gcc g++ clang libclang-rt-14-dev make pkg-config libfuse3-dev fuse3 libelf-dev \
+	libcmocka-dev
 # tcl8.6: SQLite's makefile generates sqlite3.c with tclsh (bench/real.sh).
 DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6
 
@@ -32,6 +35,10 @@ SAN_LDFLAGS := -fsanitize=$(SAN)
 RT_CFLAGS += -fsanitize=undefined -fno-sanitize-recover=undefined
 RT_LDFLAGS := -fsanitize=undefined
 endif
+# FUZZ=1 (make fuzz-build): every host object gets libFuzzer's coverage instrumentation.
+ifneq ($(FUZZ),)
+BASE_CFLAGS += -fsanitize=fuzzer-no-link
+endif
 HOST_CFLAGS := $(BASE_CFLAGS) -fPIC
 # Programs that are traced (tests, examples).
 TRACED_CFLAGS := -O2 -g -fpatchable-function-entry=5 -Iinclude
@@ -43,6 +50,7 @@ RT_ASM := $(wildcard runtime/arch/x86_64/*.S)
 FS_SRC := $(filter-out fs/main.c,$(wildcard fs/*.c fs/tracers/*.c fs/output/*.c))
 CMD_SRC := $(filter-out cmd/main.c,$(wildcard cmd/*.c))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 # The function_graph samples (graph_*) are built four ways instead (GRAPH_PROGS).
 GRAPH_SRC := $(wildcard tests/progs/graph_*.c)
 GRAPH_CXX_SRC := $(wildcard tests/progs/graph_*.cc)
@@ -63,6 +71,7 @@ LIB := $(B)/lib/libutrace.so
 FSBIN := $(B)/bin/utracefs
 CLI := $(B)/bin/utrace
 UNITS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
 PROGS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(PROG_SRC)) \
 	$(patsubst tests/progs/%.cc,$(B)/tests/progs/%,$(PROG_CXX_SRC)) \
 	$(patsubst tests/progs/%.c,$(B)/tests/progs/%.so,$(PROG_LIB_SRC)) \
@@ -75,7 +84,7 @@ GRAPH_NAMES := $(patsubst tests/progs/%.c,%,$(GRAPH_SRC)) $(patsubst tests/progs
 GRAPH_PROGS := $(foreach v,$(GRAPH_VARIANTS),$(addprefix $(B)/tests/progs/$(v)/,$(GRAPH_NAMES)))
 
 FS_LIBS := $(FUSE_LIBS) -lelf -lpthread -lstdc++
-.PHONY: all deps deps-bench run test test-build bench clean format
+.PHONY: all deps deps-bench run test test-build bench clean format fuzz fuzz-build fuzzers
 all: $(LIB) $(FSBIN) $(CLI)
 
 $(B)/obj/host/%.o: %.c
@@ -112,6 +121,15 @@ $(B)/tests/test_%: tests/unit/test_%.c $(FS_OBJ) $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(FUSE_CFLAGS) -Ifs -Icmd -o $@ $< $(FS_OBJ) $(CMD_OBJ) $(B)/common.a \
 		$(SAN_LDFLAGS) -lcmocka $(FS_LIBS)
+
+# libFuzzer harnesses (tests/fuzz/): linked like unit tests; fuzz_sites includes
+# runtime/sites.c itself.  Built with clang in $(FUZZ_B) by fuzz-build.
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h runtime/sites.c runtime/rt.h \
+		$(FS_OBJ) $(CMD_OBJ) $(B)/common.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(FUSE_CFLAGS) -Ifs -Icmd -o $@ $< $(FS_OBJ) $(CMD_OBJ) $(B)/common.a \
+		-fsanitize=fuzzer $(SAN_LDFLAGS) $(FS_LIBS)
+fuzzers: $(FUZZERS)
 
 # Traced programs: instrumented, not sanitized (the runtime is what is tested).
 # Test programs include the shared headers (fake daemons and clients speak the wire format).
@@ -176,11 +194,22 @@ run: deps
 	$(MAKE) --no-print-directory test-build
 	@sh examples/demo.sh $(B)
 
-# The suite runs twice: plain, then with AddressSanitizer + UndefinedBehaviorSanitizer.
+# The suite runs twice: plain, then with AddressSanitizer + UndefinedBehaviorSanitizer;
+# then every fuzzing corpus is replayed once (tests/fuzz/corpus/, a regression test).
 test: deps
 	$(MAKE) --no-print-directory test-build
 	$(MAKE) --no-print-directory test-build B=build-san SAN=address,undefined
-	@sh tests/run.sh build build-san
+	$(MAKE) --no-print-directory fuzz-build
+	@sh tests/run.sh build build-san $(FUZZ_B)
+
+# Fuzzing: clang's libFuzzer with ASan + UBSan, every harness for FUZZ_SECONDS
+# (tests/fuzz/run.sh: new inputs in $(FUZZ_B)/corpus/, crashes in $(FUZZ_B)/crashes/).
+FUZZ_B := build-fuzz
+FUZZ_SECONDS ?= 60
+fuzz-build:
+	$(MAKE) --no-print-directory fuzzers B=$(FUZZ_B) CC=clang SAN=address,undefined FUZZ=1
+fuzz: deps fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_SECONDS)
 
 bench: deps-bench
 	$(MAKE) --no-print-directory test-build
@@ -190,6 +219,6 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

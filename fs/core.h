@@ -32,6 +32,18 @@ void tfs_registry_wait_acks(uint32_t gen, int timeout_ms);
 /* registry.c: forget every task (saved_cmdlines_size changed, tests). */
 void tfs_task_clear(void);
 
+/*
+ * registry.c, for the fuzzing harness (tests/fuzz/fuzz_wire.c): take fd, a
+ * connected SOCK_SEQPACKET socket, as a connection the registry accepted from
+ * process pid (0 or -ENOMEM); handle one packet of it as if the registry thread
+ * had read it (< 0: the registry would close the connection, and it is dropped
+ * and closed); drop and close it (EOF), if still there.  Without the registry
+ * thread running.
+ */
+int tfs_registry_adopt(int fd, pid_t pid);
+int tfs_registry_packet(int fd, const void *buf, size_t n);
+void tfs_registry_drop(int fd);
+
 /* fuse_ops.c: wake every pending poll(2) on the tree. */
 void tfs_fuse_poll_wake(void);
 /* fuse_ops.c: mount (NULL on failure), serve until unmounted or signalled, unmount. */

@@ -392,12 +392,42 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/*
+ * A new connection of process pid: not registered until its HELLO.  0, -EMFILE
+ * when pid has TFS_CONN_PER_PID connections already, or -ENOMEM.
+ */
+static int proc_add(int fd, pid_t pid)
+{
+	unsigned int same = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	for (unsigned int i = 0; i < nr_procs; i++)
+		same += procs[i].pid == pid;
+	if (same >= TFS_CONN_PER_PID) {
+		pthread_mutex_unlock(&reg_lock);
+		return -EMFILE;
+	}
+	if (nr_procs == cap_procs) {
+		unsigned int cap = cap_procs ? 2 * cap_procs : 16;
+		struct tfs_proc *p = realloc(procs, cap * sizeof(*p));
+
+		if (!p) {
+			pthread_mutex_unlock(&reg_lock);
+			return -ENOMEM;
+		}
+		procs = p;
+		cap_procs = cap;
+	}
+	procs[nr_procs++] = (struct tfs_proc){.fd = fd, .pid = pid, .since_ms = now_ms()};
+	pthread_mutex_unlock(&reg_lock);
+	return 0;
+}
+
 /* Accept one connection; -errno when accept() itself failed (EMFILE: rest). */
 static int accept_one(void)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	unsigned int same = 0;
 	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
@@ -406,28 +436,8 @@ static int accept_one(void)
 		close(fd); /* the mount, the socket and the area are the owner's only */
 		return 0;
 	}
-	pthread_mutex_lock(&reg_lock);
-	for (unsigned int i = 0; i < nr_procs; i++)
-		same += procs[i].pid == cred.pid;
-	if (same >= TFS_CONN_PER_PID) {
-		pthread_mutex_unlock(&reg_lock);
+	if (proc_add(fd, cred.pid))
 		close(fd);
-		return 0;
-	}
-	if (nr_procs == cap_procs) {
-		unsigned int cap = cap_procs ? 2 * cap_procs : 16;
-		struct tfs_proc *p = realloc(procs, cap * sizeof(*p));
-
-		if (!p) {
-			pthread_mutex_unlock(&reg_lock);
-			close(fd);
-			return 0;
-		}
-		procs = p;
-		cap_procs = cap;
-	}
-	procs[nr_procs++] = (struct tfs_proc){.fd = fd, .pid = cred.pid, .since_ms = now_ms()};
-	pthread_mutex_unlock(&reg_lock);
 	return 0;
 }
 
@@ -737,6 +747,30 @@ static int on_message(int fd, const void *buf, size_t n)
 		return on_note(pid, buf);
 	}
 	return -EPROTO;
+}
+
+/* The fuzzing harness's way in (core.h): what reg_main does with one packet. */
+int tfs_registry_adopt(int fd, pid_t pid)
+{
+	return proc_add(fd, pid);
+}
+
+int tfs_registry_packet(int fd, const void *buf, size_t n)
+{
+	int ret = on_message(fd, buf, n);
+
+	if (ret < 0)
+		tfs_registry_drop(fd);
+	return ret;
+}
+
+void tfs_registry_drop(int fd)
+{
+	for (unsigned int i = 0; i < nr_procs; i++)
+		if (procs[i].fd == fd) {
+			proc_remove(i);
+			return;
+		}
 }
 
 /* Read one packet; <0 ends the connection (EOF, error, bad packet). */

@@ -2,6 +2,8 @@
 # tests/run.sh BUILD_DIR... - run the unit tests (cmocka) and the integration tests
 # (shell, through a real utracefs mount) against each build directory, and end with
 # the line "N passed, N failed".  Integration scripts print PASS:/FAIL:/SKIP: lines.
+# A build directory with libFuzzer harnesses (BUILD/fuzz/fuzz_NAME, make fuzz-build)
+# replays each one's corpus tests/fuzz/corpus/NAME once.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0 skip=0 failed=""
@@ -25,6 +27,21 @@ for b in "$@"; do
 		cat "$log/out"
 		count_cmocka "$name" "$log/out" "$rc"
 	done
+	# the fuzzing build (make fuzz-build): every corpus input once, as a regression test
+	for f in "$top/$b"/fuzz/fuzz_*; do
+		[ -x "$f" ] || continue
+		n=${f##*/fuzz_} name="$b/fuzz_$n"
+		echo "== $name"
+		set -- "$top/tests/fuzz/corpus/$n"/*
+		timeout 300 "$f" -runs=1 "$@" >"$log/out" 2>&1; rc=$?
+		if [ "$rc" -eq 0 ]; then
+			echo "PASS: $name replays its $# inputs"; pass=$((pass + 1))
+		else
+			grep -E '^(==[0-9]+==ERROR|SUMMARY|Running: )' "$log/out" | tail -3
+			echo "FAIL: $name exited with $rc"; fail=$((fail + 1)); failed="$failed $name"
+		fi
+	done
+	[ -x "$top/$b/bin/utracefs" ] || continue # a build of the harnesses only
 	for s in "$top"/tests/integration/[0-9]*.sh; do
 		[ -f "$s" ] || continue
 		name="$b/$(basename "$s" .sh)"

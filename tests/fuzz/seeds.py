@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+# tests/fuzz/seeds.py - write the seed inputs of the text and wire harnesses into
+# tests/fuzz/corpus/NAME/seed-* (run from the top of the tree; the ELF seeds and
+# the ring seed are made as tests/fuzz/README.md says).  Inputs that once
+# crashed a harness are kept beside them as regress-*.
+import os
+import struct
+
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+
+
+def put(name, i, data):
+    d = os.path.join(TOP, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "seed-%03d" % i), "wb") as f:
+        f.write(data)
+
+
+def texts(name, items):
+    for i, data in enumerate(items):
+        put(name, i, data if isinstance(data, bytes) else data.encode())
+
+
+# fuzz_files: byte 0 the file (FUZZ_LIST_FILES=1 build-fuzz/fuzz/fuzz_files -runs=0),
+# byte 1 bit 0 O_TRUNC, bit 1 one write per line
+FILES = {
+    0: ["function\n", "function_graph\n", "nop\n", "nosuch\n"],
+    1: ["0\n", "1\n", "42\n", "x\n"],
+    2: ["\n"],
+    3: ["noprint-parent\n", "sym-offset\n", "nooverwrite\n", "funcgraph-proc\n", "nosuch\n"],
+    4: ["0\n", "1\n", "2\n"],
+    22: ["0\n", "1\n"],
+    51: ["1\n", "3\n", "0\n", "ffffffff,ffffffff\n", "g\n"],
+    52: ["100\n", "1408\n", "0\n", "x\n", "4294967296\n"],
+    53: ["1\n"],
+    54: ["global\n", "x86-tsc\n", "local\n", "nosuch\n"],
+    55: ["hello world\n", "no newline", "x" * 300],
+    56: [b"\x01\x00\x00\x00payload", b"\x01\x00"],
+    57: ["100\n", "0\n", "99999999\n"],
+    58: ["\n"],
+    59: ["100\n", "0\n", "-1\n"],
+    60: ["3\n", "0\n"],
+    61: ["0\n", "1\n"],
+    62: ["alpha\n", "!alpha\n", "*a*\nmain\n", "main:traceon:5\n", "foo_*:mod:libfoo.so.1\n", "nosuch\n", "2\n"],
+    63: ["beta\n", ":mod:prog\n"],
+    64: ["main\n", "gamma_?\n"],
+    65: ["alpha\n"],
+    66: ["1 2 3\n", "0x10 010\n", "x\n", ""],
+    67: ["5\n"],
+    68: ["1073741824\n", "7\n"],
+    69: ["8 9\n"],
+    70: ["50\n"],
+    71: ["\n"],
+}
+i = 0
+for idx, items in FILES.items():
+    for t in items:
+        for mode in (1, 0, 3):
+            b = t.encode() if isinstance(t, str) else t
+            put("files", i, bytes([idx, mode]) + b)
+            i += 1
+
+# fuzz_filter: byte 0 file (0-3) | 4 for O_TRUNC, byte 1 write size (0: one write)
+FILTER = [
+    (4, 0, "alpha"), (4, 0, "!alpha"), (4, 0, "*a*"), (4, 0, "a?p[h-i]a"), (4, 0, "[!a]*"),
+    (4, 0, "1 2 3"), (4, 0, "0x2"), (4, 3, "main beta alpha_two"), (0, 0, "gamma*"),
+    (4, 0, "foo_*:mod:libfoo.so.1"), (4, 0, ":mod:prog"), (4, 0, "*:mod:!prog"),
+    (4, 0, "main:traceon:5"), (4, 0, "main:traceoff"), (4, 0, "alpha:stacktrace:2"),
+    (4, 0, "beta:dump"), (4, 0, "beta:cpudump"), (4, 0, "!main:traceon:5"),
+    (4, 0, "main:snapshot"), (4, 0, "nosuch"), (5, 0, "beta"), (6, 0, "main"),
+    (6, 0, "!main"), (7, 0, "alpha*"), (4, 0, "a\\*b"), (4, 2, "al\x00pha main"),
+]
+texts("filter", [bytes([a, b]) + t.encode() for a, b, t in FILTER])
+
+# fuzz_pid: byte 0 list (0-3) | 4 replace | 8 reset after
+PID = [(4, "1 2 3"), (0, "100"), (4, "0x10 010"), (5, "4194304"), (6, "1073741824"),
+       (7, "12 13"), (4, "x"), (4, ""), (12, "5 6"), (4, "-1"), (4, "4294967297")]
+texts("pid", [bytes([a]) + t.encode() for a, t in PID])
+
+# fuzz_cpumask: byte 0 number of CPUs - 1
+CPUMASK = [(1, "3"), (1, "1\n"), (1, "0"), (39, "ff,ffffffff"), (63, "ffffffff,ffffffff"),
+           (255, "1,0,0,0,0,0,0,0"), (1, "g"), (1, "4"), (31, ",1"), (1, "")]
+texts("cpumask", [bytes([a]) + t.encode() for a, t in CPUMASK])
+
+# fuzz_wire: packets (2-byte length, then the packet); the process is FUZZ_PID
+PID_ = 4194000
+HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE = 1, 3, 4, 5, 6, 7, 8
+
+
+def pkt(body_type, payload):
+    b = struct.pack("<II", body_type, 8 + len(payload)) + payload
+    return struct.pack("<H", len(b)) + b
+
+
+def cstr(s, n):
+    return s.encode().ljust(n, b"\0")[:n]
+
+
+hello = pkt(HELLO, struct.pack("<Iii", 3, PID_, PID_) + cstr("prog", 16) + cstr("/opt/app/prog", 256))
+ack = pkt(ACK, struct.pack("<II", 1, 0))
+task = pkt(TASK, struct.pack("<ii", PID_ + 1, PID_) + cstr("worker", 16))
+maps = pkt(MAPS, struct.pack("<Q", 12345))
+tracing = pkt(TRACING, struct.pack("<II", 0, 0))
+probe = pkt(PROBE, struct.pack("<IiiIQ", 5, 0, PID_, 0, 0x1005))
+
+
+def sites(obj, total, first, offs, path="/opt/app/prog", base=0x555500000000):
+    return pkt(SITES, struct.pack("<IIIIQ", obj, total, first, len(offs), base) +
+               cstr(path, 256) + b"".join(struct.pack("<I", o) for o in offs))
+
+
+WIRE = [
+    hello, hello + ack, hello + task + ack, hello + maps, hello + tracing,
+    hello + sites(0, 3, 0, [0x100, 0x200, 0x300]),
+    hello + sites(0, 4, 0, [0x100, 0x200]) + sites(0, 4, 2, [0x300, 0x400]),
+    hello + sites(1, 2, 0, [0x10, 0x20], "/usr/lib/libfoo.so.1", 0x7f0000000000) + sites(1, 0, 0, []),
+    hello + probe, task, hello + hello, pkt(HELLO, b"short"), hello + pkt(99, b""),
+]
+texts("wire", WIRE)
