@@ -52,6 +52,13 @@ struct fuse *tfs_fuse_mount(const char *mountpoint, bool debug);
 int tfs_fuse_loop(struct fuse *f);
 void tfs_fuse_unmount(struct fuse *f);
 
+/*
+ * trace.c: write the dumps asked for so far and end the dump thread: it reads the
+ * rings, so before the area goes (the end of the daemon).  Later dumps are
+ * written by the caller of tfs_trace_dump itself.
+ */
+void tfs_trace_dump_stop(void);
+
 /* current_tracer.c: make a tracer current (clears the rings, applies). */
 int tfs_set_tracer(const struct tracer *t);
 

@@ -183,6 +183,7 @@ int main(int argc, char **argv)
 	tfs_registry_stop();
 	tfs_kicker_stop();
 	tfs_fuse_unmount(f);
+	tfs_trace_dump_stop(); /* it reads the rings */
 	tfs_area_fini();
 	/* the loop answers a signal's number when SIGTERM/SIGINT ended it: a clean end */
 	return err < 0 ? 1 : 0;

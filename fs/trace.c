@@ -580,7 +580,7 @@ static pthread_cond_t dump_cond = PTHREAD_COND_INITIALIZER;
 static int dump_cpus[DUMP_QUEUE];
 static unsigned int dump_head, dump_len;
 static unsigned long dump_dropped;
-static bool dump_started;
+static bool dump_started, dump_stop; /* dump_started: the thread runs */
 
 static void *dump_thread(void *arg)
 {
@@ -590,8 +590,14 @@ static void *dump_thread(void *arg)
 		int cpu;
 
 		pthread_mutex_lock(&dump_lock);
-		while (!dump_len)
+		while (!dump_len && !dump_stop)
 			pthread_cond_wait(&dump_cond, &dump_lock);
+		if (!dump_len) { /* stopping, and every dump asked for is written */
+			dump_started = false;
+			pthread_cond_broadcast(&dump_cond);
+			pthread_mutex_unlock(&dump_lock);
+			return NULL;
+		}
 		cpu = dump_cpus[dump_head];
 		dump_head = (dump_head + 1) % DUMP_QUEUE;
 		dump_len--;
@@ -612,7 +618,7 @@ void tfs_trace_dump(int cpu)
 	bool now = false;
 
 	pthread_mutex_lock(&dump_lock);
-	if (!dump_started) {
+	if (!dump_started && !dump_stop) {
 		pthread_attr_t a;
 
 		pthread_attr_init(&a);
@@ -630,4 +636,14 @@ void tfs_trace_dump(int cpu)
 	pthread_mutex_unlock(&dump_lock);
 	if (now)
 		dump_now(cpu);
+}
+
+void tfs_trace_dump_stop(void)
+{
+	pthread_mutex_lock(&dump_lock);
+	dump_stop = true;
+	pthread_cond_broadcast(&dump_cond);
+	while (dump_started)
+		pthread_cond_wait(&dump_cond, &dump_lock);
+	pthread_mutex_unlock(&dump_lock);
 }
