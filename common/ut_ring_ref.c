@@ -82,13 +82,15 @@ void ut_rb_reset_cpu(void *area, unsigned int cpu, unsigned int nr_pages, unsign
 	struct rb_cpu *rc = ut_rb_cpu(area, cpu);
 	struct rb_page *p0 = ut_rb_page(area, cpu, 0);
 
-	rc->enabled = 0;
-	rc->nr_pages = nr_pages;
-	rc->flags = flags;
-	rc->dropped = 0;
-	rc->read_vpage = 0;
+	/* words that readers (utracefs's kicker and reader threads) load meanwhile:
+	 * single stores, as a writer's */
+	__atomic_store_n(&rc->enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&rc->nr_pages, nr_pages, __ATOMIC_RELAXED);
+	__atomic_store_n(&rc->flags, flags, __ATOMIC_RELAXED);
+	__atomic_store_n(&rc->dropped, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&rc->read_vpage, 0, __ATOMIC_RELAXED);
 	memset(p0, 0, sizeof(*p0));
 	p0->magic = UT_RB_PAGE_MAGIC;
-	rc->gen++; /* wpos goes back (ut_ring.h) */
-	rc->wpos = rb_wpos_make(0, 0, 0, 0);
+	__atomic_store_n(&rc->gen, rc->gen + 1, __ATOMIC_RELAXED); /* wpos goes back (ut_ring.h) */
+	__atomic_store_n(&rc->wpos, rb_wpos_make(0, 0, 0, 0), __ATOMIC_RELAXED);
 }

@@ -57,7 +57,7 @@ static uint64_t kick_seq;
 
 static pthread_t kicker;
 static bool kicker_running;
-static volatile bool kicker_stop;
+static bool kicker_stop; /* __atomic: the kicker thread polls it */
 
 /*
  * A request of K kernel pages gets what the kernel allocates for it: K pages
@@ -304,7 +304,7 @@ static uint64_t ring_restore(unsigned int cpu, const struct ring_keep *k)
 			ut_rb_write_on_cpu_disabled(tfs.area, cpu, ev);
 			off += ev->len;
 		}
-	rc->dropped = k->dropped;
+	__atomic_store_n(&rc->dropped, k->dropped, __ATOMIC_RELAXED); /* the kicker reads it */
 	return first;
 }
 
@@ -592,7 +592,7 @@ static void *kicker_main(void *arg)
 	uint64_t last[2 * UT_RB_MAX_CPUS] = {0};
 	struct timespec ts = {0, TFS_KICK_MS * 1000000L};
 
-	while (!kicker_stop) {
+	while (!__atomic_load_n(&kicker_stop, __ATOMIC_RELAXED)) {
 		bool moved = false;
 
 		for (unsigned int cpu = 0; cpu < tfs.nr_cpus && tfs.area; cpu++) {
@@ -619,7 +619,7 @@ int tfs_kicker_start(void)
 {
 	int err;
 
-	kicker_stop = false;
+	__atomic_store_n(&kicker_stop, false, __ATOMIC_RELAXED);
 	err = pthread_create(&kicker, NULL, kicker_main, NULL);
 	if (err)
 		return -err;
@@ -631,7 +631,7 @@ void tfs_kicker_stop(void)
 {
 	if (!kicker_running)
 		return;
-	kicker_stop = true;
+	__atomic_store_n(&kicker_stop, true, __ATOMIC_RELAXED);
 	pthread_join(kicker, NULL);
 	kicker_running = false;
 }

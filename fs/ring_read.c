@@ -179,7 +179,8 @@ static bool rr_view_read(unsigned int cpu, struct rr_view *v)
 	v->w = __atomic_load_n(&v->rc->wpos, __ATOMIC_ACQUIRE);
 	v->nr = __atomic_load_n(&v->rc->nr_pages, __ATOMIC_RELAXED);
 	v->overwrite = __atomic_load_n(&v->rc->flags, __ATOMIC_RELAXED) & RB_F_OVERWRITE;
-	v->read_vpage = (unsigned int)v->rc->read_vpage & (RB_VPAGE_MOD - 1);
+	v->read_vpage = (unsigned int)__atomic_load_n(&v->rc->read_vpage, __ATOMIC_RELAXED) &
+			(RB_VPAGE_MOD - 1);
 	v->V = rb_wpos_vpage(v->w);
 	v->slot = rb_wpos_slot(v->w);
 	return v->nr == rr_own_pages(cpu) && v->slot < v->nr &&
