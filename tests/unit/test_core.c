@@ -470,7 +470,9 @@ struct peer {
 	struct ut_ctl *ctl;
 	uint64_t size;
 	pthread_t thread;
-	volatile int stop;
+	/* stop and ack_delay_ms (set by the test) and seen_* (set by the peer thread):
+	 * __atomic loads and stores, both threads use them */
+	int stop;
 	int ack_delay_ms;
 	uint32_t seen_tracer; /* ctl->tracer when it acknowledged the last gen */
 	uint32_t seen_on;
@@ -566,8 +568,8 @@ static void *peer_main(void *arg);
 static int peer_start(struct peer *p)
 {
 	p->gen = __atomic_load_n(&p->ctl->gen, __ATOMIC_ACQUIRE);
-	p->seen_tracer = p->ctl->tracer;
-	p->seen_on = p->ctl->tracing_on;
+	__atomic_store_n(&p->seen_tracer, p->ctl->tracer, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->seen_on, p->ctl->tracing_on, __ATOMIC_RELAXED);
 	send_ack(p, p->gen);
 	return pthread_create(&p->thread, NULL, peer_main, p);
 }
@@ -578,7 +580,7 @@ static void *peer_main(void *arg)
 	struct peer *p = arg;
 	uint32_t gen = p->gen;
 
-	while (!p->stop) {
+	while (!__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
 		struct timespec to = {0, 50 * 1000000L};
 		uint32_t g;
 
@@ -587,10 +589,12 @@ static void *peer_main(void *arg)
 		if (g == gen)
 			continue;
 		gen = g;
-		if (p->ack_delay_ms)
-			usleep(p->ack_delay_ms * 1000);
-		p->seen_tracer = p->ctl->tracer;
-		p->seen_on = p->ctl->tracing_on;
+		int delay_ms = __atomic_load_n(&p->ack_delay_ms, __ATOMIC_RELAXED);
+
+		if (delay_ms)
+			usleep(delay_ms * 1000);
+		__atomic_store_n(&p->seen_tracer, p->ctl->tracer, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->seen_on, p->ctl->tracing_on, __ATOMIC_RELAXED);
 		send_ack(p, gen);
 	}
 	return NULL;
@@ -783,20 +787,22 @@ static void test_apply_waits_for_acks(void **state)
 	/* returned after the (delayed) ACK, which saw the new state, long before the timeout */
 	assert_true(now_s() - t0 >= 0.15);
 	assert_true(now_s() - t0 < UT_ACK_TIMEOUT_MS / 1000.0 * 0.75);
-	assert_int_equal(p.seen_on, 0);
+	assert_int_equal(__atomic_load_n(&p.seen_on, __ATOMIC_RELAXED), 0);
 	assert_int_equal(tfs.ctl->tracing_on, 0);
 
 	/* TRACING from the program: applied without blocking the registry */
 	struct ut_msg_tracing tr = {.h = {.type = UT_MSG_TRACING, .len = sizeof(tr)}, .on = 1};
 
-	p.ack_delay_ms = 0;
+	__atomic_store_n(&p.ack_delay_ms, 0, __ATOMIC_RELAXED);
 	assert_int_equal(send_msg(p.fd, &tr, sizeof(tr)), 0);
-	for (int i = 0; i < 200 && !p.seen_on; i++)
+	for (int i = 0; i < 200 && !__atomic_load_n(&p.seen_on, __ATOMIC_RELAXED); i++)
 		usleep(10000);
-	assert_int_equal(p.seen_on, 1);
+	assert_int_equal(__atomic_load_n(&p.seen_on, __ATOMIC_RELAXED), 1);
+	tfs_lock();
 	assert_true(tfs.tracing_on);
+	tfs_unlock();
 
-	p.stop = 1;
+	__atomic_store_n(&p.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(p.thread, NULL);
 	close(p.fd);
 	wait_count(0);
@@ -856,7 +862,8 @@ static void test_set_tracer(void **state)
 	assert_int_equal(fake_inits, 1);
 	assert_int_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0); /* the switch cleared the rings */
 	assert_int_equal(tfs.ctl->tracer, UT_TRACER_FUNCTION);
-	assert_int_equal(p.seen_tracer, UT_TRACER_FUNCTION); /* returned after the ACK */
+	/* returned after the ACK */
+	assert_int_equal(__atomic_load_n(&p.seen_tracer, __ATOMIC_RELAXED), UT_TRACER_FUNCTION);
 
 	/* the same tracer again: nothing happens */
 	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 0, &e.h), 0);
@@ -872,10 +879,10 @@ static void test_set_tracer(void **state)
 
 	assert_int_equal(tfs_set_tracer(&fake_nop), 0);
 	assert_int_equal(fake_resets, 1);
-	assert_int_equal(p.seen_tracer, UT_TRACER_NOP);
+	assert_int_equal(__atomic_load_n(&p.seen_tracer, __ATOMIC_RELAXED), UT_TRACER_NOP);
 	assert_int_equal(tfs_set_tracer(old), 0);
 
-	p.stop = 1;
+	__atomic_store_n(&p.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(p.thread, NULL);
 	close(p.fd);
 	wait_count(0);
