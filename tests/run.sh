@@ -8,6 +8,21 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0 skip=0 failed=""
 log=$(mktemp -d /tmp/utrace-test.XXXXXX)
+# ThreadSanitizer builds (make tsan-build) write their reports here, whichever
+# process made them (the daemon, the CLI, a unit test): each fails the test that ran.
+TSAN_OPTIONS="log_path=$log/tsan suppressions=$top/tests/tsan.supp ${TSAN_OPTIONS:-}"
+export TSAN_OPTIONS
+
+# tsan_reports NAME: count the reports the last test left as one failure of NAME.
+tsan_reports() {
+	set -- "$1" "$log"/tsan.*
+	[ -e "$2" ] || return 0
+	n=$1; shift
+	cat "$@"
+	rm -f "$@"
+	echo "FAIL: $n: ThreadSanitizer reports"
+	fail=$((fail + 1)) failed="$failed $n"
+}
 
 count_cmocka() { # NAME LOGFILE RC
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$2" | tail -1)
@@ -26,6 +41,7 @@ for b in "$@"; do
 		timeout 300 "$t" >"$log/out" 2>&1; rc=$?
 		cat "$log/out"
 		count_cmocka "$name" "$log/out" "$rc"
+		tsan_reports "$name"
 	done
 	# the fuzzing build (make fuzz-build): every corpus input once, as a regression test
 	for f in "$top/$b"/fuzz/fuzz_*; do
@@ -54,6 +70,7 @@ for b in "$@"; do
 		fi
 		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + k))
 		[ "$f" -gt 0 ] && failed="$failed $name"
+		tsan_reports "$name"
 	done
 done
 rm -rf "$log"
