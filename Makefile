@@ -5,6 +5,7 @@
 #   make test       install missing packages, build (plain, ASan+UBSan, fuzzing, TSan),
 #                   run every test
 #   make fuzz       run each libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS (default 60)
+#   make fuzz-cov   line coverage that the fuzzing corpora reach (after make fuzz)
 #   make bench      performance runs (bench/), writes docs/performance.md
 #
 # Source lists are found by wildcard: a new .c file in a directory is built
@@ -15,9 +16,10 @@ B ?= build
 SAN ?=
 CC ?= gcc
 
-# libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (make fuzz, make test).
-DEPS_BUILD := gcc g++ clang libclang-rt-14-dev make pkg-config libfuse3-dev fuse3 libelf-dev \
-	libcmocka-dev
+# libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (make fuzz, make test);
+# llvm-14: llvm-cov and llvm-profdata (make fuzz-cov).
+DEPS_BUILD := gcc g++ clang libclang-rt-14-dev llvm-14 make pkg-config libfuse3-dev fuse3 \
+	libelf-dev libcmocka-dev
 # tcl8.6: SQLite's makefile generates sqlite3.c with tclsh (bench/real.sh).
 DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6
 
@@ -39,6 +41,10 @@ endif
 # FUZZ=1 (make fuzz-build): every host object gets libFuzzer's coverage instrumentation.
 ifneq ($(FUZZ),)
 BASE_CFLAGS += -fsanitize=fuzzer-no-link
+endif
+# FUZZ_COV=1 (make fuzz-cov): clang's source coverage instead of sanitizers.
+ifneq ($(FUZZ_COV),)
+BASE_CFLAGS += -fprofile-instr-generate -fcoverage-mapping
 endif
 HOST_CFLAGS := $(BASE_CFLAGS) -fPIC
 # Programs that are traced (tests, examples).
@@ -85,7 +91,7 @@ GRAPH_NAMES := $(patsubst tests/progs/%.c,%,$(GRAPH_SRC)) $(patsubst tests/progs
 GRAPH_PROGS := $(foreach v,$(GRAPH_VARIANTS),$(addprefix $(B)/tests/progs/$(v)/,$(GRAPH_NAMES)))
 
 FS_LIBS := $(FUSE_LIBS) -lelf -lpthread -lstdc++
-.PHONY: all deps deps-bench run test test-build bench clean format fuzz fuzz-build fuzzers \
+.PHONY: all deps deps-bench run test test-build bench clean format fuzz fuzz-build fuzz-cov fuzzers \
 	tsan-build tsan-units
 all: $(LIB) $(FSBIN) $(CLI)
 
@@ -229,6 +235,11 @@ fuzz-build:
 	$(MAKE) --no-print-directory fuzzers B=$(FUZZ_B) CC=clang SAN=address,undefined FUZZ=1
 fuzz: deps fuzz-build
 	@sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_SECONDS)
+# Line coverage of the files each harness is for, reached by its seed corpus and what
+# make fuzz added to it ($(FUZZ_B)/corpus/), with llvm-cov (docs/fuzzing.md).
+fuzz-cov: deps
+	$(MAKE) --no-print-directory fuzzers B=build-fuzzcov CC=clang FUZZ=1 FUZZ_COV=1
+	@sh tests/fuzz/coverage.sh build-fuzzcov $(FUZZ_B)/corpus
 
 bench: deps-bench
 	$(MAKE) --no-print-directory test-build
@@ -238,6 +249,6 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san build-fuzz build-tsan
+	rm -rf build build-san build-fuzz build-fuzzcov build-tsan
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
