@@ -22,8 +22,9 @@
 /*
  * 2: function probes (ut_sel.h, UT_MSG_PROBE); 3: MAPS tsc; 4: UT_MSG_NOTE; 5: SITES tsc;
  * 6: the control page's own memfd; 7: rb_cpu.lock (tid and start time), rb_cpu.gen
+ * 8: rb_cpu.held (the reader page held back from no-overwrite writers until a read)
  */
-#define UT_PROTO_VERSION 7u
+#define UT_PROTO_VERSION 8u
 #define UT_ACK_TIMEOUT_MS 2000
 
 enum ut_tracer_id {

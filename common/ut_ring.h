@@ -37,9 +37,11 @@
  *
  * When the event does not fit in the current page the writer, still in the same
  * critical section, finishes the page and starts the next one:
- *   - no-overwrite mode (RB_F_OVERWRITE clear): if next vpage - read_vpage >=
- *     nr_pages the buffer is full; the event is dropped and the commit store is
- *     instead `dropped = dropped + 1` (still one store, still last);
+ *   - no-overwrite mode (RB_F_OVERWRITE clear): if next vpage - read_vpage +
+ *     held >= nr_pages the buffer is full; the event is dropped and the commit
+ *     store is instead `dropped = dropped + 1` (still one store, still last).
+ *     held is 1 from a reset until the first consuming read, then 0: the kernel's
+ *     reader page takes no writes until a reader has swapped it in;
  *   - old page: hdr.commit = current wpos (final offset and entry count);
  *   - new page: hdr.vpage, hdr.time_stamp, hdr.base_entries = old.base_entries +
  *     old entries, hdr.commit = 0;
@@ -155,7 +157,8 @@ static inline unsigned int rb_vpage_sub(unsigned int a, unsigned int b)
 /*
  * Per-CPU writer state, 128 bytes.  First cache line: written by writers on this
  * CPU (wpos, dropped) and, rarely and only with enabled == 0 plus a CPU barrier,
- * by utracefs (nr_pages, flags, enabled).  Second cache line: written by utracefs
+ * by utracefs (nr_pages, flags, enabled; held: at a reset, and once at the first
+ * consuming read after it, with a plain store).  Second cache line: written by utracefs
  * only (read_vpage), read by writers when they start a page.
  */
 struct rb_cpu {
@@ -164,7 +167,7 @@ struct rb_cpu {
 	uint32_t nr_pages; /* >= 3 */
 	uint32_t flags;	   /* RB_F_* */
 	uint32_t enabled;  /* 0: writers return at once, nothing is counted */
-	uint32_t _pad0;
+	uint32_t held;	   /* no-overwrite: pages kept from writers (1 until the first read) */
 	uint64_t lock;	   /* locked write mode only: the holder's identity (ut_ring_lock.c), 0 */
 	uint64_t gen;	   /* bumped before every commit that moves wpos back (rewind, reset) */
 	uint64_t _pad1[2];
@@ -177,6 +180,7 @@ _Static_assert(offsetof(struct rb_cpu, dropped) == 8, "asm uses offset 8");
 _Static_assert(offsetof(struct rb_cpu, nr_pages) == 16, "asm uses offset 16");
 _Static_assert(offsetof(struct rb_cpu, flags) == 20, "asm uses offset 20");
 _Static_assert(offsetof(struct rb_cpu, enabled) == 24, "asm uses offset 24");
+_Static_assert(offsetof(struct rb_cpu, held) == 28, "asm uses offset 28");
 _Static_assert(offsetof(struct rb_cpu, lock) == 32, "lock word in the first cache line");
 _Static_assert(offsetof(struct rb_cpu, gen) == 40, "asm uses offset 40");
 _Static_assert(offsetof(struct rb_cpu, read_vpage) == 64, "asm uses offset 64");

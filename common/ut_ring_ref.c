@@ -47,7 +47,7 @@ static int rb_write_cpu(void *area, unsigned int cpu, const struct ut_ev *ev, in
 	unsigned int nslot = slot + 1 == nr ? 0 : slot + 1;
 
 	if (!(rc->flags & RB_F_OVERWRITE) &&
-	    rb_vpage_sub(nvp, (unsigned int)rc->read_vpage) >= nr) {
+	    (uint64_t)rb_vpage_sub(nvp, (unsigned int)rc->read_vpage) + rc->held >= nr) {
 		__atomic_store_n(&rc->dropped, rc->dropped + 1, __ATOMIC_RELEASE); /* commit */
 		return -ENOSPC;
 	}
@@ -89,6 +89,8 @@ void ut_rb_reset_cpu(void *area, unsigned int cpu, unsigned int nr_pages, unsign
 	__atomic_store_n(&rc->flags, flags, __ATOMIC_RELAXED);
 	__atomic_store_n(&rc->dropped, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&rc->read_vpage, 0, __ATOMIC_RELAXED);
+	/* the reader page: unused until the first consuming read */
+	__atomic_store_n(&rc->held, 1, __ATOMIC_RELAXED);
 	memset(p0, 0, sizeof(*p0));
 	p0->magic = UT_RB_PAGE_MAGIC;
 	__atomic_store_n(&rc->gen, rc->gen + 1, __ATOMIC_RELAXED); /* wpos goes back (ut_ring.h) */

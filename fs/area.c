@@ -64,8 +64,8 @@ static bool kicker_stop; /* __atomic: the kicker thread polls it */
  * plus its reader page, page for page (ours hold 4064 bytes, the kernel's 4080).
  * So a full buffer holds as many pages as the kernel's: in overwrite mode the
  * page being written and the K - 1 before it (ut_ring.h: the next one may be
- * being overwritten); without overwrite the K + 1 pages, as many as the kernel
- * holds once its reader page is in use.
+ * being overwritten); without overwrite K pages until the first consuming read
+ * and K + 1 after it (rb_cpu.held, ut_ring.h), as the kernel's reader page.
  */
 unsigned int tfs_kpages_to_rb_pages(unsigned int nr_kpages)
 {

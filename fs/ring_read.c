@@ -260,6 +260,18 @@ static const struct ut_ev *rr_page_event(const struct rr_page *pg, unsigned int 
 
 /* ---- the consumer's position --------------------------------------------------------------- */
 
+/*
+ * The first consuming read after a reset puts the reader page in use: from then on
+ * no-overwrite writers may fill every page (ut_ring.h, rb_cpu.held).
+ */
+static void rr_reader_page_used(unsigned int cpu)
+{
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+
+	if (__atomic_load_n(&rc->held, __ATOMIC_RELAXED))
+		__atomic_store_n(&rc->held, 0, __ATOMIC_RELEASE);
+}
+
 static void rr_cons_clear(struct rr_cons *cs)
 {
 	memset(cs, 0, offsetof(struct rr_cons, pg));
@@ -313,6 +325,8 @@ void tfs_rr_resized_held(unsigned int cpu, uint64_t first)
 	cs->P = first;
 	cs->lost = 0;
 	cs->loaded = false;
+	if (cs->R) /* a resize keeps the reader page in use (ut_rb_reset_cpu held it back) */
+		rr_reader_page_used(cpu);
 }
 
 void tfs_rr_reset(int cpu)
@@ -653,6 +667,7 @@ long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *
 			const struct ut_ev *nx;
 
 			rr_cons_take(cs, ev);
+			rr_reader_page_used((unsigned int)c);
 			n++;
 			if (rr_cons_load(cs, (unsigned int)c) == 1 && (nx = rr_cons_peek(cs)) &&
 			    nx->tid == h.tid && nx->type == UT_EV_GRAPH_RET && nx->ts >= h.ts) {
@@ -662,6 +677,7 @@ long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *
 			continue;
 		}
 		rr_cons_take(cs, ev);
+		rr_reader_page_used((unsigned int)c);
 		n++;
 	}
 	pthread_mutex_unlock(&rr_lock);

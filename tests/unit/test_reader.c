@@ -158,12 +158,15 @@ static void test_no_overwrite_drops(void **state)
 			dropped++;
 	struct tfs_cpu_stats st = stats(0);
 
-	/* nr pages can be filled before the writer meets the reader */
-	assert_int_equal(st.entries, nr * PER_PAGE);
-	assert_int_equal(st.dropped, 1000 - nr * PER_PAGE);
+	/*
+	 * Never read: nr - 1 pages can be filled before the writer meets the reader,
+	 * the last one is the reader page (the kernel: K pages of the K + 1).
+	 */
+	assert_int_equal(st.entries, (nr - 1) * PER_PAGE);
+	assert_int_equal(st.dropped, 1000 - (nr - 1) * PER_PAGE);
 	assert_int_equal(dropped, st.dropped);
 	assert_int_equal(st.overrun, 0);
-	assert_int_equal(walk(0, 0, true), nr * PER_PAGE);
+	assert_int_equal(walk(0, 0, true), (nr - 1) * PER_PAGE);
 }
 
 struct collect {
@@ -195,17 +198,50 @@ static long consume(int cpu, struct collect *c, unsigned int max)
 	return tfs_rr_consume(cpu, &it, 100000, collect_fn, c);
 }
 
+/* The first consuming read puts the reader page in use; a reset takes it back. */
+static void test_no_overwrite_reader_page(void **state)
+{
+	static struct collect c;
+	const unsigned int nr = 4;
+	unsigned int ok = 0;
+
+	ring_setup(1, nr, 0);
+	assert_int_equal(ut_rb_cpu(area, 0)->held, 1);
+	assert_int_equal(write_func(0, 0, 1000), 0);
+	assert_int_equal(consume(0, &c, 1), 1); /* one event read: page 0 not released */
+	assert_int_equal(ut_rb_cpu(area, 0)->held, 0);
+	assert_int_equal(ut_rb_cpu(area, 0)->read_vpage, 0);
+	while (write_func(0, 1 + ok, 1001 + ok) == 0 && ok < 100000)
+		ok++;
+	/* all nr pages, less the event read */
+	assert_int_equal(ok, nr * PER_PAGE - 1);
+	assert_int_equal(stats(0).entries, nr * PER_PAGE - 1);
+
+	/* a reset holds the reader page back again */
+	ut_rb_reset_cpu(area, 0, nr, 0);
+	ut_rb_cpu(area, 0)->enabled = 1;
+	tfs_rr_reset(0);
+	assert_int_equal(ut_rb_cpu(area, 0)->held, 1);
+	ok = 0;
+	while (write_func(0, ok, 1000 + ok) == 0 && ok < 100000)
+		ok++;
+	assert_int_equal(ok, (nr - 1) * PER_PAGE);
+}
+
 static void test_consume_releases_pages(void **state)
 {
 	static struct collect c;
 	const unsigned int nr = 4;
 
 	ring_setup(1, nr, 0);
-	for (uint64_t i = 0; i < nr * PER_PAGE; i++)
+	for (uint64_t i = 0; i < (nr - 1) * PER_PAGE; i++)
 		assert_int_equal(write_func(0, i, 1000 + i), 0);
-	assert_int_equal(write_func(0, 9999, 9999), -ENOSPC);
+	assert_int_equal(write_func(0, 9999, 9999), -ENOSPC); /* the reader page is held back */
 
 	assert_int_equal(consume(0, &c, 100), 100);
+	/* the read put the reader page in use: one page more */
+	for (uint64_t i = (nr - 1) * PER_PAGE; i < nr * PER_PAGE; i++)
+		assert_int_equal(write_func(0, i, 1000 + i), 0);
 	for (unsigned int i = 0; i < 100; i++)
 		assert_int_equal(c.seq[i], i);
 	struct tfs_cpu_stats st = stats(0);
@@ -690,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_no_wrap),
 		cmocka_unit_test(test_overwrite_wrap),
 		cmocka_unit_test(test_no_overwrite_drops),
+		cmocka_unit_test(test_no_overwrite_reader_page),
 		cmocka_unit_test(test_consume_releases_pages),
 		cmocka_unit_test(test_consume_lost),
 		cmocka_unit_test(test_stop_keeps_event),

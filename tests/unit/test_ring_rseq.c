@@ -160,6 +160,9 @@ static void compare_mode(unsigned int flags)
 			rv++;
 			ut_rb_cpu(a, 0)->read_vpage = rv;
 			ut_rb_cpu(b, 0)->read_vpage = rv;
+			/* its first read put the reader page in use (rb_cpu.held) */
+			ut_rb_cpu(a, 0)->held = rv < 3;
+			ut_rb_cpu(b, 0)->held = rv < 3;
 		}
 	}
 	assert_memory_equal(ut_rb_cpu(a, 0), ut_rb_cpu(b, 0), UT_RB_CPU_SIZE);
@@ -177,6 +180,64 @@ static void compare_mode(unsigned int flags)
 	assert_int_equal(ut_rb_write(a, 0, &e.h), -EAGAIN); /* cpu 0 >= nr_cpus 0 */
 	munmap(a, ut_rb_area_size(1));
 	munmap(b, ut_rb_area_size(1));
+}
+
+/* 32-byte events written on cpu 0 of a until the first -ENOSPC (a no-overwrite ring). */
+static unsigned int fill_count(void *a, int ref)
+{
+	struct test_ev e;
+	unsigned int n = 0;
+	int r;
+
+	for (;;) {
+		make_ev(&e, 1, 0);
+		r = ref ? ut_rb_write_on_cpu(a, 0, &e.h) : ut_rb_write(a, 1, &e.h);
+		if (r)
+			break;
+		n++;
+	}
+	assert_int_equal(r, -ENOSPC);
+	return n;
+}
+
+/*
+ * The no-overwrite capacity rule, the same in the rseq writer and the reference:
+ * after a reset the reader page is held back (nr_pages - 1 pages take events);
+ * once the reader has read (held 0) the last page fills too; a forged held
+ * never lets a writer past the reader.
+ */
+static void test_capacity_rule(void **state)
+{
+	const unsigned int per_page = UT_RB_PAGE_DATA / 32;
+	cpu_set_t old;
+
+	if (!have_rseq)
+		skip();
+	sched_getaffinity(0, sizeof(old), &old);
+	pin_cpu0();
+	for (int ref = 0; ref < 2; ref++) {
+		void *a = map_area(1);
+		struct rb_cpu *rc = ut_rb_cpu(a, 0);
+
+		reset_all(a, 1, NR_PAGES, 0);
+		assert_int_equal(rc->held, 1);
+		assert_int_equal(fill_count(a, ref), (NR_PAGES - 1) * per_page);
+		assert_int_equal(rc->dropped, 1);
+		rc->held = 0; /* the reader's first read */
+		assert_int_equal(fill_count(a, ref), per_page);
+		assert_int_equal(rb_wpos_vpage(rc->wpos), NR_PAGES - 1);
+
+		reset_all(a, 1, NR_PAGES, 0); /* a reset holds it back again */
+		assert_int_equal(rc->held, 1);
+		assert_int_equal(fill_count(a, ref), (NR_PAGES - 1) * per_page);
+
+		reset_all(a, 1, NR_PAGES, 0);
+		rc->held = 0xffffffffu; /* forged: d + held wraps around */
+		assert_int_equal(fill_count(a, ref), per_page);
+		assert_int_equal(rb_wpos_vpage(rc->wpos), 0);
+		munmap(a, ut_rb_area_size(1));
+	}
+	sched_setaffinity(0, sizeof(old), &old);
 }
 
 static void test_same_as_reference(void **state)
@@ -766,6 +827,7 @@ int main(void)
 
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_same_as_reference),
+	    cmocka_unit_test(test_capacity_rule),
 	    cmocka_unit_test_setup(test_concurrent_no_overwrite, setup),
 	    cmocka_unit_test_setup(test_concurrent_overwrite, setup),
 	    cmocka_unit_test_setup(test_sigkill_writers, setup),

@@ -175,9 +175,11 @@ ut_rb_write:
 	movl %edx, %edi
 	subl 64(%r9), %edi			/* nvp - (unsigned int)read_vpage */
 	andl $0xffffff, %edi
+	addl 28(%r9), %edi			/* + held (the reader page) */
+	jc 7f
 	cmpl %r11d, %edi
 	jb 4f
-	movq 8(%r9), %rcx			/* full: dropped + 1 is the commit */
+7:	movq 8(%r9), %rcx			/* full: dropped + 1 is the commit */
 	incq %rcx
 	leaq 8(%r9), %rdx
 	movl $-ENOSPC, %eax

@@ -156,9 +156,11 @@
 	movl %r10d, %eax
 	subl 64(%rcx), %eax			/* nvp - (unsigned int)read_vpage */
 	andl $0xffffff, %eax
+	addl 28(%rcx), %eax			/* + held (the reader page) */
+	jc 6f
 	cmpl 16(%rcx), %eax
 	jb 7f
-	movq 8(%rcx), %rsi			/* full: the commit is dropped + 1 */
+6:	movq 8(%rcx), %rsi			/* full: the commit is dropped + 1 */
 	incq %rsi
 	addq $8, %rcx
 	jmp \commit

@@ -163,9 +163,11 @@ ut_tramp_function:
 	movl %r10d, %eax
 	subl 64(%rcx), %eax			/* nvp - (unsigned int)read_vpage */
 	andl $0xffffff, %eax
+	addl 28(%rcx), %eax			/* + held (the reader page) */
+	jc 2f
 	cmpl %edi, %eax
 	jb 3f
-	movq 8(%rcx), %rsi			/* full: the commit is dropped + 1 */
+2:	movq 8(%rcx), %rsi			/* full: the commit is dropped + 1 */
 	incq %rsi
 	addq $8, %rcx
 	jmp .Lcommit
