@@ -19,6 +19,11 @@
  *  - sigprocmask/pthread_sigmask: track "all async signals blocked"
  *    (UT_EVF_SIGBLOCKED, 'd'), and never let SIGTRAP be blocked (a blocked
  *    synchronous SIGTRAP from our int3 would kill the thread).
+ *  - sigsuspend, ppoll (and __ppoll_chk), pselect, epoll_pwait, epoll_pwait2: the
+ *    mask they wait with is also the mask a handler that interrupts the wait runs
+ *    with, so SIGTRAP is taken out of it as well.  (sigwait, sigwaitinfo,
+ *    sigtimedwait and signalfd take sets of signals to receive, not masks: no
+ *    handler runs with them, and they are left alone.)
  *
  *  - function_graph (graph.c): a wrapped handler pushes a marker on the thread's
  *    shadow stack and pops back to it when it returns; longjmp, _longjmp,
@@ -43,12 +48,15 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/select.h>
 #include <ucontext.h>
 
 #include "rt.h"
@@ -80,7 +88,8 @@ static struct {
     {"sigaction"},  {"pthread_sigmask"},    {"dlopen"},	   {"dlclose"},
     {"prctl"},	    {"pthread_setname_np"}, {"longjmp"},   {"_longjmp"},
     {"siglongjmp"}, {"__longjmp_chk"},	    {"backtrace"}, {"swapcontext"},
-    {"setcontext"}, {"pthread_exit"},
+    {"setcontext"}, {"pthread_exit"},	    {"sigsuspend"}, {"ppoll"},
+    {"__ppoll_chk"}, {"pselect"},	    {"epoll_pwait"}, {"epoll_pwait2"},
 };
 
 void ut_real_init(void)
@@ -279,6 +288,87 @@ UT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The waits that install a mask of their own for as long as they wait: a handler
+ * that interrupts the wait runs with that mask (plus its sa_mask), so SIGTRAP must
+ * not be in it either.
+ */
+static const sigset_t *wait_mask(const sigset_t *set, sigset_t *buf)
+{
+	if (!set || !sigismember(set, SIGTRAP))
+		return set;
+	*buf = *set;
+	sigdelset(buf, SIGTRAP);
+	return buf;
+}
+
+UT_EXPORT int sigsuspend(const sigset_t *set)
+{
+	typedef int (*fn)(const sigset_t *);
+	REAL(fn, sigsuspend);
+	sigset_t b;
+
+	return real_sigsuspend(wait_mask(set, &b));
+}
+
+UT_EXPORT int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
+		    const sigset_t *set)
+{
+	typedef int (*fn)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+	REAL(fn, ppoll);
+	sigset_t b;
+
+	return real_ppoll(fds, nfds, ts, wait_mask(set, &b));
+}
+
+/* ppoll with _FORTIFY_SOURCE */
+UT_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
+			  const sigset_t *set, size_t fdslen)
+{
+	typedef int (*fn)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *,
+			  size_t);
+	REAL(fn, __ppoll_chk);
+	sigset_t b;
+
+	return real___ppoll_chk(fds, nfds, ts, wait_mask(set, &b), fdslen);
+}
+
+UT_EXPORT int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *ts,
+		      const sigset_t *set)
+{
+	typedef int (*fn)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+			  const sigset_t *);
+	REAL(fn, pselect);
+	sigset_t b;
+
+	return real_pselect(n, rd, wr, ex, ts, wait_mask(set, &b));
+}
+
+UT_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
+			  const sigset_t *set)
+{
+	typedef int (*fn)(int, struct epoll_event *, int, int, const sigset_t *);
+	REAL(fn, epoll_pwait);
+	sigset_t b;
+
+	return real_epoll_pwait(epfd, ev, max, timeout, wait_mask(set, &b));
+}
+
+UT_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const struct timespec *ts,
+			   const sigset_t *set)
+{
+	typedef int (*fn)(int, struct epoll_event *, int, const struct timespec *,
+			  const sigset_t *);
+	REAL(fn, epoll_pwait2);
+	sigset_t b;
+
+	if (!real_epoll_pwait2) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_epoll_pwait2(epfd, ev, max, ts, wait_mask(set, &b));
 }
 
 /* ---- the dynamic loader's debugger hook ----------------------------------------------- */

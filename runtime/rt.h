@@ -10,6 +10,7 @@
  *   api.c        include/utrace/utrace.h and the trampoline's C slow paths
  *   rseq.c       each thread's rseq area: glibc's, or one registered by the runtime
  *   interpose.c  dlopen/dlclose, sigaction/signal, sigprocmask/pthread_sigmask,
+ *                the waits with a mask (sigsuspend, ppoll, pselect, epoll_pwait),
  *                prctl/pthread_setname_np; for function_graph longjmp & co.,
  *                the unwinder entry points, backtrace, pthread_exit
  *   graph.c      function_graph: the per-thread shadow return stack

@@ -68,6 +68,25 @@ for mask in fill empty; do
 	expect_eq "signal storm ($mask mask) survives tracer switches" "0 survived" "$rc $(cat "$UT_TMP/storm.out")"
 done
 
+# 3b'. A thread that waits with SIGTRAP in the wait's own mask (sigsuspend, ppoll,
+# pselect, epoll_pwait, epoll_pwait2: its handler runs with that mask) or in the
+# set it receives (sigwaitinfo, sigtimedwait, signalfd), running traced code each
+# time, while the tracer changes.  The program itself checks that no handler ran
+# with SIGTRAP blocked, so the verdict does not depend on meeting a patch.
+for mode in sigsuspend ppoll pselect epoll_pwait epoll_pwait2 sigwaitinfo sigtimedwait signalfd; do
+	LD_PRELOAD=$LIBUTRACE "$PROGS/wait_masks" $mode 1 > "$UT_TMP/wait.out" &
+	waiter=$!
+	i=0
+	while [ $i -lt 30 ] && kill -0 $waiter 2>/dev/null; do
+		echo function > "$T/current_tracer"; echo function_graph > "$T/current_tracer"
+		echo nop > "$T/current_tracer"
+		i=$((i + 1))
+	done
+	wait $waiter; rc=$?
+	expect_match "$mode with SIGTRAP in its mask survives tracer switches" \
+		"^0 handled [1-9][0-9]* trap-blocked 0\$" "$rc $(cat "$UT_TMP/wait.out")"
+done
+
 # 3c. A program started with standard output closed keeps it: the runtime's
 # socket goes elsewhere.
 (LD_PRELOAD=$LIBUTRACE "$PROGS/e2e_sigstorm" 0 empty >&-); rc=$?
