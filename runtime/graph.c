@@ -75,8 +75,8 @@
  * destructors in frames above the first traced one do not; the frames left are
  * closed by the thread-exit destructor.  Jumps made inside glibc (its internal
  * longjmp), stack switches the runtime does not see (hand-written ones; glibc's
- * swapcontext/setcontext are followed, graph_ctx.c) and a vfork child that calls
- * traced functions (it shares the parent's shadow stack) are not followed: dead
+ * swapcontext/setcontext are followed, graph_ctx.c) are not followed (a vfork
+ * child, which shares the parent's shadow stack, traces nothing: vfork.c): dead
  * frames are then closed late, at the next entry or return below them, and a
  * return no frame knows stops the program (lost_return, with a line on
  * utracefs's console: the program's stderr is never written).  Hardware shadow

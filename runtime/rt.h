@@ -15,8 +15,10 @@
  *                the unwinder entry points, backtrace, pthread_exit
  *   graph.c      function_graph: the per-thread shadow return stack
  *   graph_ctx.c  function_graph across swapcontext/setcontext (coroutines)
+ *   vfork.c      a vfork child runs untraced (with arch/x86_64/vfork.S)
  *   arch/x86_64/tramp.S   the function tracer's hot path
  *   arch/x86_64/graph.S   function_graph's entry and return trampolines
+ *   arch/x86_64/vfork.S   vfork: the return address kept in a register
  *
  * Everything here is hidden (-fvisibility=hidden); only the public API and the
  * interposed libc functions are exported, with UT_EXPORT.
@@ -63,6 +65,7 @@ struct ut_thread {
 	/* the runtime's own work on this thread (ut_notrace_enter, below) */
 	uint16_t notrace;		 /* nesting */
 	uint8_t notrace_sig;		 /* sigdepth it began at: handlers inside are traced */
+	uint8_t notrace_all;		 /* ... unless set: a vfork child (vfork.c) */
 	uint32_t notrace_ok, notrace_no; /* task_ok, task_no before it, put back after */
 };
 extern __thread struct ut_thread ut_thr;
@@ -80,7 +83,7 @@ extern __thread struct ut_thread ut_thr;
  */
 static inline int ut_notrace_now(void)
 {
-	return ut_thr.notrace && ut_thr.sigdepth == ut_thr.notrace_sig;
+	return ut_thr.notrace && (ut_thr.sigdepth == ut_thr.notrace_sig || ut_thr.notrace_all);
 }
 
 static inline void ut_notrace_enter(void)

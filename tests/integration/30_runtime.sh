@@ -1,7 +1,7 @@
 #!/bin/sh
 # 30_runtime.sh - libutrace through a real utracefs mount: function events of an
 # instrumented program (preloaded and linked), nop leaves no events, trace_printk,
-# fork, glibc without rseq (the runtime registers its own), live switching while
+# fork, vfork, glibc without rseq (the runtime registers its own), live switching while
 # threads run, SIGKILL of a traced process.
 . "$(dirname "$0")/lib.sh"
 
@@ -59,6 +59,25 @@ out=$(traced "$P" fork 10)
 child=$(echo "$out" | sed -n 's/.* child \([0-9]*\) .*/\1/p')
 n=$(grep -c "rt_calls-$child .* leaf <-caller\$" "$T/trace")
 expect_eq "fork: child's events carry its tid" 20 "$n"
+
+# -- vfork: the child runs untraced until exec or _exit --------------------------------
+# It shares the parent's memory, thread state and rseq registration: nothing it
+# calls may be written (under the parent's tid), and the parent goes on as before.
+for tracer in function function_graph; do
+	grep -qw $tracer "$T/available_tracers" || continue
+	echo $tracer > "$T/current_tracer"
+	for how in exec exit; do
+		echo > "$T/trace"
+		out=$(traced "$PROGS/vfork_calls" $how); rc=$?
+		tr=$(grep -v '^#' "$T/trace")
+		expect_eq "$tracer: vfork child ($how) and parent end well" "0 parent ok" "$rc $out"
+		expect_eq "$tracer: vfork child ($how) calls are not traced" 0 \
+			"$(printf '%s\n' "$tr" | grep -c 'vf_child_')"
+		expect_eq "$tracer: the parent's calls around vfork ($how) are" 2 \
+			"$(printf '%s\n' "$tr" | grep -c 'vf_parent_work\( <-\|()\)')"
+	done
+done
+echo nop > "$T/current_tracer"
 
 # -- notrace: the runtime's own work is not traced ------------------------------------
 # rt_notrace has its own free(); glibc calls it from the runtime's work in a fork child
