@@ -67,13 +67,13 @@
  * them (exits without entries in its own tid; it never takes back the parent's
  * entries under thresh).  exec: the new image starts clean.
  *
- * Limits.  glibc's cancellation unwinder (pthread_cancel, and pthread_exit's own
- * unwinding were it not interposed) calls libgcc directly: it meets a landing
- * (a site stub's C, or ut_return_to_handler), which has no unwind information
- * before it, takes that as the end of the stack and longjmps to start_thread; the thread exits cleanly, the
- * C cleanup handlers registered with pthread_cleanup_push still run, but C++
- * destructors in frames above the first traced one do not; the frames left are
- * closed by the thread-exit destructor.  Jumps made inside glibc (its internal
+ * glibc's cancellation unwinder (pthread_cancel) calls libgcc directly: it meets
+ * a landing (a site stub's C, or ut_return_to_handler) as a return address, whose
+ * unwind information (unwind.c) puts the original return addresses back and sends
+ * it on to the caller; the frames it unwound are closed late (below), the rest by
+ * the thread-exit destructor.
+ *
+ * Limits.  Jumps made inside glibc (its internal
  * longjmp), stack switches the runtime does not see (hand-written ones; glibc's
  * swapcontext/setcontext are followed, graph_ctx.c) are not followed (a vfork
  * child, which shares the parent's shadow stack, traces nothing: vfork.c): dead

@@ -111,6 +111,7 @@ __attribute__((constructor)) static void ut_init(void)
 	if (ut_sites_init() || ut_patch_init())
 		goto out;
 	backtrace(bt, 2); /* loads the unwinder now, not inside a traced function */
+	ut_unwind_init();
 	pthread_mutex_lock(&ut_rt_lock);
 	ut_sites_scan();
 	pthread_mutex_unlock(&ut_rt_lock);

@@ -38,9 +38,9 @@
  *
  * Limitation: with the function tracer (or a handler entered before the graph
  * tracer was on), a handler left with siglongjmp() leaves the thread marked as
- * inside a handler until the next wrapped handler returns.  glibc's own jumps
- * (its cancellation unwinder, which calls libgcc directly) are not seen: see
- * graph.c for what happens then.
+ * inside a handler until the next wrapped handler returns.  glibc's cancellation
+ * unwinder calls libgcc directly and is not seen here: unwind.c lets it through
+ * the landings.
  *
  * Limitation: dlopen() sees libutrace as its caller, so the program's own
  * DT_RUNPATH is not searched for relative names (uftrace has the same property).

@@ -16,6 +16,7 @@
  *   graph.c      function_graph: the per-thread shadow return stack
  *   graph_ctx.c  function_graph across swapcontext/setcontext (coroutines)
  *   vfork.c      a vfork child runs untraced (with arch/x86_64/vfork.S)
+ *   unwind.c     unwind information for the graph's landings (pthread_cancel)
  *   arch/x86_64/tramp.S   the function tracer's hot path
  *   arch/x86_64/graph.S   function_graph's entry and return trampolines
  *   arch/x86_64/vfork.S   vfork: the return address kept in a register
@@ -309,6 +310,16 @@ void ut_graph_longjmp(uintptr_t sp);
 void ut_graph_restore_all(void);
 void ut_graph_rehijack(uintptr_t sp);
 void ut_graph_close_all(void);
+/*
+ * Unwind information for the landings (unwind.c): glibc's cancellation unwinder
+ * goes on through them.  A buffer of ut_unwind_size(nr) bytes (8-aligned, kept
+ * until ut_unwind_remove) for the nr site stubs at g.
+ */
+#define UT_UNWIND_OBJ 128u /* room for libgcc's struct object at the buffer's start */
+void ut_unwind_init(void);
+size_t ut_unwind_size(uint32_t nr);
+void ut_unwind_add_gstubs(void *buf, uintptr_t g, uint32_t nr);
+void ut_unwind_remove(void *buf);
 /* Context switches (graph_ctx.c): swapcontext(save, to) before and after the
  * switch, setcontext(to) with to's stack pointer. */
 void ut_graph_ctx_leave(const void *save, const void *to);

@@ -139,9 +139,15 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 	return stub;
 }
 
+/* Code pages, one data page, then the stubs' unwind information (unwind.c). */
+static size_t gstub_code(uint32_t cap)
+{
+	return ((size_t)cap * GSTUB_LEN + 4095) & ~4095ul;
+}
+
 static size_t gstub_size(uint32_t cap)
 {
-	return (((size_t)cap * GSTUB_LEN + 4095) & ~4095ul) + 4096;
+	return gstub_code(cap) + 4096 + ((ut_unwind_size(cap) + 4095) & ~4095ul);
 }
 
 static void put32(unsigned char *p, int64_t v)
@@ -153,12 +159,13 @@ static void put32(unsigned char *p, int64_t v)
 
 /*
  * The per-site stubs of the sites ut_sites[first .. first + nr) (room for cap),
- * code pages then one data page {ut_tramp_graph_site, ut_return_to_handler}.
+ * code pages then one data page {ut_tramp_graph_site, ut_return_to_handler}, then
+ * their unwind information (unwind.c: pthread_cancel unwinds through C).
  * Returns 0 if they cannot be placed within reach of [lo, hi).
  */
 uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr, uint32_t cap)
 {
-	size_t size = gstub_size(cap), code_len = size - 4096;
+	size_t size = gstub_size(cap), code_len = gstub_code(cap);
 	uintptr_t g, data;
 	uint64_t *slots;
 
@@ -197,11 +204,14 @@ uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr
 		munmap((void *)g, size);
 		return 0;
 	}
+	ut_unwind_add_gstubs((void *)(data + 4096), g, nr);
 	return g;
 }
 
 void ut_gstub_free(uintptr_t g, uint32_t cap)
 {
-	if (g)
-		munmap((void *)g, gstub_size(cap));
+	if (!g)
+		return;
+	ut_unwind_remove((void *)(g + gstub_code(cap) + 4096));
+	munmap((void *)g, gstub_size(cap));
 }

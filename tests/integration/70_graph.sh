@@ -229,3 +229,15 @@ else
 	expect_match "record -g says set_graph_function is missing" "set_graph_function" "$out"
 fi
 echo 0 > "$T/options/funcgraph-proc"
+
+# A thread cancelled three traced calls deep: the C++ destructors of those frames
+# run (cancellation unwinds through the swapped return addresses), and the
+# cancelled functions' frames are closed at the thread's end.
+echo function_graph > "$T/current_tracer"
+echo > "$T/trace"
+out=$(traced "$PROGS/cancel_raii"); rc=$?
+expect_eq "function_graph: pthread_cancel runs the destructors above traced frames" \
+	"0 destructors 3" "$rc $out"
+expect_eq "function_graph: the cancelled thread's destructors are traced" 3 \
+	"$(grep -c 'Guard::~Guard()' "$T/trace")"
+echo nop > "$T/current_tracer"
