@@ -39,16 +39,32 @@
 typedef void (*register_fn)(const void *begin, void *object);
 typedef void *(*deregister_fn)(const void *begin);
 
+typedef uintptr_t (*get_fn)(void *ctx);
+
 static register_fn reg;
 static deregister_fn dereg;
+static get_fn get_cfa, get_ip; /* libgcc's _Unwind_GetCFA, _Unwind_GetIP */
 
 #define CIE_LEN 32u
 #define FDE_LEN 32u
 
-/* A frame that only holds the return address: see the top of the file. */
+/*
+ * A frame that only holds the return address: see the top of the file.  A slot
+ * that still holds the landing afterwards (no frame of the shadow stack knows it)
+ * would bring the unwinder back here for ever: it is stopped instead (glibc then
+ * aborts the thread's process), with a line on utracefs's console.
+ */
 static int landing_personality(int version, int actions, uint64_t cls, void *exc, void *ctx)
 {
+	uintptr_t slot;
+
 	ut_graph_restore_all();
+	slot = get_cfa(ctx) - 8;
+	if (*(uintptr_t *)slot == get_ip(ctx)) {
+		ut_note("function_graph: unwinding met a return address no frame knows (%#lx at %#lx)",
+			(unsigned long)get_ip(ctx), (unsigned long)slot);
+		return 2; /* _URC_FATAL_PHASE2_ERROR */
+	}
 	return 8; /* _URC_CONTINUE_UNWIND */
 }
 
@@ -144,7 +160,9 @@ void ut_unwind_init(void)
 		return;
 	reg = (register_fn)dlsym(h, "__register_frame_info");
 	dereg = (deregister_fn)dlsym(h, "__deregister_frame_info");
-	if (!reg || !dereg) {
+	get_cfa = (get_fn)dlsym(h, "_Unwind_GetCFA");
+	get_ip = (get_fn)dlsym(h, "_Unwind_GetIP");
+	if (!reg || !dereg || !get_cfa || !get_ip) {
 		reg = NULL;
 		return;
 	}
