@@ -21,7 +21,8 @@
  *    synchronous SIGTRAP from our int3 would kill the thread).
  *  - sigsuspend, ppoll (and __ppoll_chk), pselect, epoll_pwait, epoll_pwait2: the
  *    mask they wait with is also the mask a handler that interrupts the wait runs
- *    with, so SIGTRAP is taken out of it as well.  (sigwait, sigwaitinfo,
+ *    with, so SIGTRAP is taken out of it as well, and out of the mask a thread
+ *    starts with (pthread_attr_setsigmask_np).  (sigwait, sigwaitinfo,
  *    sigtimedwait and signalfd take sets of signals to receive, not masks: no
  *    handler runs with them, and they are left alone.)
  *
@@ -293,9 +294,9 @@ UT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 /*
  * The waits that install a mask of their own for as long as they wait: a handler
  * that interrupts the wait runs with that mask (plus its sa_mask), so SIGTRAP must
- * not be in it either.
+ * not be in it either; nor in the mask a new thread starts with.
  */
-static const sigset_t *wait_mask(const sigset_t *set, sigset_t *buf)
+static const sigset_t *without_sigtrap(const sigset_t *set, sigset_t *buf)
 {
 	if (!set || !sigismember(set, SIGTRAP))
 		return set;
@@ -304,13 +305,22 @@ static const sigset_t *wait_mask(const sigset_t *set, sigset_t *buf)
 	return buf;
 }
 
+UT_EXPORT int pthread_attr_setsigmask_np(pthread_attr_t *attr, const sigset_t *set)
+{
+	typedef int (*fn)(pthread_attr_t *, const sigset_t *);
+	REAL(fn, pthread_attr_setsigmask_np);
+	sigset_t b;
+
+	return real_pthread_attr_setsigmask_np(attr, without_sigtrap(set, &b));
+}
+
 UT_EXPORT int sigsuspend(const sigset_t *set)
 {
 	typedef int (*fn)(const sigset_t *);
 	REAL(fn, sigsuspend);
 	sigset_t b;
 
-	return real_sigsuspend(wait_mask(set, &b));
+	return real_sigsuspend(without_sigtrap(set, &b));
 }
 
 UT_EXPORT int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
@@ -320,7 +330,7 @@ UT_EXPORT int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
 	REAL(fn, ppoll);
 	sigset_t b;
 
-	return real_ppoll(fds, nfds, ts, wait_mask(set, &b));
+	return real_ppoll(fds, nfds, ts, without_sigtrap(set, &b));
 }
 
 /* ppoll with _FORTIFY_SOURCE */
@@ -332,7 +342,7 @@ UT_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec
 	REAL(fn, __ppoll_chk);
 	sigset_t b;
 
-	return real___ppoll_chk(fds, nfds, ts, wait_mask(set, &b), fdslen);
+	return real___ppoll_chk(fds, nfds, ts, without_sigtrap(set, &b), fdslen);
 }
 
 UT_EXPORT int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *ts,
@@ -343,7 +353,7 @@ UT_EXPORT int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct ti
 	REAL(fn, pselect);
 	sigset_t b;
 
-	return real_pselect(n, rd, wr, ex, ts, wait_mask(set, &b));
+	return real_pselect(n, rd, wr, ex, ts, without_sigtrap(set, &b));
 }
 
 UT_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
@@ -353,7 +363,7 @@ UT_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout
 	REAL(fn, epoll_pwait);
 	sigset_t b;
 
-	return real_epoll_pwait(epfd, ev, max, timeout, wait_mask(set, &b));
+	return real_epoll_pwait(epfd, ev, max, timeout, without_sigtrap(set, &b));
 }
 
 UT_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const struct timespec *ts,
@@ -368,7 +378,7 @@ UT_EXPORT int epoll_pwait2(int epfd, struct epoll_event *ev, int max, const stru
 		errno = ENOSYS;
 		return -1;
 	}
-	return real_epoll_pwait2(epfd, ev, max, ts, wait_mask(set, &b));
+	return real_epoll_pwait2(epfd, ev, max, ts, without_sigtrap(set, &b));
 }
 
 /* ---- the dynamic loader's debugger hook ----------------------------------------------- */

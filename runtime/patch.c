@@ -109,6 +109,7 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 int ut_patch_init(void)
 {
 	struct sigaction sa = {.sa_sigaction = on_sigtrap, .sa_flags = SA_SIGINFO | SA_RESTART};
+	sigset_t trap;
 
 	sync_core_ok = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
 			       0, 0) == 0;
@@ -117,7 +118,13 @@ int ut_patch_init(void)
 	 * meet our int3 with SIGTRAP blocked, and the kernel kills the process then.
 	 */
 	sigfillset(&sa.sa_mask);
-	return ut_real_sigaction(SIGTRAP, &sa, &chained) ? -errno : 0;
+	if (ut_real_sigaction(SIGTRAP, &sa, &chained))
+		return -errno;
+	/* nor may it be blocked: a program may be started with it blocked (exec keeps masks) */
+	sigemptyset(&trap);
+	sigaddset(&trap, SIGTRAP);
+	ut_real_sigprocmask(SIG_UNBLOCK, &trap, NULL);
+	return 0;
 }
 
 int ut_sigtrap_set_chained(const struct sigaction *act, struct sigaction *old)

@@ -73,7 +73,10 @@ done
 # set it receives (sigwaitinfo, sigtimedwait, signalfd), running traced code each
 # time, while the tracer changes.  The program itself checks that no handler ran
 # with SIGTRAP blocked, so the verdict does not depend on meeting a patch.
-for mode in sigsuspend ppoll pselect epoll_pwait epoll_pwait2 sigwaitinfo sigtimedwait signalfd; do
+# Also threads started with pthread_attr_setsigmask_np, and a program started
+# with SIGTRAP blocked.
+for mode in sigsuspend ppoll pselect epoll_pwait epoll_pwait2 sigwaitinfo sigtimedwait signalfd \
+	attr inherit; do
 	LD_PRELOAD=$LIBUTRACE "$PROGS/wait_masks" $mode 1 > "$UT_TMP/wait.out" &
 	waiter=$!
 	i=0

@@ -13,6 +13,13 @@
  * Every handler checks, with the system call itself, that SIGTRAP is not blocked
  * while it runs: a traced function met while a site is an int3 would kill the
  * process.  Prints "handled N trap-blocked M" and exits 0 if N > 0 and M == 0.
+ *
+ * Two more ways to start code with SIGTRAP blocked, checked the same way:
+ *   wait_masks attr SECONDS       threads started with pthread_attr_setsigmask_np
+ *                                 (every signal blocked), each running traced code;
+ *   wait_masks inherit SECONDS    this program execs itself with SIGTRAP blocked
+ *                                 (by the system call), as another program may
+ *                                 start it: its main thread, then runs traced code.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -132,6 +139,57 @@ static void *waiter(void *arg)
 	return NULL;
 }
 
+static void *attr_thread(void *arg)
+{
+	(void)arg;
+	if (sigtrap_blocked_now())
+		trap_blocked++;
+	wm_work();
+	__atomic_add_fetch(&handled, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Threads born with every signal blocked, one after another. */
+static int run_attr(int seconds)
+{
+	pthread_attr_t a;
+	sigset_t all;
+	pthread_t t;
+
+	sigfillset(&all);
+	pthread_attr_init(&a);
+	if (pthread_attr_setsigmask_np(&a, &all))
+		return 3;
+	for (time_t end = time(NULL) + seconds; handled == 0 || time(NULL) < end;) {
+		if (pthread_create(&t, &a, attr_thread, NULL))
+			return 3;
+		pthread_join(t, NULL);
+	}
+	printf("handled %d trap-blocked %d\n", handled, trap_blocked);
+	return handled > 0 && trap_blocked == 0 ? 0 : 1;
+}
+
+/* Exec this program again with SIGTRAP blocked; the new image checks its start. */
+static int run_inherit(char **argv)
+{
+	uint64_t trap = 1ull << (SIGTRAP - 1);
+
+	if (strcmp(argv[1], "inherited")) {
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &trap, NULL, sizeof(trap));
+		execl("/proc/self/exe", argv[0], "inherited", argv[2], (char *)NULL);
+		return 3;
+	}
+	for (time_t end = time(NULL) + atoi(argv[2]); handled == 0 || time(NULL) < end;) {
+		if (sigtrap_blocked_now())
+			trap_blocked++;
+		wm_work();
+		handled++;
+		nanosleep(&(struct timespec){0, 100000}, NULL);
+	}
+	printf("handled %d trap-blocked %d\n", handled, trap_blocked);
+	return handled > 0 && trap_blocked == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = {.sa_handler = on_usr1};
@@ -143,6 +201,10 @@ int main(int argc, char **argv)
 	if (argc != 3)
 		return 2;
 	mode = argv[1];
+	if (!strcmp(mode, "attr"))
+		return run_attr(atoi(argv[2]));
+	if (!strcmp(mode, "inherit") || !strcmp(mode, "inherited"))
+		return run_inherit(argv);
 	handler = strcmp(mode, "sigwaitinfo") && strcmp(mode, "sigtimedwait") &&
 		  strcmp(mode, "signalfd");
 	sigemptyset(&sa.sa_mask);
