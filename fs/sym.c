@@ -18,7 +18,8 @@
  * stamp, and every event of what is mapped in its place afterwards younger.
  * But the maps may be read late: a reading shows what is mapped when it is
  * read (the process may have unloaded, loaded or exited since the stamp; a
- * reading that shows nothing says nothing).  So the objects a process
+ * reading that shows nothing says nothing, nor does one the process's exit cut
+ * short: the file comes a page at a time, read_maps).  So the objects a process
  * announces with their sites (UT_MSG_SITES: path, load base and the process's
  * TSC when it sent them) are placed by the process's stamps alone: from their
  * files (tfs_sym_object_mapped) when no reading shows them, born at the stamp
@@ -262,11 +263,57 @@ static struct symfile *live_file(const struct proc *p, uint64_t start, uint64_t 
 	return NULL;
 }
 
-static int read_maps(struct proc *p, struct map **out, size_t *nout)
+/*
+ * Has pid still its memory?  A process that exited (a zombie) shows an empty
+ * /proc/PID/statm ("0 0 ..."); one reaped has none.
+ */
+static bool mm_alive(pid_t pid)
+{
+	char fn[64], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/statm", (int)pid);
+	fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 && buf[0] != '0';
+}
+
+/*
+ * tests: with UTRACEFS_TEST_MAPS_LATE a reading stamped by the process waits,
+ * after its first line, until the process has exited (at most 10 s): the rest
+ * of the file then reads as empty, as when a slow daemon meets a process exiting.
+ */
+static void test_maps_late(pid_t pid)
+{
+	static int late = -1;
+
+	if (late < 0)
+		late = getenv("UTRACEFS_TEST_MAPS_LATE") != NULL;
+	if (!late || !mm_alive(pid))
+		return;
+	fprintf(stderr, "utracefs: test: the maps of %d are read late\n", (int)pid);
+	for (int i = 0; i < 1000 && mm_alive(pid); i++)
+		usleep(10000);
+}
+
+/*
+ * Read p's executable file mappings.  The kernel hands /proc/PID/maps out a
+ * page at a time (and stdio asks for less), taking the process's memory anew
+ * for each: a process that exits between two reads ends the file early, and a
+ * reading cut there would say that everything after the cut was unmapped.  So
+ * a reading counts only when the process still has its memory after its end
+ * (it cannot get it back: what was read before was read from it).
+ */
+static int read_maps(struct proc *p, bool stamped, struct map **out, size_t *nout)
 {
 	char fn[64], line[4096 + 256];
 	struct map *maps = NULL;
 	size_t n = 0, cap = 0;
+	bool first = true;
 	FILE *fp;
 
 	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)p->pid);
@@ -279,6 +326,9 @@ static int read_maps(struct proc *p, struct map **out, size_t *nout)
 		dev_t dev;
 		ino_t ino;
 
+		if (first && stamped)
+			test_maps_late(p->pid);
+		first = false;
 		line[strcspn(line, "\n")] = '\0';
 		if (!parse_map_line(line, &start, &end, &off, &dev, &ino, &path))
 			continue;
@@ -300,8 +350,8 @@ static int read_maps(struct proc *p, struct map **out, size_t *nout)
 			n++;
 	}
 	fclose(fp);
-	if (!n) {
-		/* a process that is exiting shows none: that says nothing of what went */
+	if (!n || !mm_alive(p->pid)) {
+		/* exiting: it shows none, or only what was read before it went */
 		free(maps);
 		return -ESRCH;
 	}
@@ -405,6 +455,7 @@ static int load_maps_locked(pid_t pid, uint64_t tsc)
 {
 	struct proc *p = proc_get(pid);
 	uint64_t now = tfs_clock_tsc();
+	bool tsc_given = tsc != UINT64_MAX; /* UT_MSG_MAPS: the process's stamp */
 	struct map *maps;
 	size_t n;
 	int err;
@@ -417,7 +468,7 @@ static int load_maps_locked(pid_t pid, uint64_t tsc)
 	if (tsc > now)
 		tsc = now;
 	p->last_tsc = tsc; /* also when the reading fails: the next is not older */
-	err = read_maps(p, &maps, &n);
+	err = read_maps(p, tsc_given, &maps, &n);
 	if (err) {
 		p->tried_ns = now_ns();
 		return err;

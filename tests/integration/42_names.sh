@@ -102,3 +102,34 @@ echo > "$T/set_ftrace_filter"
 echo nop > "$T/current_tracer"
 
 ut_umount || fail "utracefs exited cleanly"
+
+# ---- a daemon that reads the maps late --------------------------------------------------
+# /proc/PID/maps is read in pieces, and a process that exits meanwhile ends the file
+# early.  With UTRACEFS_TEST_MAPS_LATE the reading after the dlopen waits, after its
+# first line, until the process has exited: libc's frames of the events that followed
+# must stay named (it was mapped all along).
+export UTRACEFS_TEST_MAPS_LATE=1
+ut_mount
+unset UTRACEFS_TEST_MAPS_LATE
+echo function > "$T/current_tracer"
+echo 1 > "$T/options/func_stack_trace"
+echo > "$T/trace"
+mkfifo "$UT_TMP/late_in"
+traced "$PROGS/names_dl" "$PROGS" wait <"$UT_TMP/late_in" >/dev/null &
+late=$!
+exec 7>"$UT_TMP/late_in"
+i=0
+while [ $i -lt 500 ] && ! grep -q "maps of [0-9]* are read late" "$UT_TMP/utracefs.log"; do
+	sleep 0.02; i=$((i + 1))
+done
+echo go >&7
+exec 7>&-
+wait $late
+echo 0 > "$T/options/func_stack_trace"
+expect_match "maps read late: the reading waited for the exit" "maps of [0-9]+ are read late" \
+	"$(cat "$UT_TMP/utracefs.log")"
+expect_match "maps read late: stack traces taken" '^ => a_leaf$' "$(cat "$T/trace")"
+expect_eq "maps read late: no frame left as a raw address (libc's included)" "" \
+	"$(grep '^ => 0x' "$T/trace")"
+echo nop > "$T/current_tracer"
+ut_umount || fail "utracefs exited cleanly (maps read late)"

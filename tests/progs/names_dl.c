@@ -8,6 +8,8 @@
  *                  the first one was); prints "a BASE b BASE" (the load bases);
  *                  then g_jump, which ends with a call to the noreturn g_deep
  *                  (its return address is one past g_jump's last byte).
+ *   names_dl DIR wait  the same, but after the first library waits for a line on
+ *                  its standard input.
  *
  * main is called from libc, whose symbols are in .dynsym only.
  */
@@ -17,6 +19,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NOINL __attribute__((noinline))
 
@@ -72,6 +75,12 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return 2;
 	a = call_lib(argv[1], "lib_names_a.so", "a_entry");
+	if (argc > 2 && !strcmp(argv[2], "wait")) {
+		int c;
+
+		while ((c = getchar()) != EOF && c != '\n')
+			;
+	}
 	b = call_lib(argv[1], "lib_names_b.so", "b_entry");
 	printf("a %#lx b %#lx\n", a, b);
 	if (!setjmp(env))
