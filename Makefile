@@ -155,6 +155,10 @@ $(B)/tests/progs/%.so: tests/progs/%.c
 $(B)/tests/progs/lib_names_s.so: tests/progs/lib_names_s.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -shared -fPIC -s -Wl,--build-id=none -o $@ $<
+# lib_names_plain.so: without the flags (no patch site), as a library not rebuilt
+$(B)/tests/progs/lib_names_plain.so: tests/progs/lib_names_plain.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -shared -fPIC -o $@ $<
 # names_ver again, with other functions ahead: a program rebuilt in place (42_names.sh)
 $(B)/tests/progs/names_ver2: tests/progs/names_ver.c
 	@mkdir -p $(dir $@)

@@ -21,10 +21,11 @@
 #define UT_CTL_MAGIC 0x4c544375u /* "uCTL" */
 /*
  * 2: function probes (ut_sel.h, UT_MSG_PROBE); 3: MAPS tsc; 4: UT_MSG_NOTE; 5: SITES tsc;
- * 6: the control page's own memfd; 7: rb_cpu.lock (tid and start time), rb_cpu.gen
- * 8: rb_cpu.held (the reader page held back from no-overwrite writers until a read)
+ * 6: the control page's own memfd; 7: rb_cpu.lock (tid and start time), rb_cpu.gen;
+ * 8: rb_cpu.held (the reader page held back from no-overwrite writers until a read);
+ * 9: UT_MSG_OBJECT
  */
-#define UT_PROTO_VERSION 8u
+#define UT_PROTO_VERSION 9u
 #define UT_ACK_TIMEOUT_MS 2000
 
 enum ut_tracer_id {

@@ -19,6 +19,8 @@
  *   ACK {gen}                --->   (after applying every ctl generation)
  *   TASK {tid, comm}         --->   (a thread's first event, prctl name changes)
  *   MAPS {}                  --->   (after dlopen/dlclose: re-read /proc/PID/maps)
+ *   OBJECT {path, base, ino} --->   (after WELCOME, dlopen, dlclose: every object the
+ *                                   loader mapped or unmapped, sites or not)
  *   TRACING {on}             --->   (tracing_on()/tracing_off(): sets the tracing_on file)
  *   PROBE {cmd, cpu, ip}     --->   (a dump or cpudump probe fired: utracefs dumps)
  *   NOTE {tid, text}         --->   (what the runtime has to say: utracefs prints it on
@@ -45,6 +47,7 @@ enum ut_msg_type {
 	UT_MSG_SITES = 7,   /* the sites of one object (ut_sel.h) */
 	UT_MSG_PROBE = 8,   /* a dump/cpudump function probe fired (ut_sel.h) */
 	UT_MSG_NOTE = 9,    /* a message of the runtime for utracefs's console */
+	UT_MSG_OBJECT = 10, /* an object the loader mapped or unmapped */
 };
 
 struct ut_msg_hdr {
@@ -136,6 +139,25 @@ struct ut_msg_sites {
 	uint64_t tsc;
 	char path[256];
 	uint32_t offsets[]; /* address - base */
+};
+
+/*
+ * An object the dynamic loader mapped (loaded 1) or unmapped (loaded 0), whether
+ * it has patch sites or not (libc, the loader, any uninstrumented library): all
+ * utracefs needs to name its addresses without reading /proc/PID/maps, which a
+ * slow utracefs may read only after the process exited.  base: the load bias;
+ * path: the file's real path (loaded only); ino: its inode, which the file
+ * utracefs opens must have (0: unknown).  tsc as in ut_msg_sites: read when sent,
+ * after the (un)mapping, before any code of an object loaded since.
+ */
+struct ut_msg_object {
+	struct ut_msg_hdr h;
+	uint32_t loaded;
+	uint32_t _pad;
+	uint64_t base;
+	uint64_t tsc;
+	uint64_t ino;
+	char path[256];
 };
 
 #endif

@@ -525,6 +525,8 @@ static size_t msg_size(uint32_t type)
 		return sizeof(struct ut_msg_probe);
 	case UT_MSG_NOTE:
 		return sizeof(struct ut_msg_note);
+	case UT_MSG_OBJECT:
+		return sizeof(struct ut_msg_object);
 	}
 	return 0;
 }
@@ -538,10 +540,25 @@ static bool sites_size_ok(const void *buf, size_t n)
 	       n == sizeof(*m) + (size_t)m->nr * sizeof(uint32_t);
 }
 
+/*
+ * After an exec the new image registers on a new connection while what the old
+ * image sent last may not have been read yet: the objects and sites of a pid are
+ * the newest image's (its objects would be replaced by the old one's).  True when
+ * fd's process is an older image of pid (reg_lock held).
+ */
+static bool older_image(const struct tfs_proc *p, pid_t pid)
+{
+	for (unsigned int i = 0; i < nr_procs; i++)
+		if (procs[i].pid == pid && procs[i].hello && procs[i].serial > p->serial)
+			return true;
+	return false;
+}
+
 static int on_sites(int fd, pid_t pid, const struct ut_msg_sites *m)
 {
 	char exe[sizeof(((struct tfs_proc *)0)->exe)];
 	struct tfs_proc *p;
+	bool older;
 	int ret;
 
 	if (!str_ok(m->path, sizeof(m->path)) || (m->total && m->path[0] != '/'))
@@ -550,21 +567,14 @@ static int on_sites(int fd, pid_t pid, const struct ut_msg_sites *m)
 	p = proc_of_fd(fd);
 	p->sites |= m->total > 0;
 	memcpy(exe, p->exe, sizeof(exe));
-	/*
-	 * After an exec the new image registers on a new connection while what the
-	 * old image sent last may not have been read yet: the sites of a pid are
-	 * the newest image's (its objects would be replaced by the old one's).
-	 */
-	for (unsigned int i = 0; i < nr_procs; i++)
-		if (procs[i].pid == pid && procs[i].hello && procs[i].serial > p->serial) {
-			pthread_mutex_unlock(&reg_lock);
-			return 0;
-		}
+	older = older_image(p, pid);
 	pthread_mutex_unlock(&reg_lock);
+	if (older)
+		return 0;
 	if (sites_delay_ms)
 		usleep(sites_delay_ms * 1000u);
 	if (m->first == 0 && m->total)
-		tfs_sym_object_mapped(pid, m->path, m->base, m->tsc);
+		tfs_sym_object_mapped(pid, m->path, m->base, m->tsc, 0);
 	else if (m->total == 0)
 		tfs_sym_object_unmapped(pid, m->base, m->tsc);
 	ret = tfs_ft_sites(pid, m->obj, m->path, !strcmp(m->path, exe), m->base, m->total,
@@ -574,6 +584,25 @@ static int on_sites(int fd, pid_t pid, const struct ut_msg_sites *m)
 	/* the applier thread waits for the ACKs: this one must go on reading them */
 	if (ret == 1 && tfs_sel_publish() == 0)
 		apply_later();
+	return 0;
+}
+
+/* An object the loader mapped or unmapped (with sites or not): placed by its stamp. */
+static int on_object(int fd, pid_t pid, const struct ut_msg_object *m)
+{
+	bool older;
+
+	if (!str_ok(m->path, sizeof(m->path)) || (m->loaded && m->path[0] != '/'))
+		return -EPROTO;
+	pthread_mutex_lock(&reg_lock);
+	older = older_image(proc_of_fd(fd), pid);
+	pthread_mutex_unlock(&reg_lock);
+	if (older)
+		return 0;
+	if (m->loaded)
+		tfs_sym_object_mapped(pid, m->path, m->base, m->tsc, (ino_t)m->ino);
+	else
+		tfs_sym_object_unmapped(pid, m->base, m->tsc);
 	return 0;
 }
 
@@ -718,6 +747,8 @@ static int on_message(int fd, const void *buf, size_t n)
 		return 0;
 	case UT_MSG_SITES:
 		return on_sites(fd, pid, buf);
+	case UT_MSG_OBJECT:
+		return on_object(fd, pid, buf);
 	case UT_MSG_TRACING: {
 		const struct ut_msg_tracing *m = buf;
 

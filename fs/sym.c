@@ -20,8 +20,9 @@
  * read (the process may have unloaded, loaded or exited since the stamp; a
  * reading that shows nothing says nothing, nor does one the process's exit cut
  * short: the file comes a page at a time, read_maps).  So the objects a process
- * announces with their sites (UT_MSG_SITES: path, load base and the process's
- * TSC when it sent them) are placed by the process's stamps alone: from their
+ * announces (UT_MSG_OBJECT: every object the loader lists, sites or not;
+ * UT_MSG_SITES: those with sites; path, load base and the process's TSC when it
+ * sent them) are placed by the process's stamps alone: from their
  * files (tfs_sym_object_mapped) when no reading shows them, born at the stamp
  * of their announcement (mapped by then, none of their code run) and ended at
  * the stamp of their announced unload (tfs_sym_object_unmapped, sent after the
@@ -602,7 +603,7 @@ static uint64_t proc_stamp(uint64_t tsc)
 	return tsc < now ? tsc : now;
 }
 
-int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base, uint64_t tsc)
+int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base, uint64_t tsc, ino_t ino)
 {
 	struct symfile *f;
 	struct proc *p;
@@ -617,8 +618,8 @@ int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base, uint64_t t
 		err = -ENOMEM;
 	} else if (!mark_announced(p, path, base, tsc)) {
 		/* maps read too late to show it (unloaded since): the file says where it was */
-		fd = tfs_symfile_open_regular(path, O_NOFOLLOW, 0);
-		f = fd >= 0 ? file_of_fd(fd, path, 0, 0) : NULL;
+		fd = tfs_symfile_open_regular(path, O_NOFOLLOW, ino);
+		f = fd >= 0 ? file_of_fd(fd, path, 0, ino) : NULL;
 		if (f)
 			add_segments(p, f, base, tsc);
 		else

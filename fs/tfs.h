@@ -294,12 +294,16 @@ int tfs_sym_load_maps(pid_t pid);
  */
 int tfs_sym_maps_changed(pid_t pid, uint64_t tsc);
 /*
- * The process announced (UT_MSG_SITES) the object path loaded at base by its
- * TSC tsc: its addresses are its own from tsc until its unload, whatever the
- * maps show when they are read.  0 or -errno.
+ * The process announced (UT_MSG_SITES, UT_MSG_OBJECT) the object path loaded at
+ * base by its TSC tsc: its addresses are its own from tsc until its unload,
+ * whatever the maps show when they are read.  ino: the inode the file must have
+ * (0: any).  0 or -errno.
  */
-int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base, uint64_t tsc);
-/* The object at base was unloaded by the process's TSC tsc (UT_MSG_SITES total 0). */
+int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base, uint64_t tsc, ino_t ino);
+/*
+ * The object at base was unloaded by the process's TSC tsc (UT_MSG_SITES total 0,
+ * UT_MSG_OBJECT unloaded).
+ */
 void tfs_sym_object_unmapped(pid_t pid, uint64_t base, uint64_t tsc);
 /* The process is gone: its mappings end now (they stay for its events). */
 void tfs_sym_proc_gone(pid_t pid);

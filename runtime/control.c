@@ -134,6 +134,11 @@ void ut_note(const char *fmt, ...)
 	errno = saved;
 }
 
+const char *ut_exe_path(void)
+{
+	return hello_exe;
+}
+
 void ut_send_maps(void)
 {
 	struct ut_msg_maps m = {.h = {UT_MSG_MAPS, sizeof(m)}, .tsc = __builtin_ia32_rdtsc()};
@@ -544,8 +549,7 @@ static struct {
 	uint8_t sent;
 } announced[UT_MAX_OBJS];
 
-/* A packet that may be large: wait for room (SO_SNDTIMEO bounds it). */
-static int send_big(const void *msg, size_t len)
+int ut_send_wait(const void *msg, size_t len)
 {
 	if (!attached || !sock_is_ours())
 		return -ENOTCONN;
@@ -589,7 +593,7 @@ static int send_obj(uint32_t idx, const struct ut_obj *o, int gone)
 		m->first = first;
 		m->nr = nr;
 		m->h.len = (uint32_t)len;
-		if (send_big(m, len))
+		if (ut_send_wait(m, len))
 			return -EIO;
 		first += nr;
 	} while (first < total);
@@ -710,6 +714,7 @@ static int attach(void)
 	/* a new connection is a new process for utracefs: it knows none of our objects */
 	memset(announced, 0, sizeof(announced));
 	ut_sites_announce();
+	ut_objects_announce(1);
 	apply(ctl);
 	return 0;
 }

@@ -2,9 +2,10 @@
 /*
  * interpose.c - the libc functions the runtime wraps.
  *
- *  - dlopen/dlclose: new objects bring new sites and new symbols (UT_MSG_MAPS tells
- *    utracefs, then UT_MSG_SITES sends their sites); objects that went away are
- *    never patched again (UT_MSG_SITES with total 0).  The sites must be live
+ *  - dlopen/dlclose: new objects bring new sites and new symbols (UT_MSG_MAPS and
+ *    UT_MSG_OBJECT tell utracefs, then UT_MSG_SITES sends their sites); objects
+ *    that went away are never patched again (UT_MSG_SITES with total 0,
+ *    UT_MSG_OBJECT unloaded).  The sites must be live
  *    before any code of the new objects runs, their constructors included, which
  *    run inside dlopen(): so the runtime also breaks on the dynamic loader's
  *    debugger hook (ut_dl_hook_install, below), which the loader calls once the
@@ -429,8 +430,9 @@ void ut_dl_hook_install(void)
  * The list of objects is consistent again: the new objects' sites, live before
  * their code runs, and the objects that went (dlclose, or a dlopen that failed
  * after mapping them) never patched again.  utracefs hears of the change once:
- * UT_MSG_MAPS for every mapping (objects without sites too), then each object
- * that came or went, stamped (UT_MSG_SITES).
+ * UT_MSG_MAPS for every mapping, each object that came or went, with sites or
+ * not (UT_MSG_OBJECT, objects.c), then each object with sites (UT_MSG_SITES),
+ * all stamped.
  */
 static void dl_changed(void)
 {
@@ -443,6 +445,7 @@ static void dl_changed(void)
 		ut_sel_objects_added();
 	pthread_mutex_unlock(&ut_rt_lock);
 	ut_send_maps();
+	ut_objects_announce(0); /* with sites or not: utracefs may read the maps too late */
 	if (!added && !gone)
 		return;
 	ut_sites_announce();

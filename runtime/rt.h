@@ -233,11 +233,23 @@ int ut_control_start(void);
 void ut_control_after_fork_child(void);
 int ut_send(const void *msg, size_t len); /* any thread; 0 or -errno */
 void ut_send_task(uint32_t tid);
+/* A packet that may be large: waits for room (SO_SNDTIMEO bounds it); 0 or -errno. */
+int ut_send_wait(const void *msg, size_t len);
 void ut_send_maps(void);
+/* The executable's real path, as HELLO named it. */
+const char *ut_exe_path(void);
 /* A line for utracefs's console (UT_MSG_NOTE), printf-style; any thread. */
 void ut_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Send UT_MSG_SITES for every object utracefs does not know as it is (new, gone). */
 void ut_sites_announce(void);
+
+/* ---- objects (objects.c) --------------------------------------------------------- */
+
+/*
+ * Send UT_MSG_OBJECT for every object the loader mapped or unmapped since the
+ * last call (fresh: utracefs knows none of them, a new connection).
+ */
+void ut_objects_announce(int fresh);
 /* New objects were found (ut_rt_lock held): their selection is not known yet. */
 void ut_sel_objects_added(void);
 /* After announcing them: under a selection, wait (bounded) until it covers them. */

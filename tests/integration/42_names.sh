@@ -107,7 +107,8 @@ ut_umount || fail "utracefs exited cleanly"
 # /proc/PID/maps is read in pieces, and a process that exits meanwhile ends the file
 # early.  With UTRACEFS_TEST_MAPS_LATE the reading after the dlopen waits, after its
 # first line, until the process has exited: libc's frames of the events that followed
-# must stay named (it was mapped all along).
+# must stay named (it was mapped all along), and so must those of a library without
+# patch sites loaded meanwhile, which no reading showed.
 export UTRACEFS_TEST_MAPS_LATE=1
 ut_mount
 unset UTRACEFS_TEST_MAPS_LATE
@@ -129,6 +130,9 @@ echo 0 > "$T/options/func_stack_trace"
 expect_match "maps read late: the reading waited for the exit" "maps of [0-9]+ are read late" \
 	"$(cat "$UT_TMP/utracefs.log")"
 expect_match "maps read late: stack traces taken" '^ => a_leaf$' "$(cat "$T/trace")"
+expect_eq "maps read late: a library without patch sites named in the stack" \
+	"plain_cb plain_call call_plain" \
+	"$(awk '/plain_cb <-/ { s = 1; next } s && /^ => / { print $2 } s && !/^ => / && !/stack trace/ { s = 0 }' "$T/trace" | head -3 | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "maps read late: no frame left as a raw address (libc's included)" "" \
 	"$(grep '^ => 0x' "$T/trace")"
 echo nop > "$T/current_tracer"

@@ -8,8 +8,10 @@
  *                  the first one was); prints "a BASE b BASE" (the load bases);
  *                  then g_jump, which ends with a call to the noreturn g_deep
  *                  (its return address is one past g_jump's last byte).
- *   names_dl DIR wait  the same, but after the first library waits for a line on
- *                  its standard input.
+ *   names_dl DIR wait  the same, but after the first library dlopens
+ *                  DIR/lib_names_plain.so (no patch site), calls its plain_call
+ *                  with plain_cb, dlcloses it and waits for a line on its
+ *                  standard input.
  *
  * main is called from libc, whose symbols are in .dynsym only.
  */
@@ -42,6 +44,31 @@ NOINL void g_jump(void)
 NOINL __attribute__((aligned(64))) void g_after(void)
 {
 	sink++;
+}
+
+/* Called back from a library without patch sites. */
+NOINL void plain_cb(void)
+{
+	sink++;
+}
+
+static NOINL void call_plain(const char *dir)
+{
+	char path[4096];
+	void (*f)(void (*)(void));
+	void *h;
+
+	snprintf(path, sizeof(path), "%s/lib_names_plain.so", dir);
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "%s\n", dlerror());
+		exit(1);
+	}
+	f = (void (*)(void (*)(void)))dlsym(h, "plain_call");
+	if (!f)
+		exit(1);
+	f(plain_cb);
+	dlclose(h);
 }
 
 static unsigned long call_lib(const char *dir, const char *lib, const char *fn)
@@ -77,6 +104,8 @@ int main(int argc, char **argv)
 	a = call_lib(argv[1], "lib_names_a.so", "a_entry");
 	if (argc > 2 && !strcmp(argv[2], "wait")) {
 		int c;
+
+		call_plain(argv[1]);
 
 		while ((c = getchar()) != EOF && c != '\n')
 			;

@@ -355,7 +355,7 @@ static void test_announced_late(void **state)
 	dlclose(h);
 	t_closed = __builtin_ia32_rdtsc();
 	assert_int_equal(tfs_sym_load_maps(getpid()), 0); /* does not show it */
-	assert_int_equal(tfs_sym_object_mapped(getpid(), a, a_base, t_born), 0);
+	assert_int_equal(tfs_sym_object_mapped(getpid(), a, a_base, t_born, 0), 0);
 	assert_int_equal(lookup_at(t_a, a_fn), 0);
 	assert_string_equal(name, "a_leaf");
 	assert_int_equal(tfs_sym_maps_changed(getpid(), t_closed), 0);
@@ -396,13 +396,13 @@ static void test_announced_read_late(void **state)
 
 	/* what utracefs reads, late: libb where liba was */
 	assert_int_equal(tfs_sym_maps_changed(getpid(), t_maps_a), 0);
-	assert_int_equal(tfs_sym_object_mapped(getpid(), a, a_base, t_born_a), 0);
+	assert_int_equal(tfs_sym_object_mapped(getpid(), a, a_base, t_born_a, 0), 0);
 	assert_int_equal(tfs_sym_maps_changed(getpid(), t_maps_a), 0);
 	dlclose(h);
 	t_gone_b = __builtin_ia32_rdtsc();
 	assert_int_equal(tfs_sym_maps_changed(getpid(), t_maps_gone), 0); /* libb not shown */
 	tfs_sym_object_unmapped(getpid(), a_base, t_gone_a);
-	assert_int_equal(tfs_sym_object_mapped(getpid(), b, b_base, t_born_b), 0);
+	assert_int_equal(tfs_sym_object_mapped(getpid(), b, b_base, t_born_b, 0), 0);
 	assert_int_equal(tfs_sym_maps_changed(getpid(), t_maps_b), 0);
 	tfs_sym_object_unmapped(getpid(), b_base, t_gone_b);
 
