@@ -60,7 +60,8 @@ static int list_one(struct dl_phdr_info *info, size_t size, void *data)
 	*first = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		exec |= info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X);
-	if (!name || !*name || !exec)
+	/* no slash: no file (the vdso), or not one to look for in the current directory */
+	if (!name || !strchr(name, '/') || !exec)
 		return 0;
 	h = name_hash(name);
 	for (unsigned int i = 0; i < UT_MAX_MAPPED; i++) {
@@ -89,7 +90,7 @@ static int send_one(const struct mapped *m, int loaded)
 	struct stat st;
 
 	if (loaded) {
-		/* the vdso and the like have no file: nothing to announce */
+		/* gone from its path, or not a file: nothing to announce */
 		if (!realpath(m->name, real) || stat(real, &st) || !S_ISREG(st.st_mode))
 			return 0;
 		if ((size_t)snprintf(o.path, sizeof(o.path), "%s", real) >= sizeof(o.path))
