@@ -46,7 +46,8 @@ unsigned int tfs_out_sym_flags(void)
 /* Demangling is the function tracer's option `demangle`; on for other tracers. */
 bool tfs_out_demangle(void)
 {
-	const struct tracer *t = tfs.tracer;
+	/* the dump thread prints while a write may change the tracer */
+	const struct tracer *t = __atomic_load_n(&tfs.tracer, __ATOMIC_ACQUIRE);
 
 	for (unsigned int i = 0; t && t->opts && t->opts[i].name; i++)
 		if (!strcmp(t->opts[i].name, "demangle"))
