@@ -92,6 +92,7 @@ static struct {
     {"siglongjmp"}, {"__longjmp_chk"},	    {"backtrace"}, {"swapcontext"},
     {"setcontext"}, {"pthread_exit"},	    {"sigsuspend"}, {"ppoll"},
     {"__ppoll_chk"}, {"pselect"},	    {"epoll_pwait"}, {"epoll_pwait2"},
+    {"pthread_cancel"},
 };
 
 void ut_real_init(void)
@@ -776,6 +777,16 @@ UT_EXPORT int setcontext(const ucontext_t *to)
 	if (to)
 		ut_graph_ctx_jump(to, (uintptr_t)to->uc_mcontext.gregs[REG_RSP]);
 	return real_setcontext(to);
+}
+
+/* A cancelled thread unwinds through libgcc directly: its landings need their records. */
+UT_EXPORT int pthread_cancel(pthread_t t)
+{
+	typedef int (*fn)(pthread_t);
+	REAL(fn, pthread_cancel);
+
+	ut_unwind_arm();
+	return real_pthread_cancel(t);
 }
 
 UT_EXPORT void pthread_exit(void *ret)

@@ -332,6 +332,8 @@ void ut_unwind_init(void);
 size_t ut_unwind_size(uint32_t nr);
 void ut_unwind_add_gstubs(void *buf, uintptr_t g, uint32_t nr);
 void ut_unwind_remove(void *buf);
+/* The program cancels a thread: register the records (unwind.c says why not before). */
+void ut_unwind_arm(void);
 /* Context switches (graph_ctx.c): swapcontext(save, to) before and after the
  * switch, setcontext(to) with to's stack pointer. */
 void ut_graph_ctx_leave(const void *save, const void *to);

@@ -27,11 +27,18 @@
  * the unwinder stops at a landing as before (the thread still exits, without the
  * destructors above).
  *
+ * Registered only once the program cancels a thread (pthread_cancel, interposed):
+ * while anything is registered, every lookup of libgcc's unwinder (each C++ throw,
+ * each backtrace()) takes libgcc's object lock, and an unwinder that runs in a
+ * signal handler interrupting another one deadlocks on it.  Until then the records
+ * are only written and kept in a list (the stub pages are few).
+ *
  * The records (.eh_frame format): a CIE with augmentation "zPR" (personality and
  * FDE addresses as absolute 8-byte values), then one 32-byte FDE per range, then a
  * zero terminator.  The caller's buffer starts with room for libgcc's struct object.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "rt.h"
@@ -43,6 +50,52 @@ typedef uintptr_t (*get_fn)(void *ctx);
 
 static register_fn reg;
 static deregister_fn dereg;
+
+/* Written, not registered yet: the buffers (see ut_unwind_arm), under unwind_lock. */
+#define UNWIND_PENDING_MAX 512
+static pthread_mutex_t unwind_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *pending[UNWIND_PENDING_MAX];
+static unsigned int nr_pending;
+static int armed;
+
+/* Register buf's records now if a thread was ever cancelled, else later. */
+static void register_or_keep(void *buf)
+{
+	pthread_mutex_lock(&unwind_lock);
+	if (armed || nr_pending == UNWIND_PENDING_MAX)
+		reg((unsigned char *)buf + UT_UNWIND_OBJ, buf);
+	else
+		pending[nr_pending++] = buf;
+	pthread_mutex_unlock(&unwind_lock);
+}
+
+/* buf was pending: forget it (1); it was registered (0). */
+static int forget_pending(void *buf)
+{
+	int found = 0;
+
+	pthread_mutex_lock(&unwind_lock);
+	for (unsigned int i = 0; i < nr_pending; i++)
+		if (pending[i] == buf) {
+			pending[i] = pending[--nr_pending];
+			found = 1;
+			break;
+		}
+	pthread_mutex_unlock(&unwind_lock);
+	return found;
+}
+
+void ut_unwind_arm(void)
+{
+	if (!reg || __atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&unwind_lock);
+	for (unsigned int i = 0; !armed && i < nr_pending; i++)
+		reg((unsigned char *)pending[i] + UT_UNWIND_OBJ, pending[i]);
+	nr_pending = 0;
+	__atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&unwind_lock);
+}
 static get_fn get_cfa, get_ip; /* libgcc's _Unwind_GetCFA, _Unwind_GetIP */
 
 #define CIE_LEN 32u
@@ -132,14 +185,14 @@ void ut_unwind_add_gstubs(void *buf, uintptr_t g, uint32_t nr)
 	for (uint32_t k = 0; k < nr; k++)
 		p = put_fde(p, cie, g + (uintptr_t)k * UT_GSTUB_LEN + 7, 4);
 	put_u32(p, 0);
-	reg(cie, buf);
+	register_or_keep(buf);
 }
 
 void ut_unwind_remove(void *buf)
 {
 	unsigned char *cie = (unsigned char *)buf + UT_UNWIND_OBJ;
 
-	if (dereg && !memcmp(cie, &(uint32_t){CIE_LEN - 4}, 4))
+	if (dereg && !memcmp(cie, &(uint32_t){CIE_LEN - 4}, 4) && !forget_pending(buf))
 		dereg(cie);
 }
 
@@ -168,5 +221,5 @@ void ut_unwind_init(void)
 	}
 	put_cie(cie);
 	put_u32(put_fde(cie + CIE_LEN, cie, (uintptr_t)ut_return_to_handler - 1, 1), 0);
-	reg(cie, rth);
+	register_or_keep(rth);
 }
