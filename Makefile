@@ -82,7 +82,7 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
 PROGS := $(patsubst tests/progs/%.c,$(B)/tests/progs/%,$(PROG_SRC)) \
 	$(patsubst tests/progs/%.cc,$(B)/tests/progs/%,$(PROG_CXX_SRC)) \
 	$(patsubst tests/progs/%.c,$(B)/tests/progs/%.so,$(PROG_LIB_SRC)) \
-	$(B)/tests/progs/names_ver2
+	$(B)/tests/progs/names_ver2 $(B)/tests/progs/unwind_storm_fp
 EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
 # Each graph sample as $(B)/tests/progs/VARIANT/NAME, VARIANT = COMPILER-LEVEL: their
 # expected call trees must not depend on the compiler or on inlining and tail calls.
@@ -163,6 +163,10 @@ $(B)/tests/progs/lib_names_plain.so: tests/progs/lib_names_plain.c
 $(B)/tests/progs/names_ver2: tests/progs/names_ver.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -DNAMES_V2 -o $@ $<
+# unwind_storm with frame pointers (83_unwind.sh walks both kinds of stacks)
+$(B)/tests/progs/unwind_storm_fp: tests/progs/unwind_storm.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACED_CFLAGS) -fno-omit-frame-pointer -o $@ $<
 $(B)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -o $@ $< -lpthread

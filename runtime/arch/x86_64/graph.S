@@ -227,7 +227,6 @@
 	je 2f
 1:	ret
 2:	PUSH_GPRS 0
-	GPRS_CFI
 	.endm
 
 	/* objects without per-site stubs (rare): the same body, other inputs */
@@ -390,10 +389,10 @@ ut_tramp_graph_site:
 	movq GF_LANDING(%rdi), %rax
 	movq %rax, 72(%rsp)			/* the slot: return to us */
 .Le_done:
+	.cfi_remember_state
 	POP_GPRS 0
-	.cfi_adjust_cfa_offset -64
 	ret
-	.cfi_adjust_cfa_offset 64
+	.cfi_restore_state
 
 	/*
 	 * The top frame is a set_graph_function or set_graph_notrace function's, live,
@@ -411,18 +410,14 @@ ut_tramp_graph_site:
 	jmp .Le_nested
 
 .Le_slow:
-	pushq %rbx
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbx, 0
+	PUSH %rbx
 	SAVE_FP 0, 1				/* (keeps r8, r9) */
 	leaq 80(%rbx), %rdi			/* the slot */
 	movq %r8, %rsi				/* ip */
 	movq %r9, %rdx				/* landing */
 	call ut_graph_entry
 	RESTORE_FP 0, 0, 1
-	popq %rbx
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbx
+	POP %rbx
 	jmp .Le_done
 
 	.byte 0x0f, 0xb9, 0x3d
@@ -453,7 +448,9 @@ ut_tramp_graph_site:
 ut_return_to_handler:
 	.cfi_startproc
 	.cfi_undefined rip
+	.cfi_def_cfa_offset 0			/* rsp = slot + 8: the CFA */
 	subq $8, %rsp				/* rsp = the slot: the original goes there */
+	.cfi_adjust_cfa_offset 8
 	PUSH_GPRS
 	movq ut_thr@gottpoff(%rip), %r10
 	movq %fs:THR_GFRAMES(%r10), %rdi
@@ -545,6 +542,7 @@ ut_return_to_handler:
 	 */
 3:	leaq ut_return_to_handler(%rip), %rdx
 	cmpq %rdx, %r11				/* (pops keep the flags) */
+	.cfi_remember_state
 	POP_GPRS
 	je .Lr_jmp
 	/*
@@ -559,7 +557,9 @@ ut_return_to_handler:
 	 * -8(%rsp) stays intact after the lea: signals skip the 128-byte red zone.
 	 */
 	leaq 8(%rsp), %rsp
+	.cfi_adjust_cfa_offset -8
 	jmp *-8(%rsp)
+	.cfi_restore_state
 
 	/*
 	 * tracing_thresh (rcx: thresh_tsc): a call at or over it gets its exit as
@@ -630,17 +630,19 @@ ut_return_to_handler:
 	jmp .Lr_slow
 
 .Lr_slow:
-	pushq %rbx
-	SAVE_FP 1				/* and the x87 stack: long double results */
+	PUSH %rbx
+	SAVE_FP 1, 1				/* and the x87 stack: long double results */
 	movq %rbx, %rdi				/* the saved registers, then the slot */
 	call ut_graph_return
 	movl %eax, %r11d			/* 1: ret (RESTORE_FP keeps r11) */
-	RESTORE_FP 1
+	RESTORE_FP 1, 0, 1
 	testl %r11d, %r11d			/* (pops keep the flags) */
-	popq %rbx
+	.cfi_remember_state
+	POP %rbx
 	POP_GPRS
 	jz .Lr_jmp
 	ret					/* to the original return address, now in the slot */
+	.cfi_restore_state
 
 	.byte 0x0f, 0xb9, 0x3d
 	.long RSEQ_SIG

@@ -29,7 +29,6 @@
 ut_tramp_probe:
 	.cfi_startproc
 	PUSH_GPRS 0
-	GPRS_CFI
 	PUSH %rbx
 	SAVE_FP 0, 1
 	leaq FRAME(%rbx), %rdi			/* &[site + 5, parent] */
@@ -38,7 +37,6 @@ ut_tramp_probe:
 	movq %rax, %r11
 	POP %rbx
 	POP_GPRS 0
-	.cfi_adjust_cfa_offset -64
 	testq %r11, %r11
 	jnz 1f
 	ret					/* into the function */

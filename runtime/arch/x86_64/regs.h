@@ -5,9 +5,16 @@
  *
  *   PUSH reg / POP reg   one register, with its CFI
  *   PUSH_GPRS r11        the registers a C call may clobber, r11 only with r11=1
- *                        (it is free at a function's entry); no CFI: at an entry,
- *                        GPRS_CFI after PUSH_GPRS 0 says where they are
+ *                        (it is free at a function's entry)
  *   POP_GPRS r11         the reverse
+ *
+ * Every push and pop carries its CFI (the CFA offset and where the register is):
+ * a signal may land between any two of them, and an unwinder started in its
+ * handler (backtrace(), a C++ runtime's, the program's own) must find the return
+ * address at every instruction.  CFI directives are tables, not instructions: they
+ * cost nothing at run time.  A path that pops and leaves (ret, jmp) before code
+ * that still has the registers pushed keeps the CFI in step with
+ * .cfi_remember_state before the pops and .cfi_restore_state after the exit.
  */
 #ifndef UT_REGS_H
 #define UT_REGS_H
@@ -25,44 +32,31 @@
 	.endm
 
 	.macro PUSH_GPRS r11=1
-	pushq %rax
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %r8
-	pushq %r9
-	pushq %r10
+	PUSH %rax
+	PUSH %rcx
+	PUSH %rdx
+	PUSH %rsi
+	PUSH %rdi
+	PUSH %r8
+	PUSH %r9
+	PUSH %r10
 	.if \r11
-	pushq %r11
+	PUSH %r11
 	.endif
 	.endm
 
 	.macro POP_GPRS r11=1
 	.if \r11
-	popq %r11
+	POP %r11
 	.endif
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rax
-	.endm
-
-	/* After PUSH_GPRS 0 at a function's entry ([rsp] was the return address). */
-	.macro GPRS_CFI
-	.cfi_adjust_cfa_offset 64
-	.cfi_rel_offset %rax, 56
-	.cfi_rel_offset %rcx, 48
-	.cfi_rel_offset %rdx, 40
-	.cfi_rel_offset %rsi, 32
-	.cfi_rel_offset %rdi, 24
-	.cfi_rel_offset %r8, 16
-	.cfi_rel_offset %r9, 8
-	.cfi_rel_offset %r10, 0
+	POP %r10
+	POP %r9
+	POP %r8
+	POP %rdi
+	POP %rsi
+	POP %rdx
+	POP %rcx
+	POP %rax
 	.endm
 
 #endif

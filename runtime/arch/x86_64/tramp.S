@@ -77,14 +77,7 @@ ut_tramp_function:
 1:	ret
 
 .Ltrace:
-	PUSH %rax
-	PUSH %rcx
-	PUSH %rdx
-	PUSH %rsi
-	PUSH %rdi
-	PUSH %r8
-	PUSH %r9
-	PUSH %r10
+	PUSH_GPRS 0
 	PUSH %rbx
 	movq ut_thr@gottpoff(%rip), %r10
 	movl %fs:(%r10), %eax			/* ut_thr.tid */
@@ -207,26 +200,11 @@ ut_tramp_function:
 	testl $OPT_FUNC_STACK_TRACE, 20(%r11)	/* ctl->opts */
 	jnz .Lstack
 .Ldone:
+	.cfi_remember_state
 	POP %rbx
-	POP %r10
-	POP %r9
-	POP %r8
-	POP %rdi
-	POP %rsi
-	POP %rdx
-	POP %rcx
-	POP %rax
+	POP_GPRS 0
 	ret
-	.cfi_adjust_cfa_offset FRAME
-	.cfi_rel_offset %rax, 64
-	.cfi_rel_offset %rcx, 56
-	.cfi_rel_offset %rdx, 48
-	.cfi_rel_offset %rsi, 40
-	.cfi_rel_offset %rdi, 32
-	.cfi_rel_offset %r8, 24
-	.cfi_rel_offset %r9, 16
-	.cfi_rel_offset %r10, 8
-	.cfi_rel_offset %rbx, 0
+	.cfi_restore_state
 
 .Lbadcpu:
 	testl %eax, %eax			/* cpu_id < 0: rseq not registered */
