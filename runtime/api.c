@@ -74,7 +74,7 @@ static void write_ev(struct ut_ctl *ctl, struct ut_ev *ev)
  * tramp.S, a thread without rseq in locked mode: the function event (frame[0] =
  * site + 5, frame[1] = parent), then its stack trace if func_stack_trace is on.
  */
-void ut_rt_func_locked(uintptr_t *frame)
+void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp)
 {
 	struct ut_ev_func ev;
 	struct ut_ctl *ctl = ut_rt_ctl;
@@ -97,40 +97,60 @@ void ut_rt_func_locked(uintptr_t *frame)
 	ut_thr.guard = 0;
 	errno = saved;
 	if (ctl->opts & UT_CTL_OPT_FUNC_STACK_TRACE)
-		ut_rt_stack_event(frame);
+		ut_rt_stack_event(frame, fp);
 }
 
 /*
- * func_stack_trace: the caller chain of the traced function, innermost first,
- * starting with the traced function itself (frame[0] = site + 5), as return
- * addresses.  backtrace() unwinds through the trampoline with its CFI.
+ * The stack from the unwind tables (backtrace(): exact with or without frame
+ * pointers), starting at the traced function (frame[0] = site + 5); 0 if it could
+ * not get there.
  */
-void ut_rt_stack_event(uintptr_t *frame)
+static int stack_unwind(uint64_t *ips, uintptr_t *frame)
 {
-	struct {
-		struct ut_ev_stack s;
-		uint64_t ips[UT_STACK_MAX];
-	} ev;
 	void *bt[UT_STACK_MAX + 8];
-	struct ut_ctl *ctl = ut_rt_ctl;
-	int saved = errno, n, i;
+	int n, i, nr = 0;
 
-	if (ut_thr.guard || !ctl)
-		return;
-	ut_thr.guard = 1;
 	ut_notrace_enter(); /* the unwinder's own calls (a program's malloc, say) */
 	n = backtrace(bt, UT_STACK_MAX + 8);
 	ut_notrace_leave();
 	for (i = 0; i < n && (uintptr_t)bt[i] != frame[0]; i++)
 		;
-	if (i == n) { /* could not unwind: at least the function and its caller */
+	for (; i < n && nr < (int)UT_STACK_MAX; i++)
+		ips[nr++] = (uintptr_t)bt[i];
+	return nr;
+}
+
+/*
+ * func_stack_trace: the caller chain of the traced function, innermost first,
+ * starting with the traced function itself (frame[0] = site + 5), as return
+ * addresses.  Inside a signal handler libgcc's unwinder may be what the handler
+ * interrupted (a C++ exception in flight): there the frame-pointer chain from fp
+ * (rbp at the function's entry) is walked with reads that cannot fault
+ * (stackwalk.c), and a chain that ends early gives a shorter trace.
+ */
+void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp)
+{
+	struct {
+		struct ut_ev_stack s;
+		uint64_t ips[UT_STACK_MAX];
+	} ev;
+	struct ut_ctl *ctl = ut_rt_ctl;
+	int saved = errno, nr = 0;
+
+	if (ut_thr.guard || !ctl)
+		return;
+	ut_thr.guard = 1;
+	if (!ut_thr.sigdepth)
+		nr = stack_unwind(ev.ips, frame);
+	if (nr == 0) { /* in a handler, or could not unwind: the function and its caller */
 		ev.ips[0] = frame[0];
-		ev.ips[1] = frame[1];
-		ev.s.nr = 2;
-	} else {
-		for (ev.s.nr = 0; i < n && ev.s.nr < UT_STACK_MAX; i++)
-			ev.ips[ev.s.nr++] = (uintptr_t)bt[i];
+		ev.ips[1] = ut_graph_real_ret((uintptr_t)&frame[1], frame[1]);
+		nr = 2;
+		if (ut_thr.sigdepth)
+			nr += ut_stack_walk_fp(ev.ips + 2, (int)UT_STACK_MAX - 2, fp,
+					       (uintptr_t)&frame[1]);
 	}
+	ev.s.nr = (uint64_t)nr;
 	ev.s.h = (struct ut_ev){.len = (uint16_t)(sizeof(ev.s) + ev.s.nr * 8),
 				.type = UT_EV_KERNEL_STACK,
 				.flags = ut_thr.evflags,

@@ -640,6 +640,27 @@ uintptr_t ut_graph_jmpbuf_sp(const void *env)
 	return v ^ guard;
 }
 
+/*
+ * What a return address read at slot means: the original one when val is the
+ * landing of a live frame of that slot, else val.  Reads the shadow stack only
+ * (a frame being pushed or popped has flags 0 and is skipped): async-signal-safe.
+ */
+uintptr_t ut_graph_real_ret(uintptr_t slot, uintptr_t val)
+{
+	struct ut_gframe *fs = ut_thr.gframes;
+
+	if (!fs)
+		return val;
+	for (uint32_t i = ut_thr.gtop; i > 0; i--) {
+		const struct ut_gframe *f = &fs[i - 1];
+
+		if ((f->flags & (GF_VALID | GF_MARKER)) == GF_VALID && f->slot == slot &&
+		    f->landing == val)
+			return f->ret;
+	}
+	return val;
+}
+
 /* Put the original return addresses back where an unwinder will read them. */
 void ut_graph_restore_all(void)
 {

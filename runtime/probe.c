@@ -226,7 +226,8 @@ static void dump(const struct probe_ent *e, uintptr_t ip)
 		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
 }
 
-static void act(const struct ut_ctl *ctl, const struct probe_ent *e, uintptr_t *frame)
+static void act(const struct ut_ctl *ctl, const struct probe_ent *e, uintptr_t *frame,
+		uintptr_t fp)
 {
 	bool on = __atomic_load_n(&ctl->tracing_on, __ATOMIC_RELAXED) && !ut_rt_off;
 
@@ -241,7 +242,7 @@ static void act(const struct ut_ctl *ctl, const struct probe_ent *e, uintptr_t *
 		break;
 	case UT_PROBE_STACKTRACE:
 		if (on && take(ctl, e, false))
-			ut_rt_stack_event(frame);
+			ut_rt_stack_event(frame, fp);
 		break;
 	case UT_PROBE_DUMP:
 	case UT_PROBE_CPUDUMP:
@@ -269,7 +270,7 @@ static uintptr_t go_on(const struct ut_site *s, const struct ut_obj *o)
 	return ut_stubs_tramp();
 }
 
-uintptr_t ut_rt_probe_hit(uintptr_t *frame)
+uintptr_t ut_rt_probe_hit(uintptr_t *frame, uintptr_t fp)
 {
 	struct probe_ent e[HIT_MAX];
 	struct ut_ctl *ctl = ut_rt_ctl;
@@ -294,12 +295,12 @@ uintptr_t ut_rt_probe_hit(uintptr_t *frame)
 	 */
 	if (ctl->tracer == UT_TRACER_FUNCTION && traced(s)) {
 		if (ctl->tracing_on && !ut_rt_off && ut_rt_task_ok())
-			ut_rt_func_locked(frame); /* C's writer, any write mode */
+			ut_rt_func_locked(frame, fp); /* C's writer, any write mode */
 		function_done = true;
 	}
 	n = probes_of((uint32_t)(s - ut_sites), e);
 	for (uint32_t i = 0; i < n; i++)
-		act(ctl, &e[i], frame);
+		act(ctl, &e[i], frame, fp);
 	errno = saved;
 	return function_done ? 0 : go_on(s, o);
 }

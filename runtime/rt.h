@@ -287,10 +287,11 @@ struct rseq *ut_rb_rseq_fallback(void);
 uint32_t ut_rt_thread_first(void); /* trampoline slow path: returns the tid or 0 */
 /* Name this thread now (its tid, announced to utracefs): a fork child's thread. */
 void ut_rt_thread_register(void);
-void ut_rt_stack_event(uintptr_t *frame);
+/* The stack event of frame = &[site + 5, parent]; fp: rbp at the function's entry. */
+void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp);
 /* The function event (and its stack with func_stack_trace) from C, any write mode:
  * tramp.S for a thread without rseq in locked mode, probe.c. */
-void ut_rt_func_locked(uintptr_t *frame);
+void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp);
 void utrace_tracing_on(void);  /* the public API: this process at once, utracefs after */
 void utrace_tracing_off(void);
 
@@ -303,8 +304,18 @@ struct ut_sel_probe;
 int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr, const uint8_t *keep);
 /* A fork child (one thread): no other thread is reading the table. */
 void ut_probes_after_fork_child(void);
-/* probe.S: frame = &[site + 5, parent]; acts, returns where to go on (probe.S). */
-uintptr_t ut_rt_probe_hit(uintptr_t *frame);
+/* probe.S: frame = &[site + 5, parent], fp = rbp; acts, returns where to go on. */
+uintptr_t ut_rt_probe_hit(uintptr_t *frame, uintptr_t fp);
+
+/* ---- stack traces that cannot fault (stackwalk.c) ---------------------------------- */
+
+/*
+ * The return addresses of the frame-pointer chain from fp (rbp of a function's
+ * entry: its caller's frame) into ips, at most max; every read is validated, the
+ * walk stops at anything that is not a frame.  sp: an address below fp on the same
+ * stack (the caller's own stack pointer).  Returns how many; async-signal-safe.
+ */
+int ut_stack_walk_fp(uint64_t *ips, int max, uintptr_t fp, uintptr_t sp);
 
 /* ---- function_graph (graph.c, graph.S) ------------------------------------------ */
 
@@ -320,6 +331,8 @@ void ut_graph_sig_leave(int marker);
 uintptr_t ut_graph_jmpbuf_sp(const void *env);
 void ut_graph_longjmp(uintptr_t sp);
 void ut_graph_restore_all(void);
+/* The original return address for val read at slot (a landing), else val; read only. */
+uintptr_t ut_graph_real_ret(uintptr_t slot, uintptr_t val);
 void ut_graph_rehijack(uintptr_t sp);
 void ut_graph_close_all(void);
 /*

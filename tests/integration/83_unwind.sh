@@ -5,7 +5,9 @@
 # (stacktrace probes, func_stack_trace) and the program's (backtrace(),
 # _Unwind_Backtrace).  tests/progs/unwind_storm: mix() in a loop and a SIGALRM
 # handler every 200 us that calls mix() and walks its stack; built with and
-# without frame pointers.  Each storm runs a bounded time (UT_STORM_SECONDS, 2 s)
+# without frame pointers.  tests/progs/unwind_exc: C++ exceptions thrown through
+# frames with destructors (libgcc's _Unwind_RaiseException, _Unwind_Resume)
+# under the same storm, the handler's function traced with func_stack_trace.  Each storm runs a bounded time (UT_STORM_SECONDS, 2 s)
 # and must exit 0, three runs in a row: the verdict counts crashes, not time.
 . "$(dirname "$0")/lib.sh"
 
@@ -32,9 +34,27 @@ reset() {
 	echo 1 >"$T/tracing_on"
 }
 
+# handler_stack: the functions of the first stack trace taken in a handler, one line
+handler_stack() {
+	awk '/\.\.h\.\. .*<stack trace>/ { on = 1; next } on && /^ => / { print $2; next } on { exit }' \
+		"$T/trace" | tr '\n' ' ' | sed 's/ $//'
+}
+
 for P in unwind_storm unwind_storm_fp; do
 	PP=$PROGS/$P
-	traced "$PP" 0 1 >/dev/null # its functions are known from now on
+	traced "$PP" 0 0 >/dev/null # its functions are known from now on
+
+	# one handler (raise) at a known place, no storm: the trace it leaves
+	reset
+	echo 'mix:stacktrace' >"$F"
+	traced "$PP" 0 0 >/dev/null
+	if [ $P = unwind_storm_fp ]; then
+		expect_match "$P: a handler's stack trace follows the frame pointers" \
+			'^mix on_alarm wrap_handler' "$(handler_stack)"
+	else
+		expect_match "$P: a handler's stack trace without frame pointers: at least the caller" \
+			'^mix on_alarm' "$(handler_stack)"
+	fi
 
 	reset
 	echo 'mix:stacktrace' >"$F"
@@ -56,4 +76,14 @@ for P in unwind_storm unwind_storm_fp; do
 	echo function_graph >"$T/current_tracer"
 	storm "$P: function_graph, backtrace() in the handler" "$PP" "$SECS"
 done
+
+PX=$PROGS/unwind_exc
+traced "$PX" 0 >/dev/null
+reset
+echo 'exc_handler_work' >"$F"
+echo function >"$T/current_tracer"
+echo 1 >"$T/options/func_stack_trace"
+storm "C++ exceptions in flight, func_stack_trace in the handler" "$PX" "$SECS"
+expect_match "... and the handler's stack traces were taken" '^exc_handler_work on_alarm' \
+	"$(handler_stack)"
 reset

@@ -7,7 +7,8 @@
  *
  *   unwind_storm SECONDS [CALLS]
  *
- * Runs until SECONDS have passed or CALLS calls of mix() were made (default
+ * First raises SIGALRM once (a handler's stack trace a test can look at), then
+ * runs until SECONDS have passed or CALLS calls of mix() were made (default
  * 2,000,000), then prints "survived: N signals".  What a test checks is that it
  * exits 0: a crash in an unwinder ends it with a signal.  The Makefile builds it
  * twice: as is (-O2, no frame pointers) and with frame pointers (unwind_storm_fp).
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
 	end = now() + atof(argv[1]);
 	backtrace(warm, 4); /* glibc loads libgcc_s on the first call: not in a handler */
 	sigaction(SIGALRM, &sa, NULL);
+	raise(SIGALRM); /* one handler at a known place: its stack traces are checked */
 	setitimer(ITIMER_REAL, &it, NULL);
 	for (i = 0; i < calls; i++) {
 		mix(i);

@@ -7,7 +7,7 @@
  * [rsp] = site + 5 and [rsp + 8] = the caller's return address, as in
  * ut_tramp_function.  Probes are rare and act in C: save every register a
  * function's entry may have live (tramp.S), call ut_rt_probe_hit(&[site + 5,
- * parent]), restore.  Its result says where the site goes on:
+ * parent], rbp), restore.  Its result says where the site goes on:
  *   0         back into the function (no tracer traces it, or C wrote its event);
  *   even A    jmp A with [rsp] = site + 5 still pushed: the object's trampoline
  *             of the current tracer (ut_tramp_graph without per-site stubs);
@@ -32,6 +32,7 @@ ut_tramp_probe:
 	PUSH %rbx
 	SAVE_FP 0, 1
 	leaq FRAME(%rbx), %rdi			/* &[site + 5, parent] */
+	movq %rbp, %rsi				/* the caller's frame pointer */
 	call ut_rt_probe_hit
 	RESTORE_FP 0, 1, 1			/* rax: the result */
 	movq %rax, %r11

@@ -218,6 +218,7 @@ ut_tramp_function:
 .Llocked:					/* the event (and its stack) under the ring's lock */
 	SAVE_XMM
 	leaq FRAME(%rbx), %rdi			/* &[site + 5, parent] */
+	movq %rbp, %rsi				/* the caller's frame pointer */
 	call ut_rt_func_locked
 	RESTORE_XMM
 	jmp .Ldone
@@ -225,6 +226,7 @@ ut_tramp_function:
 .Lstack:
 	SAVE_XMM
 	leaq FRAME(%rbx), %rdi			/* &[site + 5, parent, ...] */
+	movq %rbp, %rsi				/* the caller's frame pointer */
 	call ut_rt_stack_event
 	RESTORE_XMM
 	jmp .Ldone
