@@ -30,7 +30,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "graph.h"
 #include "rt.h"
 
 #define UT_WALK_SPAN (1ul << 20) /* a frame larger than 1 MiB ends the walk */

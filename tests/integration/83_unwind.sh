@@ -8,13 +8,13 @@
 # without frame pointers.  tests/progs/unwind_exc: C++ exceptions thrown through
 # frames with destructors (libgcc's _Unwind_RaiseException, _Unwind_Resume)
 # under the same storm, the handler's function traced with func_stack_trace.  Each storm runs a bounded time (UT_STORM_SECONDS, 2 s)
-# and must exit 0, three runs in a row: the verdict counts crashes, not time.
+# and must exit 0, two runs in a row: the verdict counts crashes, not time.
 . "$(dirname "$0")/lib.sh"
 
 ut_mount
 F=$T/set_ftrace_filter
 SECS=${UT_STORM_SECONDS:-2}
-RUNS=3
+RUNS=2
 
 # storm NAME PROG ARGS...: RUNS runs, every one must exit 0
 storm() {
