@@ -65,6 +65,7 @@ struct tfs_proc {
 	bool hello;
 	bool has_ack;
 	bool hung; /* missed an ACK deadline: not waited for until it answers */
+	bool gone; /* its connection hung up: never waited for again */
 	bool sites; /* sent sites: with none by its first ACK, nothing in it is traceable */
 	uint32_t acked;
 	uint64_t serial; /* order of HELLOs: the newest of a pid is its current image */
@@ -267,6 +268,8 @@ void tfs_task_clear(void)
 	pthread_mutex_unlock(&task_lock);
 }
 
+static int proc_state(pid_t pid, char *state);
+
 /* ---- acknowledgements ------------------------------------------------------------- */
 
 static bool acked(const struct tfs_proc *p, uint32_t gen)
@@ -274,34 +277,90 @@ static bool acked(const struct tfs_proc *p, uint32_t gen)
 	return p->has_ack && (int32_t)(p->acked - gen) >= 0;
 }
 
+/*
+ * Why a process that has not acknowledged yet need not be waited for: 0 (it may
+ * still answer), 'H' (its connection is closed: it died, maybe by SIGKILL, and
+ * the registry thread has not seen the EOF yet), or its state in /proc ('T'/'t'
+ * stopped or traced, 'Z'/'X' exiting, '?' gone).
+ */
+static char proc_cannot_answer(int fd, pid_t pid)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLRDHUP};
+	char state;
+
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR)))
+		return 'H';
+	if (proc_state(pid, &state))
+		return '?';
+	return strchr("TtZX", state) ? state : 0;
+}
+
+/* A process that held a change up: on the daemon's stderr and in error_log. */
+static void report_hung(pid_t pid, const char *comm, uint32_t gen, char why, int timeout_ms)
+{
+	char msg[96], who[48];
+
+	if (why == 'T' || why == 't')
+		snprintf(msg, sizeof(msg), "Process is stopped, change %u applied without it",
+			 gen);
+	else
+		snprintf(msg, sizeof(msg), "Process did not acknowledge change %u within %d ms",
+			 gen, timeout_ms);
+	snprintf(who, sizeof(who), "%s-%d", comm, (int)pid);
+	fprintf(stderr, "utracefs: %s: %s\n", who, msg);
+	tfs_error_log("utracefs", msg, who, 0);
+}
+
+/* How often the processes that have not answered yet are looked at while waiting. */
+#define ACK_LOOK_MS 10
+
+/*
+ * Wait until every registered process acknowledged gen, at most timeout_ms.  No
+ * process costs more than one wait: one that misses the deadline, or is found
+ * stopped, is marked hung and not waited for again until it answers.  Every
+ * ACK_LOOK_MS the ones still silent are looked at, so that a dead process (its
+ * connection hung up, the registry thread busy elsewhere) or a stopped one does
+ * not hold the write up to the deadline.
+ */
 void tfs_registry_wait_acks(uint32_t gen, int timeout_ms)
 {
-	struct timespec end;
+	struct timespec end = tfs_deadline(CLOCK_REALTIME, timeout_ms);
 
-	end = tfs_deadline(CLOCK_REALTIME, timeout_ms);
 	pthread_mutex_lock(&reg_lock);
 	for (;;) {
-		bool waiting = false;
+		struct timespec look = tfs_deadline(CLOCK_REALTIME, ACK_LOOK_MS);
+		bool waiting = false, late;
+		int rc;
 
 		for (unsigned int i = 0; i < nr_procs; i++)
-			if (procs[i].hello && !procs[i].hung && !acked(&procs[i], gen))
+			if (procs[i].hello && !procs[i].hung && !procs[i].gone &&
+			    !acked(&procs[i], gen))
 				waiting = true;
 		if (!waiting)
 			break;
-		if (pthread_cond_timedwait(&ack_cond, &reg_lock, &end) == ETIMEDOUT) {
-			for (unsigned int i = 0; i < nr_procs; i++) {
-				struct tfs_proc *p = &procs[i];
+		late = look.tv_sec > end.tv_sec ||
+		       (look.tv_sec == end.tv_sec && look.tv_nsec >= end.tv_nsec);
+		rc = pthread_cond_timedwait(&ack_cond, &reg_lock, late ? &end : &look);
+		if (rc != ETIMEDOUT)
+			continue;
+		for (unsigned int i = 0; i < nr_procs; i++) {
+			struct tfs_proc *p = &procs[i];
+			char why;
 
-				if (!p->hello || p->hung || acked(p, gen))
-					continue;
-				p->hung = true;
-				fprintf(stderr,
-					"utracefs: process %d (%s) did not acknowledge "
-					"change %u within %d ms\n",
-					(int)p->pid, p->comm, gen, timeout_ms);
+			if (!p->hello || p->hung || p->gone || acked(p, gen))
+				continue;
+			why = late ? 'L' : proc_cannot_answer(p->fd, p->pid);
+			if (why == 'H' || why == 'Z' || why == 'X' || why == '?') {
+				p->gone = true; /* the registry thread will see its EOF */
+				continue;
 			}
-			break;
+			if (!why)
+				continue;
+			p->hung = true;
+			report_hung(p->pid, p->comm, gen, why, timeout_ms);
 		}
+		if (late)
+			break;
 	}
 	pthread_mutex_unlock(&reg_lock);
 }
@@ -1080,10 +1139,13 @@ void tfs_registry_stop(void)
 	reg_running = false;
 }
 
-int tfs_proc_stat_field(pid_t tid, unsigned int field, long *val)
+/*
+ * /proc/TID/stat into buf; *rest points after the comm's closing parenthesis (a
+ * comm may hold ')' itself: the last one ends it).  0 or -ENOENT.
+ */
+static int proc_stat_read(pid_t tid, char *buf, size_t size, char **rest)
 {
-	char path[64], buf[1024], *p;
-	unsigned int f = 3; /* the first field after the comm in parentheses */
+	char path[64];
 	ssize_t n;
 	int fd;
 
@@ -1091,13 +1153,31 @@ int tfs_proc_stat_field(pid_t tid, unsigned int field, long *val)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
-	if (n <= 0 || field < f)
+	if (n <= 0)
 		return -ENOENT;
 	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* a comm may hold ')' itself: the last one ends it */
-	if (!p)
+	*rest = strrchr(buf, ')');
+	return *rest ? 0 : -ENOENT;
+}
+
+static int proc_state(pid_t pid, char *state)
+{
+	char buf[1024], *p;
+
+	if (proc_stat_read(pid, buf, sizeof(buf), &p) || p[1] != ' ' || !p[2])
+		return -ENOENT;
+	*state = p[2];
+	return 0;
+}
+
+int tfs_proc_stat_field(pid_t tid, unsigned int field, long *val)
+{
+	char buf[1024], *p;
+	unsigned int f = 3; /* the first field after the comm in parentheses */
+
+	if (field < f || proc_stat_read(tid, buf, sizeof(buf), &p))
 		return -ENOENT;
 	for (p++; f < field && *p; f++) {
 		p += strspn(p, " ");
