@@ -278,29 +278,32 @@ static bool acked(const struct tfs_proc *p, uint32_t gen)
 }
 
 /*
- * Why a process that has not acknowledged yet need not be waited for: 0 (it may
- * still answer), 'H' (its connection is closed: it died, maybe by SIGKILL, and
- * the registry thread has not seen the EOF yet), or its state in /proc ('T'/'t'
- * stopped or traced, 'Z'/'X' exiting, '?' gone).
+ * Why a process has not acknowledged yet: 0 (it may still answer), 'B' (what it
+ * sent waits unread: the registry thread is busy, not the process), 'H' (its
+ * connection is closed: it died, maybe by SIGKILL, and the registry thread has
+ * not seen the EOF yet), or its state in /proc ('T'/'t' stopped or traced,
+ * 'Z'/'X' exiting, '?' gone).
  */
 static char proc_cannot_answer(int fd, pid_t pid)
 {
-	struct pollfd pfd = {.fd = fd, .events = POLLRDHUP};
+	struct pollfd pfd = {.fd = fd, .events = POLLIN | POLLRDHUP};
 	char state;
 
 	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR)))
 		return 'H';
+	if (pfd.revents & POLLIN)
+		return 'B';
 	if (proc_state(pid, &state))
 		return '?';
 	return strchr("TtZX", state) ? state : 0;
 }
 
 /* A process that held a change up: on the daemon's stderr and in error_log. */
-static void report_hung(pid_t pid, const char *comm, uint32_t gen, char why, int timeout_ms)
+static void report_hung(pid_t pid, const char *comm, uint32_t gen, bool stopped, int timeout_ms)
 {
 	char msg[96], who[48];
 
-	if (why == 'T' || why == 't')
+	if (stopped)
 		snprintf(msg, sizeof(msg), "Process is stopped, change %u applied without it",
 			 gen);
 	else
@@ -320,7 +323,8 @@ static void report_hung(pid_t pid, const char *comm, uint32_t gen, char why, int
  * stopped, is marked hung and not waited for again until it answers.  Every
  * ACK_LOOK_MS the ones still silent are looked at, so that a dead process (its
  * connection hung up, the registry thread busy elsewhere) or a stopped one does
- * not hold the write up to the deadline.
+ * not hold the write up to the deadline.  One whose packets wait unread at the
+ * deadline is not blamed: the registry thread was late, not it.
  */
 void tfs_registry_wait_acks(uint32_t gen, int timeout_ms)
 {
@@ -349,15 +353,15 @@ void tfs_registry_wait_acks(uint32_t gen, int timeout_ms)
 
 			if (!p->hello || p->hung || p->gone || acked(p, gen))
 				continue;
-			why = late ? 'L' : proc_cannot_answer(p->fd, p->pid);
+			why = proc_cannot_answer(p->fd, p->pid);
 			if (why == 'H' || why == 'Z' || why == 'X' || why == '?') {
 				p->gone = true; /* the registry thread will see its EOF */
 				continue;
 			}
-			if (!why)
-				continue;
+			if (why == 'B' || (!why && !late))
+				continue; /* its ACK may be there: not its fault */
 			p->hung = true;
-			report_hung(p->pid, p->comm, gen, why, timeout_ms);
+			report_hung(p->pid, p->comm, gen, why != 0, timeout_ms);
 		}
 		if (late)
 			break;
@@ -943,11 +947,37 @@ void tfs_registry_sync(int timeout_ms)
 	pthread_mutex_unlock(&reg_lock);
 }
 
+/*
+ * A sync is done once nothing is left to read, or after this many passes over the
+ * connections (each reads one packet of every one that has some): under churn new
+ * packets never stop coming, and an open must not wait for them.
+ */
+#define TFS_SYNC_PASSES 16
+
+/* One more pass made for the syncs taken: done with them after TFS_SYNC_PASSES. */
+static void sync_pass(bool drained, uint64_t *target, unsigned int *passes)
+{
+	pthread_mutex_lock(&reg_lock);
+	if (drained) {
+		sync_done = sync_taken;
+	} else if (sync_taken != sync_done) {
+		if (*target <= sync_done) { /* syncs taken since: count anew for them */
+			*target = sync_taken;
+			*passes = 0;
+		}
+		if (++*passes >= TFS_SYNC_PASSES)
+			sync_done = *target;
+	}
+	pthread_cond_broadcast(&sync_cond);
+	pthread_mutex_unlock(&reg_lock);
+}
+
 static void *reg_main(void *arg)
 {
 	struct pollfd *pfd = NULL;
-	unsigned int cap = 0;
+	unsigned int cap = 0, sync_passes = 0;
 	uint64_t rest_until = 0; /* accept() ran out of descriptors: not before then */
+	uint64_t sync_target = 0; /* the syncs the passes are counted for */
 
 	for (;;) {
 		unsigned int n;
@@ -989,10 +1019,7 @@ static void *reg_main(void *arg)
 			break;
 		}
 		if (ready == 0) { /* nothing left to read (or a time-out): a sync asked for is done */
-			pthread_mutex_lock(&reg_lock);
-			sync_done = sync_taken;
-			pthread_cond_broadcast(&sync_cond);
-			pthread_mutex_unlock(&reg_lock);
+			sync_pass(true, &sync_target, &sync_passes);
 			continue;
 		}
 		if (pfd[0].revents && wake_read())
@@ -1010,6 +1037,8 @@ static void *reg_main(void *arg)
 			if (err == -EMFILE || err == -ENFILE || err == -ENOBUFS || err == -ENOMEM)
 				rest_until = now_ms() + TFS_ACCEPT_REST_MS;
 		}
+		if (syncing)
+			sync_pass(false, &sync_target, &sync_passes);
 	}
 	free(pfd);
 	return NULL;
