@@ -26,7 +26,9 @@
  * the control files must still see them ("run it once, then set the filter"), as
  * the kernel's files see a module as soon as it is loaded.  So every open of a
  * control file first waits (tfs_registry_sync) until this thread has read all that
- * was already queued on the listening socket and on every connection.
+ * was already queued on the listening socket and on every connection (or, under
+ * churn, made TFS_SYNC_PASSES passes over them: an open must not wait for
+ * programs that keep starting).
  *
  * Tasks follow the kernel's saved_cmdlines: saved_cmdlines_size slots used in a
  * circle starting at slot 1, a map from pid mod 32768 to slot, and a lookup that

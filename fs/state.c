@@ -7,9 +7,10 @@
  * options it implements) into the page, bumps gen, wakes every waiter on it with
  * a shared FUTEX_WAKE and then waits for the acknowledgements collected by the
  * registry, so that `echo function > current_tracer` returns once every live
- * process traces.  A process that does not answer within UT_ACK_TIMEOUT_MS is
- * reported on the daemon's stderr and left behind: a hung program must not hang
- * the file system.
+ * process traces.  A process that does not answer within UT_ACK_TIMEOUT_MS, or
+ * is found stopped before, is reported in error_log and on the daemon's stderr
+ * and left behind, and a dead one is not waited for (tfs_registry_wait_acks): a
+ * hung program must not hang the file system.
  */
 #include <errno.h>
 #include <limits.h>
