@@ -143,7 +143,21 @@ static bool rb_holder_gone(uint64_t id)
 	return state == 'Z' || state == 'X' || (start & 0xffffffffull) != id >> 32;
 }
 
-static int rb_lock_as(struct rb_cpu *rc, uint64_t self)
+/* Whether the holder named by id is stopped (SIGSTOP, a debugger). Async-signal-safe. */
+static bool rb_holder_stopped(uint64_t id)
+{
+	uint64_t start;
+	char state;
+
+	return rb_task_stat((uint32_t)id, &state, &start) == 0 && (state == 'T' || state == 't');
+}
+
+/*
+ * Take rc's lock as self.  A live holder is waited for up to UT_RB_LOCK_GIVEUP_MS,
+ * or, with quit_stopped, only until it is found stopped: utracefs's barrier must
+ * not hold a control write up for a holder that will not move (-EBUSY at once).
+ */
+static int rb_lock_as(struct rb_cpu *rc, uint64_t self, bool quit_stopped)
 {
 	uint64_t start = 0, since = 0, last = 0;
 	unsigned int spins = 0;
@@ -175,6 +189,8 @@ static int rb_lock_as(struct rb_cpu *rc, uint64_t self)
 			    __atomic_compare_exchange_n(&rc->lock, &owner, self, false,
 							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 				return 0;
+			if (quit_stopped && owner && rb_holder_stopped(owner))
+				return -EBUSY;
 			since = now; /* alive (or stolen by another): ask again later */
 		}
 		if (now - start >= UT_RB_LOCK_GIVEUP_MS)
@@ -191,7 +207,7 @@ static void rb_unlock(struct rb_cpu *rc, uint64_t self)
 
 int ut_rb_lock(void *area, unsigned int cpu)
 {
-	return rb_lock_as(ut_rb_cpu(area, cpu), rb_identity(rb_gettid()));
+	return rb_lock_as(ut_rb_cpu(area, cpu), rb_identity(rb_gettid()), true);
 }
 
 void ut_rb_unlock(void *area, unsigned int cpu)
@@ -233,7 +249,7 @@ int ut_rb_write_locked(void *area, unsigned int nr_cpus, struct ut_ev *ev)
 	rb_writing = self;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* set before the lock can be held */
 	id = rb_identity(self);
-	err = rb_lock_as(rc, id);
+	err = rb_lock_as(rc, id, false);
 	if (!err) {
 		if (ut_rb_locked_hook)
 			ut_rb_locked_hook(area, (unsigned int)cpu);

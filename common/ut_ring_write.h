@@ -50,8 +50,9 @@ int ut_rb_write_locked(void *area, unsigned int nr_cpus, struct ut_ev *ev);
 
 /*
  * Take / drop one ring's lock as ut_rb_write_locked does (utracefs's CPU barrier
- * in locked mode).  ut_rb_lock returns 0, or -EBUSY as above; ut_rb_unlock frees
- * the lock only if the calling thread still holds it.
+ * in locked mode).  ut_rb_lock returns 0, or -EBUSY as above, or at once (after
+ * UT_RB_LOCK_STEAL_MS) when the holder is stopped; ut_rb_unlock frees the lock only
+ * if the calling thread still holds it.
  */
 int ut_rb_lock(void *area, unsigned int cpu);
 void ut_rb_unlock(void *area, unsigned int cpu);

@@ -991,9 +991,10 @@ static void pin_to(unsigned int cpu)
 
 /*
  * Locked write mode: a writer stopped while it holds CPU 1's lock.  A resize or a
- * reset cannot know where it is: they are refused (EBUSY, after the give-up delay)
- * and leave the ring as it was, so that the write it commits when it resumes
- * lands in the ring it read.  Once it let go, they work.
+ * reset cannot know where it is: they are refused (EBUSY, as soon as the holder is
+ * seen stopped, not after the give-up delay: a control write must not stall) and
+ * leave the ring as it was, so that the write it commits when it resumes lands in
+ * the ring it read.  Once it let go, they work.
  */
 static void test_locked_stopped_holder(void **state)
 {
@@ -1028,10 +1029,17 @@ static void test_locked_stopped_holder(void **state)
 	assert_int_equal(waitpid(child, &status, WUNTRACED), child);
 	assert_true(WIFSTOPPED(status));
 
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	tfs.nr_kpages[1] = 3; /* as buffer_size_kb does before it resizes */
 	assert_int_equal(tfs_ring_resize(1, 3), -EBUSY);
 	tfs.nr_kpages[1] = 20;
 	assert_int_equal(tfs_ring_reset(1), -EBUSY);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* not two give-up delays: the stopped holder was seen as such (a wide margin) */
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 <
+		    UT_RB_LOCK_GIVEUP_MS);
 	assert_int_equal(rc->nr_pages, nr);
 	assert_int_equal(rc->enabled, 1);
 
