@@ -68,6 +68,7 @@ struct tfs_proc {
 	bool has_ack;
 	bool hung; /* missed an ACK deadline: not waited for until it answers */
 	bool gone; /* its connection hung up: never waited for again */
+	uint32_t acked_queued; /* an ACK of this gen waits unread (tfs_registry_wait_acks) */
 	bool sites; /* sent sites: with none by its first ACK, nothing in it is traceable */
 	uint32_t acked;
 	uint64_t serial; /* order of HELLOs: the newest of a pid is its current image */
@@ -280,13 +281,28 @@ static bool acked(const struct tfs_proc *p, uint32_t gen)
 }
 
 /*
- * Why a process has not acknowledged yet: 0 (it may still answer), 'B' (what it
- * sent waits unread: the registry thread is busy, not the process), 'H' (its
+ * Whether the packet first in line on fd, not read yet by the registry thread, is
+ * an ACK of gen or later: the process has applied gen, the registry thread is
+ * late.  Peeked at, not taken: the registry thread reads it as usual.
+ */
+static bool ack_queued(int fd, uint32_t gen)
+{
+	struct ut_msg_ack m;
+	ssize_t n = recv(fd, &m, sizeof(m), MSG_PEEK | MSG_DONTWAIT);
+
+	return n == (ssize_t)sizeof(m) && m.h.type == UT_MSG_ACK && m.h.len == sizeof(m) &&
+	       (int32_t)(m.gen - gen) >= 0;
+}
+
+/*
+ * Why a process has not acknowledged yet: 0 (it may still answer), 'A' (its ACK
+ * waits unread), 'B' (other packets of it wait unread: the registry thread is
+ * busy, not the process), 'H' (its
  * connection is closed: it died, maybe by SIGKILL, and the registry thread has
  * not seen the EOF yet), or its state in /proc ('T'/'t' stopped or traced,
  * 'Z'/'X' exiting, '?' gone).
  */
-static char proc_cannot_answer(int fd, pid_t pid)
+static char proc_cannot_answer(int fd, pid_t pid, uint32_t gen)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLIN | POLLRDHUP};
 	char state;
@@ -294,7 +310,7 @@ static char proc_cannot_answer(int fd, pid_t pid)
 	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR)))
 		return 'H';
 	if (pfd.revents & POLLIN)
-		return 'B';
+		return ack_queued(fd, gen) ? 'A' : 'B';
 	if (proc_state(pid, &state))
 		return '?';
 	return strchr("TtZX", state) ? state : 0;
@@ -325,8 +341,9 @@ static void report_hung(pid_t pid, const char *comm, uint32_t gen, bool stopped,
  * stopped, is marked hung and not waited for again until it answers.  Every
  * ACK_LOOK_MS the ones still silent are looked at, so that a dead process (its
  * connection hung up, the registry thread busy elsewhere) or a stopped one does
- * not hold the write up to the deadline.  One whose packets wait unread at the
- * deadline is not blamed: the registry thread was late, not it.
+ * not hold the write up to the deadline, nor one whose ACK waits unread (the
+ * registry thread is busy naming sites, say).  One whose other packets wait unread
+ * at the deadline is not blamed: the registry thread was late, not it.
  */
 void tfs_registry_wait_acks(uint32_t gen, int timeout_ms)
 {
@@ -340,7 +357,7 @@ void tfs_registry_wait_acks(uint32_t gen, int timeout_ms)
 
 		for (unsigned int i = 0; i < nr_procs; i++)
 			if (procs[i].hello && !procs[i].hung && !procs[i].gone &&
-			    !acked(&procs[i], gen))
+			    !acked(&procs[i], gen) && procs[i].acked_queued != gen)
 				waiting = true;
 		if (!waiting)
 			break;
@@ -353,11 +370,16 @@ void tfs_registry_wait_acks(uint32_t gen, int timeout_ms)
 			struct tfs_proc *p = &procs[i];
 			char why;
 
-			if (!p->hello || p->hung || p->gone || acked(p, gen))
+			if (!p->hello || p->hung || p->gone || acked(p, gen) ||
+			    p->acked_queued == gen)
 				continue;
-			why = proc_cannot_answer(p->fd, p->pid);
+			why = proc_cannot_answer(p->fd, p->pid, gen);
 			if (why == 'H' || why == 'Z' || why == 'X' || why == '?') {
 				p->gone = true; /* the registry thread will see its EOF */
+				continue;
+			}
+			if (why == 'A') {
+				p->acked_queued = gen; /* for this wait only: acked is the registry's */
 				continue;
 			}
 			if (why == 'B' || (!why && !late))
@@ -954,7 +976,7 @@ void tfs_registry_sync(int timeout_ms)
  * connections (each reads one packet of every one that has some): under churn new
  * packets never stop coming, and an open must not wait for them.
  */
-#define TFS_SYNC_PASSES 16
+#define TFS_SYNC_PASSES 4
 
 /* One more pass made for the syncs taken: done with them after TFS_SYNC_PASSES. */
 static void sync_pass(bool drained, uint64_t *target, unsigned int *passes)
