@@ -7,6 +7,7 @@
 #   make fuzz       run each libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS (default 60)
 #   make fuzz-cov   line coverage that the fuzzing corpora reach (after make fuzz)
 #   make bench      performance runs (bench/), writes docs/performance.md
+#   make soak       endurance run for SOAK_MINUTES (default 30), tests/soak/ (docs/endurance.md)
 #
 # Source lists are found by wildcard: a new .c file in a directory is built
 # without touching this file.  fs/main.c and cmd/main.c hold only main(), so the
@@ -91,7 +92,7 @@ GRAPH_NAMES := $(patsubst tests/progs/%.c,%,$(GRAPH_SRC)) $(patsubst tests/progs
 GRAPH_PROGS := $(foreach v,$(GRAPH_VARIANTS),$(addprefix $(B)/tests/progs/$(v)/,$(GRAPH_NAMES)))
 
 FS_LIBS := $(FUSE_LIBS) -lelf -lpthread -lstdc++
-.PHONY: all deps deps-bench run test test-build bench clean format fuzz fuzz-build fuzz-cov fuzzers \
+.PHONY: all deps deps-bench run test test-build bench soak clean format fuzz fuzz-build fuzz-cov fuzzers \
 	tsan-build tsan-units
 all: $(LIB) $(FSBIN) $(CLI)
 
@@ -248,6 +249,12 @@ fuzz: deps fuzz-build
 fuzz-cov: deps
 	$(MAKE) --no-print-directory fuzzers B=build-fuzzcov CC=clang FUZZ=1 FUZZ_COV=1
 	@sh tests/fuzz/coverage.sh build-fuzzcov $(FUZZ_B)/corpus
+
+# Endurance (tests/soak/soak.sh, docs/endurance.md): not part of make test.
+SOAK_MINUTES ?= 30
+soak: deps
+	$(MAKE) --no-print-directory test-build
+	@UT_BUILD=$(CURDIR)/$(B) UT_TOP=$(CURDIR) sh tests/soak/soak.sh $(SOAK_MINUTES) $(SOAK_OUT)
 
 bench: deps-bench
 	$(MAKE) --no-print-directory test-build
