@@ -200,7 +200,7 @@ touch "$OUT/run"
 fs_start
 mem_sampler &
 SAMPLER=$!
-reader 1 & reader 2 &
+reader 1 2>/dev/null & reader 2 2>/dev/null &
 while [ "$(date +%s)" -lt "$END" ]; do
 	now=$(date +%s)
 	if [ $restarts -lt 2 ] && [ $((now - START)) -ge $(((restarts + 1) * MINUTES * 20)) ]; then
