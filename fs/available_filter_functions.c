@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,8 +286,8 @@ static struct tfs_ft_proc *proc_find(pid_t pid, bool create)
 
 static void pobj_free(struct tfs_ft_pobj *po)
 {
-	if (po->fobj >= 0)
-		tfs_ft.objs[po->fobj].live--;
+	if (po->fobj >= 0 && !--tfs_ft.objs[po->fobj].live)
+		tfs_ft.objs[po->fobj].died = ++tfs_ft.deaths;
 	free(po->offs);
 	free(po->ids);
 	po->offs = NULL;
@@ -478,9 +479,119 @@ bool tfs_ft_proc_gone(pid_t pid)
 		free(p->objs);
 		memmove(p, p + 1, (size_t)(tfs_ft.procs + tfs_ft.nr_procs - (p + 1)) * sizeof(*p));
 		tfs_ft.nr_procs--;
+		tfs_ft_trim_locked(TFS_FT_DEAD_FUNCS);
 	}
 	pthread_mutex_unlock(&tfs_ft_lock);
 	return had;
+}
+
+/* ---- forgetting the objects of processes long gone ------------------------------------ */
+
+void tfs_ft_writer_locked(bool opened)
+{
+	if (opened) {
+		tfs_ft.writers++;
+		return;
+	}
+	if (tfs_ft.writers && !--tfs_ft.writers)
+		tfs_ft_trim_locked(TFS_FT_DEAD_FUNCS);
+}
+
+static void func_free(struct tfs_ft_func *f)
+{
+	free(f->name);
+	free(f->dname);
+	free(f->bare);
+}
+
+static void obj_free(struct tfs_ft_obj *o)
+{
+	free(o->path);
+	free(o->key);
+	free(o->funcs);
+	for (char **a = o->alias; a && *a; a++)
+		free(*a);
+	free(o->alias);
+}
+
+/* Which dead objects go: the earliest gone first, until at most keep functions stay. */
+static bool *trim_victims(unsigned int keep)
+{
+	uint64_t dead = 0;
+	bool *drop;
+
+	for (unsigned int i = 0; i < tfs_ft.nr_objs; i++)
+		if (!tfs_ft.objs[i].live)
+			dead += tfs_ft.objs[i].n;
+	if (dead <= keep || !(drop = calloc(tfs_ft.nr_objs, sizeof(*drop))))
+		return NULL;
+	while (dead > keep) {
+		int v = -1;
+
+		for (unsigned int i = 0; i < tfs_ft.nr_objs; i++)
+			if (!tfs_ft.objs[i].live && !drop[i] &&
+			    (v < 0 || tfs_ft.objs[i].died < tfs_ft.objs[v].died))
+				v = (int)i;
+		drop[v] = true;
+		dead -= tfs_ft.objs[v].n;
+	}
+	return drop;
+}
+
+void tfs_ft_trim_locked(unsigned int keep)
+{
+	uint32_t *fmap, *omap, nf = 0, no = 0;
+	bool *drop;
+
+	if (tfs_ft.writers || !(drop = trim_victims(keep)))
+		return;
+	fmap = malloc((tfs_ft.nr_funcs ? tfs_ft.nr_funcs : 1) * sizeof(*fmap));
+	omap = malloc(tfs_ft.nr_objs * sizeof(*omap));
+	if (!fmap || !omap)
+		goto out;
+	/* compact the objects, then the functions; both keep their order */
+	for (unsigned int i = 0; i < tfs_ft.nr_objs; i++) {
+		if (drop[i]) {
+			omap[i] = UINT32_MAX;
+			obj_free(&tfs_ft.objs[i]);
+			continue;
+		}
+		omap[i] = no;
+		tfs_ft.objs[no++] = tfs_ft.objs[i];
+	}
+	for (uint32_t id = 0; id < tfs_ft.nr_funcs; id++) {
+		struct tfs_ft_func *f = &tfs_ft.funcs[id];
+
+		if (omap[f->obj] == UINT32_MAX) {
+			fmap[id] = UINT32_MAX;
+			func_free(f);
+			continue;
+		}
+		f->obj = omap[f->obj];
+		fmap[id] = nf;
+		tfs_ft.funcs[nf++] = *f;
+	}
+	tfs_ft.nr_objs = no;
+	tfs_ft.nr_funcs = nf;
+	for (unsigned int i = 0; i < no; i++)
+		for (unsigned int j = 0; j < tfs_ft.objs[i].n; j++)
+			tfs_ft.objs[i].funcs[j] = fmap[tfs_ft.objs[i].funcs[j]];
+	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++)
+		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++) {
+			struct tfs_ft_pobj *po = &tfs_ft.procs[i].objs[j];
+
+			if (po->fobj >= 0)
+				po->fobj = (int)omap[po->fobj];
+			for (uint32_t k = 0; po->ids && po->fobj >= 0 && k < po->total; k++)
+				if (po->ids[k] != UINT32_MAX)
+					po->ids[k] = fmap[po->ids[k]];
+		}
+	tfs_probes_renumber_locked(fmap);
+out:
+	free(fmap);
+	free(omap);
+	free(drop);
+	malloc_trim(0); /* the names went in many small blocks: give the pages back */
 }
 
 void tfs_ft_reset(void)
@@ -492,20 +603,11 @@ void tfs_ft_reset(void)
 		free(tfs_ft.procs[i].objs);
 	}
 	free(tfs_ft.procs);
-	for (unsigned int i = 0; i < tfs_ft.nr_funcs; i++) {
-		free(tfs_ft.funcs[i].name);
-		free(tfs_ft.funcs[i].dname);
-		free(tfs_ft.funcs[i].bare);
-	}
+	for (unsigned int i = 0; i < tfs_ft.nr_funcs; i++)
+		func_free(&tfs_ft.funcs[i]);
 	free(tfs_ft.funcs);
-	for (unsigned int i = 0; i < tfs_ft.nr_objs; i++) {
-		free(tfs_ft.objs[i].path);
-		free(tfs_ft.objs[i].key);
-		free(tfs_ft.objs[i].funcs);
-		for (char **a = tfs_ft.objs[i].alias; a && *a; a++)
-			free(*a);
-		free(tfs_ft.objs[i].alias);
-	}
+	for (unsigned int i = 0; i < tfs_ft.nr_objs; i++)
+		obj_free(&tfs_ft.objs[i]);
 	free(tfs_ft.objs);
 	for (int l = 0; l < TFS_FILTER_NR; l++)
 		tfs_ft_pats_free(&tfs_ft.pats[l]);

@@ -752,6 +752,8 @@ static int ff_open(struct tfs_open *o)
 				ff->set[id] = tfs_ft.funcs[id].sel >> which & 1;
 			err = pats_copy(&ff->pats, &tfs_ft.pats[which]);
 		}
+		if (ff->set && !err)
+			tfs_ft_writer_locked(true); /* function ids stay until the close */
 		pthread_mutex_unlock(&tfs_ft_lock);
 		if (!ff->set || err) {
 			free(ff->set);
@@ -1043,6 +1045,9 @@ bool tfs_ft_close(void *priv)
 		}
 		if (ff->good || !ff->bad)
 			changed = commit(ff);
+		pthread_mutex_lock(&tfs_ft_lock);
+		tfs_ft_writer_locked(false);
+		pthread_mutex_unlock(&tfs_ft_lock);
 	}
 	if (ff) {
 		free(ff->set);

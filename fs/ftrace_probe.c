@@ -199,6 +199,28 @@ int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, bool all
 	return 0;
 }
 
+void tfs_probes_renumber_locked(const uint32_t *map)
+{
+	struct tfs_ft_probes *p = &tfs_ft.probes;
+	unsigned int k = 0;
+
+	/* the map keeps the order of the ids it keeps: the list stays sorted */
+	for (unsigned int i = 0; i < p->n; i++) {
+		struct tfs_ft_probe e = p->v[i];
+
+		if (map[e.func] == UINT32_MAX) {
+			slot_free(e.slot);
+			continue;
+		}
+		e.func = map[e.func];
+		p->v[k++] = e;
+	}
+	p->n = k;
+	for (unsigned int ops = 0; ops < TFS_PROBE_OPS; ops++)
+		if (p->ops_seq[ops] && !ops_has(p, ops))
+			p->ops_seq[ops] = 0;
+}
+
 int tfs_probes_commit_locked(struct tfs_ft_probes *p)
 {
 	struct tfs_ft_probes *cur = &tfs_ft.probes;

@@ -55,6 +55,7 @@ struct tfs_ft_obj {
 	uint32_t *funcs; /* function ids sorted by offset */
 	unsigned int n, cap;
 	unsigned int live; /* objects of live processes that are this file */
+	uint64_t died;	   /* when live last fell to 0 (tfs_ft.deaths), for forgetting */
 };
 
 /* One object of one live process, as it sent it. */
@@ -127,6 +128,8 @@ struct tfs_ft {
 	struct tfs_ft_pats pats[TFS_FILTER_NR]; /* the patterns of each filter file */
 	struct tfs_ft_pats probe_pats;		/* the probe commands, as patterns */
 	struct tfs_ft_probes probes; /* function probes (ftrace_probe.c) */
+	unsigned int writers;	     /* filter files open for writing: ids must not move */
+	uint64_t deaths;	     /* objects whose last process went, ever */
 };
 
 extern struct tfs_ft tfs_ft;
@@ -148,6 +151,18 @@ int tfs_ft_add_named(pid_t pid, uint32_t obj, const char *path, bool is_exe, uin
 bool tfs_ft_proc_gone(pid_t pid);
 /* Forget everything (unit tests). */
 void tfs_ft_reset(void);
+/*
+ * Objects no live process has loaded are kept for matching (a filter names a function
+ * of a program that ran before), up to TFS_FT_DEAD_FUNCS functions in all; past it the
+ * ones whose last process went first are forgotten, with their selections and probes
+ * (the kept patterns select them again when they come back).  Ids move, so nothing
+ * happens while a filter file is open for writing.  (tfs_ft_lock held.)  keep: the
+ * bound (TFS_FT_DEAD_FUNCS; unit tests give others).
+ */
+#define TFS_FT_DEAD_FUNCS 65536u
+void tfs_ft_trim_locked(unsigned int keep);
+/* (tfs_ft_lock held) a filter file opened for writing, or closed after writing */
+void tfs_ft_writer_locked(bool opened);
 
 /* (tfs_ft_lock held) functions first.. are new: select them as the kept patterns say. */
 void tfs_ft_apply_pats_locked(uint32_t first);
@@ -212,6 +227,9 @@ int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, bool all
  * set, counters of removed ones freed.  -ENOSPC when counters ran out or there
  * would be more than UT_SEL_PROBES_MAX probes (p kept). */
 int tfs_probes_commit_locked(struct tfs_ft_probes *p);
+/* (tfs_ft_lock held) function ids were renumbered: map[old] is the new id, or
+ * UINT32_MAX for a function forgotten, whose probes go (their counters freed). */
+void tfs_probes_renumber_locked(const uint32_t *map);
 /* (tfs_ft_lock held) the probe lines of set_ftrace_filter. */
 int tfs_probes_show_locked(struct tfs_buf *b);
 /* (tfs_ft_lock held) how many probe ops are on function id. */

@@ -54,6 +54,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,8 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 #define SYM_RETRY_NS 1000000000ull
 #define SYM_MAX_PROCS 1024
 #define SYM_MAX_FILES 512
+#define SYM_UNUSED_FILES 16		 /* files no mapping uses, kept for the next run */
+#define SYM_MAX_BYTES (64u << 20)	 /* symbols of every cached file together */
 #define SYM_MAX_MAPS 4096	 /* per process, old mappings included */
 #define SYM_LIVE UINT64_MAX	 /* the end of a mapping still there */
 #define SYM_NOW (UINT64_MAX - 1) /* a lookup "now": only live mappings */
@@ -98,6 +101,7 @@ static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct symfile *files; /* newest first */
 static struct proc *procs;     /* newest first */
 static unsigned int nr_files, nr_procs;
+static size_t file_bytes; /* symfile_bytes() of every cached file */
 
 static uint64_t now_ns(void)
 {
@@ -118,38 +122,81 @@ static bool proc_uses(const struct proc *p, const struct symfile *f)
 }
 
 /* Unlink f from the cache and free it (sym_lock held; no mapping uses it). */
+/* What a cached file costs: its symbols and their names (demangled ones come later). */
+static size_t symfile_bytes(const struct symfile *f)
+{
+	size_t b = sizeof(*f) + strlen(f->path) + 1 + f->n * sizeof(*f->syms);
+
+	for (size_t i = 0; i < f->n; i++)
+		b += strlen(f->syms[i].name) + 1;
+	return b;
+}
+
 static void file_drop(struct symfile **pp)
 {
 	struct symfile *f = *pp;
 
 	*pp = f->next;
+	file_bytes -= f->bytes;
 	tfs_symfile_free(f);
 	nr_files--;
 }
 
+/* Mark the files some mapping uses; the number of those no mapping uses. */
+static unsigned int files_mark(void)
+{
+	unsigned int unused = nr_files;
+
+	for (struct symfile *f = files; f; f = f->next)
+		f->in_use = false;
+	for (const struct proc *p = procs; p; p = p->next)
+		for (size_t i = 0; i < p->n; i++)
+			if (!p->maps[i].f->in_use) {
+				p->maps[i].f->in_use = true;
+				unused--;
+			}
+	return unused;
+}
+
+/* Drop the oldest files no mapping uses while more than keep of them, or too many bytes. */
+static void files_drop_unused(unsigned int unused, unsigned int keep)
+{
+	while (unused && (unused > keep || nr_files > SYM_MAX_FILES || file_bytes > SYM_MAX_BYTES)) {
+		struct symfile **victim = NULL;
+
+		for (struct symfile **pp = &files; *pp; pp = &(*pp)->next)
+			if (!(*pp)->in_use)
+				victim = pp;
+		file_drop(victim);
+		unused--;
+	}
+}
+
+static void proc_free(struct proc *p);
+
 /*
- * Past SYM_MAX_FILES, drop the oldest files no mapping uses; failing that, the
- * oldest that keep does not use, with every mapping of it (sym_lock held).
+ * Keep the cache within its bounds (sym_lock held): at most SYM_UNUSED_FILES files
+ * no mapping uses (the oldest go); past SYM_MAX_BYTES the processes that exited
+ * first go too (their events no longer resolve), and past SYM_MAX_FILES the oldest
+ * files that keep does not use, with every mapping of them.
  */
 static void files_trim(const struct proc *keep)
 {
 	struct symfile **victim;
 
-	if (nr_files <= SYM_MAX_FILES)
-		return;
-	for (struct symfile *f = files; f; f = f->next)
-		f->in_use = false;
-	for (const struct proc *p = procs; p; p = p->next)
-		for (size_t i = 0; i < p->n; i++)
-			p->maps[i].f->in_use = true;
-	while (nr_files > SYM_MAX_FILES) {
-		victim = NULL;
-		for (struct symfile **pp = &files; *pp; pp = &(*pp)->next)
-			if (!(*pp)->in_use)
-				victim = pp;
-		if (!victim)
+	files_drop_unused(files_mark(), SYM_UNUSED_FILES);
+	while (file_bytes > SYM_MAX_BYTES) {
+		struct proc **oldest = NULL, *p;
+
+		for (struct proc **pp = &procs; *pp; pp = &(*pp)->next)
+			if ((*pp)->exited && *pp != keep)
+				oldest = pp;
+		if (!oldest)
 			break;
-		file_drop(victim);
+		p = *oldest;
+		*oldest = p->next;
+		proc_free(p);
+		files_drop_unused(files_mark(), SYM_UNUSED_FILES);
 	}
 	while (nr_files > SYM_MAX_FILES) {
 		victim = NULL;
@@ -186,6 +233,8 @@ static struct symfile *file_of_fd(int fd, const char *path, dev_t dev, ino_t ino
 	if (!f) {
 		f = tfs_symfile_new(path, &id, elf);
 		if (f) {
+			f->bytes = symfile_bytes(f);
+			file_bytes += f->bytes;
 			f->next = files;
 			files = f;
 			nr_files++;
@@ -531,7 +580,9 @@ void tfs_sym_forget(uint64_t tsc)
 		}
 		pp = &p->next;
 	}
+	files_trim(NULL);
 	pthread_mutex_unlock(&sym_lock);
+	malloc_trim(0); /* what went was in many small blocks: give the pages back */
 }
 
 /* The load bias of m: its file's addresses + bias are the process's.  false: unknown. */

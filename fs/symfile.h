@@ -45,6 +45,7 @@ struct symfile {
 	unsigned int nloads;
 	struct symfile *next; /* sym.c's cache */
 	bool in_use;	      /* sym.c: some mapping uses it (while trimming the cache) */
+	size_t bytes;	      /* sym.c: what it costs, as counted against SYM_MAX_BYTES */
 };
 
 /*

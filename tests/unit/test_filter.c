@@ -460,6 +460,57 @@ static int probe(const char *text)
 
 #define ALL "#### all functions enabled ####\n"
 
+/*
+ * Objects of processes gone are kept for matching up to a bound; past it those gone
+ * first are forgotten (with their selections and probes), never while a filter file
+ * is open for writing, and the functions that stay keep theirs under new ids.
+ */
+static void test_forget_dead_objects(void **state)
+{
+	static const uint32_t offs[] = {0x10, 0x20};
+	static const char *const p1[] = {"old1_a", "alpha"}, *const p3[] = {"old3_a", "old3_b"};
+	void *w;
+
+	tfs_ft_reset();
+	/* a program gone first, registered before the live one: the live ids move */
+	assert_int_equal(tfs_ft_add_named(200, 0, "/opt/old/p1", true, 0x1000, 2, offs, p1), 1);
+	assert_int_equal(
+	    tfs_ft_add_named(100, 0, EXE, true, 0x555500000000, 6, exe_offs, exe_names), 1);
+	assert_int_equal(
+	    tfs_ft_add_named(100, 1, LIB, false, 0x7f0000000000, 3, lib_offs, lib_names), 1);
+	assert_int_equal(tfs_ft_add_named(300, 0, "/opt/old/p3", true, 0x2000, 2, offs, p3), 1);
+	expect_filter("alpha", "alpha\nalpha\nalpha [libfoo.so.1]\n");
+	assert_int_equal(probe("foo_run:traceoff:2 beta:stacktrace"), 0);
+	assert_true(tfs_ft_proc_gone(200));
+	assert_true(tfs_ft_proc_gone(300));
+
+	/* a writer holds the ids: nothing goes */
+	w = tfs_ft_open_priv(TFS_FILTER_NOTRACE, false);
+	assert_non_null(w);
+	pthread_mutex_lock(&tfs_ft_lock);
+	tfs_ft_trim_locked(2);
+	assert_int_equal(tfs_ft.nr_funcs, 2 + 5 + 3 + 2);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	tfs_ft_close(w);
+
+	/* two dead functions may stay: p3's (gone last) stay, p1's go */
+	pthread_mutex_lock(&tfs_ft_lock);
+	tfs_ft_trim_locked(2);
+	assert_int_equal(tfs_ft.nr_funcs, 5 + 3 + 2);
+	assert_int_equal(tfs_ft.nr_objs, 3);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	expect_show(TFS_FILTER_TRACE, "alpha\nalpha [libfoo.so.1]\n"
+				      "beta:stacktrace:unlimited\nfoo_run [libfoo.so.1]:traceoff:count=2\n");
+	assert_int_equal(wr(TFS_FILTER_NOTRACE, true, "old1_a\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_NOTRACE, true, "old3_b\n"), 7);
+	expect_show(TFS_FILTER_NOTRACE, "old3_b\n");
+
+	/* the program that went comes back: the kept patterns select its functions again */
+	assert_int_equal(tfs_ft_add_named(201, 0, "/opt/old/p1", true, 0x1000, 2, offs, p1), 1);
+	expect_show(TFS_FILTER_TRACE, "alpha\nalpha [libfoo.so.1]\nalpha\n"
+				      "beta:stacktrace:unlimited\nfoo_run [libfoo.so.1]:traceoff:count=2\n");
+}
+
 /* Probe commands are patterns too: a program that comes later gets them. */
 static void test_probe_kept(void **state)
 {
@@ -673,6 +724,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_probe_counts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_slots_reused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_sel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_forget_dead_objects, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
