@@ -38,7 +38,7 @@ int tfs_set_tracer(const struct tracer *t)
 		tfs_unlock();
 		goto out;
 	}
-	if (tfs.trace_pipe_readers > 0) {
+	if (tfs_trace_pipe_busy_locked()) {
 		tfs_unlock();
 		err = -EBUSY;
 		goto out;

@@ -354,9 +354,15 @@ static int tfs_write(const char *path, const char *buf, size_t size, off_t off,
 	return ret;
 }
 
+/* tests: UTRACEFS_TEST_RELEASE_DELAY_MS makes every release late, as FUSE may send it */
+static unsigned int release_delay_ms;
+
 static int tfs_release(const char *path, struct fuse_file_info *fi)
 {
 	struct tfs_fh *fh = fh_of(fi);
+
+	if (release_delay_ms)
+		usleep(release_delay_ms * 1000u);
 
 	pthread_mutex_lock(&fh_lock);
 	if (fh->prev)
@@ -529,6 +535,8 @@ int tfs_fuse_loop(struct fuse *f)
 		fuse_loop_cfg_destroy(cfg);
 		return -EIO;
 	}
+	if (getenv("UTRACEFS_TEST_RELEASE_DELAY_MS"))
+		release_delay_ms = (unsigned int)atoi(getenv("UTRACEFS_TEST_RELEASE_DELAY_MS")) % 2000;
 	err = fuse_loop_mt(f, cfg);
 	fuse_remove_signal_handlers(se);
 	fuse_loop_cfg_destroy(cfg);

@@ -225,6 +225,14 @@ void tfs_ring_kick(void);
  * kicked, 0 on timeout.  *seen_seq is updated.  Never hold tfs.lock across it.
  */
 int tfs_ring_wait(uint64_t *seen_seq, int timeout_ms);
+/*
+ * trace.c: is a consuming reader (trace_pipe) open?  The kernel releases a file
+ * when its last close returns; FUSE sends the release after close(2) returned, so
+ * a reader that just exited may still count: wait for it at most
+ * TFS_RELEASE_WAIT_MS.  Called with tfs.lock held (released while waiting).
+ */
+#define TFS_RELEASE_WAIT_MS 500
+bool tfs_trace_pipe_busy_locked(void);
 /* Option overwrite: switch every ring's mode without emptying it. */
 void tfs_ring_set_overwrite(bool on);
 

@@ -264,11 +264,25 @@ struct pipe_state {
 };
 
 /* current_tracer is refused (EBUSY) while a consuming reader is open */
+static pthread_cond_t readers_cond = PTHREAD_COND_INITIALIZER;
+
 static void pipe_readers_add(int delta)
 {
 	tfs_lock();
 	tfs.trace_pipe_readers += delta;
+	if (!tfs.trace_pipe_readers)
+		pthread_cond_broadcast(&readers_cond);
 	tfs_unlock();
+}
+
+bool tfs_trace_pipe_busy_locked(void)
+{
+	struct timespec end = tfs_deadline(CLOCK_REALTIME, TFS_RELEASE_WAIT_MS);
+
+	while (tfs.trace_pipe_readers > 0)
+		if (pthread_cond_timedwait(&readers_cond, &tfs.lock, &end))
+			break;
+	return tfs.trace_pipe_readers > 0;
 }
 
 static int pipe_open(struct tfs_open *o)

@@ -156,6 +156,30 @@ expect_eq "two trace_pipe readers never get the same event" "" "$(comm -12 "$UT_
 expect_eq "two trace_pipe readers together get every event" "300" \
 	"$(cat "$UT_TMP/s1" "$UT_TMP/s2" | sort -u | wc -l | tr -d ' ')"
 
+# A reader that is gone no longer holds current_tracer: the kernel releases a file at
+# its last close, FUSE sends the release after close(2) returned.  A second daemon
+# takes every release 200 ms late (a test hook): the tracer writes right after the
+# reader exited must still succeed.
+T4=$UT_TMP/t4
+mkdir "$T4"
+if UTRACEFS_TEST_RELEASE_DELAY_MS=200 "$UTRACEFS" "$T4"; then
+	busy=0
+	for tr in function nop function nop function nop; do
+		cat "$T4/trace_pipe" > /dev/null &
+		rp=$!
+		n=0
+		until ls -l /proc/$rp/fd 2>/dev/null | grep -q trace_pipe || [ $n -ge 500 ]; do
+			sleep 0.01; n=$((n + 1))
+		done
+		kill $rp; wait $rp 2>/dev/null
+		echo $tr > "$T4/current_tracer" 2>/dev/null || busy=$((busy + 1))
+	done
+	expect_eq "current_tracer right after a trace_pipe reader exited" 0 "$busy"
+	fusermount3 -u "$T4"
+else
+	fail "a second utracefs did not start"
+fi
+
 # per_cpu files: one CPU each, and O_TRUNC of one CPU empties only that one
 echo > "$T/trace"
 for c in 0 1; do taskset -c $c sh -c "echo cpu$c > $T/trace_marker" 2>/dev/null; done
