@@ -143,8 +143,14 @@ flip_once() {
 chaos_phase() {
 	: > "$OUT/pids"
 	jobs_pids=
+	# each cycle runs its own copy of the worker: a program at a path never seen
+	# before is another object for utracefs, whose memory must stay flat all the same
+	wc_dir=$OUT/bin/$cycles
+	mkdir -p "$wc_dir" && cp "$W" "$wc_dir/soak_worker" && cp "$LIBSOAK" "$wc_dir/"
+	wcopy=$wc_dir/soak_worker
+	lcopy=$wc_dir/$(basename "$LIBSOAK")
 	for k in 1 2 3; do
-		timeout -s KILL 300 env LD_PRELOAD="$LIBUTRACE" "$W" chaos "$LIBSOAK" "$W" 20 &
+		timeout -s KILL 300 env LD_PRELOAD="$LIBUTRACE" "$wcopy" chaos "$lcopy" "$wcopy" 20 &
 		echo $! >> "$OUT/pids"
 		jobs_pids="$jobs_pids $!"
 	done
@@ -154,6 +160,7 @@ chaos_phase() {
 		i=$((i + 1))
 	done
 	for p in $jobs_pids; do wait "$p"; reap $?; done
+	rm -rf "$wc_dir"
 	# each chaos worker forks 20 children, half of which exec
 	procs=$((procs + 3 * 20))
 }
