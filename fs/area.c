@@ -218,6 +218,25 @@ struct ring_keep {
 };
 
 /*
+ * The pages kept reach the consumer's position: its reader page, out of the
+ * ring since a consuming read took it (ring_read.c), goes before them when it
+ * joins them (the page right after it was kept) and is not used up.
+ */
+static void save_reader_page(unsigned int cpu, unsigned int next, struct ring_keep *k,
+			     bool room)
+{
+	const unsigned char *data;
+	unsigned int vp, start, end;
+
+	if (!room || !tfs_rr_reader_page_held(cpu, &vp, &data, &start, &end) ||
+	    ((vp + 1) & (RB_VPAGE_MOD - 1)) != next || start >= end)
+		return;
+	k->start[k->nr] = start;
+	k->end[k->nr] = end;
+	memcpy(k->data[k->nr++], data, end);
+}
+
+/*
  * Copy the newest readable pages of cpu (writers disabled: nothing moves), enough
  * to fill a ring of new_nr pages, following ut_ring.h: the window is the last
  * nr - 1 pages (overwrite) or starts at read_vpage (no-overwrite), as the reader
@@ -246,9 +265,10 @@ static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
 		win = rb_vpage_sub(V, (unsigned int)rc->read_vpage) + 1;
 	if (win > new_nr)
 		win = new_nr; /* more pages could not all be kept */
-	k->data = malloc((size_t)win * sizeof(*k->data));
-	k->start = malloc((size_t)win * sizeof(*k->start));
-	k->end = malloc((size_t)win * sizeof(*k->end));
+	/* one more for the consumer's reader page */
+	k->data = malloc((size_t)(win + 1) * sizeof(*k->data));
+	k->start = malloc((size_t)(win + 1) * sizeof(*k->start));
+	k->end = malloc((size_t)(win + 1) * sizeof(*k->end));
 	if (!k->data || !k->start || !k->end)
 		return -ENOMEM;
 	for (unsigned int d = 0; d < win && got <= budget; d++) {
@@ -268,6 +288,8 @@ static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
 		k->end[k->nr] = rb_wpos_off(c);
 		memcpy(k->data[k->nr++], p + 1, rb_wpos_off(c));
 		got += rb_wpos_off(c) - from;
+		if (consumed && vp == cvp)
+			save_reader_page(cpu, vp, k, got <= budget);
 	}
 	return 0;
 }
@@ -558,6 +580,7 @@ static pthread_once_t kick_once = PTHREAD_ONCE_INIT;
 
 void tfs_ring_kick(void)
 {
+	tfs_rr_settle(); /* before the wake-up: a woken reader finds its reader page */
 	pthread_once(&kick_once, kick_cond_init);
 	pthread_mutex_lock(&kick_lock);
 	kick_seq++;

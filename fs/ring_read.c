@@ -24,6 +24,16 @@
  *   overrun = first - R         (gone without being read, bad ones included)
  * so that entries + overrun + read == written, exactly.
  *
+ * The reader page.  In overwrite mode the page the consumer takes events from
+ * leaves the ring, as the kernel's head page is swapped out into its reader page:
+ * the consumer keeps its copy of a finished page (own) and reads the ring again
+ * from the next page; the page being written is read in place and copied out
+ * once the writer has left it (pend, rr_cons_settle: after utracefs's own writes,
+ * at every reader call, at the kicker's tick).  Its unread events count as
+ * entries before the ring's, and those overwritten between it and the oldest
+ * page of the ring as overrun.  In no-overwrite mode the page stays in the ring,
+ * released (read_vpage) only when the consumer takes from the next one.
+ *
  * Locking: rr_lock serialises every reader (snapshots, statistics and consumers)
  * because they share the consumer state; it is never held while blocking.
  */
@@ -61,6 +71,7 @@ struct rr_page {
 	unsigned int vpage;
 	unsigned int end;     /* committed bytes of data */
 	unsigned int entries; /* committed events */
+	bool done;	      /* a finished page (not the one being written at the copy) */
 };
 
 /* The consuming reader of one CPU (shared by every trace_pipe opener). */
@@ -73,6 +84,14 @@ struct rr_cons {
 	uint64_t lost;	  /* overwritten before being read, not reported yet */
 	uint64_t bad;	  /* failed validation */
 	uint64_t D;	  /* discarded events passed over (tracing_thresh), not handed out */
+	/*
+	 * Overwrite mode, the kernel's reader page: own, pg is a finished page taken
+	 * out of the ring (vpage vp; the ring is read again from vp + 1), kept
+	 * across calls until used up; pend, the consumer is on the page being
+	 * written, to be taken out once the writer has left it (rr_cons_settle).
+	 */
+	bool own;
+	bool pend;
 	/* the page copy the next event is taken from */
 	bool loaded;
 	struct rr_page pg;
@@ -241,6 +260,7 @@ static int rr_copy_page(const struct rr_view *v, unsigned int vp, struct rr_page
 	if (rb_wpos_vpage(c) != vp || rb_wpos_off(c) > UT_RB_PAGE_DATA)
 		return RR_INVALID;
 	pg->vpage = vp;
+	pg->done = d != 0;
 	pg->end = rb_wpos_off(c);
 	pg->entries = rb_wpos_entries(c);
 	return RR_OK;
@@ -309,8 +329,27 @@ bool tfs_rr_next_held(unsigned int cpu, unsigned int *vp, unsigned int *off)
 
 	if (!cs || (!cs->P && !cs->R && !cs->D))
 		return false; /* nothing consumed: no position */
+	if (cs->own) { /* the ring is read again after the reader page */
+		*vp = (cs->vp + 1) & (RB_VPAGE_MOD - 1);
+		*off = 0;
+		return true;
+	}
 	*vp = cs->vp;
 	*off = cs->off;
+	return true;
+}
+
+bool tfs_rr_reader_page_held(unsigned int cpu, unsigned int *vp, const unsigned char **data,
+			     unsigned int *start, unsigned int *end)
+{
+	struct rr_cons *cs = rr_cons_of(cpu);
+
+	if (!cs || !cs->own)
+		return false;
+	*vp = cs->vp;
+	*data = cs->pg.raw + UT_RB_PAGE_HDR;
+	*start = cs->off;
+	*end = cs->pg.end;
 	return true;
 }
 
@@ -324,7 +363,7 @@ void tfs_rr_resized_held(unsigned int cpu, uint64_t first)
 	cs->off = cs->idx = 0;
 	cs->P = first;
 	cs->lost = 0;
-	cs->loaded = false;
+	cs->loaded = cs->own = cs->pend = false;
 	if (cs->R) /* a resize keeps the reader page in use (ut_rb_reset_cpu held it back) */
 		rr_reader_page_used(cpu);
 }
@@ -367,10 +406,17 @@ static void rr_cons_check(struct rr_cons *cs, const struct rr_view *v)
 	}
 }
 
-/* Let writers reuse the pages before vp (no-overwrite mode; harmless otherwise). */
-static void rr_release(const struct rr_view *v, unsigned int vp)
+/*
+ * Let writers reuse the pages before the consumer's (no-overwrite mode; harmless
+ * otherwise).  Done when the consumer takes (or passes over) an event of its page,
+ * not when it merely used up the page before: as the kernel's reader page, a
+ * page read to its end stays out of the writers' way until a read swaps the next
+ * one in.
+ */
+static void rr_release(const struct rr_cons *cs, unsigned int cpu)
 {
-	__atomic_store_n(&v->rc->read_vpage, (uint64_t)vp, __ATOMIC_RELEASE);
+	__atomic_store_n(&ut_rb_cpu(tfs.area, cpu)->read_vpage, (uint64_t)cs->vp,
+			 __ATOMIC_RELEASE);
 }
 
 /*
@@ -395,19 +441,90 @@ static int rr_first_page(const struct rr_view *v, unsigned int from, struct rr_p
 
 /*
  * The consumer is done with its page (read, bad or not numbered as expected):
- * what was not handed out counts as bad, and the pages before the next one are
- * released.
+ * what was not handed out counts as bad, and after a bad page the pages before
+ * the next one are released (a read page stays until the next take: rr_release).
  */
 static void rr_cons_next_page(struct rr_cons *cs, const struct rr_view *v)
 {
-	if (cs->pg.entries > cs->idx) {
+	bool bad = cs->pg.entries > cs->idx;
+
+	if (bad) {
 		cs->bad += cs->pg.entries - cs->idx;
 		cs->P += cs->pg.entries - cs->idx;
 	}
 	cs->vp = (cs->vp + 1) & (RB_VPAGE_MOD - 1);
 	cs->off = cs->idx = 0;
-	cs->loaded = false;
-	rr_release(v, cs->vp);
+	cs->loaded = cs->own = cs->pend = false;
+	if (bad)
+		rr_release(cs, v->cpu);
+}
+
+/* Some consumer waits for the writer to leave its page (rr_cons_settle). */
+static bool rr_any_pend;
+
+/*
+ * Taking an event from a page of an overwrite ring takes the page out of the
+ * writers' way, as the kernel swaps its head page out into the reader page when
+ * a read finds its reader page used up: a finished page at once (its copy in
+ * cs->pg becomes the reader page), the page being written once the writer has
+ * left it.  Without overwrite the page stays in the ring: writers never begin it
+ * before it is released (rb_cpu.read_vpage), which already counts it as the
+ * kernel's reader page.  rr_lock held, cs->pg loaded.
+ */
+static void rr_cons_swap(struct rr_cons *cs, unsigned int cpu)
+{
+	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+
+	if (cs->own || !(__atomic_load_n(&rc->flags, __ATOMIC_RELAXED) & RB_F_OVERWRITE))
+		return;
+	if (cs->pg.done) {
+		cs->own = true;
+		cs->pend = false;
+	} else if (!cs->pend) {
+		cs->pend = true;
+		__atomic_store_n(&rr_any_pend, true, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * The writer left the page a consumer waits on (pend): copy it out now, while
+ * its slot still holds it.  A copy that comes too late (the writer reused the
+ * slot) leaves the consumer reading the ring, as before the read.  rr_lock held.
+ */
+static void rr_cons_settle(struct rr_cons *cs, unsigned int cpu)
+{
+	struct rr_view v;
+
+	if (!cs->pend || cs->own)
+		return;
+	if (!rr_view_read(cpu, &v) || !v.overwrite) {
+		cs->pend = false;
+		return;
+	}
+	rr_cons_check(cs, &v);
+	if (!cs->pend || cs->vp == v.V)
+		return; /* forgotten (reset), or still being written */
+	cs->pend = false;
+	if (rr_copy_page(&v, cs->vp, &cs->pg) != RR_OK ||
+	    cs->pg.hdr.base_entries + cs->idx != cs->P) {
+		cs->loaded = false;
+		return;
+	}
+	cs->loaded = cs->own = true;
+}
+
+void tfs_rr_settle(void)
+{
+	if (!__atomic_load_n(&rr_any_pend, __ATOMIC_RELAXED) || !tfs.area || !cons)
+		return;
+	pthread_mutex_lock(&rr_lock);
+	__atomic_store_n(&rr_any_pend, false, __ATOMIC_RELAXED);
+	for (unsigned int c = 0; c < tfs.nr_cpus; c++) {
+		rr_cons_settle(&cons[c], c);
+		if (cons[c].pend)
+			__atomic_store_n(&rr_any_pend, true, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&rr_lock);
 }
 
 /*
@@ -423,6 +540,7 @@ static const struct ut_ev *rr_cons_event(struct rr_cons *cs)
 		cs->idx++;
 		cs->P++;
 		cs->D++;
+		rr_release(cs, (unsigned int)(cs - cons));
 	}
 	return ev;
 }
@@ -450,6 +568,10 @@ static int rr_cons_load(struct rr_cons *cs, unsigned int cpu)
 		if (steps >= 2 * v.nr + RR_RETRIES)
 			return 0;
 		rr_cons_check(cs, &v);
+		if (cs->own) {
+			rr_cons_next_page(cs, &v); /* the reader page is used up */
+			continue;
+		}
 		start = rr_window_start(&v);
 		if (rr_age(&v, cs->vp) > rr_age(&v, start)) {
 			/* the writers overwrote what we had not read yet */
@@ -510,6 +632,8 @@ static const struct ut_ev *rr_cons_peek(struct rr_cons *cs)
 
 static void rr_cons_take(struct rr_cons *cs, const struct ut_ev *ev)
 {
+	rr_cons_swap(cs, (unsigned int)(cs - cons));
+	rr_release(cs, (unsigned int)(cs - cons));
 	cs->off += ev->len;
 	cs->idx++;
 	cs->P++;
@@ -524,14 +648,23 @@ static bool cpu_selected(int filter, unsigned int cpu)
 
 /*
  * Forget the page copies: a copy is used only within the call that made it, so
- * that statistics never count as lost an event a reader still holds.
+ * that statistics never count as lost an event a reader still holds.  A reader
+ * page (own) is the exception: statistics count it (rr_scan).  Take out the
+ * pages the writers have left meanwhile (rr_cons_settle).
  */
 static void rr_cons_unload(int filter)
 {
 	for (unsigned int c = 0; c < tfs.nr_cpus; c++) {
 		struct rr_cons *cs = rr_cons_of(c);
 
-		if (cs && cpu_selected(filter, c))
+		struct rr_view v;
+
+		if (!cs || !cpu_selected(filter, c))
+			continue;
+		rr_cons_settle(cs, c);
+		if (cs->own && rr_view_read(c, &v))
+			rr_cons_check(cs, &v); /* a reader page outlives no reset */
+		if (!cs->own)
 			cs->loaded = false;
 	}
 }
@@ -731,8 +864,37 @@ static int snap_append(struct snap_cpu *sc, const struct ut_ev *ev)
 }
 
 /*
+ * Count (and copy into sc) the events of pg from byte off, event idx on; false
+ * on ENOMEM.  A bad event ends the page: the rest count as bad.
+ */
+static bool rr_scan_page(const struct rr_page *pg, unsigned int off, unsigned int idx,
+			 struct tfs_cpu_stats *st, struct snap_cpu *sc)
+{
+	while (idx < pg->entries) {
+		const struct ut_ev *ev = rr_page_event(pg, off);
+
+		if (!ev) {
+			st->bad += pg->entries - idx;
+			break;
+		}
+		if (ev->type == UT_EV_DISCARD) {
+			st->discarded++;
+		} else {
+			st->bytes += tfs_kfmt_size(ev);
+			if (sc && snap_append(sc, ev))
+				return false;
+		}
+		off += ev->len;
+		idx++;
+	}
+	return true;
+}
+
+/*
  * Walk every readable, unconsumed event of cpu (rr_lock held): fill st and, when
  * sc is given, copy the events into it.  Retries when a writer overtook a copy.
+ * The consumer's reader page (own) comes first; the events overwritten between
+ * it and the oldest page of the ring count as overrun.
  */
 static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *sc)
 {
@@ -741,11 +903,12 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 
 	if (!cs)
 		return -ENOMEM;
+	rr_cons_settle(cs, cpu);
 	for (int tries = 0;; tries++) {
 		struct rr_view v;
 		unsigned int start, vp;
 		bool first_found = false, raced = false;
-		uint64_t first = 0, last_base = 0;
+		uint64_t first = 0, last_base = 0, own_end = 0, gap = 0;
 		unsigned int last_entries = 0;
 
 		memset(st, 0, sizeof(*st));
@@ -762,8 +925,17 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 		rr_cons_check(cs, &v);
 		st->dropped = __atomic_load_n(&v.rc->dropped, __ATOMIC_RELAXED);
 		start = rr_window_start(&v);
-		if (rr_age(&v, cs->vp) <= rr_age(&v, start))
+		if (cs->own) {
+			unsigned int next = (cs->vp + 1) & (RB_VPAGE_MOD - 1);
+
+			if (!rr_scan_page(&cs->pg, cs->off, cs->idx, st, sc))
+				return -ENOMEM;
+			own_end = cs->pg.hdr.base_entries + cs->pg.entries;
+			if (rr_age(&v, next) <= rr_age(&v, start))
+				start = next;
+		} else if (rr_age(&v, cs->vp) <= rr_age(&v, start)) {
 			start = cs->vp;
+		}
 		for (vp = start;; vp = (vp + 1) & (RB_VPAGE_MOD - 1)) {
 			int r = rr_copy_page(&v, vp, &pg);
 			unsigned int off = 0, idx = 0;
@@ -786,25 +958,8 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 				}
 				last_base = pg.hdr.base_entries;
 				last_entries = pg.entries;
-				while (idx < pg.entries) {
-					const struct ut_ev *ev = rr_page_event(&pg, off);
-
-					if (!ev) {
-						st->bad += pg.entries - idx;
-						break;
-					}
-					if (ev->type == UT_EV_DISCARD) {
-						st->discarded++;
-						off += ev->len;
-						idx++;
-						continue;
-					}
-					st->bytes += tfs_kfmt_size(ev);
-					if (sc && snap_append(sc, ev))
-						return -ENOMEM;
-					off += ev->len;
-					idx++;
-				}
+				if (!rr_scan_page(&pg, off, idx, st, sc))
+					return -ENOMEM;
 			}
 			if (vp == v.V)
 				break;
@@ -812,12 +967,18 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 		if (raced && tries < RR_RETRIES)
 			continue;
 		st->written = last_base + last_entries;
+		if (cs->own && st->written < own_end)
+			st->written = own_end;
 		if (!first_found || first > st->written)
 			first = st->written;
+		if (cs->own) {
+			gap = first > own_end ? first - own_end : 0;
+			first = cs->P;
+		}
 		/* discarded events are neither entries nor overruns (only those still readable are known) */
-		st->entries = st->written - first;
+		st->entries = st->written - first - gap;
 		st->entries = st->entries > st->discarded ? st->entries - st->discarded : 0;
-		st->overrun = first > st->read + cs->D ? first - st->read - cs->D : 0;
+		st->overrun = first + gap > st->read + cs->D ? first + gap - st->read - cs->D : 0;
 		if (!first_found && rb_wpos_entries(v.w) == 0)
 			st->oldest_tsc = 0;
 		if (st->oldest_tsc)

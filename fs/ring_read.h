@@ -9,8 +9,9 @@
  *   - the consuming reader (trace_pipe, trace_pipe_raw): ONE reader state per
  *     CPU shared by every opener, so each event is handed out once.  In
  *     no-overwrite mode it releases pages by advancing rb_cpu.read_vpage; in
- *     overwrite mode it reports the events the writers overwrote before it got
- *     to them ("CPU:%d [LOST %lu EVENTS]").
+ *     overwrite mode it takes the page it reads out of the writers' way (a copy
+ *     of its own, the kernel's reader page) and reports the events the writers
+ *     overwrote before it got to them ("CPU:%d [LOST %lu EVENTS]").
  *
  * Conventions the writers must keep (utracefs itself and the runtime):
  *   - print events hold the text as written, NUL-terminated, WITHOUT an added
@@ -125,6 +126,11 @@ typedef int (*tfs_rr_fn)(struct tfs_iter *it, const struct tfs_event *e, void *a
 long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *arg);
 /* True when the consuming reader of cpu (or of any CPU) has an event ready. */
 bool tfs_rr_ready(int cpu);
+/*
+ * After writes: take out the pages that consumers' reads wait for the writers to
+ * leave (overwrite mode's reader page, ring_read.c).  Cheap when none waits.
+ */
+void tfs_rr_settle(void);
 
 /*
  * A ring was emptied (cpu, or all when cpu < 0): forget the reader's position,
@@ -145,6 +151,13 @@ void tfs_rr_forget_held(unsigned int cpu);
  * the page's data); false when it has consumed nothing (no position).
  */
 bool tfs_rr_next_held(unsigned int cpu, unsigned int *vp, unsigned int *off);
+/*
+ * Readers held: cpu's reader page (overwrite mode: a page a consuming read took
+ * out of the ring, the ring being read again from vp + 1), its data and the bytes
+ * [start, end) not consumed yet; false when the consumer holds none.
+ */
+bool tfs_rr_reader_page_held(unsigned int cpu, unsigned int *vp, const unsigned char **data,
+			     unsigned int *start, unsigned int *end);
 /*
  * Readers held: cpu's ring was rebuilt (resize) with the unconsumed events from
  * number `first` on at its start: the consumer goes on from there, its counts

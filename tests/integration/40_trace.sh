@@ -261,42 +261,54 @@ echo 1 > "$T/options/overwrite"
 # Small buffers hold what the kernel's hold, page for page: buffer_size_kb K kernel
 # pages plus the reader page.  Without overwrite the reader page takes events only
 # once a consuming read has swapped it in; with overwrite the page being written
-# and the K - 1 before it are kept.  The same writes on CPU 0 go to a kernel
-# instance (its own buffer: nobody else writes there; removed at the end) and to
-# utrace.  Markers of 256 bytes fill 14 to a page in both (the kernel's event
-# takes 280 of 4080 bytes, ours 288 of 4064; 64-byte ones are 46 vs 42).  Not yet
-# compared: overwrite after a read, where the kernel keeps the unread rest of its
-# reader page as well (docs/internals.md).
+# and the K - 1 before it are kept, and after a consuming read the unread rest of
+# the page it read from too (the kernel's reader page, out of the writers' way).
+# The same writes on CPU 0 go to a kernel instance (its own buffer: nobody else
+# writes there; removed at the end) and to utrace.  Markers of 256 bytes fill 14
+# to a page in both (the kernel's event takes 280 of 4080 bytes, ours 288 of 4064).
+# A case is "PRE READ POST": PRE markers, READ events taken (lines of trace_pipe
+# read one byte at a time, or rN: N pages of trace_pipe_raw), POST markers; it
+# prints entries, overrun, read events, dropped events and the lines of `trace`.
 m256=$(printf '%0255d' 0)
-bufacct() { # DIR: one line per case, "kb ow phase entries"
+marks() { # DIR N
+	taskset -c 0 sh -c "i=0; while [ \$i -lt $2 ]; do echo $m256 > $1/trace_marker 2>/dev/null; i=\$((i + 1)); done"
+}
+acct_case() { # DIR KB OW PRE READ POST
+	echo "$2" > "$1/buffer_size_kb"
+	echo "$3" > "$1/options/overwrite"
+	echo > "$1/trace"
+	marks "$1" "$4"
+	case $5 in
+	r*) dd if="$1/per_cpu/cpu0/trace_pipe_raw" of=/dev/null bs=4096 count="${5#r}" \
+		iflag=nonblock 2>/dev/null ;;
+	*) timeout 20 sh -c "i=0; while [ \$i -lt $5 ]; do read l || exit; i=\$((i + 1)); done" \
+		< "$1/per_cpu/cpu0/trace_pipe" ;;
+	esac
+	marks "$1" "$6"
+	echo "$2 $3 $4 $5 $6: $(awk -F': ' '$1 ~ /^(entries|overrun|read events|dropped events)$/ { printf "%s ", $2 }' \
+		"$1/per_cpu/cpu0/stats")$(grep -c tracing_mark_write "$1/per_cpu/cpu0/trace")"
+}
+# fresh; one event read; part of a finished page; part of the page being written;
+# a page read to its end; one raw page taken from a finished page, from the page
+# being written
+ACCT_CASES="0 0 200|1 1 199|20 3 200|5 3 200|20 14 200|20 15 200|20 r1 200|5 r1 200"
+bufacct() { # DIR OW: one line per case
 	for kb in 4 8 12; do
-		for ow in 0 1; do
-			echo "$kb" > "$1/buffer_size_kb"
-			echo $ow > "$1/options/overwrite"
-			phases="fresh read"
-			[ $ow = 1 ] && phases=fresh
-			for phase in $phases; do
-				echo > "$1/trace"
-				n=200
-				if [ $phase = read ]; then # one event, consumed: the reader page is in use
-					taskset -c 0 sh -c "echo $m256 > $1/trace_marker"
-					dd if="$1/per_cpu/cpu0/trace_pipe" of=/dev/null bs=64k count=1 \
-						iflag=nonblock 2>/dev/null
-					n=199
-				fi
-				taskset -c 0 sh -c "i=0; while [ \$i -lt $n ]; do echo $m256 > $1/trace_marker 2>/dev/null; i=\$((i + 1)); done"
-				echo "$kb $ow $phase $(sed -n 's/^entries: //p' "$1/per_cpu/cpu0/stats")"
-			done
+		printf '%s\n' "$ACCT_CASES" | tr '|' '\n' | while read -r pre rd post; do
+			acct_case "$1" $kb "$2" $pre $rd $post
 		done
 	done
 }
 if kt_available && KI=$KT/instances/ut40_$$ && mkdir "$KI" 2>/dev/null; then
-	kres=$(bufacct "$KI")
+	for ow in 0 1; do
+		kres=$(bufacct "$KI" $ow)
+		ures=$(bufacct "$T" $ow)
+		expect_eq "small buffers hold what the kernel's hold, before and after reads (overwrite $ow)" \
+			"$kres" "$ures"
+	done
 	rmdir "$KI"
-	ures=$(bufacct "$T")
-	expect_eq "small buffers hold as many events as the kernel's" "$kres" "$ures"
 else
-	skip "small buffers hold as many events as the kernel's" "no kernel tracefs instance"
+	skip "small buffers hold what the kernel's hold, before and after reads" "no kernel tracefs instance"
 fi
 echo 1 > "$T/options/overwrite"
 echo 1410 > "$T/buffer_size_kb"

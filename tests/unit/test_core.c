@@ -388,6 +388,62 @@ static void test_ring_resize_keeps(void **state)
 	tfs_rr_reset(-1);
 }
 
+static int take_any(struct tfs_iter *it, const struct tfs_event *e, void *arg)
+{
+	return 0;
+}
+
+/*
+ * A resize keeps the consumer's reader page (overwrite mode: a page a read took
+ * out of the ring, ring_read.c) when the pages kept join it: its unread events
+ * come first in the new ring, and nothing is counted twice or lost.
+ */
+static void test_ring_resize_reader_page(void **state)
+{
+	enum { PER_PAGE = UT_RB_PAGE_DATA / sizeof(struct ut_ev_func), N = 2000 };
+	static struct ut_ev_func in[N], got[N];
+	struct tfs_iter it = {.pipe = true};
+	struct tfs_cpu_stats st;
+	unsigned int nr, i, n;
+
+	tfs.nr_kpages[1] = 2;
+	tfs_ring_reset(1);
+	tfs_rr_reset(1);
+	nr = ut_rb_cpu(tfs.area, 1)->nr_pages;
+	for (i = 0; i < PER_PAGE + 3; i++) {
+		in[i] = fev(7);
+		in[i].ip = 0x400000 + i;
+		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &in[i].h), 0);
+	}
+	assert_int_equal(tfs_rr_consume(1, &it, 3, take_any, NULL), 3);
+	/* the writer goes on until page 0 is out of the ring's window, page 1 not */
+	for (; rb_wpos_vpage(ut_rb_cpu(tfs.area, 1)->wpos) < nr - 1 ||
+	       rb_wpos_entries(ut_rb_cpu(tfs.area, 1)->wpos) < 5;
+	     i++) {
+		in[i] = fev(7);
+		in[i].ip = 0x400000 + i;
+		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &in[i].h), 0);
+	}
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.entries, i - 3);
+	tfs.nr_kpages[1] = 50;
+	assert_int_equal(tfs_ring_resize(1, 50), 0);
+	n = snap_events(1, got, N);
+	assert_int_equal(n, i - 3);
+	assert_memory_equal(got, &in[3], n * sizeof(got[0]));
+	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(st.entries, i - 3);
+	assert_int_equal(st.read, 3);
+	assert_int_equal(st.overrun, 0);
+	assert_int_equal(st.written, i);
+	/* the consumer goes on with the event after the ones it took */
+	assert_int_equal(tfs_rr_consume(1, &it, N, take_any, NULL), i - 3);
+
+	tfs.nr_kpages[1] = 354;
+	tfs_ring_reset(-1);
+	tfs_rr_reset(-1);
+}
+
 static void test_overwrite_switch(void **state)
 {
 	struct ut_ev_func e = fev(7);
@@ -1280,6 +1336,7 @@ int main(void)
 	    cmocka_unit_test(test_area_layout),
 	    cmocka_unit_test(test_ring_reset_resize),
 	    cmocka_unit_test(test_ring_resize_keeps),
+	    cmocka_unit_test(test_ring_resize_reader_page),
 	    cmocka_unit_test(test_overwrite_switch),
 	    cmocka_unit_test_teardown(test_locked_stopped_holder, stopped_child_teardown),
 	    cmocka_unit_test(test_barrier_unavailable),
