@@ -224,6 +224,7 @@ enum {
 #define UT_EVF_SIGHANDLER 0x02 /* inside a signal handler: 'h' */
 #define UT_EVF_PREEMPT1 0x10   /* written by utracefs on behalf of a write(2): preempt depth 1 */
 #define UT_EVF_NL_ADDED 0x20   /* print: the writer added the final newline (kernel byte count) */
+#define UT_EVF_MARKER 0x40     /* print in the marker form (struct ut_ev_marker) */
 
 /*
  * function: ip is the return address of the patch-site call (site + 5, the
@@ -281,6 +282,33 @@ struct ut_ev_print {
 };
 #define UT_IP_MARKER 1ull /* shown as tracing_mark_write */
 #define UT_PRINT_MAX 4096u /* text bytes at most (trace_marker limit) */
+
+/*
+ * The marker form of a print event (h.flags has UT_EVF_MARKER), which utracefs
+ * writes for trace_marker: no ip (it is always UT_IP_MARKER), the NUL-terminated
+ * text at once, then zero padding that makes as many events fill a page as the
+ * kernel's print entry of that text does (h.len, kernel_fmt.c).  Runtime writers
+ * never use it.
+ */
+struct ut_ev_marker {
+	struct ut_ev h;
+	char buf[];
+};
+
+/* A print event's text (either form) and the bytes its event holds from there. */
+static inline const char *ut_ev_print_text(const struct ut_ev *ev, unsigned int *room)
+{
+	unsigned int at = (ev->flags & UT_EVF_MARKER) ? sizeof(struct ut_ev_marker)
+						      : sizeof(struct ut_ev_print);
+
+	*room = ev->len > at ? ev->len - at : 0;
+	return (const char *)ev + at;
+}
+/* A print event's ip (either form). */
+static inline uint64_t ut_ev_print_ip(const struct ut_ev *ev)
+{
+	return (ev->flags & UT_EVF_MARKER) ? UT_IP_MARKER : ((const struct ut_ev_print *)ev)->ip;
+}
 
 /* trace_marker_raw: a 4-byte id then the payload. */
 struct ut_ev_raw {

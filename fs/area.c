@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "output/output.h"
 #include "ring_read.h"
 #include "settings.h"
 #include "tfs.h"
@@ -692,33 +693,37 @@ int tfs_ring_write(int cpu, struct ut_ev *ev)
 	return err;
 }
 
-/* Longest text that still fits one ring page with its header and NUL. */
-#define TFS_PRINT_FIT (UT_RB_PAGE_DATA - sizeof(struct ut_ev_print) - 1)
-
 int tfs_write_print(int cpu, pid_t tid, uint64_t ip, const char *text, size_t len,
 		    uint8_t flags)
 {
 	union {
 		struct ut_ev_print p;
+		struct ut_ev_marker m;
 		uint64_t align[UT_RB_PAGE_DATA / 8];
 	} ev;
-	size_t evlen;
+	bool marker = ip == UT_IP_MARKER; /* the marker form: no ip, sized as the kernel's */
+	size_t hdr = marker ? sizeof(struct ut_ev_marker) : sizeof(struct ut_ev_print);
+	char *buf = marker ? ev.m.buf : ev.p.buf;
+	size_t evlen, fit = UT_RB_PAGE_DATA - hdr - 1; /* the text and its NUL fit a page */
 	int err;
 
 	if (!tfs.area)
 		return -EAGAIN;
-	if (len > TFS_PRINT_FIT)
-		len = TFS_PRINT_FIT;
-	evlen = (sizeof(struct ut_ev_print) + len + 1 + 7) & ~(size_t)7;
-	memset((char *)&ev + evlen - 8, 0, 8); /* padding after the text */
+	if (len > fit)
+		len = fit;
+	evlen = (hdr + len + 1 + 7) & ~(size_t)7;
 	ev.p.h.len = (uint16_t)evlen;
 	ev.p.h.type = UT_EV_PRINT;
-	ev.p.h.flags = flags;
+	ev.p.h.flags = flags | (marker ? UT_EVF_MARKER : 0);
 	ev.p.h.tid = (uint32_t)tid;
 	ev.p.h.ts = __builtin_ia32_rdtsc(); /* ut_rb_write takes its own in the sequence */
-	ev.p.ip = ip;
-	memcpy(ev.p.buf, text, len);
-	ev.p.buf[len] = '\0';
+	if (!marker)
+		ev.p.ip = ip;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	if (marker)
+		ev.p.h.len = (uint16_t)tfs_kfmt_fit_len(evlen, tfs_kfmt_size(&ev.p.h));
+	memset(buf + len, 0, ev.p.h.len - hdr - len); /* the NUL and the padding */
 	err = tfs_ring_write(cpu, &ev.p.h);
 	/*
 	 * The writer's comm is not recorded: like the kernel's, which saves a comm

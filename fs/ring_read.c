@@ -148,10 +148,11 @@ int tfs_rr_check_event(const void *p, unsigned int room)
 			   ? (int)len
 			   : -1;
 	case UT_EV_PRINT: {
-		const struct ut_ev_print *pr = p;
-		unsigned int text = len - sizeof(*pr);
+		/* either form (ut_ring.h): the text, with its NUL, fills what follows */
+		unsigned int room;
+		const char *text = ut_ev_print_text(ev, &room);
 
-		if (len < sizeof(*pr) + 1 || text > UT_PRINT_MAX + 8 || !memchr(pr->buf, 0, text))
+		if (!room || room > UT_PRINT_MAX + 8 || !memchr(text, 0, room))
 			return -1;
 		return (int)len;
 	}
@@ -166,7 +167,8 @@ int tfs_rr_check_event(const void *p, unsigned int room)
 	case UT_EV_RAW_DATA: {
 		const struct ut_ev_raw *r = p;
 
-		if (len < sizeof(*r) || r->size > len - sizeof(*r) || len - sizeof(*r) - r->size >= 8)
+		/* padded as the kernel's page count asks (trace_marker.c) */
+		if (len < sizeof(*r) || r->size > len - sizeof(*r))
 			return -1;
 		return (int)len;
 	}

@@ -17,7 +17,9 @@
  *   - print events hold the text as written, NUL-terminated, WITHOUT an added
  *     newline; for trace_marker events (ip == UT_IP_MARKER) the formatter adds
  *     the newline the kernel adds, and `bytes` counts what the kernel stores
- *     (16-byte entry + text + 2).
+ *     (16-byte entry + text + 2).  utracefs writes them in the marker form (no ip
+ *     field, padded: ut_ring.h, struct ut_ev_marker); read a print event's text
+ *     and ip with ut_ev_print_text() and ut_ev_print_ip(), whatever its form.
  *   - every change of a ring's contents by utracefs (reset, resize: area.c) is
  *     made with the readers held off (tfs_rr_hold), and the consumer of that CPU
  *     is moved in the same critical section (tfs_rr_forget_held,

@@ -18,13 +18,20 @@
  *   - nothing recorded (tracing_on 0, the writer's CPU outside tracing_cpumask,
  *     the buffer full without overwrite): EBADF.
  * What fits is smaller here: our event header is 16 bytes against the kernel's
- * 8, and our pages hold 4064 bytes against 4080, so a marker keeps 4038 bytes
+ * 8, and our pages hold 4064 bytes against 4080, so a marker keeps 4046 bytes
  * where the kernel keeps 4054, and a raw write takes 4044 bytes where the kernel
  * takes 4064.
+ *
+ * Both events are padded so that as many fill a page as the kernel's
+ * (tfs_kfmt_fit_len): a marker in the marker form (ut_ring.h, struct
+ * ut_ev_marker), which stores no ip.  Where no multiple of 8 gives the kernel's
+ * count (short texts and payloads: our 16-byte header is the floor), a page
+ * holds the nearest count below it.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "output/output.h"
 #include "settings.h"
 #include "tfs.h"
 #include "ut_ring_write.h"
@@ -36,7 +43,7 @@
 size_t tfs_marker_max(void)
 {
 	/* the text, its newline and the NUL must fit one event in one page */
-	size_t fit = UT_RB_PAGE_DATA - sizeof(struct ut_ev_print) - 2;
+	size_t fit = UT_RB_PAGE_DATA - sizeof(struct ut_ev_marker) - 2;
 
 	return fit < KERNEL_MARKER_MAX ? fit : KERNEL_MARKER_MAX;
 }
@@ -136,7 +143,6 @@ int tfs_write_raw(int cpu, pid_t tid, const void *data, size_t len, uint8_t flag
 		return -EAGAIN;
 	payload = len - sizeof(uint32_t);
 	evlen = (sizeof(struct ut_ev_raw) + payload + 7) & ~(size_t)7;
-	memset((char *)&ev + evlen - 8, 0, 8); /* no stale bytes in the padding */
 	ev.r.h.len = (uint16_t)evlen;
 	ev.r.h.type = UT_EV_RAW_DATA;
 	ev.r.h.flags = flags;
@@ -145,6 +151,9 @@ int tfs_write_raw(int cpu, pid_t tid, const void *data, size_t len, uint8_t flag
 	memcpy(&ev.r.id, data, sizeof(uint32_t));
 	ev.r.size = (uint32_t)payload;
 	memcpy(ev.r.buf, (const char *)data + sizeof(uint32_t), payload);
+	/* as many to a page as the kernel's; no stale bytes in the padding */
+	ev.r.h.len = (uint16_t)tfs_kfmt_fit_len(evlen, tfs_kfmt_size(&ev.r.h));
+	memset(ev.r.buf + payload, 0, ev.r.h.len - sizeof(struct ut_ev_raw) - payload);
 	err = tfs_ring_write(cpu, &ev.r.h);
 	if (err == 0)
 		tfs_ring_kick();

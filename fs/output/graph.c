@@ -474,9 +474,10 @@ static void print_comment(struct tfs_iter *it, const struct tfs_event *e, struct
 	tfs_buf_append(b, "/* ", 3);
 	start = b->len;
 	if (e->ev->type == UT_EV_PRINT) {
-		const struct ut_ev_print *pr = (const void *)e->ev;
+		unsigned int room;
+		const char *text = ut_ev_print_text(e->ev, &room);
 
-		tfs_buf_append(b, pr->buf, strnlen(pr->buf, pr->h.len - sizeof(*pr)));
+		tfs_buf_append(b, text, strnlen(text, room));
 	} else {
 		tfs_out_raw_data(b, (const void *)e->ev);
 	}

@@ -23,8 +23,9 @@ unsigned int tfs_kfmt_payload(const struct ut_ev *ev)
 	case UT_EV_GRAPH_RET:
 		return 40; /* common fields, func, depth, overrun, calltime, rettime */
 	case UT_EV_PRINT: {
-		const struct ut_ev_print *pr = (const void *)ev;
-		unsigned int n = (unsigned int)strnlen(pr->buf, ev->len - sizeof(*pr));
+		unsigned int room;
+		const char *text = ut_ev_print_text(ev, &room);
+		unsigned int n = (unsigned int)strnlen(text, room);
 
 		/* the kernel reserves the text as written, a possible newline and the NUL */
 		if ((ev->flags & UT_EVF_NL_ADDED) && n)
@@ -55,6 +56,19 @@ static unsigned int kfmt_len(unsigned int data)
 unsigned int tfs_kfmt_size(const struct ut_ev *ev)
 {
 	return kfmt_len(tfs_kfmt_payload(ev));
+}
+
+unsigned int tfs_kfmt_fit_len(unsigned int min_len, unsigned int ksize)
+{
+	unsigned int per_page = UT_KERNEL_PAGE_DATA / ksize, len;
+
+	if (!per_page)
+		return min_len;
+	/* the shortest length (a multiple of 8) that fits at most per_page in a page */
+	len = (UT_RB_PAGE_DATA / (per_page + 1) + 1 + 7) & ~7u;
+	if (len < min_len)
+		len = min_len; /* ours cannot be smaller: fewer fit than the kernel's */
+	return len <= UT_RB_PAGE_DATA ? len : min_len;
 }
 
 static void put16(unsigned char *p, uint16_t v)
@@ -96,12 +110,13 @@ unsigned int tfs_kfmt_entry(const struct ut_ev *ev, unsigned char *out, unsigned
 		break;
 	}
 	case UT_EV_PRINT: {
-		const struct ut_ev_print *pr = (const void *)ev;
-		unsigned int n = size - 18;
+		unsigned int n = size - 18, room;
+		const char *text = ut_ev_print_text(ev, &room);
+		uint64_t ip = ut_ev_print_ip(ev);
 
-		put64(out + 8, pr->ip);
-		memcpy(out + 16, pr->buf, n);
-		if (pr->ip == UT_IP_MARKER && (n == 0 || pr->buf[n - 1] != '\n'))
+		put64(out + 8, ip);
+		memcpy(out + 16, text, n);
+		if (ip == UT_IP_MARKER && (n == 0 || text[n - 1] != '\n'))
 			out[16 + n] = '\n';
 		break;
 	}

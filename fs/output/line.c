@@ -204,12 +204,14 @@ void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_
 }
 
 /* The text of a print event; markers get the newline the kernel adds. */
-static void print_text(struct tfs_buf *b, const struct ut_ev_print *pr)
+static void print_text(struct tfs_buf *b, const struct ut_ev *ev)
 {
-	size_t n = strnlen(pr->buf, pr->h.len - sizeof(*pr));
+	unsigned int room;
+	const char *text = ut_ev_print_text(ev, &room);
+	size_t n = strnlen(text, room);
 
-	tfs_buf_append(b, pr->buf, n);
-	if (pr->ip == UT_IP_MARKER && (n == 0 || pr->buf[n - 1] != '\n'))
+	tfs_buf_append(b, text, n);
+	if (ut_ev_print_ip(ev) == UT_IP_MARKER && (n == 0 || text[n - 1] != '\n'))
 		tfs_buf_append(b, "\n", 1);
 }
 
@@ -232,14 +234,16 @@ static void print_marker_sym(struct tfs_buf *b, unsigned int sf)
 		tfs_buf_printf(b, " <%016" PRIx64 ">", ip);
 }
 
-static void print_print(struct tfs_buf *b, const struct ut_ev_print *pr, unsigned int sf)
+static void print_print(struct tfs_buf *b, const struct ut_ev *ev, unsigned int sf)
 {
-	if (pr->ip == UT_IP_MARKER)
+	uint64_t ip = ut_ev_print_ip(ev);
+
+	if (ip == UT_IP_MARKER)
 		print_marker_sym(b, sf);
 	else
-		tfs_out_ip_sym(b, &pr->h, pr->ip, sf);
+		tfs_out_ip_sym(b, ev, ip, sf);
 	tfs_buf_append(b, ": ", 2);
-	print_text(b, pr);
+	print_text(b, ev);
 }
 
 void tfs_out_raw_data(struct tfs_buf *b, const struct ut_ev_raw *r)
@@ -270,7 +274,7 @@ static void print_body(const struct tfs_event *e, struct tfs_buf *b, unsigned in
 		break;
 	}
 	case UT_EV_PRINT:
-		print_print(b, (const void *)ev, sf);
+		print_print(b, ev, sf);
 		break;
 	case UT_EV_KERNEL_STACK: {
 		const struct ut_ev_stack *st = (const void *)ev;
@@ -307,11 +311,10 @@ static void print_raw(const struct tfs_event *e, struct tfs_buf *b)
 		break;
 	}
 	case UT_EV_PRINT: {
-		const struct ut_ev_print *pr = (const void *)ev;
+		uint64_t ip = ut_ev_print_ip(ev);
 
-		tfs_buf_printf(b, "# %" PRIx64 " ",
-			       pr->ip == UT_IP_MARKER ? tfs_marker_ip() : pr->ip);
-		print_text(b, pr);
+		tfs_buf_printf(b, "# %" PRIx64 " ", ip == UT_IP_MARKER ? tfs_marker_ip() : ip);
+		print_text(b, ev);
 		break;
 	}
 	case UT_EV_RAW_DATA:
@@ -337,7 +340,7 @@ int tfs_out_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf 
 		tfs_buf_printf(b, "CPU:%u [LOST %lu EVENTS]\n", e->cpu, it->lost);
 	if (e->ev->type == UT_EV_PRINT && tfs_opt(TFS_OPT_TRACE_PRINTK) &&
 	    tfs_opt(TFS_OPT_PRINTK_MSG_ONLY)) {
-		print_text(b, (const void *)e->ev);
+		print_text(b, e->ev);
 		return 0;
 	}
 	if (tfs_opt(TFS_OPT_RAW)) {

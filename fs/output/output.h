@@ -110,6 +110,13 @@ void tfs_graph_duration(struct tfs_buf *b, uint64_t ns);
 unsigned int tfs_kfmt_payload(const struct ut_ev *ev);
 /* What the kernel's ring buffer uses for it (event header, length word, alignment). */
 unsigned int tfs_kfmt_size(const struct ut_ev *ev);
+/*
+ * The length to give an event of ours (at least min_len, a multiple of 8) whose
+ * kernel counterpart takes ksize bytes (tfs_kfmt_size): as many of ours fill a
+ * ring page as of the kernel's fill its page where a multiple of 8 allows it,
+ * else the nearest count below.  For the events utracefs writes itself.
+ */
+unsigned int tfs_kfmt_fit_len(unsigned int min_len, unsigned int ksize);
 /* Write the kernel's entry of ev into out (room >= tfs_kfmt_payload(ev)); its size or 0. */
 unsigned int tfs_kfmt_entry(const struct ut_ev *ev, unsigned char *out, unsigned int room);
 

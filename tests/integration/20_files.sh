@@ -6,7 +6,7 @@
 # kernel's tracefs and ours (tdiff), each ending with the writes that put the
 # kernel back as it was.
 #
-# Known differences, left out of the scripts: a marker keeps 4038 bytes (kernel:
+# Known differences, left out of the scripts: a marker keeps 4046 bytes (kernel:
 # 4054) and trace_marker_raw takes 4044 (kernel: 4064), as our events are larger.
 . "$(dirname "$0")/lib.sh"
 

@@ -265,7 +265,7 @@ echo 1 > "$T/options/overwrite"
 # the page it read from too (the kernel's reader page, out of the writers' way).
 # The same writes on CPU 0 go to a kernel instance (its own buffer: nobody else
 # writes there; removed at the end) and to utrace.  Markers of 256 bytes fill 14
-# to a page in both (the kernel's event takes 280 of 4080 bytes, ours 288 of 4064).
+# to a page in both (the kernel's event takes 280 of 4080 bytes, ours 280 of 4064).
 # A case is "PRE READ POST": PRE markers, READ events taken (lines of trace_pipe
 # read one byte at a time, or rN: N pages of trace_pipe_raw), POST markers; it
 # prints entries, overrun, read events, dropped events and the lines of `trace`.
@@ -309,6 +309,41 @@ if kt_available && KI=$KT/instances/ut40_$$ && mkdir "$KI" 2>/dev/null; then
 	rmdir "$KI"
 else
 	skip "small buffers hold what the kernel's hold, before and after reads" "no kernel tracefs instance"
+fi
+
+# Markers and raw data fill a page as the kernel's do, so that a buffer holds as
+# many: texts and payloads of several sizes, two and a half kernel pages' worth
+# into 4 KB, entries compared (the sizes where a multiple of 8 can give the
+# kernel's count; unit test test_marker_per_page goes through every size).
+sizeacct() { # DIR
+	echo 4 > "$1/buffer_size_kb"
+	echo 1 > "$1/options/overwrite"
+	for what in m8 m33 m64 m100 m200 m1000 m2000 m4000 r148 r200 r2000 r4000; do
+		len=${what#?}
+		if [ "${what%%[0-9]*}" = m ]; then
+			file=trace_marker kd=$((16 + len + 2))
+			printf "%0${len}d" 0 > "$UT_TMP/ev"
+		else
+			file=trace_marker_raw kd=$((12 + len - 4))
+			{ printf '\001\000\000\000'; head -c $((len - 4)) /dev/zero; } > "$UT_TMP/ev"
+		fi
+		[ $kd -gt 112 ] && kd=$((kd + 4))
+		n=$((5 * 4080 / ((kd + 7) / 4 * 4) / 2 + 1)) # two and a half pages
+		echo > "$1/trace"
+		taskset -c 0 sh -c "i=0; while [ \$i -lt $n ]; do cat $UT_TMP/ev > $1/$file; i=\$((i + 1)); done"
+		echo "$what $n: $(awk -F': ' '$1 ~ /^(entries|overrun)$/ { printf "%s ", $2 }' \
+			"$1/per_cpu/cpu0/stats")"
+	done
+}
+if kt_available && KI=$KT/instances/ut40s_$$ && mkdir "$KI" 2>/dev/null; then
+	kres=$(sizeacct "$KI")
+	rmdir "$KI"
+	ures=$(sizeacct "$T")
+	expect_eq "markers and raw data of several sizes: as many to a buffer as the kernel's" \
+		"$kres" "$ures"
+else
+	skip "markers and raw data of several sizes: as many to a buffer as the kernel's" \
+		"no kernel tracefs instance"
 fi
 echo 1 > "$T/options/overwrite"
 echo 1410 > "$T/buffer_size_kb"

@@ -486,17 +486,18 @@ static void test_write_print(void **state)
 	assert_int_equal(tfs_ring_wait(&seq, 0), 1); /* the write kicked readers */
 	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++) {
 		struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
-		const struct ut_ev_print *p;
+		const struct ut_ev_marker *p;
 
 		if (!rc->wpos)
 			continue;
+		/* the marker form: no ip */
 		p = (const void *)(ut_rb_page(tfs.area, cpu, 0) + 1);
 		assert_int_equal(p->h.type, UT_EV_PRINT);
 		assert_int_equal(p->h.tid, 4242);
-		assert_int_equal(p->h.flags, UT_EVF_PREEMPT1);
+		assert_int_equal(p->h.flags, UT_EVF_PREEMPT1 | UT_EVF_MARKER);
 		assert_int_equal(p->h.len % 8, 0);
 		assert_true(p->h.len >= sizeof(*p) + sizeof(text));
-		assert_int_equal(p->ip, UT_IP_MARKER);
+		assert_int_equal(ut_ev_print_ip(&p->h), UT_IP_MARKER);
 		assert_string_equal(p->buf, text);
 		found++;
 	}

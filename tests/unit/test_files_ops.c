@@ -8,6 +8,8 @@
  * error_log (8 entries, O_TRUNC), saved_cmdlines*, events/ and README.
  */
 #include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -238,9 +240,98 @@ static void test_trace_clock(void **state)
 	assert_int_equal(put(&tfs_trace_clock_ops, -1, "local"), 5);
 }
 
+/* The kernel's ring-buffer bytes for an entry of `data` bytes (header, length word, 4-byte alignment). */
+static unsigned int kernel_event(unsigned int data)
+{
+	if (data > 28 * 4)
+		data += 4;
+	return (data + 4 + 3) & ~3u;
+}
+
+/* Some length of ours (a multiple of 8, at least min_len) puts count events in a page. */
+static bool count_possible(unsigned int min_len, unsigned int count)
+{
+	for (unsigned int u = (min_len + 7) & ~7u; u <= UT_RB_PAGE_DATA; u += 8)
+		if (UT_RB_PAGE_DATA / u == count)
+			return true;
+	return false;
+}
+
+/*
+ * ev holds a text or payload whose kernel entry takes kdata bytes: as many fill
+ * one of our pages as the kernel's fill one of its own, or where no length of
+ * ours can give that, the nearest count below.
+ */
+static void check_per_page(const struct ut_ev *ev, unsigned int min_len, unsigned int kdata)
+{
+	unsigned int want = UT_KERNEL_PAGE_DATA / kernel_event(kdata);
+	unsigned int got = UT_RB_PAGE_DATA / ev->len;
+
+	assert_int_equal(ev->len % 8, 0);
+	assert_true(ev->len >= min_len);
+	assert_true(got <= want);
+	if (count_possible(min_len, want))
+		assert_int_equal(got, want);
+	else
+		for (unsigned int c = got + 1; c < want; c++)
+			assert_false(count_possible(min_len, c));
+}
+
+/* The last event written on CPU 0. */
+static const struct ut_ev *last_on_cpu0(void)
+{
+	uint64_t w = ut_rb_cpu(tfs.area, 0)->wpos;
+	const char *data = (const char *)(ut_rb_page(tfs.area, 0, rb_wpos_slot(w)) + 1);
+	const struct ut_ev *ev = NULL;
+
+	for (unsigned int off = 0; off < rb_wpos_off(w); off += ev->len)
+		ev = (const void *)(data + off);
+	return ev;
+}
+
+/*
+ * trace_marker and trace_marker_raw events fill a page as the kernel's do, at
+ * every length: what buffer_size_kb holds is then the same number of events.
+ */
+static void test_marker_per_page(void **state)
+{
+	static char text[UT_PRINT_MAX + 8];
+	struct tfs_open o = {.cpu = -1, .pid = (pid_t)gettid()};
+	const struct ut_ev *ev;
+	cpu_set_t old, one;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0); /* our writes go to CPU 0 */
+	memset(text, 'm', sizeof(text));
+	for (unsigned int len = 1; len <= tfs_marker_max(); len++) {
+		assert_int_equal(tfs_trace_marker_ops.write(&o, text, len, 0), (ssize_t)len);
+		ev = last_on_cpu0();
+		assert_non_null(ev);
+		assert_int_equal(ev->type, UT_EV_PRINT);
+		/* the text, the newline added, the NUL; the kernel: entry, text, newline, NUL */
+		check_per_page(ev, sizeof(struct ut_ev_marker) + len + 2, 16 + len + 2);
+		if (len == 64)
+			assert_int_equal(UT_RB_PAGE_DATA / ev->len, 46);
+		if (len == 255)
+			assert_int_equal(UT_RB_PAGE_DATA / ev->len, 14);
+	}
+	for (unsigned int size = 4; size <= tfs_marker_raw_max(); size++) {
+		assert_int_equal(tfs_trace_marker_raw_ops.write(&o, text, size, 0), (ssize_t)size);
+		ev = last_on_cpu0();
+		assert_non_null(ev);
+		assert_int_equal(ev->type, UT_EV_RAW_DATA);
+		assert_int_equal(((const struct ut_ev_raw *)ev)->size, size - 4);
+		/* the kernel: entry, the 4-byte id, the payload */
+		check_per_page(ev, sizeof(struct ut_ev_raw) + size - 4, 12 + size - 4);
+	}
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+}
+
 static void test_trace_marker(void **state)
 {
-	const struct ut_ev_print *p;
+	const struct ut_ev_marker *p;
 	const struct ut_ev_raw *r;
 	char big[5000];
 	struct tfs_open o = {.cpu = -1, .pid = 4242};
@@ -250,13 +341,13 @@ static void test_trace_marker(void **state)
 	assert_non_null(p);
 	assert_string_equal(p->buf, "hi\n");
 	assert_int_equal(p->h.tid, 4242);
-	assert_int_equal(p->ip, UT_IP_MARKER);
+	assert_int_equal(ut_ev_print_ip(&p->h), UT_IP_MARKER);
 	/* "hi" got its newline from us: marked so that `bytes` counts as the kernel's */
-	assert_int_equal(p->h.flags, UT_EVF_PREEMPT1 | UT_EVF_NL_ADDED);
+	assert_int_equal(p->h.flags, UT_EVF_PREEMPT1 | UT_EVF_NL_ADDED | UT_EVF_MARKER);
 	assert_int_equal(tfs_trace_marker_ops.write(&o, "ho\n", 3, 0), 3);
 	p = (const void *)last_event(UT_EV_PRINT);
 	assert_string_equal(p->buf, "ho\n");
-	assert_int_equal(p->h.flags, UT_EVF_PREEMPT1);
+	assert_int_equal(p->h.flags, UT_EVF_PREEMPT1 | UT_EVF_MARKER);
 	memset(big, 'x', sizeof(big));
 	assert_int_equal(tfs_trace_marker_ops.write(&o, big, sizeof(big), 0), tfs_marker_max());
 	p = (const void *)last_event(UT_EV_PRINT);
@@ -400,6 +491,7 @@ int main(void)
 		T(test_trace_options),
 		T(test_trace_clock),
 		T(test_trace_marker),
+		T(test_marker_per_page),
 		T(test_error_log),
 		T(test_saved_cmdlines),
 		T(test_events),

@@ -357,7 +357,7 @@ static void test_marker_text(void **state)
 	assert_int_equal(out[len - 1], '\n');
 	/* the limits: never above the kernel's, and one event fits a page */
 	assert_true(tfs_marker_max() <= 4054);
-	assert_true(sizeof(struct ut_ev_print) + tfs_marker_max() + 2 <= UT_RB_PAGE_DATA);
+	assert_true(sizeof(struct ut_ev_marker) + tfs_marker_max() + 2 <= UT_RB_PAGE_DATA);
 	assert_true(tfs_marker_raw_max() <= 4064);
 	assert_true(sizeof(struct ut_ev_raw) + tfs_marker_raw_max() - 4 <= UT_RB_PAGE_DATA);
 }

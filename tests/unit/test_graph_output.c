@@ -81,6 +81,7 @@ struct slot {
 		struct ut_ev_gent g;
 		struct ut_ev_gret r;
 		struct ut_ev_print p;
+		struct ut_ev_marker m;
 		unsigned char raw[128];
 	};
 	unsigned int cpu;
@@ -131,10 +132,17 @@ static void ret(pid_t tid, unsigned int cpu, uint64_t call, uint64_t ts, void *f
 	s->r.retval = retval;
 }
 
+/* A print event; a trace_marker one in the marker form, as utracefs writes it. */
 static void print(pid_t tid, uint64_t ts, const char *text, uint64_t ip)
 {
 	struct slot *s = add(UT_EV_PRINT, tid, 0, ts);
 
+	if (ip == UT_IP_MARKER) {
+		s->h.flags |= UT_EVF_MARKER;
+		strcpy(s->m.buf, text);
+		s->h.len = (uint16_t)((sizeof(s->m) + strlen(text) + 1 + 7) & ~7u);
+		return;
+	}
 	s->p.ip = ip;
 	strcpy(s->p.buf, text);
 	s->h.len = (uint16_t)((sizeof(s->p) + strlen(text) + 1 + 7) & ~7u);

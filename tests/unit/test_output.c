@@ -51,9 +51,12 @@ static int setup(void **state)
 	return 0;
 }
 
-/* A trace_marker event as utracefs writes it: tid 5456, cpu 0, 671.014606 s. */
+/*
+ * A trace_marker event as utracefs writes it, in the marker form (no ip): tid
+ * 5456, cpu 0, 671.014606 s.
+ */
 static union {
-	struct ut_ev_print p;
+	struct ut_ev_marker p;
 	unsigned char raw[256];
 } marker;
 
@@ -63,9 +66,8 @@ static struct tfs_event marker_event(const char *text)
 
 	memset(&marker, 0, sizeof(marker));
 	marker.p.h.type = UT_EV_PRINT;
-	marker.p.h.flags = UT_EVF_PREEMPT1;
+	marker.p.h.flags = UT_EVF_PREEMPT1 | UT_EVF_MARKER;
 	marker.p.h.tid = 5456;
-	marker.p.ip = UT_IP_MARKER;
 	strcpy(marker.p.buf, text);
 	marker.p.h.len = (uint16_t)((sizeof(marker.p) + strlen(text) + 1 + 7) & ~7u);
 	return e;
@@ -131,7 +133,7 @@ static void test_flags_and_time(void **state)
 	struct tfs_iter it = {0};
 	struct tfs_event e = marker_event("a\n");
 
-	marker.p.h.flags = UT_EVF_SIGBLOCKED | UT_EVF_SIGHANDLER;
+	marker.p.h.flags = UT_EVF_MARKER | UT_EVF_SIGBLOCKED | UT_EVF_SIGHANDLER;
 	e.cpu = 1;
 	e.ts = 999999500ull; /* rounds up to the next second, as ns2usecs */
 	assert_string_equal(line(&it, &e),
@@ -362,12 +364,17 @@ static void test_stack_lines(void **state)
 
 static void test_trace_printk_line(void **state)
 {
+	/* the runtime's form: the caller's ip, then the text */
+	static union {
+		struct ut_ev_print p;
+		unsigned char raw[64];
+	} pr;
 	struct tfs_iter it = {0};
-	struct tfs_event e = marker_event("value 3\n");
+	struct tfs_event e = {.ev = &pr.p.h, .cpu = 0, .ts = 671014606123ull};
 
-	marker.p.ip = (uintptr_t)out_caller + 4;
-	marker.p.h.tid = (uint32_t)getpid();
-	marker.p.h.flags = 0;
+	pr.p.h = (struct ut_ev){.len = 32, .type = UT_EV_PRINT, .tid = (uint32_t)getpid()};
+	pr.p.ip = (uintptr_t)out_caller + 4;
+	strcpy(pr.p.buf, "value 3\n");
 	opt(TFS_OPT_CONTEXT_INFO, false);
 	assert_string_equal(line(&it, &e), "out_caller: value 3\n");
 }
