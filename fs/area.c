@@ -223,8 +223,7 @@ struct ring_keep {
  * ring since a consuming read took it (ring_read.c), goes before them when it
  * joins them (the page right after it was kept) and is not used up.
  */
-static void save_reader_page(unsigned int cpu, unsigned int next, struct ring_keep *k,
-			     bool room)
+static void save_reader_page(unsigned int cpu, unsigned int next, struct ring_keep *k, bool room)
 {
 	const unsigned char *data;
 	unsigned int vp, start, end;

@@ -417,8 +417,7 @@ static void rr_cons_check(struct rr_cons *cs, const struct rr_view *v)
  */
 static void rr_release(const struct rr_cons *cs, unsigned int cpu)
 {
-	__atomic_store_n(&ut_rb_cpu(tfs.area, cpu)->read_vpage, (uint64_t)cs->vp,
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(&ut_rb_cpu(tfs.area, cpu)->read_vpage, (uint64_t)cs->vp, __ATOMIC_RELEASE);
 }
 
 /*
@@ -517,9 +516,13 @@ static void rr_cons_settle(struct rr_cons *cs, unsigned int cpu)
 
 void tfs_rr_settle(void)
 {
-	if (!__atomic_load_n(&rr_any_pend, __ATOMIC_RELAXED) || !tfs.area || !cons)
+	if (!__atomic_load_n(&rr_any_pend, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&rr_lock);
+	if (!tfs.area || !cons) {
+		pthread_mutex_unlock(&rr_lock);
+		return;
+	}
 	__atomic_store_n(&rr_any_pend, false, __ATOMIC_RELAXED);
 	for (unsigned int c = 0; c < tfs.nr_cpus; c++) {
 		rr_cons_settle(&cons[c], c);
@@ -658,7 +661,6 @@ static void rr_cons_unload(int filter)
 {
 	for (unsigned int c = 0; c < tfs.nr_cpus; c++) {
 		struct rr_cons *cs = rr_cons_of(c);
-
 		struct rr_view v;
 
 		if (!cs || !cpu_selected(filter, c))
