@@ -53,7 +53,9 @@
  * re-reads wpos: in overwrite mode the page of vpage v may be overwritten once the
  * writer has begun vpage v + nr_pages - 1's successor, so a copy is valid only if
  * afterwards  wpos.vpage - v < nr_pages - 1  and the copied hdr.vpage == v.  The
- * readable window is therefore the last nr_pages - 1 pages.  Everything read from
+ * readable window is therefore the last nr_pages - 1 pages (plus, in overwrite
+ * mode, the copy the consuming reader keeps of the page it reads: the kernel's
+ * reader page, fs/ring_read.c; writers know nothing of it).  Everything read from
  * shared memory (lengths, types, offsets, counts) is checked: a bad event ends
  * the page, it never crashes or hangs the reader.
  *

@@ -500,6 +500,15 @@ static void test_bad_types_and_payloads(void **state)
 	assert_int_equal(tfs_rr_check_event(&u, 24), -1); /* longer than the room */
 	memset(u.p.buf, 'x', 8);			   /* no NUL */
 	assert_int_equal(tfs_rr_check_event(&u, 32), -1);
+	/* the marker form: the text at once, padded; never without room or a NUL */
+	memset(&u, 0, sizeof(u));
+	u.p.h = (struct ut_ev){.len = 40, .type = UT_EV_PRINT, .flags = UT_EVF_MARKER, .tid = 1};
+	memcpy(u.b + sizeof(struct ut_ev_marker), "hi\n", 4);
+	assert_int_equal(tfs_rr_check_event(&u, 64), 40);
+	memset(u.b + sizeof(struct ut_ev_marker), 'x', 24);
+	assert_int_equal(tfs_rr_check_event(&u, 64), -1);
+	u.p.h.len = 16;
+	assert_int_equal(tfs_rr_check_event(&u, 64), -1);
 	u.s.h = (struct ut_ev){.len = 40, .type = UT_EV_KERNEL_STACK, .tid = 1};
 	u.s.nr = 2;
 	assert_int_equal(tfs_rr_check_event(&u, 64), 40);
@@ -510,6 +519,9 @@ static void test_bad_types_and_payloads(void **state)
 	assert_int_equal(tfs_rr_check_event(&u, 64), 32);
 	u.r.size = 9;
 	assert_int_equal(tfs_rr_check_event(&u, 64), -1);
+	u.r.size = 0; /* padded as the kernel's page count asks */
+	assert_int_equal(tfs_rr_check_event(&u, 64), 32);
+	u.r.size = 8;
 	u.r.h.type = 77;
 	assert_int_equal(tfs_rr_check_event(&u, 64), -1);
 	u.r.h.type = UT_EV_FUNCTION;
