@@ -265,13 +265,14 @@ echo 1 > "$T/options/overwrite"
 # the page it read from too (the kernel's reader page, out of the writers' way).
 # The same writes on CPU 0 go to a kernel instance (its own buffer: nobody else
 # writes there; removed at the end) and to utrace.  Markers of 256 bytes fill 14
-# to a page in both (the kernel's event takes 280 of 4080 bytes, ours 280 of 4064).
+# to a page in both (the kernel's event takes 280 of 4080 bytes, ours 280 of 4064),
+# markers of 64 bytes 46 (88 bytes in both, leaving 32 of the page unused).
 # A case is "PRE READ POST": PRE markers, READ events taken (lines of trace_pipe
 # read one byte at a time, or rN: N pages of trace_pipe_raw), POST markers; it
 # prints entries, overrun, read events, dropped events and the lines of `trace`.
-m256=$(printf '%0255d' 0)
+mtext=$(printf '%0255d' 0)
 marks() { # DIR N
-	taskset -c 0 sh -c "i=0; while [ \$i -lt $2 ]; do echo $m256 > $1/trace_marker 2>/dev/null; i=\$((i + 1)); done"
+	taskset -c 0 sh -c "i=0; while [ \$i -lt $2 ]; do echo $mtext > $1/trace_marker 2>/dev/null; i=\$((i + 1)); done"
 }
 acct_case() { # DIR KB OW PRE READ POST
 	echo "$2" > "$1/buffer_size_kb"
@@ -289,23 +290,26 @@ acct_case() { # DIR KB OW PRE READ POST
 		"$1/per_cpu/cpu0/stats")$(grep -c tracing_mark_write "$1/per_cpu/cpu0/trace")"
 }
 # fresh; one event read; part of a finished page; part of the page being written;
-# a page read to its end; one raw page taken from a finished page, from the page
-# being written
-ACCT_CASES="0 0 200|1 1 199|20 3 200|5 3 200|20 14 200|20 15 200|20 r1 200|5 r1 200"
-bufacct() { # DIR OW: one line per case
+# a page read to its end; one more; one raw page taken from a finished page, from
+# the page being written
+ACCT_256="0 0 200|1 1 199|20 3 200|5 3 200|20 14 200|20 15 200|20 r1 200|5 r1 200"
+ACCT_64="0 0 300|1 1 299|60 3 300|20 3 300|60 46 300|60 47 300|60 r1 300|20 r1 300"
+bufacct() { # DIR OW CASES: one line per case
 	for kb in 4 8 12; do
-		printf '%s\n' "$ACCT_CASES" | tr '|' '\n' | while read -r pre rd post; do
+		printf '%s\n' "$3" | tr '|' '\n' | while read -r pre rd post; do
 			acct_case "$1" $kb "$2" $pre $rd $post
 		done
 	done
 }
-if kt_available && KI=$KT/instances/ut40_$$ && mkdir "$KI" 2>/dev/null; then
+bufcompare() { # CASES NAME: the kernel instance $KI against $T, in both modes
 	for ow in 0 1; do
-		kres=$(bufacct "$KI" $ow)
-		ures=$(bufacct "$T" $ow)
-		expect_eq "small buffers hold what the kernel's hold, before and after reads (overwrite $ow)" \
-			"$kres" "$ures"
+		expect_eq "$2 (overwrite $ow)" "$(bufacct "$KI" $ow "$1")" "$(bufacct "$T" $ow "$1")"
 	done
+}
+if kt_available && KI=$KT/instances/ut40_$$ && mkdir "$KI" 2>/dev/null; then
+	bufcompare "$ACCT_256" "small buffers hold what the kernel's hold, before and after reads"
+	mtext=$(printf '%063d' 0)
+	bufcompare "$ACCT_64" "the same with 64-byte markers, a page not a multiple of them"
 	rmdir "$KI"
 else
 	skip "small buffers hold what the kernel's hold, before and after reads" "no kernel tracefs instance"
