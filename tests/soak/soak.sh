@@ -62,9 +62,12 @@ reader() {
 		rm -f "$OUT/paused.$1"
 	done
 }
-# readers_stop: end both cats and wait (up to 30 s) until both loops are paused.
+# readers_stop: end both cats and wait (up to 30 s) until both loops are paused.  A
+# paused.N left from the last pause may still be there while its loop is on its way to
+# a new cat: only one made after this pause began counts.
 readers_stop() {
 	touch "$OUT/pause"
+	rm -f "$OUT"/paused.*
 	n=0
 	while [ $n -lt 300 ] && ! { [ -e "$OUT/paused.1" ] && [ -e "$OUT/paused.2" ]; }; do
 		for f in "$OUT"/reader.*; do kill "$(cat "$f")" 2>/dev/null; done
