@@ -5,7 +5,10 @@
  * reader (utracefs).
  *
  * The whole tracing area is one memfd created by utracefs and handed to every
- * registered process over the control socket:
+ * registered process over the control socket.  It holds UT_INST_MAX spans, one per
+ * tracing instance (0: the top level, then instances/NAME), each of
+ * ut_inst_span(nr_cpus) bytes at i * span, and after them the function probes'
+ * counters (ut_sel.h).  Each span is laid out alike:
  *
  *   offset 0                       control page (struct ut_ctl, ut_ctl.h), mapped
  *                                  read-only by traced processes
@@ -107,10 +110,26 @@
 #define UT_RB_DATA_OFF (UT_CTL_SIZE + UT_RB_MAX_CPUS * UT_RB_CPU_SIZE) /* page aligned */
 #define UT_RB_CPU_SPAN ((uint64_t)UT_RB_MAX_PAGES * UT_RB_PAGE_SIZE)
 
-/* Total size of the memfd for nr_cpus CPUs. */
+/* Size of one instance's span (control page, rb_cpu[], rings) for nr_cpus CPUs. */
 static inline uint64_t ut_rb_area_size(unsigned int nr_cpus)
 {
 	return UT_RB_DATA_OFF + (uint64_t)nr_cpus * UT_RB_CPU_SPAN;
+}
+
+/*
+ * Instance slots: the top level and 64 instances.  Slot i's span starts at
+ * i * ut_inst_span(nr_cpus); the control memfd holds one page per slot, page i
+ * mapped (read-only for processes) over span i's first page.  The file is
+ * sparse: a slot nobody uses costs no memory.
+ */
+#define UT_INST_MAX 65u
+static inline uint64_t ut_inst_span(unsigned int nr_cpus)
+{
+	return ut_rb_area_size(nr_cpus);
+}
+static inline void *ut_inst_area(void *area, unsigned int nr_cpus, unsigned int slot)
+{
+	return (char *)area + slot * ut_inst_span(nr_cpus);
 }
 
 /* wpos packing: offset 12 bits | entries 10 bits | slot 18 bits | vpage 24 bits */

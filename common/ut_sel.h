@@ -121,10 +121,10 @@ struct ut_sel_probe {
 	uint32_t slot; /* counter slot, or UT_PROBE_UNLIMITED */
 };
 
-/* The probe counters follow the rings in the area memfd. */
+/* The probe counters follow the last instance's span in the area memfd. */
 static inline uint64_t ut_probe_counts_off(unsigned int nr_cpus)
 {
-	return ut_rb_area_size(nr_cpus);
+	return UT_INST_MAX * ut_inst_span(nr_cpus);
 }
 #define UT_PROBE_COUNTS_SIZE ((uint64_t)UT_PROBE_SLOTS * 8u)
 

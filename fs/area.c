@@ -18,7 +18,14 @@
  * In the locked write mode (a kernel without rseq, chosen here at start) writers
  * hold the ring's lock word instead, and the barrier takes and drops that lock.  The
  * changes are serialised among themselves by area_lock; tfs.lock is not taken
- * here, so callers may hold it.  A resize keeps the newest events that fit, as
+ * here, so callers may hold it.
+ *
+ * Instances: the memfd holds one span per instance slot (ut_ring.h), each laid
+ * out as the top's, and the control memfd one page per slot, each mapped over its
+ * span's first page.  Every function here acts on the instance it is given; an
+ * instance's span is set up when it is made (tfs_area_inst_init) and its memory
+ * punched out when it goes (tfs_area_inst_release), after enabled = 0 and the
+ * CPU barrier, as a reset does.  A resize keeps the newest events that fit, as
  * the kernel does: it copies them out while the writers are off, resets the ring
  * with its new size and writes them back (ring_resize_locked).
  *
@@ -79,14 +86,14 @@ unsigned int tfs_kpages_to_rb_pages(unsigned int nr_kpages)
 	return (unsigned int)pages;
 }
 
-static bool cpu_in_mask(unsigned int cpu)
+static bool cpu_in_mask(const struct tfs_instance *inst, unsigned int cpu)
 {
-	return tfs.cpumask[cpu / 64] >> (cpu % 64) & 1;
+	return inst->cpumask[cpu / 64] >> (cpu % 64) & 1;
 }
 
-static unsigned int ring_flags(void)
+static unsigned int ring_flags(const struct tfs_instance *inst)
 {
-	return tfs_opt(TFS_OPT_OVERWRITE) ? RB_F_OVERWRITE : 0;
+	return tfs_opt(inst, TFS_OPT_OVERWRITE) ? RB_F_OVERWRITE : 0;
 }
 
 /*
@@ -95,9 +102,9 @@ static unsigned int ring_flags(void)
  */
 static uint32_t write_mode = UT_CTL_WRITE_RSEQ;
 
-static void set_enabled(unsigned int cpu, uint32_t on)
+static void set_enabled(struct tfs_instance *inst, unsigned int cpu, uint32_t on)
 {
-	__atomic_store_n(&ut_rb_cpu(tfs.area, cpu)->enabled, on, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ut_rb_cpu(inst->area, cpu)->enabled, on, __ATOMIC_SEQ_CST);
 }
 
 void tfs_area_set_write_mode(uint32_t mode)
@@ -132,12 +139,12 @@ static bool cpu_offline(unsigned int cpu)
  *   UT_RB_LOCK_GIVEUP_MS (stopped) gets -EBUSY; a gone one (dead, reused tid,
  *   forged word) is stolen from.
  */
-static int barrier_begin(unsigned int cpu)
+static int barrier_begin(struct tfs_instance *inst, unsigned int cpu)
 {
 	cpu_set_t old, one;
 
 	if (write_mode == UT_CTL_WRITE_LOCKED)
-		return ut_rb_lock(tfs.area, cpu) == 0 ? 0 : -EBUSY;
+		return ut_rb_lock(inst->area, cpu) == 0 ? 0 : -EBUSY;
 	if (pthread_getaffinity_np(pthread_self(), sizeof(old), &old))
 		return -EBUSY;
 	CPU_ZERO(&one);
@@ -150,18 +157,18 @@ static int barrier_begin(unsigned int cpu)
 	return 0;
 }
 
-static void barrier_end(unsigned int cpu)
+static void barrier_end(struct tfs_instance *inst, unsigned int cpu)
 {
 	if (write_mode == UT_CTL_WRITE_LOCKED)
-		ut_rb_unlock(tfs.area, cpu);
+		ut_rb_unlock(inst->area, cpu);
 }
 
-int tfs_cpu_barrier(unsigned int cpu)
+int tfs_cpu_barrier(struct tfs_instance *inst, unsigned int cpu)
 {
-	int err = barrier_begin(cpu);
+	int err = barrier_begin(inst, cpu);
 
 	if (!err)
-		barrier_end(cpu);
+		barrier_end(inst, cpu);
 	return err;
 }
 
@@ -169,9 +176,9 @@ int tfs_cpu_barrier(unsigned int cpu)
  * Give back the memory of the pages past the ring's end: after a shrink or
  * free_buffer, or pages a misbehaving process touched beyond the ring.
  */
-static void ring_release_tail(unsigned int cpu, unsigned int nr_pages)
+static void ring_release_tail(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
 {
-	off_t start = (off_t)((char *)ut_rb_page(tfs.area, cpu, nr_pages) - (char *)tfs.area);
+	off_t start = (off_t)((char *)ut_rb_page(inst->area, cpu, nr_pages) - (char *)tfs.area);
 	off_t len = (off_t)(UT_RB_MAX_PAGES - nr_pages) * UT_RB_PAGE_SIZE;
 
 	if (nr_pages < UT_RB_MAX_PAGES)
@@ -183,25 +190,25 @@ static void ring_release_tail(unsigned int cpu, unsigned int nr_pages)
  * its position in the same critical section.  0, or -EBUSY (barrier_begin):
  * nothing changed.
  */
-static int ring_reset_locked(unsigned int cpu, unsigned int nr_pages)
+static int ring_reset_locked(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
 {
-	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
 	uint32_t was = rc->enabled;
 	int err;
 
-	set_enabled(cpu, 0);
-	err = barrier_begin(cpu);
+	set_enabled(inst, cpu, 0);
+	err = barrier_begin(inst, cpu);
 	if (err) {
-		set_enabled(cpu, was);
+		set_enabled(inst, cpu, was);
 		return err;
 	}
 	tfs_rr_hold();
-	ut_rb_reset_cpu(tfs.area, cpu, nr_pages, ring_flags());
-	tfs_rr_forget_held(cpu);
+	ut_rb_reset_cpu(inst->area, cpu, nr_pages, ring_flags(inst));
+	tfs_rr_forget_held(inst, cpu);
 	tfs_rr_unhold();
-	ring_release_tail(cpu, nr_pages);
-	barrier_end(cpu);
-	set_enabled(cpu, cpu_in_mask(cpu));
+	ring_release_tail(inst, cpu, nr_pages);
+	barrier_end(inst, cpu);
+	set_enabled(inst, cpu, cpu_in_mask(inst, cpu));
 	return 0;
 }
 
@@ -223,12 +230,13 @@ struct ring_keep {
  * ring since a consuming read took it (ring_read.c), goes before them when it
  * joins them (the page right after it was kept) and is not used up.
  */
-static void save_reader_page(unsigned int cpu, unsigned int next, struct ring_keep *k, bool room)
+static void save_reader_page(struct tfs_instance *inst, unsigned int cpu, unsigned int next,
+			     struct ring_keep *k, bool room)
 {
 	const unsigned char *data;
 	unsigned int vp, start, end;
 
-	if (!room || !tfs_rr_reader_page_held(cpu, &vp, &data, &start, &end) ||
+	if (!room || !tfs_rr_reader_page_held(inst, cpu, &vp, &data, &start, &end) ||
 	    ((vp + 1) & (RB_VPAGE_MOD - 1)) != next || start >= end)
 		return;
 	k->start[k->nr] = start;
@@ -244,11 +252,12 @@ static void save_reader_page(unsigned int cpu, unsigned int next, struct ring_ke
  * Every header is checked: the walk stops at the first page that does not hold
  * what it should (events are checked when they are written back).  0 or -ENOMEM.
  */
-static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
+static int ring_save(struct tfs_instance *inst, unsigned int cpu, unsigned int new_nr,
+		     struct ring_keep *k)
 {
 	unsigned int cvp = 0, coff = 0;
-	bool consumed = tfs_rr_next_held(cpu, &cvp, &coff);
-	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	bool consumed = tfs_rr_next_held(inst, cpu, &cvp, &coff);
+	struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
 	uint64_t w = rc->wpos, budget = (uint64_t)(new_nr - 1) * UT_RB_PAGE_DATA, got = 0;
 	unsigned int nr = rc->nr_pages, V = rb_wpos_vpage(w), slot = rb_wpos_slot(w), win;
 	struct rb_page *cur;
@@ -257,7 +266,7 @@ static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
 	k->dropped = rc->dropped;
 	if (nr < 3 || nr > UT_RB_MAX_PAGES || slot >= nr || rb_wpos_off(w) > UT_RB_PAGE_DATA)
 		return 0; /* corrupt: the ring reads as empty, and resizes so */
-	cur = ut_rb_page(tfs.area, cpu, slot);
+	cur = ut_rb_page(inst->area, cpu, slot);
 	if (cur->magic == UT_RB_PAGE_MAGIC && cur->vpage == V)
 		k->written = cur->base_entries + rb_wpos_entries(w);
 	win = nr - 1;
@@ -272,7 +281,7 @@ static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
 	if (!k->data || !k->start || !k->end)
 		return -ENOMEM;
 	for (unsigned int d = 0; d < win && got <= budget; d++) {
-		struct rb_page *p = ut_rb_page(tfs.area, cpu, (slot + nr - d) % nr);
+		struct rb_page *p = ut_rb_page(inst->area, cpu, (slot + nr - d) % nr);
 		unsigned int vp = (V - d) & (RB_VPAGE_MOD - 1);
 		uint64_t c = d == 0 ? w : p->commit;
 		unsigned int from = 0;
@@ -289,7 +298,7 @@ static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
 		memcpy(k->data[k->nr++], p + 1, rb_wpos_off(c));
 		got += rb_wpos_off(c) - from;
 		if (consumed && vp == cvp)
-			save_reader_page(cpu, vp, k, got <= budget);
+			save_reader_page(inst, cpu, vp, k, got <= budget);
 	}
 	return 0;
 }
@@ -301,9 +310,10 @@ static int ring_save(unsigned int cpu, unsigned int new_nr, struct ring_keep *k)
  * change: the events that are not kept count as overrun, as in the kernel.
  * Returns the number of the first event kept.
  */
-static uint64_t ring_restore(unsigned int cpu, const struct ring_keep *k)
+static uint64_t ring_restore(struct tfs_instance *inst, unsigned int cpu,
+			     const struct ring_keep *k)
 {
-	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
 	uint64_t n = 0, first;
 
 	for (unsigned int i = k->nr; i-- > 0;)
@@ -316,14 +326,14 @@ static uint64_t ring_restore(unsigned int cpu, const struct ring_keep *k)
 			off += (unsigned int)len;
 		}
 	first = k->written >= n ? k->written - n : 0;
-	ut_rb_page(tfs.area, cpu, 0)->base_entries = first;
+	ut_rb_page(inst->area, cpu, 0)->base_entries = first;
 	for (unsigned int i = k->nr; i-- > 0;)
 		for (unsigned int off = k->start[i]; off < k->end[i];) {
 			const struct ut_ev *ev = (const void *)(k->data[i] + off);
 
 			if (tfs_rr_check_event(ev, k->end[i] - off) < 0)
 				break;
-			ut_rb_write_on_cpu_disabled(tfs.area, cpu, ev);
+			ut_rb_write_on_cpu_disabled(inst->area, cpu, ev);
 			off += ev->len;
 		}
 	__atomic_store_n(&rc->dropped, k->dropped, __ATOMIC_RELAXED); /* the kicker reads it */
@@ -336,59 +346,62 @@ static uint64_t ring_restore(unsigned int cpu, const struct ring_keep *k)
  * The consumer goes on with the first event kept, in the same critical section.
  * 0, or -EBUSY (barrier_begin): nothing changed.
  */
-static int ring_resize_locked(unsigned int cpu, unsigned int nr_pages)
+static int ring_resize_locked(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
 {
-	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
 	uint32_t was = rc->enabled;
 	struct ring_keep k;
 	uint64_t first;
 	int err;
 
-	set_enabled(cpu, 0);
-	err = barrier_begin(cpu);
+	set_enabled(inst, cpu, 0);
+	err = barrier_begin(inst, cpu);
 	if (err) {
-		set_enabled(cpu, was);
+		set_enabled(inst, cpu, was);
 		return err;
 	}
 	tfs_rr_hold();
-	if (ring_save(cpu, nr_pages, &k))
+	if (ring_save(inst, cpu, nr_pages, &k))
 		k.nr = 0;
-	ut_rb_reset_cpu(tfs.area, cpu, nr_pages, RB_F_OVERWRITE);
-	ring_release_tail(cpu, nr_pages);
-	first = ring_restore(cpu, &k);
+	ut_rb_reset_cpu(inst->area, cpu, nr_pages, RB_F_OVERWRITE);
+	ring_release_tail(inst, cpu, nr_pages);
+	first = ring_restore(inst, cpu, &k);
 	free(k.data);
 	free(k.start);
 	free(k.end);
-	if (!(ring_flags() & RB_F_OVERWRITE)) {
+	if (!(ring_flags(inst) & RB_F_OVERWRITE)) {
 		/* no-overwrite writers stop at read_vpage + nr: count from the oldest page kept */
 		unsigned int vp = rb_wpos_vpage(rc->wpos);
 
 		rc->read_vpage = vp >= nr_pages - 2 ? vp - (nr_pages - 2) : 0;
 	}
-	rc->flags = ring_flags();
-	tfs_rr_resized_held(cpu, first);
+	rc->flags = ring_flags(inst);
+	tfs_rr_resized_held(inst, cpu, first);
 	tfs_rr_unhold();
-	barrier_end(cpu);
-	set_enabled(cpu, cpu_in_mask(cpu));
+	barrier_end(inst, cpu);
+	set_enabled(inst, cpu, cpu_in_mask(inst, cpu));
 	return 0;
 }
 
 /*
- * The control page: its own memfd, mapped writable over the area's first page at
- * area, then sealed so that nobody else can ever write it (Linux >= 5.1).  The
- * memfd or -errno.
+ * The control pages: a memfd of their own, one page per instance slot, page i
+ * mapped writable over the first page of span i, then sealed so that nobody else
+ * can ever write them (Linux >= 5.1).  The memfd or -errno.
  */
-static int ctl_page_map(void *area)
+static int ctl_pages_map(void *area, unsigned int nr_cpus)
 {
 	int fd = memfd_create("utrace-ctl", MFD_CLOEXEC | MFD_ALLOW_SEALING), err = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (fchmod(fd, 0600) || ftruncate(fd, UT_CTL_SIZE) ||
-	    mmap(area, UT_CTL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
-		MAP_FAILED ||
-	    fcntl(fd, F_ADD_SEALS,
-		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL))
+	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)UT_CTL_SIZE * UT_INST_MAX))
+		err = -errno;
+	for (unsigned int i = 0; i < UT_INST_MAX && !err; i++)
+		if (mmap(ut_inst_area(area, nr_cpus, i), UT_CTL_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, fd, (off_t)i * UT_CTL_SIZE) == MAP_FAILED)
+			err = -errno;
+	if (!err && fcntl(fd, F_ADD_SEALS,
+			  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL))
 		err = -errno;
 	if (err) {
 		close(fd);
@@ -397,9 +410,63 @@ static int ctl_page_map(void *area)
 	return fd;
 }
 
+/*
+ * Give inst its span (slot set): the control page's constant fields and every
+ * ring reset to the instance's sizes.  No writer can be in the span: a fresh
+ * area, or one an instance left (tfs_area_inst_release).
+ */
+void tfs_area_inst_init(struct tfs_instance *inst)
+{
+	struct ut_ctl *ctl;
+
+	inst->area = ut_inst_area(tfs.area, tfs.nr_cpus, inst->slot);
+	inst->ctl = ctl = inst->area;
+	ctl->magic = UT_CTL_MAGIC;
+	ctl->version = UT_PROTO_VERSION;
+	ctl->nr_cpus = tfs.nr_cpus;
+	ctl->area_size = tfs.area_size;
+	ctl->ftrace_enabled = 1;
+	ctl->write_mode = write_mode;
+	pthread_mutex_lock(&area_lock);
+	for (unsigned int cpu = 0; cpu < tfs.nr_cpus; cpu++) {
+		ut_rb_reset_cpu(inst->area, cpu, tfs_kpages_to_rb_pages(inst->nr_kpages[cpu]),
+				ring_flags(inst));
+		set_enabled(inst, cpu, cpu_in_mask(inst, cpu));
+	}
+	pthread_mutex_unlock(&area_lock);
+}
+
+/*
+ * The instance goes: stop every ring (enabled = 0, then the CPU barrier, as a
+ * reset does: no writer is left inside a sequence there) and give the span's
+ * memory back (punch it out).  A CPU whose barrier cannot be passed keeps its
+ * pages (a writer may still commit there); it stays disabled.
+ */
+void tfs_area_inst_release(struct tfs_instance *inst)
+{
+	bool all = true;
+
+	if (!inst->area || !inst->slot)
+		return;
+	pthread_mutex_lock(&area_lock);
+	for (unsigned int cpu = 0; cpu < tfs.nr_cpus; cpu++) {
+		set_enabled(inst, cpu, 0);
+		if (tfs_cpu_barrier(inst, cpu))
+			all = false;
+	}
+	if (all) {
+		/* the rings and rb_cpu[]; the control page (another memfd) stays */
+		off_t start = (off_t)((char *)inst->area - (char *)tfs.area) + UT_CTL_SIZE;
+
+		fallocate(tfs.area_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, start,
+			  (off_t)tfs.span - UT_CTL_SIZE);
+	}
+	pthread_mutex_unlock(&area_lock);
+}
+
 int tfs_area_init(unsigned int nr_cpus)
 {
-	/* the rings, then the function probes' counters (ut_sel.h) */
+	/* the instances' spans, then the function probes' counters (ut_sel.h) */
 	uint64_t size = ut_probe_counts_off(nr_cpus) + UT_PROBE_COUNTS_SIZE;
 	void *area;
 	int fd, ctl_fd;
@@ -420,14 +487,14 @@ int tfs_area_init(unsigned int nr_cpus)
 		close(fd);
 		return err;
 	}
-	area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
 	if (area == MAP_FAILED) {
 		int err = -errno;
 
 		close(fd);
 		return err;
 	}
-	ctl_fd = ctl_page_map(area);
+	ctl_fd = ctl_pages_map(area, nr_cpus);
 	if (ctl_fd < 0) {
 		munmap(area, size);
 		close(fd);
@@ -439,25 +506,14 @@ int tfs_area_init(unsigned int nr_cpus)
 	tfs.ctl_fd = ctl_fd;
 	tfs.area = area;
 	tfs.area_size = size;
+	tfs.span = ut_inst_span(nr_cpus);
 	tfs.nr_cpus = nr_cpus;
-	tfs.ctl = area;
-	tfs.ctl->magic = UT_CTL_MAGIC;
-	tfs.ctl->version = UT_PROTO_VERSION;
-	tfs.ctl->nr_cpus = nr_cpus;
-	tfs.ctl->area_size = size;
-	tfs.ctl->ftrace_enabled = 1;
 	/* no rseq in this kernel (ENOSYS): every writer takes the rings' locks */
 	write_mode = ut_rb_kernel_has_rseq() ? UT_CTL_WRITE_RSEQ : UT_CTL_WRITE_LOCKED;
-	tfs.ctl->write_mode = write_mode;
 	tfs_unlock();
 
 	/* nobody has the memfd yet: no writer anywhere, no barrier to pass */
-	pthread_mutex_lock(&area_lock);
-	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++) {
-		ut_rb_reset_cpu(area, cpu, tfs_kpages_to_rb_pages(tfs.nr_kpages[cpu]), ring_flags());
-		set_enabled(cpu, cpu_in_mask(cpu));
-	}
-	pthread_mutex_unlock(&area_lock);
+	tfs_area_inst_init(&tfs_top);
 
 	tfs_lock();
 	tfs_publish_locked();
@@ -475,46 +531,48 @@ void tfs_area_fini(void)
 	if (tfs.ctl_fd >= 0)
 		close(tfs.ctl_fd);
 	tfs.area = NULL;
-	tfs.ctl = NULL;
+	tfs_top.area = NULL;
+	tfs_top.ctl = NULL;
 	tfs.area_fd = -1;
 	tfs.ctl_fd = -1;
 	tfs_unlock();
 }
 
-int tfs_ring_reset(int cpu)
+int tfs_ring_reset(struct tfs_instance *inst, int cpu)
 {
 	uint64_t tsc = tfs_clock_tsc();
 	int err = 0;
 
-	if (!tfs.area)
+	if (!inst->area)
 		return 0;
 	pthread_mutex_lock(&area_lock);
 	for (unsigned int c = 0; c < tfs.nr_cpus; c++)
 		if (cpu < 0 || (unsigned int)cpu == c) {
-			int e = ring_reset_locked(c, tfs_kpages_to_rb_pages(tfs.nr_kpages[c]));
+			int e = ring_reset_locked(inst, c,
+						  tfs_kpages_to_rb_pages(inst->nr_kpages[c]));
 
 			if (e && !err)
 				err = e;
 		}
 	pthread_mutex_unlock(&area_lock);
-	if (cpu < 0 && !err)
+	if (cpu < 0 && !err && inst == &tfs_top)
 		tfs_sym_forget(tsc); /* no event of a mapping gone before is left */
 	tfs_ring_kick();
 	return err;
 }
 
-int tfs_ring_resize(unsigned int cpu, unsigned int nr_kpages)
+int tfs_ring_resize(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_kpages)
 {
 	uint64_t max_kpages =
 	    (uint64_t)(UT_RB_MAX_PAGES - 1) * UT_RB_PAGE_DATA / UT_KERNEL_PAGE_DATA;
 	int err;
 
-	if (!tfs.area || cpu >= tfs.nr_cpus)
+	if (!inst->area || cpu >= tfs.nr_cpus)
 		return -EINVAL;
 	if (!nr_kpages || nr_kpages > max_kpages)
 		return -ENOMEM;
 	pthread_mutex_lock(&area_lock);
-	err = ring_resize_locked(cpu, tfs_kpages_to_rb_pages(nr_kpages));
+	err = ring_resize_locked(inst, cpu, tfs_kpages_to_rb_pages(nr_kpages));
 	pthread_mutex_unlock(&area_lock);
 	tfs_ring_kick();
 	return err;
@@ -524,28 +582,28 @@ int tfs_ring_resize(unsigned int cpu, unsigned int nr_kpages)
  * (En/dis)abling needs no barrier to be passed: a writer still inside a sequence
  * that began before merely adds its event as if it had come a moment sooner.
  */
-void tfs_ring_enable(unsigned int cpu, bool on)
+void tfs_ring_enable(struct tfs_instance *inst, unsigned int cpu, bool on)
 {
-	if (!tfs.area || cpu >= tfs.nr_cpus)
+	if (!inst->area || cpu >= tfs.nr_cpus)
 		return;
 	pthread_mutex_lock(&area_lock);
-	set_enabled(cpu, 0);
-	tfs_cpu_barrier(cpu);
-	set_enabled(cpu, on);
+	set_enabled(inst, cpu, 0);
+	tfs_cpu_barrier(inst, cpu);
+	set_enabled(inst, cpu, on);
 	pthread_mutex_unlock(&area_lock);
 }
 
-void tfs_ring_set_overwrite(bool on)
+void tfs_ring_set_overwrite(struct tfs_instance *inst, bool on)
 {
-	if (!tfs.area)
+	if (!inst->area)
 		return;
 	pthread_mutex_lock(&area_lock);
 	for (unsigned int cpu = 0; cpu < tfs.nr_cpus; cpu++) {
-		struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+		struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
 		uint32_t was = rc->enabled;
 
-		set_enabled(cpu, 0);
-		tfs_cpu_barrier(cpu);
+		set_enabled(inst, cpu, 0);
+		tfs_cpu_barrier(inst, cpu);
 		if (!on) {
 			/*
 			 * No-overwrite writers stop at read_vpage + nr_pages: start
@@ -559,7 +617,7 @@ void tfs_ring_set_overwrite(bool on)
 				rc->read_vpage = oldest;
 		}
 		rc->flags = on ? rc->flags | RB_F_OVERWRITE : rc->flags & ~RB_F_OVERWRITE;
-		set_enabled(cpu, was);
+		set_enabled(inst, cpu, was);
 	}
 	pthread_mutex_unlock(&area_lock);
 }
@@ -610,31 +668,44 @@ int tfs_ring_wait(uint64_t *seen_seq, int timeout_ms)
 	return kicked;
 }
 
+/* Look at one instance slot's rings (a live one: reading a hole would fill it). */
+static bool kick_slot(unsigned int slot, uint64_t *last)
+{
+	void *area = ut_inst_area(tfs.area, tfs.nr_cpus, slot);
+	bool moved = false;
+
+	for (unsigned int cpu = 0; cpu < tfs.nr_cpus; cpu++) {
+		struct rb_cpu *rc = ut_rb_cpu(area, cpu);
+		uint64_t w = __atomic_load_n(&rc->wpos, __ATOMIC_RELAXED);
+		uint64_t d = __atomic_load_n(&rc->dropped, __ATOMIC_RELAXED);
+
+		if (w != last[2 * cpu] || d != last[2 * cpu + 1])
+			moved = true;
+		else if (write_mode == UT_CTL_WRITE_LOCKED &&
+			 __atomic_load_n(&rc->lock, __ATOMIC_RELAXED))
+			ut_rb_lock_reap(area, cpu); /* held a whole tick: gone? */
+		last[2 * cpu] = w;
+		last[2 * cpu + 1] = d;
+	}
+	return moved;
+}
+
 static void *kicker_main(void *arg)
 {
-	uint64_t last[2 * UT_RB_MAX_CPUS] = {0};
+	uint64_t(*last)[2 * UT_RB_MAX_CPUS] = calloc(UT_INST_MAX, sizeof(*last));
 	struct timespec ts = {0, TFS_KICK_MS * 1000000L};
 
-	while (!__atomic_load_n(&kicker_stop, __ATOMIC_RELAXED)) {
+	while (last && !__atomic_load_n(&kicker_stop, __ATOMIC_RELAXED)) {
 		bool moved = false;
 
-		for (unsigned int cpu = 0; cpu < tfs.nr_cpus && tfs.area; cpu++) {
-			struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
-			uint64_t w = __atomic_load_n(&rc->wpos, __ATOMIC_RELAXED);
-			uint64_t d = __atomic_load_n(&rc->dropped, __ATOMIC_RELAXED);
-
-			if (w != last[2 * cpu] || d != last[2 * cpu + 1])
+		for (unsigned int slot = 0; slot < UT_INST_MAX && tfs.area; slot++)
+			if (tfs_inst_slot_live(slot) && kick_slot(slot, last[slot]))
 				moved = true;
-			else if (write_mode == UT_CTL_WRITE_LOCKED &&
-				 __atomic_load_n(&rc->lock, __ATOMIC_RELAXED))
-				ut_rb_lock_reap(tfs.area, cpu); /* held a whole tick: gone? */
-			last[2 * cpu] = w;
-			last[2 * cpu + 1] = d;
-		}
 		if (moved)
 			tfs_ring_kick();
 		nanosleep(&ts, NULL);
 	}
+	free(last);
 	return NULL;
 }
 
@@ -661,12 +732,12 @@ void tfs_kicker_stop(void)
 
 /* ---- events written by utracefs itself ---------------------------------------------- */
 
-/* Write ev on the current CPU's ring with the writer of the area's write mode. */
-static int ring_write_here(struct ut_ev *ev)
+/* Write ev on the current CPU's ring of inst with the writer of the area's write mode. */
+static int ring_write_here(struct tfs_instance *inst, struct ut_ev *ev)
 {
 	if (write_mode == UT_CTL_WRITE_LOCKED)
-		return ut_rb_write_locked(tfs.area, tfs.nr_cpus, ev);
-	return ut_rb_write(tfs.area, tfs.nr_cpus, ev);
+		return ut_rb_write_locked(inst->area, tfs.nr_cpus, ev);
+	return ut_rb_write(inst->area, tfs.nr_cpus, ev);
 }
 
 /*
@@ -675,25 +746,25 @@ static int ring_write_here(struct ut_ev *ev)
  * does), then goes back to the CPUs it may run on.  A CPU this thread may not
  * run on gets the event on the current CPU instead.
  */
-int tfs_ring_write(int cpu, struct ut_ev *ev)
+int tfs_ring_write(struct tfs_instance *inst, int cpu, struct ut_ev *ev)
 {
 	cpu_set_t old, one;
 	int err;
 
 	if (cpu < 0 || (unsigned int)cpu >= tfs.nr_cpus ||
 	    pthread_getaffinity_np(pthread_self(), sizeof(old), &old))
-		return ring_write_here(ev);
+		return ring_write_here(inst, ev);
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
-		return ring_write_here(ev);
-	err = ring_write_here(ev);
+		return ring_write_here(inst, ev);
+	err = ring_write_here(inst, ev);
 	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 	return err;
 }
 
-int tfs_write_print(int cpu, pid_t tid, uint64_t ip, const char *text, size_t len,
-		    uint8_t flags)
+int tfs_write_print(struct tfs_instance *inst, int cpu, pid_t tid, uint64_t ip, const char *text,
+		    size_t len, uint8_t flags)
 {
 	union {
 		struct ut_ev_print p;
@@ -706,7 +777,7 @@ int tfs_write_print(int cpu, pid_t tid, uint64_t ip, const char *text, size_t le
 	size_t evlen, fit = UT_RB_PAGE_DATA - hdr - 1; /* the text and its NUL fit a page */
 	int err;
 
-	if (!tfs.area)
+	if (!inst->area)
 		return -EAGAIN;
 	if (len > fit)
 		len = fit;
@@ -723,7 +794,7 @@ int tfs_write_print(int cpu, pid_t tid, uint64_t ip, const char *text, size_t le
 	if (marker)
 		ev.p.h.len = (uint16_t)tfs_kfmt_fit_len(evlen, tfs_kfmt_size(&ev.p.h));
 	memset(buf + len, 0, ev.p.h.len - hdr - len); /* the NUL and the padding */
-	err = tfs_ring_write(cpu, &ev.p.h);
+	err = tfs_ring_write(inst, cpu, &ev.p.h);
 	/*
 	 * The writer's comm is not recorded: like the kernel's, which saves a comm
 	 * only for tasks it traces, a trace_marker line of an untraced process

@@ -638,7 +638,7 @@ static uint64_t func_addr_locked(unsigned int oi, const struct tfs_ft_func *f)
  */
 static int list_show(struct tfs_open *o, bool addrs)
 {
-	bool demangle = tfs_out_demangle();
+	bool demangle = tfs_out_demangle(&tfs_top);
 	int err = 0;
 
 	pthread_mutex_lock(&tfs_ft_lock);
@@ -730,14 +730,14 @@ const struct tfs_file_ops tfs_dyn_ftrace_total_info_ops = {
 static int enabled_show(struct tfs_open *o)
 {
 	int32_t tids[UT_SEL_TIDS_MAX];
-	bool on, filtered, enabled, demangle = tfs_out_demangle();
+	bool on, filtered, enabled, demangle = tfs_out_demangle(&tfs_top);
 	uint8_t *obj_on = NULL;
 	int err = 0;
 
 	tfs_lock();
 	enabled = tfs.ftrace_enabled;
-	on = enabled && tfs.tracer &&
-	     (tfs.tracer->id == UT_TRACER_FUNCTION || tfs.tracer->id == UT_TRACER_FUNCTION_GRAPH);
+	on = enabled && tfs_top.tracer &&
+	     (tfs_top.tracer->id == UT_TRACER_FUNCTION || tfs_top.tracer->id == UT_TRACER_FUNCTION_GRAPH);
 	tfs_unlock();
 	if (!enabled)
 		return 0;

@@ -4,7 +4,7 @@
  * and free_buffer.
  *
  * Sizes are kept as the kernel keeps them: a count of its 4080-byte data pages a
- * CPU (tfs.nr_kpages), shown as pages * 4080 / 1024, so that writing 100 reads
+ * CPU (inst->nr_kpages), shown as pages * 4080 / 1024, so that writing 100 reads
  * back 103; area.c turns the count into our own pages.  The root file shows "X"
  * when CPUs differ.
  *
@@ -46,85 +46,86 @@ unsigned long tfs_kpages_to_kb(unsigned int nr_kpages)
 }
 
 /* Give cpu nr_kpages pages (no-op when it has them); size_lock held. */
-static int resize_cpu(unsigned int cpu, unsigned int nr_kpages)
+static int resize_cpu(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_kpages)
 {
 	unsigned int old;
 	int err;
 
 	tfs_lock();
-	old = tfs.nr_kpages[cpu];
-	tfs.nr_kpages[cpu] = nr_kpages;
+	old = inst->nr_kpages[cpu];
+	inst->nr_kpages[cpu] = nr_kpages;
 	tfs_unlock();
 	if (old == nr_kpages)
 		return 0;
-	err = tfs_ring_resize(cpu, nr_kpages);
+	err = tfs_ring_resize(inst, cpu, nr_kpages);
 	if (err) {
 		tfs_lock();
-		tfs.nr_kpages[cpu] = old;
+		inst->nr_kpages[cpu] = old;
 		tfs_unlock();
 	}
 	return err;
 }
 
 /* Resize one CPU (cpu >= 0) or all; all or nothing.  Marks the buffer expanded. */
-static int resize(int cpu, unsigned int nr_kpages)
+static int resize(struct tfs_instance *inst, int cpu, unsigned int nr_kpages)
 {
 	unsigned int old[UT_RB_MAX_CPUS];
 	int err = 0;
 
 	pthread_mutex_lock(&size_lock);
 	tfs_lock();
-	tfs.buffer_expanded = true; /* the kernel sets it before trying */
+	inst->buffer_expanded = true; /* the kernel sets it before trying */
 	for (unsigned int c = 0; c < tfs.nr_cpus; c++)
-		old[c] = tfs.nr_kpages[c];
+		old[c] = inst->nr_kpages[c];
 	tfs_unlock();
 	if (!nr_kpages) {
 		err = -ENOMEM; /* more pages than we can count */
 	} else if (cpu >= 0) {
-		err = (unsigned int)cpu < tfs.nr_cpus ? resize_cpu((unsigned int)cpu, nr_kpages)
+		err = (unsigned int)cpu < tfs.nr_cpus ? resize_cpu(inst, (unsigned int)cpu, nr_kpages)
 						      : -EINVAL;
 	} else {
 		unsigned int c;
 
 		for (c = 0; c < tfs.nr_cpus && !err; c++)
-			err = resize_cpu(c, nr_kpages);
+			err = resize_cpu(inst, c, nr_kpages);
 		if (err)
 			for (unsigned int r = 0; r + 1 < c; r++)
-				resize_cpu(r, old[r]);
+				resize_cpu(inst, r, old[r]);
 	}
 	pthread_mutex_unlock(&size_lock);
 	return err;
 }
 
-int tfs_buffer_expand(void)
+int tfs_buffer_expand(struct tfs_instance *inst)
 {
 	tfs_lock();
-	bool expanded = tfs.buffer_expanded;
+	bool expanded = inst->buffer_expanded;
 
 	tfs_unlock();
 	if (expanded)
 		return 0;
-	return resize(-1, tfs_kb_to_kpages(TFS_TRACE_BUF_SIZE >> 10));
+	return resize(inst, -1, tfs_kb_to_kpages(TFS_TRACE_BUF_SIZE >> 10));
 }
 
 /* ---- buffer_size_kb --------------------------------------------------------------- */
 
 static int buffer_size_show(struct tfs_open *o)
 {
+	struct tfs_instance *inst = o->inst;
 	unsigned int first, nr = tfs.nr_cpus;
 	bool same = true, expanded;
 
 	tfs_lock();
 	if (o->cpu >= 0) {
-		unsigned int k = (unsigned int)o->cpu < nr ? tfs.nr_kpages[o->cpu] : 0;
+		unsigned int k = (unsigned int)o->cpu < nr ? inst->nr_kpages[o->cpu] : 0;
 
 		tfs_unlock();
 		return tfs_buf_printf(&o->content, "%lu\n", tfs_kpages_to_kb(k));
 	}
-	first = tfs.nr_kpages[0];
+	first = inst->nr_kpages[0];
 	for (unsigned int c = 1; c < nr; c++)
-		same = same && tfs.nr_kpages[c] == first;
-	expanded = tfs.buffer_expanded;
+		same = same && inst->nr_kpages[c] == first;
+	expanded = inst->buffer_expanded;
 	tfs_unlock();
 	if (!same)
 		return tfs_buf_printf(&o->content, "X\n");
@@ -143,7 +144,7 @@ static ssize_t buffer_size_write(struct tfs_open *o, const char *buf, size_t siz
 		return err;
 	if (!kb)
 		return -EINVAL;
-	err = resize(o->cpu, tfs_kb_to_kpages(kb));
+	err = resize(o->inst, o->cpu, tfs_kb_to_kpages(kb));
 	return err ? err : (ssize_t)size;
 }
 
@@ -156,14 +157,15 @@ const struct tfs_file_ops tfs_buffer_size_ops = {
 
 static int buffer_total_show(struct tfs_open *o)
 {
+	struct tfs_instance *inst = o->inst;
 	unsigned long total = 0;
 	bool expanded;
 
 	tfs_lock();
 	/* the kernel adds up each CPU's KB, each rounded down */
 	for (unsigned int c = 0; c < tfs.nr_cpus; c++)
-		total += tfs_kpages_to_kb(tfs.nr_kpages[c]);
-	expanded = tfs.buffer_expanded;
+		total += tfs_kpages_to_kb(inst->nr_kpages[c]);
+	expanded = inst->buffer_expanded;
 	tfs_unlock();
 	if (expanded)
 		return tfs_buf_printf(&o->content, "%lu\n", total);
@@ -194,13 +196,13 @@ static ssize_t free_buffer_write(struct tfs_open *o, const char *buf, size_t siz
 
 static int free_buffer_release(struct tfs_open *o)
 {
-	if (tfs_opt(TFS_OPT_DISABLE_ON_FREE)) {
+	if (tfs_opt(o->inst, TFS_OPT_DISABLE_ON_FREE)) {
 		tfs_lock();
-		tfs.tracing_on = false;
+		o->inst->tracing_on = false;
 		tfs_unlock();
-		tfs_apply();
+		tfs_apply(o->inst);
 	}
-	return resize(-1, tfs_kb_to_kpages(0));
+	return resize(o->inst, -1, tfs_kb_to_kpages(0));
 }
 
 const struct tfs_file_ops tfs_free_buffer_ops = {

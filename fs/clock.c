@@ -251,14 +251,14 @@ bool tfs_clock_is_counter(enum tfs_clock c)
 	return c == TFS_CLOCK_COUNTER || c == TFS_CLOCK_UPTIME || c == TFS_CLOCK_X86_TSC;
 }
 
-uint64_t tfs_clock_from_tsc(uint64_t tsc)
+uint64_t tfs_clock_from_tsc(const struct tfs_instance *inst, uint64_t tsc)
 {
-	return tfs_clock_ns(__atomic_load_n(&tfs.clock, __ATOMIC_RELAXED), tsc);
+	return tfs_clock_ns(__atomic_load_n(&inst->clock, __ATOMIC_RELAXED), tsc);
 }
 
-uint64_t tfs_clock_now(void)
+uint64_t tfs_clock_now(const struct tfs_instance *inst)
 {
-	return tfs_clock_from_tsc(tfs_clock_tsc());
+	return tfs_clock_from_tsc(inst, tfs_clock_tsc());
 }
 
 int tfs_clock_find(const char *name)

@@ -26,6 +26,15 @@ int tfs_kicker_start(void);
 void tfs_kicker_stop(void);
 /* area.c: unmap and close the area (end of the daemon or of a unit test). */
 void tfs_area_fini(void);
+/* area.c: set up inst's span (inst->slot set), rings sized and enabled as its settings say. */
+void tfs_area_inst_init(struct tfs_instance *inst);
+/* area.c: inst goes: stop its writers (CPU barrier) and give its span's memory back. */
+void tfs_area_inst_release(struct tfs_instance *inst);
+
+/* instance.c: fill inst with the settings a new instance has (the top's: at start). */
+void tfs_inst_defaults(struct tfs_instance *inst, bool top);
+/* instance.c: whether slot holds a live instance (the kicker looks at those only). */
+bool tfs_inst_slot_live(unsigned int slot);
 
 /* registry.c: wait until every live process acknowledged gen (or timeout_ms). */
 void tfs_registry_wait_acks(uint32_t gen, int timeout_ms);
@@ -59,7 +68,7 @@ void tfs_fuse_unmount(struct fuse *f);
  */
 void tfs_trace_dump_stop(void);
 
-/* current_tracer.c: make a tracer current (clears the rings, applies). */
-int tfs_set_tracer(const struct tracer *t);
+/* current_tracer.c: make a tracer current in inst (clears its rings, applies). */
+int tfs_set_tracer(struct tfs_instance *inst, const struct tracer *t);
 
 #endif

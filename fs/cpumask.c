@@ -122,7 +122,7 @@ static int cpumask_show(struct tfs_open *o)
 	uint64_t mask[TFS_CPUMASK_WORDS];
 
 	tfs_lock();
-	memcpy(mask, tfs.cpumask, sizeof(mask));
+	memcpy(mask, o->inst->cpumask, sizeof(mask));
 	tfs_unlock();
 	return tfs_cpumask_format(mask, tfs.nr_cpus, &o->content);
 }
@@ -136,14 +136,14 @@ static ssize_t cpumask_write(struct tfs_open *o, const char *buf, size_t size, o
 		return err;
 	pthread_mutex_lock(&mask_lock);
 	tfs_lock();
-	memcpy(old, tfs.cpumask, sizeof(old));
-	memcpy(tfs.cpumask, new, sizeof(new));
+	memcpy(old, o->inst->cpumask, sizeof(old));
+	memcpy(o->inst->cpumask, new, sizeof(new));
 	tfs_unlock();
 	for (unsigned int cpu = 0; cpu < tfs.nr_cpus; cpu++) {
 		bool was = old[cpu / 64] >> (cpu % 64) & 1, now = new[cpu / 64] >> (cpu % 64) & 1;
 
 		if (was != now)
-			tfs_ring_enable(cpu, now);
+			tfs_ring_enable(o->inst, cpu, now);
 	}
 	pthread_mutex_unlock(&mask_lock);
 	return (ssize_t)size;

@@ -9,6 +9,10 @@
  * initialised and published, and the write returns after every process
  * acknowledged it.  Each tracer keeps its own option values across switches (as
  * the kernel keeps them in the tracer): options.c holds them.
+ *
+ * Each instance has its own tracer.  The runtime cannot send function events to
+ * an instance yet, so an instance takes nop only: function and function_graph
+ * give EBUSY there and change nothing (documented in docs/user-guide.md).
  */
 #include <errno.h>
 #include <string.h>
@@ -19,26 +23,31 @@
 #define TFS_MAX_TRACER_SIZE 100 /* the kernel reads at most this much of a write */
 static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Make t current, with its own option values (kept by options.c); tfs.lock held. */
-static void make_current_locked(const struct tracer *t)
+/* Make t current in inst, with its own option values (kept by options.c); tfs.lock held. */
+static void make_current_locked(struct tfs_instance *inst, const struct tracer *t)
 {
-	__atomic_store_n(&tfs.tracer, t, __ATOMIC_RELEASE);
-	tfs.tracer_opts = tfs_tracer_opts_of(t);
+	__atomic_store_n(&inst->tracer, t, __ATOMIC_RELEASE);
+	inst->tracer_opts = tfs_tracer_opts_of(inst, t);
 }
 
-int tfs_set_tracer(const struct tracer *t)
+int tfs_set_tracer(struct tfs_instance *inst, const struct tracer *t)
 {
 	const struct tracer *old, *nop = tfs_tracer_find("nop");
 	int err = 0;
 
 	pthread_mutex_lock(&switch_lock);
 	tfs_lock();
-	old = tfs.tracer;
+	old = inst->tracer;
 	if (t == old) {
 		tfs_unlock();
 		goto out;
 	}
-	if (tfs_trace_pipe_busy_locked()) {
+	if (inst != &tfs_top && t && t->id != UT_TRACER_NOP) {
+		tfs_unlock();
+		err = -EBUSY; /* the runtime writes function events into the top only */
+		goto out;
+	}
+	if (tfs_trace_pipe_busy_locked(inst)) {
 		tfs_unlock();
 		err = -EBUSY;
 		goto out;
@@ -48,24 +57,24 @@ int tfs_set_tracer(const struct tracer *t)
 	if (old && old->reset)
 		old->reset();
 	tfs_lock();
-	make_current_locked(nop);
+	make_current_locked(inst, nop);
 	tfs_unlock();
 	if (old && old->id != UT_TRACER_NOP)
-		tfs_apply(); /* processes stop writing the old tracer's events */
+		tfs_apply(inst); /* processes stop writing the old tracer's events */
 
-	tfs_ring_reset(-1);
+	tfs_ring_reset(inst, -1);
 	tfs_lock();
-	make_current_locked(t);
+	make_current_locked(inst, t);
 	tfs_unlock();
 	if (t && t->init) {
 		err = t->init();
 		if (err) {
 			tfs_lock();
-			make_current_locked(nop);
+			make_current_locked(inst, nop);
 			tfs_unlock();
 		}
 	}
-	tfs_apply();
+	tfs_apply(inst);
 out:
 	pthread_mutex_unlock(&switch_lock);
 	return err;
@@ -99,7 +108,7 @@ static int current_show(struct tfs_open *o)
 	int err;
 
 	tfs_lock();
-	t = tfs.tracer;
+	t = o->inst->tracer;
 	err = tfs_buf_printf(&o->content, "%s\n", t ? t->name : "nop");
 	tfs_unlock();
 	return err < 0 ? err : 0;
@@ -116,13 +125,13 @@ static ssize_t current_write(struct tfs_open *o, const char *buf, size_t size, o
 	if (err)
 		return err;
 	/* the kernel grows a boot-sized buffer on any tracer write, before the lookup */
-	err = tfs_buffer_expand();
+	err = tfs_buffer_expand(o->inst);
 	if (err < 0)
 		return err;
 	t = tfs_tracer_find(name);
 	if (!t)
 		return -EINVAL;
-	err = tfs_set_tracer(t);
+	err = tfs_set_tracer(o->inst, t);
 	return err ? err : (ssize_t)size;
 }
 

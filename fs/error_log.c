@@ -12,7 +12,8 @@
  * the caret under the position of the error in the command.  The last 8 entries
  * are kept; opening the file for writing with O_TRUNC (echo > error_log) clears
  * it; other writes are accepted and ignored.  The time stamp is the local clock
- * whatever trace_clock says, as the kernel takes local_clock().
+ * whatever trace_clock says, as the kernel takes local_clock().  Each instance
+ * has its own log (inst->elog, made at its first entry), as each trace_array has.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +32,12 @@ struct err_entry {
 	unsigned int pos;
 };
 
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct err_entry entries[ERR_LOG_MAX];
-static unsigned int first, count; /* oldest entry, number kept */
+struct tfs_elog {
+	struct err_entry entries[ERR_LOG_MAX];
+	unsigned int first, count; /* oldest entry, number kept */
+};
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER; /* every instance's log */
 
 int tfs_error_log_format(struct tfs_buf *b, uint64_t ts, const char *loc, const char *msg,
 			 const char *cmd, unsigned int pos)
@@ -60,7 +64,8 @@ static void entry_free(struct err_entry *e)
 	e->loc = e->msg = e->cmd = NULL;
 }
 
-void tfs_error_log(const char *loc, const char *msg, const char *cmd, unsigned int pos)
+void tfs_error_log(struct tfs_instance *inst, const char *loc, const char *msg, const char *cmd,
+		   unsigned int pos)
 {
 	uint64_t ts = tfs_clock_ns(TFS_CLOCK_LOCAL, tfs_clock_tsc());
 	char *l = strdup(loc ? loc : ""), *m = strdup(msg ? msg : ""), *c = strdup(cmd ? cmd : "");
@@ -73,12 +78,21 @@ void tfs_error_log(const char *loc, const char *msg, const char *cmd, unsigned i
 		return;
 	}
 	pthread_mutex_lock(&log_lock);
-	if (count == ERR_LOG_MAX) {
-		entry_free(&entries[first]);
-		first = (first + 1) % ERR_LOG_MAX;
-		count--;
+	struct tfs_elog *lg = inst->elog ? inst->elog : (inst->elog = calloc(1, sizeof(*lg)));
+
+	if (!lg) {
+		pthread_mutex_unlock(&log_lock);
+		free(l);
+		free(m);
+		free(c);
+		return;
 	}
-	e = &entries[(first + count++) % ERR_LOG_MAX];
+	if (lg->count == ERR_LOG_MAX) {
+		entry_free(&lg->entries[lg->first]);
+		lg->first = (lg->first + 1) % ERR_LOG_MAX;
+		lg->count--;
+	}
+	e = &lg->entries[(lg->first + lg->count++) % ERR_LOG_MAX];
 	e->ts = ts;
 	e->loc = l;
 	e->msg = m;
@@ -89,11 +103,13 @@ void tfs_error_log(const char *loc, const char *msg, const char *cmd, unsigned i
 
 static int error_log_show(struct tfs_open *o)
 {
+	const struct tfs_elog *lg;
 	int err = 0;
 
 	pthread_mutex_lock(&log_lock);
-	for (unsigned int i = 0; i < count && !err; i++) {
-		const struct err_entry *e = &entries[(first + i) % ERR_LOG_MAX];
+	lg = o->inst->elog;
+	for (unsigned int i = 0; lg && i < lg->count && !err; i++) {
+		const struct err_entry *e = &lg->entries[(lg->first + i) % ERR_LOG_MAX];
 
 		err = tfs_error_log_format(&o->content, e->ts, e->loc, e->msg, e->cmd, e->pos);
 	}
@@ -106,13 +122,32 @@ static ssize_t error_log_write(struct tfs_open *o, const char *buf, size_t size,
 	return (ssize_t)size;
 }
 
+/* Empty inst's log; free: and forget it (the instance goes). */
+static void elog_clear(struct tfs_instance *inst, bool free_it)
+{
+	struct tfs_elog *lg;
+
+	pthread_mutex_lock(&log_lock);
+	lg = inst->elog;
+	for (unsigned int i = 0; lg && i < lg->count; i++)
+		entry_free(&lg->entries[(lg->first + i) % ERR_LOG_MAX]);
+	if (lg)
+		lg->first = lg->count = 0;
+	if (free_it) {
+		free(lg);
+		inst->elog = NULL;
+	}
+	pthread_mutex_unlock(&log_lock);
+}
+
+void tfs_error_log_free(struct tfs_instance *inst)
+{
+	elog_clear(inst, true);
+}
+
 static int error_log_truncate(struct tfs_open *o)
 {
-	pthread_mutex_lock(&log_lock);
-	for (unsigned int i = 0; i < count; i++)
-		entry_free(&entries[(first + i) % ERR_LOG_MAX]);
-	first = count = 0;
-	pthread_mutex_unlock(&log_lock);
+	elog_clear(o->inst, false);
 	return 0;
 }
 

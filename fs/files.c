@@ -11,6 +11,11 @@
  *                 options/NAME is opened with cpu = its index in that list
  *   per_cpu/      one cpuN directory per possible CPU; the files below cpuN are
  *                 opened with cpu = N
+ *   instances/    one directory per instance (instance.c), each the tree of
+ *                 inst_files below; a file is opened with tfs_open.inst = the
+ *                 instance of its path (&tfs_top outside instances/)
+ * An entry whose dyn_name is "" is hidden (options the kernel has at the top
+ * level only).
  * The ops of each family live in the family's own file (see fs/tfs.h).
  */
 #include <stdio.h>
@@ -98,26 +103,42 @@ static const struct tfs_file events_files[] = {
     {NULL},
 };
 
+static const struct tfs_file inst_dir;
+
+/*
+ * The top level.  `.inst` says where an entry is: 0 (the default) at the top
+ * level only, TFS_INST_BOTH also in every instances/NAME, TFS_INST_ONLY in
+ * instances only: an instance has the files the kernel gives one, where utrace
+ * has them.  Not yet in instances (top level only): set_ftrace_filter/notrace,
+ * set_ftrace_pid/notrace_pid, set_event_pid/notrace_pid (their state is global
+ * until function events are routed to instances).
+ */
 static const struct tfs_file root_files[] = {
     FILE_("README", 0440, tfs_readme_ops),
-    FILE_("available_tracers", 0440, tfs_available_tracers_ops),
-    FILE_("current_tracer", 0640, tfs_current_tracer_ops),
-    FILE_("tracing_on", 0640, tfs_tracing_on_ops),
-    FILE_("trace", 0640, tfs_trace_ops),
-    FILE_("trace_pipe", 0440, tfs_trace_pipe_ops),
-    FILE_("trace_options", 0640, tfs_trace_options_ops),
+    FILE_("available_tracers", 0440, tfs_available_tracers_ops, .inst = TFS_INST_BOTH),
+    FILE_("current_tracer", 0640, tfs_current_tracer_ops, .inst = TFS_INST_BOTH),
+    FILE_("tracing_on", 0640, tfs_tracing_on_ops, .inst = TFS_INST_BOTH),
+    FILE_("trace", 0640, tfs_trace_ops, .inst = TFS_INST_BOTH),
+    FILE_("trace_pipe", 0440, tfs_trace_pipe_ops, .inst = TFS_INST_BOTH),
+    FILE_("trace_options", 0640, tfs_trace_options_ops, .inst = TFS_INST_BOTH),
     DYN_("options", 0750, tfs_option_file_name, &option_file),
-    FILE_("tracing_cpumask", 0640, tfs_cpumask_ops),
-    FILE_("buffer_size_kb", 0640, tfs_buffer_size_ops),
-    FILE_("buffer_total_size_kb", 0440, tfs_buffer_total_ops),
-    FILE_("free_buffer", 0200, tfs_free_buffer_ops),
-    FILE_("trace_clock", 0640, tfs_trace_clock_ops),
-    FILE_("trace_marker", 0220, tfs_trace_marker_ops),
-    FILE_("trace_marker_raw", 0220, tfs_trace_marker_raw_ops),
+    {.name = "options",
+     .kind = TFS_DIR,
+     .mode = 0750,
+     .inst = TFS_INST_ONLY,
+     .dyn_name = tfs_inst_option_file_name,
+     .dyn_template = &option_file},
+    FILE_("tracing_cpumask", 0640, tfs_cpumask_ops, .inst = TFS_INST_BOTH),
+    FILE_("buffer_size_kb", 0640, tfs_buffer_size_ops, .inst = TFS_INST_BOTH),
+    FILE_("buffer_total_size_kb", 0440, tfs_buffer_total_ops, .inst = TFS_INST_BOTH),
+    FILE_("free_buffer", 0200, tfs_free_buffer_ops, .inst = TFS_INST_BOTH),
+    FILE_("trace_clock", 0640, tfs_trace_clock_ops, .inst = TFS_INST_BOTH),
+    FILE_("trace_marker", 0220, tfs_trace_marker_ops, .inst = TFS_INST_BOTH),
+    FILE_("trace_marker_raw", 0220, tfs_trace_marker_raw_ops, .inst = TFS_INST_BOTH),
     FILE_("saved_cmdlines", 0440, tfs_saved_cmdlines_ops),
     FILE_("saved_cmdlines_size", 0640, tfs_saved_cmdlines_size_ops),
     FILE_("saved_tgids", 0440, tfs_saved_tgids_ops),
-    FILE_("error_log", 0640, tfs_error_log_ops),
+    FILE_("error_log", 0640, tfs_error_log_ops, .inst = TFS_INST_BOTH),
     FILE_("tracing_thresh", 0640, tfs_tracing_thresh_ops),
     FILE_("max_graph_depth", 0640, tfs_max_graph_depth_ops),
     FILE_("available_filter_functions", 0440, tfs_available_filter_functions_ops),
@@ -134,9 +155,27 @@ static const struct tfs_file root_files[] = {
     FILE_("set_ftrace_notrace_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_FTRACE_NOTRACE),
     FILE_("set_event_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_EVENT),
     FILE_("set_event_notrace_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_EVENT_NOTRACE),
-    DYN_("per_cpu", 0750, cpu_name, &cpu_dir),
-    DIR_("events", 0755, events_files),
+    {.name = "per_cpu",
+     .kind = TFS_DIR,
+     .mode = 0750,
+     .inst = TFS_INST_BOTH,
+     .dyn_name = cpu_name,
+     .dyn_template = &cpu_dir},
+    {.name = "events",
+     .kind = TFS_DIR,
+     .mode = 0755,
+     .inst = TFS_INST_BOTH,
+     .children = events_files},
+    {.name = "instances",
+     .kind = TFS_DIR,
+     .mode = 0750,
+     .arg = TFS_ARG_INSTANCES,
+     .dyn_name = tfs_inst_dir_name,
+     .dyn_template = &inst_dir},
     {NULL},
 };
 
 const struct tfs_file tfs_root = DIR_("", 0700, root_files);
+
+/* instances/NAME: the same table, seen from an instance (the entries with .inst set) */
+static const struct tfs_file inst_dir = DIR_("instance", 0750, root_files);

@@ -36,7 +36,7 @@ static ssize_t enabled_write(struct tfs_open *o, const char *buf, size_t size, o
 	tfs.ftrace_enabled = val != 0;
 	tfs_unlock();
 	if (changed)
-		tfs_apply();
+		tfs_apply(&tfs_top);
 	return (ssize_t)size;
 }
 

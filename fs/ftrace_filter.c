@@ -740,7 +740,7 @@ static int ff_open(struct tfs_open *o)
 		return -ENOMEM;
 	ff->which = which;
 	ff->writing = (o->flags & O_ACCMODE) != O_RDONLY;
-	ff->demangle = tfs_out_demangle();
+	ff->demangle = tfs_out_demangle(&tfs_top);
 	if (ff->writing) {
 		int err = 0;
 
@@ -767,7 +767,7 @@ static int ff_open(struct tfs_open *o)
 
 int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 {
-	bool graph = which >= TFS_FILTER_GRAPH, any = false, demangle = tfs_out_demangle();
+	bool graph = which >= TFS_FILTER_GRAPH, any = false, demangle = tfs_out_demangle(&tfs_top);
 	int err = 0;
 
 	pthread_mutex_lock(&tfs_ft_lock);
@@ -817,7 +817,7 @@ static void log_failed(const struct ff_open *ff)
 	    [TFS_FILTER_GRAPH_NOTRACE] = "set_graph_notrace",
 	};
 
-	tfs_error_log(files[ff->which],
+	tfs_error_log(&tfs_top, files[ff->which],
 		      ff->len >= FF_TOKEN_MAX - 1 ? "Pattern too long"
 		      : ff->why		  ? ff->why
 						  : "No function matches",
@@ -946,7 +946,7 @@ ssize_t tfs_ft_write(void *priv, const char *buf, size_t size)
 			int err = probes_end(ff, true);
 
 			if (err) {
-				tfs_error_log("set_ftrace_filter", "Too many probes", "", 0);
+				tfs_error_log(&tfs_top, "set_ftrace_filter", "Too many probes", "", 0);
 				ret = err;
 			}
 		} else {
@@ -990,7 +990,7 @@ static ssize_t ff_write(struct tfs_open *o, const char *buf, size_t size, off_t 
 	 */
 	commit(ff);
 	tfs_sel_publish();
-	tfs_apply();
+	tfs_apply(&tfs_top);
 	return ret;
 }
 
@@ -1075,7 +1075,7 @@ static int ff_release(struct tfs_open *o)
 	/* a last token may have changed the mod commands even when no function changed */
 	if (changed || pending) {
 		tfs_sel_publish();
-		tfs_apply();
+		tfs_apply(&tfs_top);
 	}
 	return 0;
 }

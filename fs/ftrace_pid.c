@@ -191,7 +191,7 @@ static void pid_publish(enum tfs_pid_list which)
 {
 	if (which <= TFS_PID_FTRACE_NOTRACE) {
 		tfs_sel_publish();
-		tfs_apply();
+		tfs_apply(&tfs_top);
 	}
 }
 
@@ -320,7 +320,7 @@ bool tfs_pid_fork(pid_t pid)
 	bool changed = false;
 	pid_t ppid;
 
-	if (!tfs_opt(TFS_OPT_FUNCTION_FORK))
+	if (!tfs_opt(&tfs_top, TFS_OPT_FUNCTION_FORK))
 		return false;
 	ppid = parent_of(pid);
 	if (ppid <= 0)
@@ -339,7 +339,7 @@ bool tfs_pid_exit(pid_t pid)
 {
 	bool changed = false;
 
-	if (!tfs_opt(TFS_OPT_FUNCTION_FORK))
+	if (!tfs_opt(&tfs_top, TFS_OPT_FUNCTION_FORK))
 		return false;
 	pthread_mutex_lock(&tfs_ft_lock);
 	pthread_mutex_lock(&pid_lock);
@@ -397,7 +397,7 @@ static ssize_t pid_write(struct tfs_open *o, const char *buf, size_t size, off_t
 	if (ret < 0) {
 		po->bad = true;
 		if (!event_list(po->which))
-			tfs_error_log(pid_file_names[po->which], "Invalid pid", "", 0);
+			tfs_error_log(o->inst, pid_file_names[po->which], "Invalid pid", "", 0);
 		return ret;
 	}
 	po->wrote = true;

@@ -285,7 +285,7 @@ static int show_one(struct tfs_buf *b, const struct tfs_ft_probe *e)
 	struct tfs_ft_func *f = &tfs_ft.funcs[e->func];
 	const struct tfs_ft_obj *ob = &tfs_ft.objs[f->obj];
 	int64_t *c = e->counted ? tfs_probe_counter(e->slot) : NULL;
-	const char *name = tfs_ft_func_name(f, tfs_out_demangle());
+	const char *name = tfs_ft_func_name(f, tfs_out_demangle(&tfs_top));
 	int err = ob->exe ? tfs_buf_printf(b, "%s:%s", name, tfs_probe_name(e->cmd))
 			  : tfs_buf_printf(b, "%s [%s]:%s", name, ob->mod, tfs_probe_name(e->cmd));
 

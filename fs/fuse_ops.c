@@ -8,7 +8,10 @@
  * reaches open itself (FUSE_CAP_ATOMIC_O_TRUNC), so `echo > trace` clears in the
  * same call; truncate(2) of a tracefs file changes nothing, as in the kernel.
  * What the kernel's tracefs refuses gets its errno: create EACCES, mkdir, rmdir,
- * unlink, rename, links and mknod EPERM, write without a write op EINVAL.
+ * unlink, rename, links and mknod EPERM, write without a write op EINVAL; mkdir
+ * and rmdir work in instances/ only (instance.c).  A path below instances/NAME
+ * names that instance's tree: the open file gets the instance and holds a
+ * reference on it until its release.
  * chmod and chown work as in tracefs: they change what stat shows.
  *
  * lseek: FUSE serves SEEK_SET and SEEK_CUR itself and never passes a zero-byte
@@ -33,11 +36,15 @@
 #include "core.h"
 #include "tfs.h"
 
-/* What a path names: the entry, the index of a dynamic entry (cpuN: N), the entry's name. */
+/*
+ * What a path names: the entry, the index of a dynamic entry (cpuN: N), the
+ * entry's name, and the instance it belongs to (inst NULL: the top).
+ */
 struct tfs_node {
 	const struct tfs_file *f;
 	int cpu;
 	const char *name;
+	struct tfs_inst_ref ref;
 };
 
 /* One open file: what the ops see, plus FUSE's bookkeeping. */
@@ -73,15 +80,27 @@ pid_t tfs_caller(const struct tfs_open *o)
 	return caller_tid > 0 ? caller_tid : o->pid;
 }
 
+/*
+ * Whether entry c of dir is there: an entry of the root table is at the top
+ * (in_inst false) or in an instance as its .inst says; any other always is.
+ */
+static bool in_scope(const struct tfs_file *dir, const struct tfs_file *c, bool in_inst)
+{
+	if (dir->children != tfs_root.children)
+		return true;
+	return in_inst ? c->inst != 0 : c->inst != TFS_INST_ONLY;
+}
+
 static const struct tfs_file *child(const struct tfs_file *dir, const char *name, size_t len,
-				    int *index, const char **dname)
+				    int *index, const char **dname, bool in_inst)
 {
 	for (const struct tfs_file *c = dir->children; c && c->name; c++)
-		if (strlen(c->name) == len && memcmp(c->name, name, len) == 0) {
+		if (in_scope(dir, c, in_inst) && strlen(c->name) == len &&
+		    memcmp(c->name, name, len) == 0) {
 			*dname = c->name;
 			return c;
 		}
-	if (dir->dyn_name) {
+	if (dir->dyn_name && len) { /* "" is a hidden entry */
 		const char *n;
 
 		for (unsigned int i = 0; (n = dir->dyn_name(i)); i++)
@@ -101,6 +120,8 @@ static int resolve(const char *path, struct tfs_node *node)
 
 	node->cpu = -1;
 	node->name = tfs_root.name;
+	node->ref.inst = NULL;
+	node->ref.gen = 0;
 	while (*p) {
 		size_t len;
 		int index = -1;
@@ -112,7 +133,17 @@ static int resolve(const char *path, struct tfs_node *node)
 		len = strcspn(p, "/");
 		if (f->kind != TFS_DIR)
 			return -ENOTDIR;
-		f = child(f, p, len, &index, &node->name);
+		if (f->arg == TFS_ARG_INSTANCES) {
+			int err = tfs_inst_lookup(p, len, &node->ref);
+
+			if (err)
+				return err;
+			node->name = node->ref.inst->name;
+			f = f->dyn_template;
+			p += len;
+			continue;
+		}
+		f = child(f, p, len, &index, &node->name, node->ref.inst != NULL);
 		if (!f)
 			return -ENOENT;
 		if (index >= 0)
@@ -124,12 +155,12 @@ static int resolve(const char *path, struct tfs_node *node)
 	return 0;
 }
 
-static unsigned int nr_subdirs(const struct tfs_file *dir)
+static unsigned int nr_subdirs(const struct tfs_file *dir, bool in_inst)
 {
 	unsigned int n = 0;
 
 	for (const struct tfs_file *c = dir->children; c && c->name; c++)
-		n += c->kind == TFS_DIR;
+		n += c->kind == TFS_DIR && in_scope(dir, c, in_inst);
 	if (dir->dyn_name && dir->dyn_template->kind == TFS_DIR)
 		while (dir->dyn_name(n))
 			n++;
@@ -173,7 +204,7 @@ static int tfs_getattr(const char *path, struct stat *st, struct fuse_file_info 
 	st->st_gid = getgid();
 	if (node.f->kind == TFS_DIR) {
 		st->st_mode = S_IFDIR | node.f->mode;
-		st->st_nlink = 2 + nr_subdirs(node.f);
+		st->st_nlink = 2 + nr_subdirs(node.f, node.ref.inst != NULL);
 	} else {
 		st->st_mode = S_IFREG | node.f->mode;
 		st->st_nlink = 1;
@@ -243,14 +274,17 @@ static int tfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
 	for (const struct tfs_file *c = node.f->children; c && c->name; c++)
-		fill(buf, c->name, NULL, 0, 0);
+		if (in_scope(node.f, c, node.ref.inst != NULL))
+			fill(buf, c->name, NULL, 0, 0);
 	for (unsigned int i = 0; node.f->dyn_name && (n = node.f->dyn_name(i)); i++)
-		fill(buf, n, NULL, 0, 0);
+		if (*n)
+			fill(buf, n, NULL, 0, 0);
 	return 0;
 }
 
 static void fh_free(struct tfs_fh *fh)
 {
+	tfs_inst_put(fh->o.inst);
 	tfs_buf_free(&fh->o.content);
 	tfs_buf_free(&fh->o.wbuf);
 	free(fh);
@@ -275,6 +309,12 @@ static int tfs_open_file(const char *path, struct fuse_file_info *fi)
 	fh->file = *node.f;
 	fh->file.name = node.name;
 	fh->o.file = &fh->file;
+	err = tfs_inst_get(&node.ref);
+	if (err) {
+		free(fh);
+		return err;
+	}
+	fh->o.inst = node.ref.inst ? node.ref.inst : &tfs_top;
 	fh->o.cpu = node.cpu;
 	fh->o.flags = fi->flags;
 	fh->o.pid = fuse_get_context()->pid;
@@ -443,6 +483,34 @@ static int tfs_eperm_path(const char *path)
 	return -EPERM;
 }
 
+/* NAME of a path "instances/NAME" (nothing else below), or -EPERM. */
+static int instance_path(const char *path, const char **name, size_t *len)
+{
+	const char *p = path, *q;
+
+	while (*p == '/')
+		p++;
+	if (strncmp(p, "instances/", 10) != 0)
+		return -EPERM;
+	p += 10;
+	while (*p == '/')
+		p++;
+	*len = strcspn(p, "/");
+	*name = p;
+	for (q = p + *len; *q == '/'; q++)
+		;
+	return *len && !*q ? 0 : -EPERM;
+}
+
+static int tfs_rmdir(const char *path)
+{
+	const char *name;
+	size_t len;
+	int err = instance_path(path, &name, &len);
+
+	return err ? err : tfs_inst_rmdir(name, len);
+}
+
 static int tfs_mknod(const char *path, mode_t mode, dev_t dev)
 {
 	return -EPERM;
@@ -450,7 +518,11 @@ static int tfs_mknod(const char *path, mode_t mode, dev_t dev)
 
 static int tfs_mkdir(const char *path, mode_t mode)
 {
-	return -EPERM;
+	const char *name;
+	size_t len;
+	int err = instance_path(path, &name, &len);
+
+	return err ? err : tfs_inst_mkdir(name, len);
 }
 
 static int tfs_link(const char *from, const char *to)
@@ -489,7 +561,7 @@ static const struct fuse_operations tfs_fuse_ops = {
     .create = tfs_create,
     .mknod = tfs_mknod,
     .mkdir = tfs_mkdir,
-    .rmdir = tfs_eperm_path,
+    .rmdir = tfs_rmdir,
     .unlink = tfs_eperm_path,
     .symlink = tfs_link,
     .link = tfs_link,

@@ -71,7 +71,7 @@ static ssize_t thresh_write(struct tfs_open *o, const char *buf, size_t size, of
 	if (err)
 		return err;
 	__atomic_store_n(&thresh_ns, (uint64_t)us * 1000u, __ATOMIC_RELAXED);
-	tfs_apply();
+	tfs_apply(&tfs_top);
 	return (ssize_t)size;
 }
 
@@ -97,7 +97,7 @@ static ssize_t depth_write(struct tfs_open *o, const char *buf, size_t size, off
 	if (err)
 		return err;
 	__atomic_store_n(&max_graph_depth, (uint32_t)v, __ATOMIC_RELAXED);
-	tfs_apply();
+	tfs_apply(&tfs_top);
 	return (ssize_t)size;
 }
 

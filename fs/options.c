@@ -4,11 +4,13 @@
  * order and boot defaults), every tracer's own options, and what changing one
  * does.
  *
- * Core options are bits of tfs.opts.  A tracer's options belong to the tracer, as
- * in the kernel: options/func_stack_trace can be set while nop is current and the
+ * Everything here is per instance (the kernel's trace_array): core options are
+ * bits of inst->opts.  A tracer's options belong to the tracer, as in the
+ * kernel: options/func_stack_trace can be set while nop is current and the
  * function tracer finds it set when it becomes current.  So the values of every
- * tracer are kept here (tracer_vals), and tfs.tracer_opts mirrors those of the
- * current tracer for code that reads the field.
+ * tracer are kept (inst->tracer_vals), and inst->tracer_opts mirrors those of the
+ * current tracer for code that reads the field.  An instance starts with the
+ * kernel's defaults for instances: trace_printk_dest and copy_trace_marker off.
  *
  * The two ways of writing behave differently, as in the kernel:
  *   trace_options   "NAME" or "noNAME"; core options first, then the current
@@ -61,11 +63,11 @@ const struct tfs_opt_def tfs_core_opts[TFS_OPT_NR] = {
 
 /* the kernel's trace_options write buffer: 64 bytes, NUL included */
 #define OPT_WRITE_MAX 64
-#define MAX_TRACERS 32
+#define MAX_TRACERS TFS_MAX_TRACERS
 #define MAX_OPTION_FILES 128
 
 static pthread_once_t opts_once = PTHREAD_ONCE_INIT;
-static uint64_t tracer_vals[MAX_TRACERS]; /* bit per entry of tracer->opts */
+static uint64_t tracer_defs[MAX_TRACERS]; /* each tracer's default option bits */
 static unsigned int nr_tracers;
 
 /* options/ listing: index -> (tracer or -1 for core, option index) */
@@ -76,7 +78,7 @@ struct opt_file {
 };
 static struct opt_file opt_files[MAX_OPTION_FILES];
 static unsigned int nr_opt_files;
-static bool tgid_recorded; /* record-tgid was set once */
+static bool tgid_recorded; /* record-tgid was set once (in any instance) */
 
 static void add_opt_file(const char *name, int tracer, unsigned int idx)
 {
@@ -98,7 +100,7 @@ static void opts_init(void)
 
 		for (unsigned int i = 0; t->opts && t->opts[i].name && i < 64; i++) {
 			if (t->opts[i].def)
-				tracer_vals[nr_tracers] |= 1ull << i;
+				tracer_defs[nr_tracers] |= 1ull << i;
 			add_opt_file(t->opts[i].name, (int)nr_tracers, i);
 		}
 	}
@@ -121,34 +123,44 @@ static int tracer_opt_index(const struct tracer *t, const char *name)
 	return -1;
 }
 
-static const struct tracer *current_tracer(void)
+static const struct tracer *current_tracer(const struct tfs_instance *inst)
 {
-	return __atomic_load_n(&tfs.tracer, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE);
 }
 
 /* ---- what the rest of utracefs asks ---------------------------------------------- */
 
-bool tfs_opt(enum tfs_opt o)
+bool tfs_opt(const struct tfs_instance *inst, enum tfs_opt o)
 {
-	return (__atomic_load_n(&tfs.opts, __ATOMIC_RELAXED) >> o) & 1;
+	return (__atomic_load_n(&inst->opts, __ATOMIC_RELAXED) >> o) & 1;
 }
 
 /* No lock: called from tfs_apply() and tfs_publish_locked() (tfs.lock may be held). */
-bool tfs_tracer_opt(const char *name)
+bool tfs_tracer_opt(const struct tfs_instance *inst, const char *name)
 {
-	const struct tracer *t = current_tracer();
+	const struct tracer *t = current_tracer(inst);
 	int ti = tracer_index(t), oi = tracer_opt_index(t, name);
 
 	if (ti < 0 || oi < 0)
 		return false;
-	return (__atomic_load_n(&tracer_vals[ti], __ATOMIC_RELAXED) >> oi) & 1;
+	return (__atomic_load_n(&inst->tracer_vals[ti], __ATOMIC_RELAXED) >> oi) & 1;
 }
 
-uint64_t tfs_tracer_opts_of(const struct tracer *t)
+uint64_t tfs_tracer_opts_of(const struct tfs_instance *inst, const struct tracer *t)
 {
 	int ti = tracer_index(t);
 
-	return ti < 0 ? 0 : __atomic_load_n(&tracer_vals[ti], __ATOMIC_RELAXED);
+	return ti < 0 ? 0 : __atomic_load_n(&inst->tracer_vals[ti], __ATOMIC_RELAXED);
+}
+
+void tfs_opts_init(struct tfs_instance *inst, bool top)
+{
+	pthread_once(&opts_once, opts_init);
+	inst->opts = tfs_opts_default();
+	if (!top)
+		inst->opts &= ~(1ull << TFS_OPT_TRACE_PRINTK_DEST | 1ull << TFS_OPT_COPY_TRACE_MARKER);
+	memcpy(inst->tracer_vals, tracer_defs, sizeof(inst->tracer_vals));
+	inst->tracer_opts = tfs_tracer_opts_of(inst, inst->tracer);
 }
 
 uint64_t tfs_opts_default(void)
@@ -163,7 +175,8 @@ uint64_t tfs_opts_default(void)
 
 bool tfs_opt_tgid_recorded(void)
 {
-	return __atomic_load_n(&tgid_recorded, __ATOMIC_RELAXED) || tfs_opt(TFS_OPT_RECORD_TGID);
+	return __atomic_load_n(&tgid_recorded, __ATOMIC_RELAXED) ||
+	       tfs_opt(&tfs_top, TFS_OPT_RECORD_TGID);
 }
 
 int tfs_opt_find(const char *name)
@@ -178,6 +191,21 @@ const char *tfs_option_file_name(unsigned int i)
 {
 	pthread_once(&opts_once, opts_init);
 	return i < nr_opt_files ? opt_files[i].name : NULL;
+}
+
+/* Core options the kernel keeps for the top level only (no file in an instance). */
+static bool top_only_opt(const struct opt_file *f)
+{
+	return f->tracer < 0 && (f->idx == TFS_OPT_PRINTK_MSG_ONLY || f->idx == TFS_OPT_RECORD_CMD ||
+				 f->idx == TFS_OPT_TRACE_PRINTK);
+}
+
+const char *tfs_inst_option_file_name(unsigned int i)
+{
+	pthread_once(&opts_once, opts_init);
+	if (i >= nr_opt_files)
+		return NULL;
+	return top_only_opt(&opt_files[i]) ? "" : opt_files[i].name;
 }
 
 /* ---- parsing ---------------------------------------------------------------------- */
@@ -216,33 +244,33 @@ int tfs_opt_parse_bool(const char *buf, size_t size, bool *val)
 /* ---- changing options -------------------------------------------------------------- */
 
 /*
- * Set core option o.  The kernel refuses to clear trace_printk_dest of the top
- * instance (where trace_printk output goes); an unchanged value is a no-op.
+ * Set core option o of inst.  The kernel refuses to clear trace_printk_dest of the
+ * top instance (where trace_printk output goes); an unchanged value is a no-op.
  */
-static int set_core_opt(unsigned int o, bool on)
+static int set_core_opt(struct tfs_instance *inst, unsigned int o, bool on)
 {
 	uint64_t bit = 1ull << o;
 
 	tfs_lock();
-	bool was = tfs.opts & bit;
+	bool was = inst->opts & bit;
 
 	if (was == on) {
 		tfs_unlock();
 		return 0;
 	}
-	if (o == TFS_OPT_TRACE_PRINTK_DEST && !on) {
+	if (o == TFS_OPT_TRACE_PRINTK_DEST && !on && inst == &tfs_top) {
 		tfs_unlock();
 		return -EINVAL;
 	}
-	__atomic_store_n(&tfs.opts, on ? tfs.opts | bit : tfs.opts & ~bit, __ATOMIC_RELAXED);
+	__atomic_store_n(&inst->opts, on ? inst->opts | bit : inst->opts & ~bit, __ATOMIC_RELAXED);
 	if (o == TFS_OPT_RECORD_TGID && on)
 		__atomic_store_n(&tgid_recorded, true, __ATOMIC_RELAXED);
 	tfs_unlock();
 
 	if (o == TFS_OPT_OVERWRITE)
-		tfs_ring_set_overwrite(on);
+		tfs_ring_set_overwrite(inst, on);
 	else if (o == TFS_OPT_TRACE_PRINTK || o == TFS_OPT_FUNCTION_TRACE)
-		tfs_apply(); /* options the runtime acts on (state.c publishes them) */
+		tfs_apply(inst); /* options the runtime acts on (state.c publishes them) */
 	return 0;
 }
 
@@ -251,7 +279,8 @@ static int set_core_opt(unsigned int o, bool on)
  * tracer refuses test_nop_refuse).  always_ask: trace_options asks the tracer
  * even when nothing changes, options/NAME does not.
  */
-static int set_tracer_opt(unsigned int ti, unsigned int oi, bool on, bool always_ask)
+static int set_tracer_opt(struct tfs_instance *inst, unsigned int ti, unsigned int oi, bool on,
+			  bool always_ask)
 {
 	const struct tracer *t = tfs_tracers[ti];
 	uint64_t bit = 1ull << oi;
@@ -259,7 +288,7 @@ static int set_tracer_opt(unsigned int ti, unsigned int oi, bool on, bool always
 	int err = 0;
 
 	tfs_lock();
-	bool was = tracer_vals[ti] & bit;
+	bool was = inst->tracer_vals[ti] & bit;
 
 	if (was == on && !always_ask)
 		goto out;
@@ -270,14 +299,15 @@ static int set_tracer_opt(unsigned int ti, unsigned int oi, bool on, bool always
 	}
 	if (was == on)
 		goto out;
-	__atomic_store_n(&tracer_vals[ti], on ? tracer_vals[ti] | bit : tracer_vals[ti] & ~bit,
+	__atomic_store_n(&inst->tracer_vals[ti],
+			 on ? inst->tracer_vals[ti] | bit : inst->tracer_vals[ti] & ~bit,
 			 __ATOMIC_RELAXED);
-	is_current = tfs.tracer == t;
+	is_current = inst->tracer == t;
 	if (is_current)
-		tfs.tracer_opts = tracer_vals[ti];
+		inst->tracer_opts = inst->tracer_vals[ti];
 	tfs_unlock();
 	if (is_current)
-		tfs_apply(); /* e.g. func_stack_trace: the runtime writes stack events */
+		tfs_apply(inst); /* e.g. func_stack_trace: the runtime writes stack events */
 	return 0;
 out:
 	tfs_unlock();
@@ -288,16 +318,17 @@ out:
 
 static int trace_options_show(struct tfs_open *o)
 {
-	const struct tracer *t = current_tracer();
+	struct tfs_instance *inst = o->inst;
+	const struct tracer *t = current_tracer(inst);
 	int ti = tracer_index(t);
 	int err = 0;
 
 	for (unsigned int i = 0; i < TFS_OPT_NR && !err; i++)
-		err = tfs_buf_printf(&o->content, "%s%s\n", tfs_opt(i) ? "" : "no",
+		err = tfs_buf_printf(&o->content, "%s%s\n", tfs_opt(inst, i) ? "" : "no",
 				     tfs_core_opts[i].name);
 	for (unsigned int i = 0; ti >= 0 && t->opts && t->opts[i].name && i < 64 && !err; i++)
-		err = tfs_buf_printf(&o->content, "%s%s\n", (tracer_vals[ti] >> i) & 1 ? "" : "no",
-				     t->opts[i].name);
+		err = tfs_buf_printf(&o->content, "%s%s\n",
+				     (inst->tracer_vals[ti] >> i) & 1 ? "" : "no", t->opts[i].name);
 	return err;
 }
 
@@ -312,14 +343,14 @@ static ssize_t trace_options_write(struct tfs_open *o, const char *buf, size_t s
 	int i = tfs_opt_find(name);
 
 	if (i >= 0) {
-		err = set_core_opt((unsigned int)i, !neg);
+		err = set_core_opt(o->inst, (unsigned int)i, !neg);
 	} else {
-		const struct tracer *t = current_tracer();
+		const struct tracer *t = current_tracer(o->inst);
 		int ti = tracer_index(t), oi = tracer_opt_index(t, name);
 
 		if (ti < 0 || oi < 0)
 			return -EINVAL;
-		err = set_tracer_opt((unsigned int)ti, (unsigned int)oi, !neg, true);
+		err = set_tracer_opt(o->inst, (unsigned int)ti, (unsigned int)oi, !neg, true);
 	}
 	return err ? err : (ssize_t)size;
 }
@@ -346,9 +377,10 @@ static const struct opt_file *opt_file_of(const struct tfs_open *o)
  * function_graph) is such a name, and the file acts on the current tracer's
  * option when that tracer has one by the name, else on the first tracer's.
  */
-static void opt_file_target(const struct opt_file *f, unsigned int *ti, unsigned int *oi)
+static void opt_file_target(const struct tfs_instance *inst, const struct opt_file *f,
+			    unsigned int *ti, unsigned int *oi)
 {
-	const struct tracer *t = current_tracer();
+	const struct tracer *t = current_tracer(inst);
 	int cur = tracer_index(t), i = tracer_opt_index(t, f->name);
 
 	*ti = (unsigned int)f->tracer;
@@ -359,14 +391,14 @@ static void opt_file_target(const struct opt_file *f, unsigned int *ti, unsigned
 	}
 }
 
-static bool opt_file_value(const struct opt_file *f)
+static bool opt_file_value(const struct tfs_instance *inst, const struct opt_file *f)
 {
 	unsigned int ti, oi;
 
 	if (f->tracer < 0)
-		return tfs_opt(f->idx);
-	opt_file_target(f, &ti, &oi);
-	return (__atomic_load_n(&tracer_vals[ti], __ATOMIC_RELAXED) >> oi) & 1;
+		return tfs_opt(inst, f->idx);
+	opt_file_target(inst, f, &ti, &oi);
+	return (__atomic_load_n(&inst->tracer_vals[ti], __ATOMIC_RELAXED) >> oi) & 1;
 }
 
 static int option_file_show(struct tfs_open *o)
@@ -375,7 +407,7 @@ static int option_file_show(struct tfs_open *o)
 
 	if (!f)
 		return -ENOENT;
-	return tfs_buf_printf(&o->content, "%d\n", opt_file_value(f));
+	return tfs_buf_printf(&o->content, "%d\n", opt_file_value(o->inst, f));
 }
 
 static ssize_t option_file_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
@@ -390,12 +422,12 @@ static ssize_t option_file_write(struct tfs_open *o, const char *buf, size_t siz
 	if (err)
 		return err;
 	if (f->tracer < 0) {
-		err = set_core_opt(f->idx, on);
+		err = set_core_opt(o->inst, f->idx, on);
 	} else {
 		unsigned int ti, oi;
 
-		opt_file_target(f, &ti, &oi);
-		err = set_tracer_opt(ti, oi, on, false);
+		opt_file_target(o->inst, f, &ti, &oi);
+		err = set_tracer_opt(o->inst, ti, oi, on, false);
 	}
 	return err ? err : (ssize_t)size;
 }

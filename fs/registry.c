@@ -329,7 +329,7 @@ static void report_hung(pid_t pid, const char *comm, uint32_t gen, bool stopped,
 			 gen, timeout_ms);
 	snprintf(who, sizeof(who), "%s-%d", comm, (int)pid);
 	fprintf(stderr, "utracefs: %s: %s\n", who, msg);
-	tfs_error_log("utracefs", msg, who, 0);
+	tfs_error_log(&tfs_top, "utracefs", msg, who, 0);
 }
 
 /* How often the processes that have not answered yet are looked at while waiting. */
@@ -416,7 +416,7 @@ static void *apply_main(void *arg)
 			break;
 		apply_pending = false;
 		pthread_mutex_unlock(&reg_lock);
-		tfs_apply();
+		tfs_apply(&tfs_top);
 		pthread_mutex_lock(&reg_lock);
 	}
 	pthread_mutex_unlock(&reg_lock);
@@ -840,7 +840,7 @@ static int on_message(int fd, const void *buf, size_t n)
 		const struct ut_msg_tracing *m = buf;
 
 		tfs_lock();
-		tfs.tracing_on = m->on != 0;
+		tfs_top.tracing_on = m->on != 0;
 		tfs_unlock();
 		apply_later();
 		return 0;
@@ -853,7 +853,7 @@ static int on_message(int fd, const void *buf, size_t n)
 			return -EPROTO;
 		/* as the kernel's ftrace_dump: tracing stays off, the dump consumes */
 		tfs_lock();
-		tfs.tracing_on = false;
+		tfs_top.tracing_on = false;
 		if (cpu >= (int)tfs.nr_cpus)
 			cpu = -1;
 		tfs_unlock();

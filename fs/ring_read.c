@@ -52,6 +52,7 @@
 
 /* One consistent reading of a CPU's writer state. */
 struct rr_view {
+	struct tfs_instance *inst;
 	unsigned int cpu;
 	struct rb_cpu *rc;
 	uint64_t w;
@@ -97,22 +98,35 @@ struct rr_cons {
 	struct rr_page pg;
 	/* kept across resets: an empty ring shows the last oldest time, as the kernel */
 	uint64_t last_oldest;
+	struct tfs_instance *inst; /* whose consumer it is, of which CPU */
+	unsigned int cpu;
 };
 
 static pthread_mutex_t rr_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void (*tfs_rr_copy_hook)(unsigned int cpu, unsigned int vp);
-static struct rr_cons *cons; /* [UT_RB_MAX_CPUS], allocated on first use */
-static uint64_t time_start;
 
-static struct rr_cons *rr_cons_of(unsigned int cpu)
+/* The consumer of cpu in inst ([UT_RB_MAX_CPUS] per instance, allocated on first use). */
+static struct rr_cons *rr_cons_of(struct tfs_instance *inst, unsigned int cpu)
 {
-	if (!cons) {
-		cons = calloc(UT_RB_MAX_CPUS, sizeof(*cons));
-		if (!cons)
+	if (!inst->rr_cons) {
+		inst->rr_cons = calloc(UT_RB_MAX_CPUS, sizeof(*inst->rr_cons));
+		if (!inst->rr_cons)
 			return NULL;
+		for (unsigned int c = 0; c < UT_RB_MAX_CPUS; c++) {
+			inst->rr_cons[c].inst = inst;
+			inst->rr_cons[c].cpu = c;
+		}
 	}
-	return &cons[cpu];
+	return &inst->rr_cons[cpu];
+}
+
+void tfs_rr_free(struct tfs_instance *inst)
+{
+	pthread_mutex_lock(&rr_lock);
+	free(inst->rr_cons);
+	inst->rr_cons = NULL;
+	pthread_mutex_unlock(&rr_lock);
 }
 
 /* ---- events ------------------------------------------------------------------------- */
@@ -184,18 +198,19 @@ int tfs_rr_check_event(const void *p, unsigned int room)
  * up to UT_RB_MAX_PAGES pages.  A resize in progress may briefly disagree too;
  * the ring then reads as empty.
  */
-static unsigned int rr_own_pages(unsigned int cpu)
+static unsigned int rr_own_pages(const struct tfs_instance *inst, unsigned int cpu)
 {
-	return tfs_kpages_to_rb_pages(__atomic_load_n(&tfs.nr_kpages[cpu], __ATOMIC_RELAXED));
+	return tfs_kpages_to_rb_pages(__atomic_load_n(&inst->nr_kpages[cpu], __ATOMIC_RELAXED));
 }
 
-/* Read cpu's writer state; false when there is no ring or it is corrupt. */
-static bool rr_view_read(unsigned int cpu, struct rr_view *v)
+/* Read cpu's writer state in inst; false when there is no ring or it is corrupt. */
+static bool rr_view_read(struct tfs_instance *inst, unsigned int cpu, struct rr_view *v)
 {
-	if (!tfs.area || cpu >= tfs.nr_cpus)
+	if (!inst->area || cpu >= tfs.nr_cpus)
 		return false;
+	v->inst = inst;
 	v->cpu = cpu;
-	v->rc = ut_rb_cpu(tfs.area, cpu);
+	v->rc = ut_rb_cpu(inst->area, cpu);
 	v->gen = __atomic_load_n(&v->rc->gen, __ATOMIC_ACQUIRE);
 	v->w = __atomic_load_n(&v->rc->wpos, __ATOMIC_ACQUIRE);
 	v->nr = __atomic_load_n(&v->rc->nr_pages, __ATOMIC_RELAXED);
@@ -204,7 +219,7 @@ static bool rr_view_read(unsigned int cpu, struct rr_view *v)
 			(RB_VPAGE_MOD - 1);
 	v->V = rb_wpos_vpage(v->w);
 	v->slot = rb_wpos_slot(v->w);
-	return v->nr == rr_own_pages(cpu) && v->slot < v->nr &&
+	return v->nr == rr_own_pages(inst, cpu) && v->slot < v->nr &&
 	       rb_wpos_off(v->w) <= UT_RB_PAGE_DATA;
 }
 
@@ -234,7 +249,7 @@ static int rr_copy_page(const struct rr_view *v, unsigned int vp, struct rr_page
 	if (d >= v->nr)
 		return RR_INVALID;
 	slot = (v->slot + v->nr - d) % v->nr;
-	src = (const unsigned char *)ut_rb_page(tfs.area, v->cpu, slot);
+	src = (const unsigned char *)ut_rb_page(v->inst->area, v->cpu, slot);
 	if (tfs_rr_copy_hook) {
 		memcpy(pg->raw, src, UT_RB_PAGE_SIZE / 2);
 		tfs_rr_copy_hook(v->cpu, vp);
@@ -286,9 +301,9 @@ static const struct ut_ev *rr_page_event(const struct rr_page *pg, unsigned int 
  * The first consuming read after a reset puts the reader page in use: from then on
  * no-overwrite writers may fill every page (ut_ring.h, rb_cpu.held).
  */
-static void rr_reader_page_used(unsigned int cpu)
+static void rr_reader_page_used(struct tfs_instance *inst, unsigned int cpu)
 {
-	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
 
 	if (__atomic_load_n(&rc->held, __ATOMIC_RELAXED))
 		__atomic_store_n(&rc->held, 0, __ATOMIC_RELEASE);
@@ -309,9 +324,9 @@ void tfs_rr_unhold(void)
 	pthread_mutex_unlock(&rr_lock);
 }
 
-void tfs_rr_forget_held(unsigned int cpu)
+void tfs_rr_forget_held(struct tfs_instance *inst, unsigned int cpu)
 {
-	struct rr_cons *cs = rr_cons_of(cpu);
+	struct rr_cons *cs = rr_cons_of(inst, cpu);
 
 	if (!cs)
 		return;
@@ -325,9 +340,10 @@ void tfs_rr_forget_held(unsigned int cpu)
 	rr_cons_clear(cs);
 }
 
-bool tfs_rr_next_held(unsigned int cpu, unsigned int *vp, unsigned int *off)
+bool tfs_rr_next_held(struct tfs_instance *inst, unsigned int cpu, unsigned int *vp,
+		      unsigned int *off)
 {
-	struct rr_cons *cs = rr_cons_of(cpu);
+	struct rr_cons *cs = rr_cons_of(inst, cpu);
 
 	if (!cs || (!cs->P && !cs->R && !cs->D))
 		return false; /* nothing consumed: no position */
@@ -341,10 +357,10 @@ bool tfs_rr_next_held(unsigned int cpu, unsigned int *vp, unsigned int *off)
 	return true;
 }
 
-bool tfs_rr_reader_page_held(unsigned int cpu, unsigned int *vp, const unsigned char **data,
+bool tfs_rr_reader_page_held(struct tfs_instance *inst, unsigned int cpu, unsigned int *vp, const unsigned char **data,
 			     unsigned int *start, unsigned int *end)
 {
-	struct rr_cons *cs = rr_cons_of(cpu);
+	struct rr_cons *cs = rr_cons_of(inst, cpu);
 
 	if (!cs || !cs->own)
 		return false;
@@ -355,9 +371,9 @@ bool tfs_rr_reader_page_held(unsigned int cpu, unsigned int *vp, const unsigned 
 	return true;
 }
 
-void tfs_rr_resized_held(unsigned int cpu, uint64_t first)
+void tfs_rr_resized_held(struct tfs_instance *inst, unsigned int cpu, uint64_t first)
 {
-	struct rr_cons *cs = rr_cons_of(cpu);
+	struct rr_cons *cs = rr_cons_of(inst, cpu);
 
 	if (!cs)
 		return;
@@ -367,23 +383,23 @@ void tfs_rr_resized_held(unsigned int cpu, uint64_t first)
 	cs->lost = 0;
 	cs->loaded = cs->own = cs->pend = false;
 	if (cs->R) /* a resize keeps the reader page in use (ut_rb_reset_cpu held it back) */
-		rr_reader_page_used(cpu);
+		rr_reader_page_used(inst, cpu);
 }
 
-void tfs_rr_reset(int cpu)
+void tfs_rr_reset(struct tfs_instance *inst, int cpu)
 {
 	pthread_mutex_lock(&rr_lock);
 	for (unsigned int c = 0; c < UT_RB_MAX_CPUS; c++)
 		if (cpu < 0 || (unsigned int)cpu == c)
-			tfs_rr_forget_held(c);
+			tfs_rr_forget_held(inst, c);
 	if (cpu < 0)
-		time_start = tfs_clock_now();
+		__atomic_store_n(&inst->rr_time_start, tfs_clock_now(inst), __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&rr_lock);
 }
 
-uint64_t tfs_rr_time_start(void)
+uint64_t tfs_rr_time_start(const struct tfs_instance *inst)
 {
-	return __atomic_load_n(&time_start, __ATOMIC_RELAXED);
+	return __atomic_load_n(&inst->rr_time_start, __ATOMIC_RELAXED);
 }
 
 /* Forget the position when the ring was emptied behind our back (rr_lock held). */
@@ -417,7 +433,7 @@ static void rr_cons_check(struct rr_cons *cs, const struct rr_view *v)
  */
 static void rr_release(const struct rr_cons *cs, unsigned int cpu)
 {
-	__atomic_store_n(&ut_rb_cpu(tfs.area, cpu)->read_vpage, (uint64_t)cs->vp, __ATOMIC_RELEASE);
+	__atomic_store_n(&ut_rb_cpu(cs->inst->area, cpu)->read_vpage, (uint64_t)cs->vp, __ATOMIC_RELEASE);
 }
 
 /*
@@ -474,7 +490,7 @@ static bool rr_any_pend;
  */
 static void rr_cons_swap(struct rr_cons *cs, unsigned int cpu)
 {
-	struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
+	struct rb_cpu *rc = ut_rb_cpu(cs->inst->area, cpu);
 
 	if (cs->own || !(__atomic_load_n(&rc->flags, __ATOMIC_RELAXED) & RB_F_OVERWRITE))
 		return;
@@ -498,7 +514,7 @@ static void rr_cons_settle(struct rr_cons *cs, unsigned int cpu)
 
 	if (!cs->pend || cs->own)
 		return;
-	if (!rr_view_read(cpu, &v) || !v.overwrite) {
+	if (!rr_view_read(cs->inst, cpu, &v) || !v.overwrite) {
 		cs->pend = false;
 		return;
 	}
@@ -519,15 +535,16 @@ void tfs_rr_settle(void)
 	if (!__atomic_load_n(&rr_any_pend, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&rr_lock);
-	if (!tfs.area || !cons) {
-		pthread_mutex_unlock(&rr_lock);
-		return;
-	}
 	__atomic_store_n(&rr_any_pend, false, __ATOMIC_RELAXED);
-	for (unsigned int c = 0; c < tfs.nr_cpus; c++) {
-		rr_cons_settle(&cons[c], c);
-		if (cons[c].pend)
-			__atomic_store_n(&rr_any_pend, true, __ATOMIC_RELAXED);
+	for (unsigned int slot = 0; slot < UT_INST_MAX; slot++) {
+		struct tfs_instance *inst = tfs_inst_of_slot(slot);
+		struct rr_cons *cons = inst ? inst->rr_cons : NULL;
+
+		for (unsigned int c = 0; cons && inst->area && c < tfs.nr_cpus; c++) {
+			rr_cons_settle(&cons[c], c);
+			if (cons[c].pend)
+				__atomic_store_n(&rr_any_pend, true, __ATOMIC_RELAXED);
+		}
 	}
 	pthread_mutex_unlock(&rr_lock);
 }
@@ -545,7 +562,7 @@ static const struct ut_ev *rr_cons_event(struct rr_cons *cs)
 		cs->idx++;
 		cs->P++;
 		cs->D++;
-		rr_release(cs, (unsigned int)(cs - cons));
+		rr_release(cs, cs->cpu);
 	}
 	return ev;
 }
@@ -554,7 +571,7 @@ static const struct ut_ev *rr_cons_event(struct rr_cons *cs)
  * Make cs->pg hold the page of the consumer's next event, with cs->off inside
  * it.  1: an event is there; 0: nothing to read now; < 0: error.
  */
-static int rr_cons_load(struct rr_cons *cs, unsigned int cpu)
+static int rr_cons_load(struct tfs_instance *inst, struct rr_cons *cs, unsigned int cpu)
 {
 	/*
 	 * Whatever the writers put in the ring, the work is bounded: every step
@@ -568,7 +585,7 @@ static int rr_cons_load(struct rr_cons *cs, unsigned int cpu)
 
 		if (cs->loaded && cs->off < cs->pg.end && rr_cons_event(cs))
 			return 1;
-		if (!rr_view_read(cpu, &v))
+		if (!rr_view_read(inst, cpu, &v))
 			return 0;
 		if (steps >= 2 * v.nr + RR_RETRIES)
 			return 0;
@@ -637,8 +654,8 @@ static const struct ut_ev *rr_cons_peek(struct rr_cons *cs)
 
 static void rr_cons_take(struct rr_cons *cs, const struct ut_ev *ev)
 {
-	rr_cons_swap(cs, (unsigned int)(cs - cons));
-	rr_release(cs, (unsigned int)(cs - cons));
+	rr_cons_swap(cs, cs->cpu);
+	rr_release(cs, cs->cpu);
 	cs->off += ev->len;
 	cs->idx++;
 	cs->P++;
@@ -657,16 +674,16 @@ static bool cpu_selected(int filter, unsigned int cpu)
  * page (own) is the exception: statistics count it (rr_scan).  Take out the
  * pages the writers have left meanwhile (rr_cons_settle).
  */
-static void rr_cons_unload(int filter)
+static void rr_cons_unload(struct tfs_instance *inst, int filter)
 {
 	for (unsigned int c = 0; c < tfs.nr_cpus; c++) {
-		struct rr_cons *cs = rr_cons_of(c);
+		struct rr_cons *cs = rr_cons_of(inst, c);
 		struct rr_view v;
 
 		if (!cs || !cpu_selected(filter, c))
 			continue;
 		rr_cons_settle(cs, c);
-		if (cs->own && rr_view_read(c, &v))
+		if (cs->own && rr_view_read(inst, c, &v))
 			rr_cons_check(cs, &v); /* a reader page outlives no reset */
 		if (!cs->own)
 			cs->loaded = false;
@@ -674,7 +691,7 @@ static void rr_cons_unload(int filter)
 }
 
 /* The CPU whose next event comes first (lowest CPU on ties); -1: none. rr_lock held. */
-static int rr_cons_pick(int filter, int skip)
+static int rr_cons_pick(struct tfs_instance *inst, int filter, int skip)
 {
 	uint64_t best_ts = 0;
 	int best = -1;
@@ -685,8 +702,8 @@ static int rr_cons_pick(int filter, int skip)
 
 		if (!cpu_selected(filter, c) || (int)c == skip)
 			continue;
-		cs = rr_cons_of(c);
-		if (!cs || rr_cons_load(cs, c) != 1)
+		cs = rr_cons_of(inst, c);
+		if (!cs || rr_cons_load(inst, cs, c) != 1)
 			continue;
 		ev = rr_cons_peek(cs);
 		if (best < 0 || ev->ts < best_ts) {
@@ -699,6 +716,7 @@ static int rr_cons_pick(int filter, int skip)
 
 /* What the consumer's peek_next/take_next work on (rr_lock held). */
 struct rr_peek {
+	struct tfs_instance *inst;
 	struct rr_cons *cs;
 	unsigned int cpu;
 	const struct ut_ev *ev; /* the event being handed out */
@@ -723,7 +741,7 @@ static const struct ut_ev *rr_cons_peek_next(struct tfs_iter *it)
 		off += ev->len;
 	if (ev)
 		return ev;
-	if (off < cs->pg.end || !rr_view_read(pk->cpu, &v))
+	if (off < cs->pg.end || !rr_view_read(pk->inst, pk->cpu, &v))
 		return NULL;
 	if (rr_age(&v, vp) >= v.nr)
 		return NULL;
@@ -743,17 +761,19 @@ static void rr_cons_take_next(struct tfs_iter *it)
 	((struct rr_peek *)it->rd)->take = true;
 }
 
-long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *arg)
+long tfs_rr_consume(struct tfs_instance *inst, int cpu, struct tfs_iter *it, long max,
+		    tfs_rr_fn fn, void *arg)
 {
 	struct rr_peek pk;
 	long n = 0;
 
-	if (!tfs.area)
+	if (!inst->area)
 		return 0;
+	it->inst = inst;
 	pthread_mutex_lock(&rr_lock);
-	rr_cons_unload(cpu);
+	rr_cons_unload(inst, cpu);
 	while (n < max) {
-		int c = rr_cons_pick(cpu, -1);
+		int c = rr_cons_pick(inst, cpu, -1);
 		struct rr_cons *cs;
 		const struct ut_ev *ev;
 		struct tfs_event e;
@@ -761,16 +781,16 @@ long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *
 
 		if (c < 0)
 			break;
-		cs = rr_cons_of((unsigned int)c);
+		cs = rr_cons_of(inst, (unsigned int)c);
 		ev = rr_cons_peek(cs);
 		e.ev = ev;
 		e.cpu = (unsigned int)c;
-		e.ts = tfs_clock_from_tsc(ev->ts);
+		e.ts = tfs_clock_from_tsc(inst, ev->ts);
 		it->cpu = e.cpu;
 		it->lost = cs->lost;
 		it->idx++;
 		it->next_ts = e.ts;
-		pk = (struct rr_peek){.cs = cs, .cpu = e.cpu, .ev = ev};
+		pk = (struct rr_peek){.inst = inst, .cs = cs, .cpu = e.cpu, .ev = ev};
 		it->rd = &pk;
 		it->peek_next = rr_cons_peek_next;
 		it->take_next = rr_cons_take_next;
@@ -781,12 +801,12 @@ long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *
 			 */
 			const struct ut_ev *nx = rr_page_event(&cs->pg, cs->off + ev->len);
 			uint64_t best = nx ? nx->ts : UINT64_MAX;
-			int c2 = rr_cons_pick(cpu, c);
+			int c2 = rr_cons_pick(inst, cpu, c);
 
-			if (c2 >= 0 && rr_cons_peek(rr_cons_of(c2))->ts < best)
-				best = rr_cons_peek(rr_cons_of(c2))->ts;
+			if (c2 >= 0 && rr_cons_peek(rr_cons_of(inst, c2))->ts < best)
+				best = rr_cons_peek(rr_cons_of(inst, c2))->ts;
 			if (best != UINT64_MAX)
-				it->next_ts = tfs_clock_from_tsc(best);
+				it->next_ts = tfs_clock_from_tsc(inst, best);
 		}
 		r = fn(it, &e, arg);
 		it->peek_next = NULL;
@@ -804,9 +824,9 @@ long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *
 			const struct ut_ev *nx;
 
 			rr_cons_take(cs, ev);
-			rr_reader_page_used((unsigned int)c);
+			rr_reader_page_used(inst, (unsigned int)c);
 			n++;
-			if (rr_cons_load(cs, (unsigned int)c) == 1 && (nx = rr_cons_peek(cs)) &&
+			if (rr_cons_load(inst, cs, (unsigned int)c) == 1 && (nx = rr_cons_peek(cs)) &&
 			    nx->tid == h.tid && nx->type == UT_EV_GRAPH_RET && nx->ts >= h.ts) {
 				rr_cons_take(cs, nx);
 				n++;
@@ -814,22 +834,22 @@ long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *
 			continue;
 		}
 		rr_cons_take(cs, ev);
-		rr_reader_page_used((unsigned int)c);
+		rr_reader_page_used(inst, (unsigned int)c);
 		n++;
 	}
 	pthread_mutex_unlock(&rr_lock);
 	return n;
 }
 
-bool tfs_rr_ready(int cpu)
+bool tfs_rr_ready(struct tfs_instance *inst, int cpu)
 {
 	bool ready;
 
-	if (!tfs.area)
+	if (!inst->area)
 		return false;
 	pthread_mutex_lock(&rr_lock);
-	rr_cons_unload(cpu);
-	ready = rr_cons_pick(cpu, -1) >= 0;
+	rr_cons_unload(inst, cpu);
+	ready = rr_cons_pick(inst, cpu, -1) >= 0;
 	pthread_mutex_unlock(&rr_lock);
 	return ready;
 }
@@ -842,6 +862,7 @@ struct snap_cpu {
 };
 
 struct tfs_snap {
+	struct tfs_instance *inst;
 	unsigned int nr_cpus;
 	unsigned long idx;
 	bool empty;
@@ -900,10 +921,11 @@ static bool rr_scan_page(const struct rr_page *pg, unsigned int off, unsigned in
  * The consumer's reader page (own) comes first; the events overwritten between
  * it and the oldest page of the ring count as overrun.
  */
-static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *sc)
+static int rr_scan(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_stats *st,
+		   struct snap_cpu *sc)
 {
 	static struct rr_page pg; /* rr_lock held */
-	struct rr_cons *cs = rr_cons_of(cpu);
+	struct rr_cons *cs = rr_cons_of(inst, cpu);
 
 	if (!cs)
 		return -ENOMEM;
@@ -921,7 +943,7 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 		/* (st->discarded counts the readable ones again on each try) */
 		st->read = cs->R;
 		st->bad = cs->bad;
-		if (!rr_view_read(cpu, &v)) {
+		if (!rr_view_read(inst, cpu, &v)) {
 			/* corrupt (or being resized): nothing readable, as the kernel never fails */
 			st->oldest_tsc = cs->last_oldest;
 			return 0;
@@ -993,27 +1015,29 @@ static int rr_scan(unsigned int cpu, struct tfs_cpu_stats *st, struct snap_cpu *
 	}
 }
 
-int tfs_rr_stats(unsigned int cpu, struct tfs_cpu_stats *st)
+int tfs_rr_stats(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_stats *st)
 {
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	if (!tfs.area || cpu >= tfs.nr_cpus)
+	if (!inst->area || cpu >= tfs.nr_cpus)
 		return -EINVAL;
 	pthread_mutex_lock(&rr_lock);
-	err = rr_scan(cpu, st, NULL);
+	err = rr_scan(inst, cpu, st, NULL);
 	pthread_mutex_unlock(&rr_lock);
 	return err;
 }
 
-struct tfs_snap *tfs_snap_take(int cpu, struct tfs_iter *it)
+struct tfs_snap *tfs_snap_take(struct tfs_instance *inst, int cpu, struct tfs_iter *it)
 {
-	unsigned int n = tfs.area ? tfs.nr_cpus : 0;
+	unsigned int n = inst->area ? tfs.nr_cpus : 0;
 	struct tfs_snap *s = calloc(1, sizeof(*s) + n * sizeof(s->c[0]));
 	bool overruns = false;
 
 	if (!s)
 		return NULL;
+	it->inst = inst;
+	s->inst = inst;
 	s->nr_cpus = n;
 	s->empty = true;
 	it->entries = it->total = 0;
@@ -1022,7 +1046,7 @@ struct tfs_snap *tfs_snap_take(int cpu, struct tfs_iter *it)
 		struct tfs_cpu_stats st;
 
 		/* the header counts every CPU, even in a per_cpu file (as the kernel) */
-		if (rr_scan(c, &st, cpu_selected(cpu, c) ? &s->c[c] : NULL) == -ENOMEM) {
+		if (rr_scan(inst, c, &st, cpu_selected(cpu, c) ? &s->c[c] : NULL) == -ENOMEM) {
 			pthread_mutex_unlock(&rr_lock);
 			tfs_snap_free(s);
 			return NULL;
@@ -1036,7 +1060,7 @@ struct tfs_snap *tfs_snap_take(int cpu, struct tfs_iter *it)
 	}
 	pthread_mutex_unlock(&rr_lock);
 	it->annotate = overruns;
-	it->time_start = tfs_rr_time_start();
+	it->time_start = tfs_rr_time_start(inst);
 	return s;
 }
 
@@ -1119,7 +1143,7 @@ bool tfs_snap_next(struct tfs_snap *s, struct tfs_iter *it, struct tfs_event *e)
 	sc = &s->c[c];
 	e->ev = (const struct ut_ev *)(sc->data + sc->pos);
 	e->cpu = (unsigned int)c;
-	e->ts = tfs_clock_from_tsc(e->ev->ts);
+	e->ts = tfs_clock_from_tsc(s->inst, e->ev->ts);
 	sc->pos += e->ev->len;
 	it->cpu = e->cpu;
 	it->lost = 0;
@@ -1131,6 +1155,6 @@ bool tfs_snap_next(struct tfs_snap *s, struct tfs_iter *it, struct tfs_event *e)
 	c2 = snap_pick(s);
 	if (c2 >= 0)
 		it->next_ts = tfs_clock_from_tsc(
-			((const struct ut_ev *)(s->c[c2].data + s->c[c2].pos))->ts);
+			s->inst, ((const struct ut_ev *)(s->c[c2].data + s->c[c2].pos))->ts);
 	return true;
 }

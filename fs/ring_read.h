@@ -57,6 +57,7 @@ struct tfs_snap;
  */
 struct tfs_iter {
 	/* for the whole read */
+	struct tfs_instance *inst; /* whose buffer (set by tfs_snap_take, tfs_rr_consume) */
 	int cpu_filter;		/* per_cpu file: its CPU; -1: all */
 	bool pipe;		/* consuming reader (trace_pipe) */
 	bool lat_fmt;		/* latency format (option latency-format) */
@@ -98,13 +99,13 @@ void tfs_iter_release(struct tfs_iter *it);
  * Read one CPU's statistics now.  0, or -EINVAL for a bad cpu / no area.  A ring
  * whose shared state is corrupt reads as empty (only this reader's own counters).
  */
-int tfs_rr_stats(unsigned int cpu, struct tfs_cpu_stats *st);
+int tfs_rr_stats(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_stats *st);
 
 /*
  * Take a snapshot of cpu (or all CPUs when cpu < 0): every readable event not yet
  * consumed.  Fills it->entries/total from the same reading.  NULL on ENOMEM.
  */
-struct tfs_snap *tfs_snap_take(int cpu, struct tfs_iter *it);
+struct tfs_snap *tfs_snap_take(struct tfs_instance *inst, int cpu, struct tfs_iter *it);
 void tfs_snap_free(struct tfs_snap *s);
 /* Restart the walk from the first event. */
 void tfs_snap_rewind(struct tfs_snap *s);
@@ -125,9 +126,10 @@ bool tfs_snap_empty(const struct tfs_snap *s);
  * valid only during the call.
  */
 typedef int (*tfs_rr_fn)(struct tfs_iter *it, const struct tfs_event *e, void *arg);
-long tfs_rr_consume(int cpu, struct tfs_iter *it, long max, tfs_rr_fn fn, void *arg);
+long tfs_rr_consume(struct tfs_instance *inst, int cpu, struct tfs_iter *it, long max,
+		    tfs_rr_fn fn, void *arg);
 /* True when the consuming reader of cpu (or of any CPU) has an event ready. */
-bool tfs_rr_ready(int cpu);
+bool tfs_rr_ready(struct tfs_instance *inst, int cpu);
 /*
  * After writes: take out the pages that consumers' reads wait for the writers to
  * leave (overwrite mode's reader page, ring_read.c).  Cheap when none waits.
@@ -138,7 +140,9 @@ void tfs_rr_settle(void);
  * A ring was emptied (cpu, or all when cpu < 0): forget the reader's position,
  * and for all CPUs restart the latency format's time base.
  */
-void tfs_rr_reset(int cpu);
+void tfs_rr_reset(struct tfs_instance *inst, int cpu);
+/* The instance goes: free its consumers. */
+void tfs_rr_free(struct tfs_instance *inst);
 
 /*
  * Hold every reader (snapshots, statistics, consumers) off while a ring changes;
@@ -147,27 +151,28 @@ void tfs_rr_reset(int cpu);
 void tfs_rr_hold(void);
 void tfs_rr_unhold(void);
 /* Readers held: cpu's ring was emptied; its consumer starts again at the ring's start. */
-void tfs_rr_forget_held(unsigned int cpu);
+void tfs_rr_forget_held(struct tfs_instance *inst, unsigned int cpu);
 /*
  * Readers held: where cpu's consumer takes its next event (vpage, byte offset in
  * the page's data); false when it has consumed nothing (no position).
  */
-bool tfs_rr_next_held(unsigned int cpu, unsigned int *vp, unsigned int *off);
+bool tfs_rr_next_held(struct tfs_instance *inst, unsigned int cpu, unsigned int *vp,
+		      unsigned int *off);
 /*
  * Readers held: cpu's reader page (overwrite mode: a page a consuming read took
  * out of the ring, the ring being read again from vp + 1), its data and the bytes
  * [start, end) not consumed yet; false when the consumer holds none.
  */
-bool tfs_rr_reader_page_held(unsigned int cpu, unsigned int *vp, const unsigned char **data,
+bool tfs_rr_reader_page_held(struct tfs_instance *inst, unsigned int cpu, unsigned int *vp, const unsigned char **data,
 			     unsigned int *start, unsigned int *end);
 /*
  * Readers held: cpu's ring was rebuilt (resize) with the unconsumed events from
  * number `first` on at its start: the consumer goes on from there, its counts
  * (read, discarded, bad) kept.
  */
-void tfs_rr_resized_held(unsigned int cpu, uint64_t first);
+void tfs_rr_resized_held(struct tfs_instance *inst, unsigned int cpu, uint64_t first);
 /* Time of the last full reset in the current clock (latency format base). */
-uint64_t tfs_rr_time_start(void);
+uint64_t tfs_rr_time_start(const struct tfs_instance *inst);
 
 /*
  * Tests only: called in the middle of every page copy (half the page copied), to

@@ -28,8 +28,16 @@ int tfs_opt_parse(const char *buf, size_t size, char *name, size_t namesize, boo
 int tfs_opt_parse_bool(const char *buf, size_t size, bool *val);
 /* The core option called name, or -1. */
 int tfs_opt_find(const char *name);
-/* The bits of tfs.opts that the kernel sets at boot. */
+/* The bits of the top's opts that the kernel sets at boot. */
 uint64_t tfs_opts_default(void);
+/*
+ * Give inst (its tracer set) the options a new instance has: the kernel's boot
+ * defaults for the top, without trace_printk_dest and copy_trace_marker for an
+ * instance; every tracer's options at their defaults.
+ */
+void tfs_opts_init(struct tfs_instance *inst, bool top);
+/* options/ of an instance: the same list, the top-level-only options named "" (hidden). */
+const char *tfs_inst_option_file_name(unsigned int i);
 /* True once record-tgid has been set: the kernel keeps no tgids before. */
 bool tfs_opt_tgid_recorded(void);
 /*

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * state.c - the global tracing state `tfs` and how it reaches traced processes.
+ * state.c - the daemon's global state `tfs` and how the settings reach traced
+ * processes.
  *
  * The state lives in utracefs; the runtime of each process only sees the control
  * page.  tfs_apply() copies what the runtime acts on (tracer, tracing_on, the
@@ -67,32 +68,12 @@ unsigned int tfs_possible_cpus(void)
 
 void tfs_state_defaults(unsigned int nr_cpus)
 {
-	const struct tracer *nop = tfs_tracer_find("nop");
-
 	tfs_lock();
 	tfs.nr_cpus = nr_cpus;
-	tfs.tracer = nop;
-	tfs.tracing_on = true;
 	tfs.ftrace_enabled = true;
-	tfs.opts = 0;
-	for (unsigned int i = 0; i < TFS_OPT_NR; i++)
-		if (tfs_core_opts[i].def)
-			tfs.opts |= 1ull << i;
-	tfs.tracer_opts = tfs_tracer_opts_of(nop);
-	tfs.clock = TFS_CLOCK_LOCAL;
-	/*
-	 * As the kernel boots: a minimal buffer, shown "7 (expanded: 1408)", grown
-	 * to 1410 KB per CPU on first use (tfs_buffer_expand, buffer_size.c).
-	 */
-	for (unsigned int cpu = 0; cpu < UT_RB_MAX_CPUS; cpu++)
-		tfs.nr_kpages[cpu] = TFS_BOOT_KPAGES;
-	tfs.buffer_expanded = false;
-	memset(tfs.cpumask, 0, sizeof(tfs.cpumask));
-	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++)
-		tfs.cpumask[cpu / 64] |= 1ull << (cpu % 64);
 	/* the kernel's 128, rounded up as it fills whole pages (6552) */
 	tfs.saved_cmdlines_size = tfs_cmdlines_rounded(128);
-	tfs.trace_pipe_readers = 0;
+	tfs_inst_defaults(&tfs_top, true);
 	tfs_unlock();
 }
 
@@ -109,16 +90,16 @@ struct tfs_rt_opts {
 	uint32_t graph_opts;
 };
 
-static struct tfs_rt_opts tfs_rt_opts(void)
+static struct tfs_rt_opts tfs_rt_opts(const struct tfs_instance *inst)
 {
 	struct tfs_rt_opts r = {0};
 
-	if (tfs_tracer_opt("func_stack_trace"))
+	if (tfs_tracer_opt(inst, "func_stack_trace"))
 		r.ctl_opts |= UT_CTL_OPT_FUNC_STACK_TRACE;
-	r.trace_printk = tfs_opt(TFS_OPT_TRACE_PRINTK);
+	r.trace_printk = tfs_opt(inst, TFS_OPT_TRACE_PRINTK);
 
 	/* the graph tracer's own option values, kept whichever tracer is current */
-	uint64_t g = tfs_tracer_opts_of(&tfs_function_graph_tracer);
+	uint64_t g = tfs_tracer_opts_of(inst, &tfs_function_graph_tracer);
 
 	if (!(g & TFS_GRAPH_IRQS))
 		r.graph_opts |= UT_CTL_GRAPH_NOIRQS;
@@ -134,15 +115,15 @@ static struct tfs_rt_opts tfs_rt_opts(void)
 	return r;
 }
 
-static void tfs_publish_opts_locked(const struct tfs_rt_opts *r)
+static void tfs_publish_opts_locked(const struct tfs_instance *inst, const struct tfs_rt_opts *r)
 {
-	struct ut_ctl *ctl = tfs.ctl;
+	struct ut_ctl *ctl = inst->ctl;
 
 	if (!ctl)
 		return;
-	__atomic_store_n(&ctl->tracer, tfs.tracer ? (uint32_t)tfs.tracer->id : UT_TRACER_NOP,
+	__atomic_store_n(&ctl->tracer, inst->tracer ? (uint32_t)inst->tracer->id : UT_TRACER_NOP,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&ctl->tracing_on, tfs.tracing_on ? 1u : 0u, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->tracing_on, inst->tracing_on ? 1u : 0u, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->opts, r->ctl_opts, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->trace_printk, r->trace_printk ? 1u : 0u, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->thresh_tsc, r->thresh_tsc, __ATOMIC_RELAXED);
@@ -154,22 +135,31 @@ static void tfs_publish_opts_locked(const struct tfs_rt_opts *r)
 void tfs_publish_locked(void)
 {
 	/* only for start-up and tests: the option readers do not lock then */
-	struct tfs_rt_opts r = tfs_rt_opts();
+	struct tfs_rt_opts r = tfs_rt_opts(&tfs_top);
 
-	tfs_publish_opts_locked(&r);
+	tfs_publish_opts_locked(&tfs_top, &r);
 }
 
-int tfs_apply(void)
+int tfs_apply(struct tfs_instance *inst)
 {
-	struct tfs_rt_opts r = tfs_rt_opts();
+	struct tfs_rt_opts r = tfs_rt_opts(inst);
 	uint32_t gen;
 
 	tfs_lock();
-	if (!tfs.ctl) {
+	if (!inst->ctl) {
 		tfs_unlock();
 		return 0;
 	}
-	tfs_publish_opts_locked(&r);
+	tfs_publish_opts_locked(inst, &r);
+	if (inst != &tfs_top) {
+		/*
+		 * Processes act on the top's page only (the runtime does not route
+		 * events to instances yet): nobody to wake, nobody to wait for.
+		 */
+		tfs_unlock();
+		tfs_ring_kick(); /* tracing_on changes what a blocked reader should do */
+		return 0;
+	}
 	/*
 	 * The generation is counted here, not read back from the shared page that
 	 * any process could scribble on.  Release: a process that sees the new gen
@@ -178,10 +168,10 @@ int tfs_apply(void)
 	static uint32_t last_gen;
 
 	gen = ++last_gen;
-	__atomic_store_n(&tfs.ctl->gen, gen, __ATOMIC_RELEASE);
+	__atomic_store_n(&inst->ctl->gen, gen, __ATOMIC_RELEASE);
 	tfs_unlock();
 
-	syscall(SYS_futex, &tfs.ctl->gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	syscall(SYS_futex, &inst->ctl->gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	tfs_ring_kick(); /* tracing_on changes what a blocked reader should do */
 	tfs_registry_wait_acks(gen, UT_ACK_TIMEOUT_MS);
 	return 0;

@@ -5,22 +5,31 @@
  * utracefs is the "kernel" of utrace: it owns the tracing state and the shared
  * memory, serves the tracefs tree over FUSE and formats everything a reader sees.
  *
- *   state.c      the global state (struct tfs_trace), applying it to the control page
- *                and waiting for every process to acknowledge
- *   area.c       the memfd: creation, per-CPU reset/resize with the CPU barrier
+ * The daemon's core (knows the set of instances and the processes):
+ *   state.c      the global state (struct tfs_trace), applying an instance's settings
+ *                to its control page and waiting for every process to acknowledge
+ *   instance.c   the instances (struct tfs_instance, the kernel's trace_array; the
+ *                top level is tfs_top) and the instances/ directory
+ *   area.c       the memfd: one span per instance, per-CPU reset/resize with the
+ *                CPU barrier
  *   registry.c   the control socket: processes, their tasks (comm, tgid), their maps
  *   files.c      THE TABLE of control files: read it to learn the tree
- *   fuse_ops.c   FUSE glue: paths -> table entries -> the ops below
- *   one file per family of control files (current_tracer.c, buffer_size.c, ...)
+ *   fuse_ops.c   FUSE glue: paths -> table entries (and their instance) -> the ops below
  *   ring_read.c  reading the rings: snapshots, consuming readers, statistics
  *   clock.c      trace_clock: TSC -> the selected clock
  *   sym.c        ip -> symbol, as each process had its objects mapped at the event's time
  *   symfile.c    one ELF file: its identity (build-id...), segments and symbols
+ * Control files, one file per family (current_tracer.c, buffer_size.c, ...): each
+ * acts on the instance of the open file (tfs_open.inst), never on a global; the
+ * function filters and pid lists (ftrace_filter.c, ftrace_pid.c, sel.c) are the
+ * top level's only for now.
+ * Output:
  *   output/      text formatting: headers, line prefix, function lines, latency format
  *   tracers/     one file per tracer, each a struct tracer
  *
- * Locking: tfs.lock (a mutex) guards struct tfs_trace; it is never held while
- * waiting for processes (tfs_apply) or while blocking in trace_pipe.
+ * Locking: tfs.lock (a mutex) guards struct tfs_trace and every instance's
+ * settings; it is never held while waiting for processes (tfs_apply) or while
+ * blocking in trace_pipe.
  */
 #ifndef TFS_H
 #define TFS_H
@@ -35,6 +44,8 @@
 
 #include "ut_ctl.h"
 #include "ut_ring.h"
+
+struct tfs_instance;
 
 /* ---- text buffers ------------------------------------------------------------ */
 
@@ -95,13 +106,13 @@ struct tfs_opt_def {
 };
 extern const struct tfs_opt_def tfs_core_opts[TFS_OPT_NR];
 
-/* True when the core option is set (reads tfs.opts; no lock needed for a bit). */
-bool tfs_opt(enum tfs_opt o);
-/* True when the current tracer has its option NAME set. */
-bool tfs_tracer_opt(const char *name);
-/* The option bits of tracer t (bit per entry of t->opts), kept for every tracer. */
+/* True when inst has the core option set (reads inst->opts; no lock needed for a bit). */
+bool tfs_opt(const struct tfs_instance *inst, enum tfs_opt o);
+/* True when inst's current tracer has its option NAME set. */
+bool tfs_tracer_opt(const struct tfs_instance *inst, const char *name);
+/* The option bits of tracer t in inst (bit per entry of t->opts), kept for every tracer. */
 struct tracer;
-uint64_t tfs_tracer_opts_of(const struct tracer *t);
+uint64_t tfs_tracer_opts_of(const struct tfs_instance *inst, const struct tracer *t);
 
 /* ---- tracers ------------------------------------------------------------------ */
 
@@ -142,55 +153,114 @@ enum tfs_clock {
 extern const char *const tfs_clock_names[TFS_CLOCK_NR];
 /* True for clocks printed as plain counters ("%12llu"): counter, uptime, x86-tsc. */
 bool tfs_clock_is_counter(enum tfs_clock c);
-/* Time of a raw TSC value in the current clock (ns, or ticks for counter clocks). */
-uint64_t tfs_clock_from_tsc(uint64_t tsc);
-/* "Now" in the current clock. */
-uint64_t tfs_clock_now(void);
+/* Time of a raw TSC value in inst's clock (ns, or ticks for counter clocks). */
+uint64_t tfs_clock_from_tsc(const struct tfs_instance *inst, uint64_t tsc);
+/* "Now" in inst's clock. */
+uint64_t tfs_clock_now(const struct tfs_instance *inst);
 /* Calibrate TSC against CLOCK_MONOTONIC; called once at start. */
 void tfs_clock_init(void);
 
-/* ---- the global state ----------------------------------------------------------- */
+/* ---- the daemon's core state, and the instances ------------------------------------- */
 
 #define TFS_CPUMASK_WORDS (UT_RB_MAX_CPUS / 64)
+#define TFS_MAX_TRACERS 32
 
+/*
+ * What is truly global: the shared area (one memfd, one span per instance slot,
+ * ut_ring.h), the registry's settings and the switches that have no instance
+ * (ftrace_enabled, saved_cmdlines_size).  Everything a tracing session owns is
+ * in struct tfs_instance.
+ */
 struct tfs_trace {
 	pthread_mutex_t lock;
 
 	/* the shared area */
 	int area_fd;
-	int ctl_fd; /* the control page's own memfd, sealed against writes by others */
-	void *area;
+	int ctl_fd; /* the control pages' own memfd, sealed against writes by others */
+	void *area; /* the whole area; instance i's span at area + i * span */
 	uint64_t area_size;
+	uint64_t span;	      /* bytes of one instance's span (ut_inst_span) */
 	unsigned int nr_cpus; /* possible CPUs */
-	struct ut_ctl *ctl;   /* == area: ctl_fd mapped over the area's first page */
+
+	/* global settings */
+	bool ftrace_enabled; /* the ftrace_enabled file (the kernel's sysctl) */
+	unsigned int saved_cmdlines_size;
+};
+extern struct tfs_trace tfs;
+
+struct rr_cons;
+struct tfs_elog;
+
+/*
+ * One tracing session, the kernel's trace_array (instance.c).  The top level is
+ * instance 0, tfs_top; instances/NAME are slots 1..UT_INST_MAX - 1.  Every open
+ * file knows its instance (tfs_open.inst); the functions that act on a session
+ * take it.  Settings are guarded by tfs.lock, like the core's.
+ */
+struct tfs_instance {
+	unsigned int slot;     /* 0: the top level */
+	char name[256];	       /* instances/NAME; "" for the top */
+	void *area;	       /* its span: laid out as ut_ring.h says (ctl, rb_cpu[], rings) */
+	struct ut_ctl *ctl;    /* == area: control page slot of the ctl memfd mapped over it */
 
 	/* settings */
 	const struct tracer *tracer;
 	bool tracing_on;
-	bool ftrace_enabled;  /* the ftrace_enabled file (the kernel's sysctl) */
 	uint64_t opts;	      /* bit per enum tfs_opt */
-	uint64_t tracer_opts; /* bit per entry of tracer->opts */
+	uint64_t tracer_opts; /* bit per entry of tracer->opts (the current tracer's) */
+	uint64_t tracer_vals[TFS_MAX_TRACERS]; /* every tracer's option bits (options.c), by tracer index */
 	enum tfs_clock clock;
 	unsigned int nr_kpages[UT_RB_MAX_CPUS]; /* buffer_size_kb in 4080-byte kernel pages */
 	bool buffer_expanded;			/* the kernel's "(expanded: N)" state */
 	uint64_t cpumask[TFS_CPUMASK_WORDS];
-	unsigned int saved_cmdlines_size;
 
 	/* readers */
 	int trace_pipe_readers; /* current_tracer gives EBUSY while > 0 */
+	struct rr_cons *rr_cons; /* ring_read.c: the consumer of each CPU */
+	uint64_t rr_time_start;	 /* ring_read.c: latency format's time base */
+
+	struct tfs_elog *elog; /* error_log.c: its entries */
+
+	/* instance.c: open files (rmdir gives EBUSY while > 0), removal under way */
+	unsigned int refs;
+	bool dying;
 };
-extern struct tfs_trace tfs;
+extern struct tfs_instance tfs_top;
+
+/* ---- instances/ (instance.c) ----------------------------------------------------- */
+
+/* An instance found by name, to take a reference on later (it may go meanwhile). */
+struct tfs_inst_ref {
+	struct tfs_instance *inst;
+	uint64_t gen;
+};
+/* Find the instance called name (len bytes): 0 or -ENOENT. */
+int tfs_inst_lookup(const char *name, size_t len, struct tfs_inst_ref *ref);
+/* Take a reference (an open file): 0, or -ENOENT when it went since the lookup. */
+int tfs_inst_get(const struct tfs_inst_ref *ref);
+void tfs_inst_put(struct tfs_instance *inst);
+/*
+ * The instance of a slot while it is live, else NULL.  Its storage never goes
+ * (what it points to may: hold the lock that guards what you read of it).
+ */
+struct tfs_instance *tfs_inst_of_slot(unsigned int slot);
+/* The i-th instance's name (instances/ listing), NULL past the last. */
+const char *tfs_inst_dir_name(unsigned int i);
+/* mkdir/rmdir instances/NAME: 0 or the kernel's errno (instance.c). */
+int tfs_inst_mkdir(const char *name, size_t len);
+int tfs_inst_rmdir(const char *name, size_t len);
 
 void tfs_lock(void);
 void tfs_unlock(void);
 
 /*
- * Publish the settings to the control page, bump gen, wake every process and wait
- * (at most UT_ACK_TIMEOUT_MS) until each live one acknowledged.  Call without
- * tfs.lock held.  Returns 0 (a hung process is not an error: it is reported in
- * the daemon's log and left behind).
+ * Publish inst's settings to its control page.  For the top level, then bump gen,
+ * wake every process and wait (at most UT_ACK_TIMEOUT_MS) until each live one
+ * acknowledged; processes act on the top's page only until the runtime routes
+ * events to instances.  Call without tfs.lock held.  Returns 0 (a hung process is
+ * not an error: it is reported in the daemon's log and left behind).
  */
-int tfs_apply(void);
+int tfs_apply(struct tfs_instance *inst);
 
 /* ---- the area and the rings (area.c) --------------------------------------------- */
 
@@ -201,19 +271,19 @@ int tfs_area_init(unsigned int nr_cpus);
  * when some CPU's writers could not be stopped (area.c: a CPU utracefs may not
  * run on, a lock holder that does not let go): that ring is left as it was.
  */
-int tfs_ring_reset(int cpu);
+int tfs_ring_reset(struct tfs_instance *inst, int cpu);
 /*
  * Give a CPU's ring room for nr_kpages kernel pages, keeping its newest events
  * that the consumer has not taken.  0, -ENOMEM, or -EBUSY as tfs_ring_reset.
  */
-int tfs_ring_resize(unsigned int cpu, unsigned int nr_kpages);
+int tfs_ring_resize(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_kpages);
 /* Stop or restart writes on a CPU (tracing_cpumask). */
-void tfs_ring_enable(unsigned int cpu, bool on);
+void tfs_ring_enable(struct tfs_instance *inst, unsigned int cpu, bool on);
 /*
  * Wait until no write sequence that started before the call is still running on
  * cpu.  0, or -EBUSY when that cannot be known (see area.c).
  */
-int tfs_cpu_barrier(unsigned int cpu);
+int tfs_cpu_barrier(struct tfs_instance *inst, unsigned int cpu);
 /* Tests only: the write mode utracefs chose at start (UT_CTL_WRITE_*). */
 void tfs_area_set_write_mode(uint32_t mode);
 /* Wake trace_pipe readers and pollers (called when new data may be there). */
@@ -232,9 +302,9 @@ int tfs_ring_wait(uint64_t *seen_seq, int timeout_ms);
  * TFS_RELEASE_WAIT_MS.  Called with tfs.lock held (released while waiting).
  */
 #define TFS_RELEASE_WAIT_MS 500
-bool tfs_trace_pipe_busy_locked(void);
-/* Option overwrite: switch every ring's mode without emptying it. */
-void tfs_ring_set_overwrite(bool on);
+bool tfs_trace_pipe_busy_locked(struct tfs_instance *inst);
+/* Option overwrite: switch every ring's mode of inst without emptying it. */
+void tfs_ring_set_overwrite(struct tfs_instance *inst, bool on);
 
 /*
  * buffer_size.c: the kernel's first-use growth of the buffer.  At start every CPU
@@ -242,7 +312,7 @@ void tfs_ring_set_overwrite(bool on);
  * 1408)"); the first tracer write (any tracer, even the current one) grows every
  * CPU to the kernel's 1408 KB.  No-op once expanded.  Call without tfs.lock.
  */
-int tfs_buffer_expand(void);
+int tfs_buffer_expand(struct tfs_instance *inst);
 
 /*
  * trace.c: a dump or cpudump function probe fired (the kernel's ftrace_dump):
@@ -347,7 +417,7 @@ int tfs_sym_site_name(pid_t pid, uint64_t addr, char *name, size_t size);
 char *tfs_sym_demangle(const char *name);
 /* Whether C++ names show demangled now: the tracer's `demangle` option (on for a
  * tracer without it), as the trace prints them. */
-bool tfs_out_demangle(void);
+bool tfs_out_demangle(const struct tfs_instance *inst);
 
 /* ---- writing events from utracefs (trace_marker) ------------------------------------- */
 
@@ -357,19 +427,20 @@ bool tfs_out_demangle(void);
  * kernel has no rseq); returns what it returns (-EAGAIN: cpu is not in
  * tracing_cpumask).
  */
-int tfs_ring_write(int cpu, struct ut_ev *ev);
+int tfs_ring_write(struct tfs_instance *inst, int cpu, struct ut_ev *ev);
 /*
  * Write a print event (text not NUL-terminated, len <= UT_PRINT_MAX) for task tid
  * into cpu's ring (as tfs_ring_write).
  */
-int tfs_write_print(int cpu, pid_t tid, uint64_t ip, const char *text, size_t len,
-		    uint8_t flags);
+int tfs_write_print(struct tfs_instance *inst, int cpu, pid_t tid, uint64_t ip, const char *text,
+		    size_t len, uint8_t flags);
 /*
  * trace_marker.c: write a raw_data event for task tid into cpu's ring: data is the
  * 4-byte id then the payload (len >= 4, at most what one event holds: -EINVAL
  * otherwise).  Returns 0 or what ut_rb_write returns (-EAGAIN, -ENOSPC, ...).
  */
-int tfs_write_raw(int cpu, pid_t tid, const void *data, size_t len, uint8_t flags);
+int tfs_write_raw(struct tfs_instance *inst, int cpu, pid_t tid, const void *data, size_t len,
+		  uint8_t flags);
 
 /* ---- error_log ------------------------------------------------------------------------ */
 
@@ -377,7 +448,10 @@ int tfs_write_raw(int cpu, pid_t tid, const void *data, size_t len, uint8_t flag
  * Add an entry: "[ts] loc: error: msg\n  Command: cmd\n" then a caret under column
  * pos of cmd.  Keeps the last 8 entries.
  */
-void tfs_error_log(const char *loc, const char *msg, const char *cmd, unsigned int pos);
+void tfs_error_log(struct tfs_instance *inst, const char *loc, const char *msg, const char *cmd,
+		   unsigned int pos);
+/* The instance goes: free its log. */
+void tfs_error_log_free(struct tfs_instance *inst);
 
 /* ---- the file tree (files.c, fuse_ops.c) ---------------------------------------------- */
 
@@ -386,6 +460,7 @@ struct tfs_file;
 /* One open file. */
 struct tfs_open {
 	const struct tfs_file *file;
+	struct tfs_instance *inst; /* the instance the file belongs to (&tfs_top at the top) */
 	int cpu;	/* per_cpu/cpuN/... : N; otherwise -1 */
 	int flags;	/* open(2) flags */
 	pid_t pid;	/* thread id of the caller (FUSE context) */
@@ -434,6 +509,12 @@ struct tfs_file_ops {
 
 enum tfs_file_kind { TFS_FILE, TFS_DIR };
 
+/* tfs_file.arg of the instances/ directory: its entries are instances (instance.c). */
+#define TFS_ARG_INSTANCES (-1L)
+/* tfs_file.inst: where a top-level entry is (0: the top level only) */
+#define TFS_INST_BOTH 1 /* also in every instances/NAME */
+#define TFS_INST_ONLY 2 /* in instances only */
+
 struct tfs_file {
 	const char *name;
 	enum tfs_file_kind kind;
@@ -443,6 +524,7 @@ struct tfs_file {
 	const struct tfs_file *children;   /* TFS_DIR: terminated by a NULL name */
 	const char *(*dyn_name)(unsigned int i); /* TFS_DIR with dynamic entries (options/, cpuN) */
 	const struct tfs_file *dyn_template;	 /* what each dynamic entry is */
+	unsigned char inst;			 /* in the root: TFS_INST_* (0: top only) */
 };
 
 extern const struct tfs_file tfs_root;
@@ -474,7 +556,7 @@ int tfs_strip(const char *buf, size_t size, char *out, size_t outsize);
 struct tfs_event {
 	const struct ut_ev *ev; /* len, type, flags, tid checked; payload length checked */
 	unsigned int cpu;
-	uint64_t ts; /* in the current clock (tfs_clock_from_tsc) */
+	uint64_t ts; /* in the instance's clock (tfs_clock_from_tsc) */
 };
 
 #endif

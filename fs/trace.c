@@ -28,14 +28,16 @@
 
 #define PIPE_WAIT_MS 100
 
-static const struct tracer *cur_tracer(void)
+static const struct tracer *cur_tracer(const struct tfs_instance *inst)
 {
-	return tfs.tracer ? tfs.tracer : tfs_tracer_find("nop");
+	const struct tracer *t = __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE);
+
+	return t ? t : tfs_tracer_find("nop");
 }
 
 static int print_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b)
 {
-	const struct tracer *t = cur_tracer();
+	const struct tracer *t = cur_tracer(it->inst);
 
 	if (t && t->print_line)
 		return t->print_line(it, e, b);
@@ -56,11 +58,12 @@ struct trace_state {
 	bool header_done, eof;
 };
 
-static void trace_iter_init(struct tfs_iter *it, int cpu)
+static void trace_iter_init(struct tfs_iter *it, struct tfs_instance *inst, int cpu)
 {
 	memset(it, 0, sizeof(*it));
+	it->inst = inst;
 	it->cpu_filter = cpu;
-	it->lat_fmt = tfs_opt(TFS_OPT_LATENCY_FORMAT);
+	it->lat_fmt = tfs_opt(inst, TFS_OPT_LATENCY_FORMAT);
 }
 
 static int trace_snapshot(struct tfs_open *o)
@@ -69,8 +72,8 @@ static int trace_snapshot(struct tfs_open *o)
 
 	tfs_snap_free(st->it.snap);
 	tfs_iter_release(&st->it);
-	trace_iter_init(&st->it, o->cpu);
-	st->it.snap = tfs_snap_take(o->cpu, &st->it);
+	trace_iter_init(&st->it, o->inst, o->cpu);
+	st->it.snap = tfs_snap_take(o->inst, o->cpu, &st->it);
 	if (!st->it.snap)
 		return -ENOMEM;
 	tfs_buf_reset(&st->win);
@@ -94,7 +97,7 @@ static int trace_open(struct tfs_open *o)
 
 static void trace_header(struct trace_state *st, struct tfs_buf *b)
 {
-	const struct tracer *t = cur_tracer();
+	const struct tracer *t = cur_tracer(st->it.inst);
 
 	tfs_buf_printf(b, "# tracer: %s\n#\n", t ? t->name : "nop");
 	if (t && t->print_header)
@@ -166,11 +169,11 @@ static ssize_t trace_write(struct tfs_open *o, const char *buf, size_t size, off
 
 static int trace_truncate(struct tfs_open *o)
 {
-	int err = tfs_ring_reset(o->cpu);
+	int err = tfs_ring_reset(o->inst, o->cpu);
 
 	if (err)
 		return err;
-	tfs_rr_reset(o->cpu);
+	tfs_rr_reset(o->inst, o->cpu);
 	if (o->priv)
 		return trace_snapshot(o);
 	return 0;
@@ -237,7 +240,7 @@ static int wait_data(struct tfs_open *o, uint64_t *seen, bool (*ready)(struct tf
 	while (!ready(o)) {
 		if (__atomic_load_n(&o->flags, __ATOMIC_RELAXED) & O_NONBLOCK)
 			return -EAGAIN;
-		if (eof_when_off && !__atomic_load_n(&tfs.tracing_on, __ATOMIC_RELAXED))
+		if (eof_when_off && !__atomic_load_n(&o->inst->tracing_on, __ATOMIC_RELAXED))
 			return 1;
 		tfs_ring_wait(seen, PIPE_WAIT_MS);
 		if (caller_interrupted(tfs_caller(o)))
@@ -266,23 +269,23 @@ struct pipe_state {
 /* current_tracer is refused (EBUSY) while a consuming reader is open */
 static pthread_cond_t readers_cond = PTHREAD_COND_INITIALIZER;
 
-static void pipe_readers_add(int delta)
+static void pipe_readers_add(struct tfs_instance *inst, int delta)
 {
 	tfs_lock();
-	tfs.trace_pipe_readers += delta;
-	if (!tfs.trace_pipe_readers)
+	inst->trace_pipe_readers += delta;
+	if (!inst->trace_pipe_readers)
 		pthread_cond_broadcast(&readers_cond);
 	tfs_unlock();
 }
 
-bool tfs_trace_pipe_busy_locked(void)
+bool tfs_trace_pipe_busy_locked(struct tfs_instance *inst)
 {
 	struct timespec end = tfs_deadline(CLOCK_REALTIME, TFS_RELEASE_WAIT_MS);
 
-	while (tfs.trace_pipe_readers > 0)
+	while (inst->trace_pipe_readers > 0)
 		if (pthread_cond_timedwait(&readers_cond, &tfs.lock, &end))
 			break;
-	return tfs.trace_pipe_readers > 0;
+	return inst->trace_pipe_readers > 0;
 }
 
 static int pipe_open(struct tfs_open *o)
@@ -292,12 +295,13 @@ static int pipe_open(struct tfs_open *o)
 	if (!st)
 		return -ENOMEM;
 	pthread_mutex_init(&st->lock, NULL);
+	st->it.inst = o->inst;
 	st->it.cpu_filter = o->cpu;
 	st->it.pipe = true;
-	st->it.lat_fmt = tfs_opt(TFS_OPT_LATENCY_FORMAT);
-	st->it.time_start = tfs_rr_time_start();
+	st->it.lat_fmt = tfs_opt(o->inst, TFS_OPT_LATENCY_FORMAT);
+	st->it.time_start = tfs_rr_time_start(o->inst);
 	o->priv = st;
-	pipe_readers_add(1);
+	pipe_readers_add(o->inst, 1);
 	return 0;
 }
 
@@ -319,7 +323,7 @@ static bool pipe_ready(struct tfs_open *o)
 	pthread_mutex_lock(&st->lock);
 	pending = st->pos < st->text.len;
 	pthread_mutex_unlock(&st->lock);
-	return pending || tfs_rr_ready(o->cpu);
+	return pending || tfs_rr_ready(o->inst, o->cpu);
 }
 
 static ssize_t pipe_read(struct tfs_open *o, char *buf, size_t size, off_t off)
@@ -339,7 +343,7 @@ static ssize_t pipe_read(struct tfs_open *o, char *buf, size_t size, off_t off)
 		tfs_buf_reset(&st->text);
 		st->pos = 0;
 		st->want = size;
-		got = tfs_rr_consume(o->cpu, &st->it, LONG_MAX, pipe_emit, st);
+		got = tfs_rr_consume(o->inst, o->cpu, &st->it, LONG_MAX, pipe_emit, st);
 		if (got < 0) {
 			pthread_mutex_unlock(&st->lock);
 			return got;
@@ -380,7 +384,7 @@ static int pipe_release(struct tfs_open *o)
 		pthread_mutex_destroy(&st->lock);
 		free(st);
 		o->priv = NULL;
-		pipe_readers_add(-1);
+		pipe_readers_add(o->inst, -1);
 	}
 	return 0;
 }
@@ -415,7 +419,7 @@ static int raw_open(struct tfs_open *o)
 	pthread_mutex_init(&st->lock, NULL);
 	o->priv = st;
 	/* like trace_pipe, an open trace_pipe_raw keeps the tracer from changing */
-	pipe_readers_add(1);
+	pipe_readers_add(o->inst, 1);
 	return 0;
 }
 
@@ -427,10 +431,10 @@ static int raw_emit(struct tfs_iter *it, const struct tfs_event *e, void *arg)
 /* Build the next page from the consumer; false when there was no event. */
 static bool raw_build(struct tfs_open *o, struct raw_state *st)
 {
-	struct tfs_iter it = {.cpu_filter = o->cpu, .pipe = true};
+	struct tfs_iter it = {.inst = o->inst, .cpu_filter = o->cpu, .pipe = true};
 
-	tfs_kfmt_page_init(&st->kp);
-	tfs_rr_consume(o->cpu, &it, LONG_MAX, raw_emit, &st->kp);
+	tfs_kfmt_page_init(&st->kp, o->inst);
+	tfs_rr_consume(o->inst, o->cpu, &it, LONG_MAX, raw_emit, &st->kp);
 	if (!st->kp.events)
 		return false;
 	tfs_kfmt_page_finish(&st->kp);
@@ -448,7 +452,7 @@ static bool raw_ready(struct tfs_open *o)
 	pthread_mutex_lock(&st->lock);
 	pending = st->pos < st->len;
 	pthread_mutex_unlock(&st->lock);
-	return pending || tfs_rr_ready(o->cpu);
+	return pending || tfs_rr_ready(o->inst, o->cpu);
 }
 
 static ssize_t raw_read(struct tfs_open *o, char *buf, size_t size, off_t off)
@@ -496,7 +500,7 @@ static int raw_release(struct tfs_open *o)
 		pthread_mutex_destroy(&st->lock);
 		free(st);
 		o->priv = NULL;
-		pipe_readers_add(-1);
+		pipe_readers_add(o->inst, -1);
 	}
 	return 0;
 }
@@ -511,9 +515,10 @@ const struct tfs_file_ops tfs_trace_pipe_raw_ops = {
 
 /* ---- stats --------------------------------------------------------------------------------- */
 
-static void print_stat_time(struct tfs_buf *b, const char *what, uint64_t t)
+static void print_stat_time(const struct tfs_instance *inst, struct tfs_buf *b, const char *what,
+			    uint64_t t)
 {
-	if (tfs_clock_is_counter(tfs.clock)) {
+	if (tfs_clock_is_counter(inst->clock)) {
 		tfs_buf_printf(b, "%s: %" PRIu64 "\n", what, t);
 	} else {
 		uint64_t us = tfs_out_ns2us(t);
@@ -531,15 +536,16 @@ static int stats_show(struct tfs_open *o)
 
 	if (o->cpu < 0)
 		return -EINVAL;
-	err = tfs_rr_stats((unsigned int)o->cpu, &st);
+	err = tfs_rr_stats(o->inst, (unsigned int)o->cpu, &st);
 	if (err)
 		return err;
 	tfs_buf_printf(b, "entries: %" PRIu64 "\n", st.entries);
 	tfs_buf_printf(b, "overrun: %" PRIu64 "\n", st.overrun);
 	tfs_buf_printf(b, "commit overrun: %" PRIu64 "\n", st.commit_overrun);
 	tfs_buf_printf(b, "bytes: %" PRIu64 "\n", st.bytes);
-	print_stat_time(b, "oldest event ts", st.oldest_tsc ? tfs_clock_from_tsc(st.oldest_tsc) : 0);
-	print_stat_time(b, "now ts", tfs_clock_now());
+	print_stat_time(o->inst, b, "oldest event ts",
+			st.oldest_tsc ? tfs_clock_from_tsc(o->inst, st.oldest_tsc) : 0);
+	print_stat_time(o->inst, b, "now ts", tfs_clock_now(o->inst));
 	tfs_buf_printf(b, "dropped events: %" PRIu64 "\n", st.dropped);
 	tfs_buf_printf(b, "read events: %" PRIu64 "\n", st.read);
 	return 0;
@@ -571,12 +577,15 @@ static int dump_emit(struct tfs_iter *it, const struct tfs_event *e, void *arg)
 
 static void dump_now(int cpu)
 {
-	struct tfs_iter it = {
-	    .cpu_filter = cpu, .pipe = true, .lat_fmt = true, .time_start = tfs_rr_time_start()};
+	struct tfs_iter it = {.inst = &tfs_top,
+			      .cpu_filter = cpu,
+			      .pipe = true,
+			      .lat_fmt = true,
+			      .time_start = tfs_rr_time_start(&tfs_top)};
 	struct dump_state d = {0};
 
 	fputs("Dumping ftrace buffer:\n", stderr);
-	tfs_rr_consume(cpu, &it, LONG_MAX, dump_emit, &d);
+	tfs_rr_consume(&tfs_top, cpu, &it, LONG_MAX, dump_emit, &d);
 	fputs(d.n ? "---------------------------------\n" : "   (ftrace buffer empty)\n", stderr);
 	fflush(stderr);
 	tfs_iter_release(&it);

@@ -18,7 +18,7 @@
 
 static int trace_clock_show(struct tfs_open *o)
 {
-	return tfs_clock_format(__atomic_load_n(&tfs.clock, __ATOMIC_RELAXED), &o->content);
+	return tfs_clock_format(__atomic_load_n(&o->inst->clock, __ATOMIC_RELAXED), &o->content);
 }
 
 static ssize_t trace_clock_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
@@ -32,11 +32,11 @@ static ssize_t trace_clock_write(struct tfs_open *o, const char *buf, size_t siz
 	if (c < 0)
 		return -EINVAL;
 	/* events hold raw TSC values: the reset may come first, and a refused one changes nothing */
-	err = tfs_ring_reset(-1);
+	err = tfs_ring_reset(o->inst, -1);
 	if (err)
 		return err;
 	tfs_lock();
-	__atomic_store_n(&tfs.clock, (enum tfs_clock)c, __ATOMIC_RELAXED);
+	__atomic_store_n(&o->inst->clock, (enum tfs_clock)c, __ATOMIC_RELAXED);
 	tfs_unlock();
 	return (ssize_t)size;
 }

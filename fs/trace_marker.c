@@ -79,9 +79,9 @@ static int write_err(int err)
 	return err;
 }
 
-static bool tracing_is_on(void)
+static bool tracing_is_on(const struct tfs_instance *inst)
 {
-	return __atomic_load_n(&tfs.tracing_on, __ATOMIC_RELAXED);
+	return __atomic_load_n(&inst->tracing_on, __ATOMIC_RELAXED);
 }
 
 /* The CPU the writing thread is on (it waits in write(2)), -1 when unknown. */
@@ -104,13 +104,13 @@ static ssize_t marker_write(struct tfs_open *o, const char *buf, size_t size, of
 	size_t len, taken;
 	int err;
 
-	if (!tfs_opt(TFS_OPT_MARKERS))
+	if (!tfs_opt(o->inst, TFS_OPT_MARKERS))
 		return -EINVAL;
 	taken = tfs_marker_text(buf, size, text, &len);
-	if (!tracing_is_on())
+	if (!tracing_is_on(o->inst))
 		return -EBADF;
 	/* the newline we add is not counted in `bytes`: the kernel adds it when printing */
-	err = tfs_write_print(writer_cpu(tid), tid, UT_IP_MARKER, text, len,
+	err = tfs_write_print(o->inst, writer_cpu(tid), tid, UT_IP_MARKER, text, len,
 			      UT_EVF_PREEMPT1 | (len > taken ? UT_EVF_NL_ADDED : 0));
 	return err ? write_err(err) : (ssize_t)taken;
 }
@@ -128,7 +128,8 @@ const struct tfs_file_ops tfs_trace_marker_ops = {
 
 /* ---- trace_marker_raw ----------------------------------------------------------------- */
 
-int tfs_write_raw(int cpu, pid_t tid, const void *data, size_t len, uint8_t flags)
+int tfs_write_raw(struct tfs_instance *inst, int cpu, pid_t tid, const void *data, size_t len,
+		  uint8_t flags)
 {
 	union {
 		struct ut_ev_raw r;
@@ -139,7 +140,7 @@ int tfs_write_raw(int cpu, pid_t tid, const void *data, size_t len, uint8_t flag
 
 	if (len < sizeof(uint32_t) || len > tfs_marker_raw_max())
 		return -EINVAL;
-	if (!tfs.area)
+	if (!inst->area)
 		return -EAGAIN;
 	payload = len - sizeof(uint32_t);
 	evlen = (sizeof(struct ut_ev_raw) + payload + 7) & ~(size_t)7;
@@ -154,7 +155,7 @@ int tfs_write_raw(int cpu, pid_t tid, const void *data, size_t len, uint8_t flag
 	/* as many to a page as the kernel's; no stale bytes in the padding */
 	ev.r.h.len = (uint16_t)tfs_kfmt_fit_len(evlen, tfs_kfmt_size(&ev.r.h));
 	memset(ev.r.buf + payload, 0, ev.r.h.len - sizeof(struct ut_ev_raw) - payload);
-	err = tfs_ring_write(cpu, &ev.r.h);
+	err = tfs_ring_write(inst, cpu, &ev.r.h);
 	if (err == 0)
 		tfs_ring_kick();
 	return err;
@@ -165,13 +166,13 @@ static ssize_t marker_raw_write(struct tfs_open *o, const char *buf, size_t size
 	pid_t tid = tfs_caller(o);
 	int err;
 
-	if (!tfs_opt(TFS_OPT_MARKERS))
+	if (!tfs_opt(o->inst, TFS_OPT_MARKERS))
 		return -EINVAL;
 	if (size < sizeof(uint32_t) || size > tfs_marker_raw_max())
 		return -EINVAL;
-	if (!tracing_is_on())
+	if (!tracing_is_on(o->inst))
 		return -EBADF;
-	err = tfs_write_raw(writer_cpu(tid), tid, buf, size, UT_EVF_PREEMPT1);
+	err = tfs_write_raw(o->inst, writer_cpu(tid), tid, buf, size, UT_EVF_PREEMPT1);
 	return err ? write_err(err) : (ssize_t)size;
 }
 

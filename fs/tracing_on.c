@@ -13,7 +13,7 @@ static int tracing_on_show(struct tfs_open *o)
 	bool on;
 
 	tfs_lock();
-	on = tfs.tracing_on;
+	on = o->inst->tracing_on;
 	tfs_unlock();
 	return tfs_buf_printf(&o->content, "%d\n", on) < 0 ? -ENOMEM : 0;
 }
@@ -27,11 +27,11 @@ static ssize_t tracing_on_write(struct tfs_open *o, const char *buf, size_t size
 	if (err)
 		return err;
 	tfs_lock();
-	changed = tfs.tracing_on != (val != 0);
-	tfs.tracing_on = val != 0;
+	changed = o->inst->tracing_on != (val != 0);
+	o->inst->tracing_on = val != 0;
 	tfs_unlock();
 	if (changed)
-		tfs_apply();
+		tfs_apply(o->inst);
 	return (ssize_t)size;
 }
 

@@ -623,28 +623,32 @@ void ut_sites_announce(void)
 }
 
 /*
- * Map the area, contiguous: the control page from its own memfd, read-only (sealed:
- * it could not be mapped otherwise), then the rest of the area's memfd read-write.
+ * Map the area, contiguous: the whole memfd read-write, then every instance slot's
+ * control page from its own memfd, read-only (sealed: it could not be mapped
+ * otherwise), over the first page of that slot's span (ut_ring.h).  Instance i is
+ * then addressed as the top is, at base + i * span.
  */
 static struct ut_ctl *map_area(int ctlfd, int memfd, const struct ut_msg_welcome *w)
 {
 	struct stat st, cst;
-	uint64_t size = w->area_size;
+	uint64_t size = w->area_size, span;
 	char *base;
 
-	if (w->nr_cpus == 0 || w->nr_cpus > UT_RB_MAX_CPUS || size < ut_rb_area_size(w->nr_cpus) ||
-	    fstat(memfd, &st) || (uint64_t)st.st_size < size || fstat(ctlfd, &cst) ||
-	    cst.st_size < (off_t)UT_CTL_SIZE)
+	if (w->nr_cpus == 0 || w->nr_cpus > UT_RB_MAX_CPUS ||
+	    size < ut_probe_counts_off(w->nr_cpus) + UT_PROBE_COUNTS_SIZE || fstat(memfd, &st) ||
+	    (uint64_t)st.st_size < size || fstat(ctlfd, &cst) ||
+	    cst.st_size < (off_t)UT_CTL_SIZE * UT_INST_MAX)
 		return NULL;
-	base = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	span = ut_inst_span(w->nr_cpus);
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd, 0);
 	if (base == MAP_FAILED)
 		return NULL;
-	if (mmap(base, UT_CTL_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED, ctlfd, 0) == MAP_FAILED ||
-	    mmap(base + UT_CTL_SIZE, size - UT_CTL_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED | MAP_NORESERVE, memfd, UT_CTL_SIZE) == MAP_FAILED) {
-		munmap(base, size);
-		return NULL;
-	}
+	for (unsigned int i = 0; i < UT_INST_MAX; i++)
+		if (mmap(base + i * span, UT_CTL_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED, ctlfd,
+			 (off_t)i * UT_CTL_SIZE) == MAP_FAILED) {
+			munmap(base, size);
+			return NULL;
+		}
 	struct ut_ctl *ctl = (struct ut_ctl *)base;
 
 	if (ctl->magic != UT_CTL_MAGIC || ctl->version != UT_PROTO_VERSION) {

@@ -138,9 +138,9 @@ void tfs_graph_duration(struct tfs_buf *b, uint64_t ns)
 enum fill { FILL_NONE, FILL_FULL, FILL_START, FILL_END };
 
 /* The overhead mark and duration column, or what fills it. */
-static void print_duration(struct tfs_buf *b, uint64_t ns, uint64_t flags, enum fill fill)
+static void print_duration(const struct tfs_iter *it, struct tfs_buf *b, uint64_t ns, uint64_t flags, enum fill fill)
 {
-	if (!(flags & TFS_GRAPH_DURATION) || !tfs_opt(TFS_OPT_CONTEXT_INFO))
+	if (!(flags & TFS_GRAPH_DURATION) || !tfs_opt(it->inst, TFS_OPT_CONTEXT_INFO))
 		return;
 	switch (fill) {
 	case FILL_FULL:
@@ -167,7 +167,7 @@ static void print_duration(struct tfs_buf *b, uint64_t ns, uint64_t flags, enum 
 static void print_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b,
 			  uint64_t flags)
 {
-	if (!tfs_opt(TFS_OPT_CONTEXT_INFO))
+	if (!tfs_opt(it->inst, TFS_OPT_CONTEXT_INFO))
 		return;
 	if (flags & TFS_GRAPH_ABSTIME)
 		print_abs_time(b, e->ts);
@@ -209,9 +209,9 @@ static void print_arrow(struct tfs_iter *it, const struct tfs_event *e, struct t
 			uint64_t flags, bool enter)
 {
 	print_context(it, e, b, flags);
-	print_duration(b, 0, flags, FILL_START);
+	print_duration(it, b, 0, flags, FILL_START);
 	tfs_buf_append(b, enter ? "==========>" : "<==========", 11);
-	print_duration(b, 0, flags, FILL_END);
+	print_duration(it, b, 0, flags, FILL_END);
 	tfs_buf_append(b, "\n", 1);
 }
 
@@ -260,7 +260,7 @@ static void print_func_call(struct tfs_buf *b, const struct ut_ev *h, uint64_t i
  * object with no symbol before it); demangled as the function
  * names are.
  */
-static void print_retaddr(struct tfs_buf *b, const struct ut_ev_gent *g, uint64_t flags)
+static void print_retaddr(const struct tfs_iter *it, struct tfs_buf *b, const struct ut_ev_gent *g, uint64_t flags)
 {
 	uint64_t ra = g->extra[0], start = 0, size = 0;
 	bool demangle = flags & TFS_GRAPH_DEMANGLE;
@@ -276,7 +276,7 @@ static void print_retaddr(struct tfs_buf *b, const struct ut_ev_gent *g, uint64_
 		tfs_buf_printf(b, "%s", name);
 	else
 		tfs_buf_printf(b, "0x%" PRIx64, ra);
-	if (ra && (tfs_out_sym_flags() & TFS_SYM_ADDR))
+	if (ra && (tfs_out_sym_flags(it->inst) & TFS_SYM_ADDR))
 		tfs_buf_printf(b, " <%016" PRIx64 ">", ra);
 }
 
@@ -324,9 +324,10 @@ static bool hide_exit(struct graph_cpu *gc, const struct ut_ev_gret *r, uint64_t
 	return true;
 }
 
-static uint64_t duration_of(const struct ut_ev_gret *r)
+static uint64_t duration_of(const struct tfs_iter *it, const struct ut_ev_gret *r)
 {
-	uint64_t call = tfs_clock_from_tsc(r->calltime), ret = tfs_clock_from_tsc(r->h.ts);
+	uint64_t call = tfs_clock_from_tsc(it->inst, r->calltime);
+	uint64_t ret = tfs_clock_from_tsc(it->inst, r->h.ts);
 
 	return ret > call ? ret - call : 0;
 }
@@ -376,14 +377,14 @@ static void print_entry(struct tfs_iter *it, const struct tfs_event *e, struct t
 			if (g->depth < UT_GRAPH_STACK_MAX)
 				gc->enter_funcs[g->depth] = 0;
 		}
-		print_duration(b, duration_of(&ret), flags, FILL_NONE);
+		print_duration(it, b, duration_of(it, &ret), flags, FILL_NONE);
 		indent(b, (int)g->depth);
 		print_func_call(b, &g->h, g->ip, flags);
 		tfs_buf_append(b, ";", 1);
 		if ((flags & TFS_GRAPH_RETVAL) || show_ra) {
 			tfs_buf_append(b, " /*", 3);
 			if (show_ra)
-				print_retaddr(b, g, flags);
+				print_retaddr(it, b, g, flags);
 			if (flags & TFS_GRAPH_RETVAL)
 				print_ret(b, ret.retval, flags);
 			tfs_buf_append(b, " */", 3);
@@ -401,13 +402,13 @@ static void print_entry(struct tfs_iter *it, const struct tfs_event *e, struct t
 		if (g->depth < UT_GRAPH_STACK_MAX)
 			gc->enter_funcs[g->depth] = g->ip;
 	}
-	print_duration(b, 0, flags, FILL_FULL);
+	print_duration(it, b, 0, flags, FILL_FULL);
 	indent(b, (int)g->depth);
 	print_func_call(b, &g->h, g->ip, flags);
 	tfs_buf_append(b, " {", 2);
 	if (show_ra) {
 		tfs_buf_append(b, " /*", 3);
-		print_retaddr(b, g, flags);
+		print_retaddr(it, b, g, flags);
 		tfs_buf_append(b, " */", 3);
 	}
 	tfs_buf_append(b, "\n", 1);
@@ -434,7 +435,7 @@ static void print_exit(struct tfs_iter *it, const struct tfs_event *e, struct tf
 	if (gc && (flags & TFS_GRAPH_IRQS) && !(r->h.flags & UT_EVF_SIGHANDLER))
 		gc->depth_sig = -1;
 	print_context(it, e, b, flags);
-	print_duration(b, duration_of(r), flags, FILL_NONE);
+	print_duration(it, b, duration_of(it, r), flags, FILL_NONE);
 	indent(b, (int)r->depth);
 	if (flags & TFS_GRAPH_RETVAL) {
 		tfs_buf_append(b, "} /* ", 5);
@@ -468,7 +469,7 @@ static void print_comment(struct tfs_iter *it, const struct tfs_event *e, struct
 
 	check_pid(b, gc, e);
 	print_context(it, e, b, flags);
-	print_duration(b, 0, flags, FILL_FULL);
+	print_duration(it, b, 0, flags, FILL_FULL);
 	if (depth > 0)
 		indent(b, depth + 1);
 	tfs_buf_append(b, "/* ", 3);
@@ -540,7 +541,7 @@ void tfs_graph_header(struct tfs_iter *it, struct tfs_buf *b, uint64_t flags)
 {
 	bool lat = it->lat_fmt;
 
-	if (!tfs_opt(TFS_OPT_CONTEXT_INFO))
+	if (!tfs_opt(it->inst, TFS_OPT_CONTEXT_INFO))
 		return;
 	if (lat) {
 		/* nothing at all when the buffer is empty */

@@ -83,7 +83,7 @@ const char *tfs_out_preempt_model(void)
 void tfs_out_lat_trace_header(struct tfs_iter *it, struct tfs_buf *b)
 {
 	struct utsname u;
-	const char *name = tfs.tracer ? tfs.tracer->name : "nop";
+	const char *name = it->inst->tracer ? it->inst->tracer->name : "nop";
 
 	if (uname(&u))
 		strcpy(u.release, "");
@@ -101,21 +101,21 @@ void tfs_out_lat_trace_header(struct tfs_iter *it, struct tfs_buf *b)
 
 void tfs_out_default_header(struct tfs_iter *it, struct tfs_buf *b)
 {
-	if (!tfs_opt(TFS_OPT_CONTEXT_INFO))
+	if (!tfs_opt(it->inst, TFS_OPT_CONTEXT_INFO))
 		return;
 	if (it->lat_fmt) {
 		/* nothing at all when the buffer is empty */
 		if (it->snap && tfs_snap_empty(it->snap))
 			return;
 		tfs_out_lat_trace_header(it, b);
-		if (!tfs_opt(TFS_OPT_VERBOSE))
+		if (!tfs_opt(it->inst, TFS_OPT_VERBOSE))
 			print_lat_help_header(b);
 		return;
 	}
-	if (tfs_opt(TFS_OPT_VERBOSE))
+	if (tfs_opt(it->inst, TFS_OPT_VERBOSE))
 		return;
-	if (tfs_opt(TFS_OPT_IRQ_INFO))
-		print_func_header_irq(it, b, tfs_opt(TFS_OPT_RECORD_TGID));
+	if (tfs_opt(it->inst, TFS_OPT_IRQ_INFO))
+		print_func_header_irq(it, b, tfs_opt(it->inst, TFS_OPT_RECORD_TGID));
 	else
-		print_func_header(it, b, tfs_opt(TFS_OPT_RECORD_TGID));
+		print_func_header(it, b, tfs_opt(it->inst, TFS_OPT_RECORD_TGID));
 }

@@ -84,7 +84,8 @@ static void put64(unsigned char *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-unsigned int tfs_kfmt_entry(const struct ut_ev *ev, unsigned char *out, unsigned int room)
+unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev *ev,
+			    unsigned char *out, unsigned int room)
 {
 	unsigned int size = tfs_kfmt_payload(ev);
 	uint8_t kflags = 0;
@@ -135,8 +136,8 @@ unsigned int tfs_kfmt_entry(const struct ut_ev *ev, unsigned char *out, unsigned
 		put64(out + 8, r->ip - UT_SITE_CALL_LEN);
 		put32(out + 16, r->depth);
 		put32(out + 20, r->overrun);
-		put64(out + 24, tfs_clock_from_tsc(r->calltime));
-		put64(out + 32, tfs_clock_from_tsc(r->h.ts));
+		put64(out + 24, tfs_clock_from_tsc(inst, r->calltime));
+		put64(out + 32, tfs_clock_from_tsc(inst, r->h.ts));
 		break;
 	}
 	case UT_EV_KERNEL_STACK: {
@@ -165,9 +166,10 @@ unsigned int tfs_kfmt_entry(const struct ut_ev *ev, unsigned char *out, unsigned
 #define KF_MISSED_EVENTS (1ull << 31)
 #define KF_MISSED_STORED (1ull << 30)
 
-void tfs_kfmt_page_init(struct tfs_kpage *pg)
+void tfs_kfmt_page_init(struct tfs_kpage *pg, const struct tfs_instance *inst)
 {
 	memset(pg, 0, sizeof(*pg));
+	pg->inst = inst;
 }
 
 int tfs_kfmt_page_add(struct tfs_kpage *pg, const struct tfs_event *e, unsigned long lost)
@@ -196,11 +198,11 @@ int tfs_kfmt_page_add(struct tfs_kpage *pg, const struct tfs_event *e, unsigned 
 	}
 	if (ld <= KF_MAX_SMALL_DATA) {
 		put32(data + pg->used, (len - 4) / 4 | (uint32_t)delta << 5);
-		tfs_kfmt_entry(e->ev, data + pg->used + 4, len - 4);
+		tfs_kfmt_entry(pg->inst, e->ev, data + pg->used + 4, len - 4);
 	} else {
 		put32(data + pg->used, (uint32_t)delta << 5); /* type_len 0: length follows */
 		put32(data + pg->used + 4, len - 4);
-		tfs_kfmt_entry(e->ev, data + pg->used + 8, len - 8);
+		tfs_kfmt_entry(pg->inst, e->ev, data + pg->used + 8, len - 8);
 	}
 	pg->used += len;
 	pg->prev_ts = e->ts;

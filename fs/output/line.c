@@ -37,21 +37,22 @@ char tfs_out_mark(uint64_t ns)
 	return ' ';
 }
 
-unsigned int tfs_out_sym_flags(void)
+unsigned int tfs_out_sym_flags(const struct tfs_instance *inst)
 {
-	return (tfs_opt(TFS_OPT_SYM_OFFSET) ? TFS_SYM_OFFSET : 0) |
-	       (tfs_opt(TFS_OPT_SYM_ADDR) ? TFS_SYM_ADDR : 0);
+	return (tfs_opt(inst, TFS_OPT_SYM_OFFSET) ? TFS_SYM_OFFSET : 0) |
+	       (tfs_opt(inst, TFS_OPT_SYM_ADDR) ? TFS_SYM_ADDR : 0) |
+	       (tfs_out_demangle(inst) ? TFS_SYM_DEMANGLE : 0);
 }
 
 /* Demangling is the function tracer's option `demangle`; on for other tracers. */
-bool tfs_out_demangle(void)
+bool tfs_out_demangle(const struct tfs_instance *inst)
 {
 	/* the dump thread prints while a write may change the tracer */
-	const struct tracer *t = __atomic_load_n(&tfs.tracer, __ATOMIC_ACQUIRE);
+	const struct tracer *t = __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE);
 
 	for (unsigned int i = 0; t && t->opts && t->opts[i].name; i++)
 		if (!strcmp(t->opts[i].name, "demangle"))
-			return tfs_tracer_opt("demangle");
+			return tfs_tracer_opt(inst, "demangle");
 	return true;
 }
 
@@ -90,7 +91,8 @@ void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip, unsi
 		return;
 	}
 	/* named as the process had it mapped when the event was written */
-	if (tfs_out_sym_lookup(tid, ev->ts, ip, tfs_out_demangle(), name, &start, &size) == 0 &&
+	if (tfs_out_sym_lookup(tid, ev->ts, ip, sym_flags & TFS_SYM_DEMANGLE, name, &start,
+			       &size) == 0 &&
 	    name[0]) {
 		if (sym_flags & TFS_SYM_OFFSET)
 			tfs_buf_printf(b, "%s+0x%" PRIx64 "/0x%" PRIx64, name, ip - start, size);
@@ -121,14 +123,15 @@ void tfs_out_lat_flags(struct tfs_buf *b, const struct ut_ev *ev)
 
 void tfs_out_comm(pid_t tid, char comm[16])
 {
-	if (!tfs_opt(TFS_OPT_RECORD_CMD) || tfs_task_comm(tid, comm) != 0 || !comm[0])
+	/* record-cmd is a top-level option: saved_cmdlines are global */
+	if (!tfs_opt(&tfs_top, TFS_OPT_RECORD_CMD) || tfs_task_comm(tid, comm) != 0 || !comm[0])
 		strcpy(comm, "<...>");
 	comm[15] = '\0';
 }
 
-static void print_time(struct tfs_buf *b, uint64_t ts)
+static void print_time(const struct tfs_iter *it, struct tfs_buf *b, uint64_t ts)
 {
-	if (tfs_clock_is_counter(tfs.clock)) {
+	if (tfs_clock_is_counter(it->inst->clock)) {
 		tfs_buf_printf(b, " %12" PRIu64, ts);
 	} else {
 		uint64_t us = tfs_out_ns2us(ts);
@@ -146,7 +149,7 @@ static unsigned int kernel_flags(const struct ut_ev *ev)
 
 static void print_lat_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b)
 {
-	bool in_ns = !tfs_clock_is_counter(tfs.clock);
+	bool in_ns = !tfs_clock_is_counter(it->inst->clock);
 	uint64_t abs_ts = e->ts - it->time_start, rel_ts = it->next_ts - e->ts;
 	char comm[16];
 
@@ -155,7 +158,7 @@ static void print_lat_context(struct tfs_iter *it, const struct tfs_event *e, st
 		abs_ts = tfs_out_ns2us(abs_ts);
 		rel_ts = tfs_out_ns2us(rel_ts);
 	}
-	if (tfs_opt(TFS_OPT_VERBOSE)) {
+	if (tfs_opt(it->inst, TFS_OPT_VERBOSE)) {
 		tfs_buf_printf(b, "%16s %7d %3u %u %08x %08lx ", comm, (int)e->ev->tid, e->cpu,
 			       kernel_flags(e->ev), e->ev->flags & UT_EVF_PREEMPT1 ? 1 : 0,
 			       it->idx);
@@ -188,7 +191,7 @@ void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_
 	}
 	tfs_out_comm(tid, comm);
 	tfs_buf_printf(b, "%16s-%-7d ", comm, tid);
-	if (tfs_opt(TFS_OPT_RECORD_TGID)) {
+	if (tfs_opt(it->inst, TFS_OPT_RECORD_TGID)) {
 		pid_t tgid = tfs_task_tgid(tid);
 
 		if (tgid <= 0)
@@ -197,9 +200,9 @@ void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_
 			tfs_buf_printf(b, "(%7d) ", tgid);
 	}
 	tfs_buf_printf(b, "[%03u] ", e->cpu);
-	if (tfs_opt(TFS_OPT_IRQ_INFO))
+	if (tfs_opt(it->inst, TFS_OPT_IRQ_INFO))
 		tfs_out_lat_flags(b, e->ev);
-	print_time(b, e->ts);
+	print_time(it, b, e->ts);
 	tfs_buf_append(b, ": ", 2);
 }
 
@@ -257,7 +260,8 @@ void tfs_out_raw_data(struct tfs_buf *b, const struct ut_ev_raw *r)
 	tfs_buf_append(b, "\n", 1);
 }
 
-static void print_body(const struct tfs_event *e, struct tfs_buf *b, unsigned int sf)
+static void print_body(const struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b,
+		       unsigned int sf)
 {
 	const struct ut_ev *ev = e->ev;
 
@@ -266,7 +270,7 @@ static void print_body(const struct tfs_event *e, struct tfs_buf *b, unsigned in
 		const struct ut_ev_func *f = (const void *)ev;
 
 		tfs_out_ip_sym(b, ev, f->ip - UT_SITE_CALL_LEN, sf);
-		if (tfs_opt(TFS_OPT_PRINT_PARENT) && f->parent_ip) {
+		if (tfs_opt(it->inst, TFS_OPT_PRINT_PARENT) && f->parent_ip) {
 			tfs_buf_append(b, " <-", 3);
 			tfs_out_ip_sym(b, ev, f->parent_ip, sf);
 		}
@@ -296,11 +300,11 @@ static void print_body(const struct tfs_event *e, struct tfs_buf *b, unsigned in
 }
 
 /* Option raw (print_raw_fmt). */
-static void print_raw(const struct tfs_event *e, struct tfs_buf *b)
+static void print_raw(const struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b)
 {
 	const struct ut_ev *ev = e->ev;
 
-	if (tfs_opt(TFS_OPT_CONTEXT_INFO))
+	if (tfs_opt(it->inst, TFS_OPT_CONTEXT_INFO))
 		tfs_buf_printf(b, "%d %u %" PRIu64 " ", (int)ev->tid, e->cpu, e->ts);
 	switch (ev->type) {
 	case UT_EV_FUNCTION: {
@@ -338,21 +342,21 @@ int tfs_out_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf 
 {
 	if (it->lost)
 		tfs_buf_printf(b, "CPU:%u [LOST %lu EVENTS]\n", e->cpu, it->lost);
-	if (e->ev->type == UT_EV_PRINT && tfs_opt(TFS_OPT_TRACE_PRINTK) &&
-	    tfs_opt(TFS_OPT_PRINTK_MSG_ONLY)) {
+	if (e->ev->type == UT_EV_PRINT && tfs_opt(it->inst, TFS_OPT_TRACE_PRINTK) &&
+	    tfs_opt(it->inst, TFS_OPT_PRINTK_MSG_ONLY)) {
 		print_text(b, e->ev);
 		return 0;
 	}
-	if (tfs_opt(TFS_OPT_RAW)) {
-		print_raw(e, b);
+	if (tfs_opt(it->inst, TFS_OPT_RAW)) {
+		print_raw(it, e, b);
 		return 0;
 	}
 	/* the start of each CPU's data, in `trace` after the buffer overran */
-	if (tfs_opt(TFS_OPT_ANNOTATE) && it->annotate && !it->pipe && !started(it, e->cpu) &&
-	    it->idx > 1)
+	if (tfs_opt(it->inst, TFS_OPT_ANNOTATE) && it->annotate && !it->pipe &&
+	    !started(it, e->cpu) && it->idx > 1)
 		tfs_buf_printf(b, "##### CPU %u buffer started ####\n", e->cpu);
-	if (tfs_opt(TFS_OPT_CONTEXT_INFO))
+	if (tfs_opt(it->inst, TFS_OPT_CONTEXT_INFO))
 		tfs_out_context(it, e, b);
-	print_body(e, b, tfs_out_sym_flags());
+	print_body(it, e, b, tfs_out_sym_flags(it->inst));
 	return 0;
 }

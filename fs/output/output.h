@@ -33,9 +33,10 @@ void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_
  */
 #define TFS_SYM_OFFSET 0x1u
 #define TFS_SYM_ADDR 0x2u
+#define TFS_SYM_DEMANGLE 0x4u /* C++ names demangled (tfs_out_demangle) */
 void tfs_out_ip_sym(struct tfs_buf *b, const struct ut_ev *ev, uint64_t ip, unsigned int sym_flags);
-/* The sym flags the options select now. */
-unsigned int tfs_out_sym_flags(void);
+/* The sym flags inst's options select now. */
+unsigned int tfs_out_sym_flags(const struct tfs_instance *inst);
 /*
  * tfs_sym_lookup for printing, into name[TFS_SYM_NAME_MAX]: a name is printed whole
  * up to TFS_SYM_NAME_MAX - 1 bytes (C++ templates over standard types reach
@@ -118,7 +119,8 @@ unsigned int tfs_kfmt_size(const struct ut_ev *ev);
  */
 unsigned int tfs_kfmt_fit_len(unsigned int min_len, unsigned int ksize);
 /* Write the kernel's entry of ev into out (room >= tfs_kfmt_payload(ev)); its size or 0. */
-unsigned int tfs_kfmt_entry(const struct ut_ev *ev, unsigned char *out, unsigned int room);
+unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev *ev,
+			    unsigned char *out, unsigned int room);
 
 /* One sub-buffer page as trace_pipe_raw gives it. */
 #define TFS_KPAGE_SIZE 4096u
@@ -133,8 +135,9 @@ struct tfs_kpage {
 	unsigned int events;
 	uint64_t first_ts, prev_ts;
 	unsigned long lost;  /* events missed before this page */
+	const struct tfs_instance *inst; /* whose clock the times are in */
 };
-void tfs_kfmt_page_init(struct tfs_kpage *pg);
+void tfs_kfmt_page_init(struct tfs_kpage *pg, const struct tfs_instance *inst);
 /*
  * Add an event (e->ts in the clock's units) after the loss of `lost` events:
  * 0, or 1 when it belongs to the next page (full, or a loss to flag there).

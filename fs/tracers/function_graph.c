@@ -39,19 +39,19 @@ static const struct tfs_opt_def graph_opts[] = {
 	{NULL, false},
 };
 
-static uint64_t graph_flags(void)
+static uint64_t graph_flags(const struct tfs_iter *it)
 {
-	return tfs_tracer_opts_of(&tfs_function_graph_tracer);
+	return tfs_tracer_opts_of(it->inst, &tfs_function_graph_tracer);
 }
 
 static void graph_print_header(struct tfs_iter *it, struct tfs_buf *b)
 {
-	tfs_graph_header(it, b, graph_flags());
+	tfs_graph_header(it, b, graph_flags(it));
 }
 
 static int graph_print_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b)
 {
-	return tfs_graph_line(it, e, b, graph_flags());
+	return tfs_graph_line(it, e, b, graph_flags(it));
 }
 
 const struct tracer tfs_function_graph_tracer = {

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct wfile *w;
 	const struct tfs_file_ops *ops;
-	struct tfs_open o = {0}, r = {0};
+	struct tfs_open o = {.inst = &tfs_top}, r = {.inst = &tfs_top};
 	const char *text;
 	size_t len;
 
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = size - 2;
 	fuzz_functions();
 
-	o = (struct tfs_open){.file = &w->f, .cpu = w->cpu, .pid = (pid_t)gettid()};
+	o = (struct tfs_open){.inst = &tfs_top, .file = &w->f, .cpu = w->cpu, .pid = (pid_t)gettid()};
 	o.flags = O_WRONLY | (data[1] & 1 ? O_TRUNC : 0);
 	if (ops->open && ops->open(&o))
 		goto out;
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ops->release(&o);
 
 	/* what a reader sees afterwards */
-	r = (struct tfs_open){.file = &w->f, .cpu = w->cpu, .pid = (pid_t)gettid()};
+	r = (struct tfs_open){.inst = &tfs_top, .file = &w->f, .cpu = w->cpu, .pid = (pid_t)gettid()};
 	r.flags = O_RDONLY;
 	if (ops->show && (!ops->open || !ops->open(&r))) {
 		ops->show(&r);

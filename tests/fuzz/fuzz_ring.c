@@ -44,7 +44,7 @@ static unsigned int nr_tracers(void)
 static void cat(const struct tfs_file_ops *ops, int cpu)
 {
 	struct tfs_file f = {.name = "f", .kind = TFS_FILE, .ops = ops};
-	struct tfs_open o = {.file = &f, .cpu = cpu, .flags = O_RDONLY | O_NONBLOCK,
+	struct tfs_open o = {.inst = &tfs_top, .file = &f, .cpu = cpu, .flags = O_RDONLY | O_NONBLOCK,
 			     .pid = (pid_t)gettid()};
 	static char buf[8192];
 	off_t off = 0;
@@ -84,14 +84,14 @@ static void make_seed(const char *path)
 		fn.h.ts = ge.h.ts = ts;
 		fn.ip = ge.ip = gr.ip = (uint64_t)(uintptr_t)make_seed + 5;
 		fn.parent_ip = (uint64_t)(uintptr_t)cat;
-		tfs_ring_write(0, &fn.h);
+		tfs_ring_write(&tfs_top, 0, &fn.h);
 		ge.depth = gr.depth = (uint32_t)i % 3;
-		tfs_ring_write(0, &ge.h);
+		tfs_ring_write(&tfs_top, 0, &ge.h);
 		gr.h.ts = ts + 1000;
 		gr.calltime = ts;
-		tfs_ring_write(0, &gr.h);
-		tfs_write_print(0, tid, UT_IP_MARKER, "hello marker", 12, 0);
-		tfs_write_raw(0, tid, "\1\0\0\0payload", 11, 0);
+		tfs_ring_write(&tfs_top, 0, &gr.h);
+		tfs_write_print(&tfs_top, 0, tid, UT_IP_MARKER, "hello marker", 12, 0);
+		tfs_write_raw(&tfs_top, 0, tid, "\1\0\0\0payload", 11, 0);
 	}
 	hdr[0] = 1;
 	hdr[2] = 1;
@@ -108,7 +108,7 @@ static void make_seed(const char *path)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fuzz_daemon_init();
-	default_opts = tfs.opts;
+	default_opts = tfs_top.opts;
 	if (getenv("FUZZ_RING_SEED"))
 		make_seed(getenv("FUZZ_RING_SEED"));
 	return 0;
@@ -122,14 +122,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < HDR)
 		return 0;
-	tfs_set_tracer(tfs_tracers[data[0] % nr_tracers()]); /* empties the rings */
+	tfs_set_tracer(&tfs_top, tfs_tracers[data[0] % nr_tracers()]); /* empties the rings */
 	for (unsigned int i = 0; i < 8; i++)
 		if (data[1] & (1u << i))
 			opts ^= 1ull << opt_bits[i];
 	tfs_lock();
-	tfs.opts = opts;
+	tfs_top.opts = opts;
 	tfs_unlock();
-	tfs_ring_set_overwrite(data[2] & 1);
+	tfs_ring_set_overwrite(&tfs_top, data[2] & 1);
 
 	rc = ut_rb_cpu(tfs.area, 0);
 	memcpy(&rc->wpos, data + 3, 8);
@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cat(&tfs_stats_ops, 0);
 	cat(&tfs_trace_pipe_ops, -1);
 	cat(&tfs_trace_pipe_raw_ops, 0);
-	tfs_ring_reset(-1);
-	tfs_rr_reset(-1);
+	tfs_ring_reset(&tfs_top, -1);
+	tfs_rr_reset(&tfs_top, -1);
 	return 0;
 }

@@ -41,6 +41,7 @@
 
 #include "../../common/ut_ctl.h"
 #include "../../common/ut_ring.h"
+#include "../../common/ut_sel.h"
 #include "../../common/ut_wire.h"
 
 static const char *sock_path;
@@ -193,18 +194,27 @@ static void do_scribble(void)
 		printf("no area\n");
 		return;
 	}
-	garbage(a, UT_CTL_SIZE); /* the area's first page (the control page is elsewhere) */
-	for (unsigned int cpu = 0; cpu < w.nr_cpus; cpu++) {
-		struct rb_cpu *rc = ut_rb_cpu(a, cpu);
+	/* every instance slot's span: the top's and those of instances/NAME alike */
+	for (unsigned int i = 0; i < UT_INST_MAX; i++) {
+		char *span = ut_inst_area(a, w.nr_cpus, i);
 
-		garbage(rc, sizeof(*rc));
-		rc->enabled = 0;
-		rc->lock = (uint32_t)getpid(); /* a live "holder" */
-		for (unsigned int s = 0; s < 8; s++)
-			garbage(ut_rb_page(a, cpu, s), UT_RB_PAGE_SIZE);
+		if (ut_probe_counts_off(w.nr_cpus) > w.area_size)
+			break;
+		garbage(span, UT_CTL_SIZE); /* the span's first page (control pages are elsewhere) */
+		for (unsigned int cpu = 0; cpu < w.nr_cpus; cpu++) {
+			struct rb_cpu *rc = ut_rb_cpu(span, cpu);
+
+			garbage(rc, sizeof(*rc));
+			rc->enabled = 0;
+			rc->lock = (uint32_t)getpid(); /* a live "holder" */
+			for (unsigned int s = 0; s < 8; s++)
+				garbage(ut_rb_page(span, cpu, s), UT_RB_PAGE_SIZE);
+		}
 	}
-	/* the function probes' counters, after the rings */
-	garbage(a + ut_rb_area_size(w.nr_cpus), w.area_size - ut_rb_area_size(w.nr_cpus));
+	/* the function probes' counters, after the spans */
+	if (ut_probe_counts_off(w.nr_cpus) < w.area_size)
+		garbage(a + ut_probe_counts_off(w.nr_cpus),
+			w.area_size - ut_probe_counts_off(w.nr_cpus));
 	printf("scribbled %u cpus\n", w.nr_cpus);
 	close(fd);
 }

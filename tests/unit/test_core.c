@@ -144,21 +144,21 @@ static void test_area_hostile(void **state)
 {
 	struct rb_cpu *rc = ut_rb_cpu(tfs.area, 0);
 	struct timespec t0, t1;
-	uint32_t gen = tfs.ctl->gen;
+	uint32_t gen = tfs_top.ctl->gen;
 
 	assert_true(fcntl(tfs.area_fd, F_GET_SEALS) & F_SEAL_SHRINK);
 	assert_int_equal(ftruncate(tfs.area_fd, 0), -1);
 	assert_int_equal(errno, EPERM);
 
 	/* a "locked" write mode and a live lock holder: the barrier must not wait on it */
-	tfs.ctl->write_mode = UT_CTL_WRITE_LOCKED;
+	tfs_top.ctl->write_mode = UT_CTL_WRITE_LOCKED;
 	__atomic_store_n(&rc->lock, (uint32_t)getpid(), __ATOMIC_SEQ_CST);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	tfs_ring_reset(0);
+	tfs_ring_reset(&tfs_top, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	assert_true(t1.tv_sec - t0.tv_sec < 1);
 	__atomic_store_n(&rc->lock, 0, __ATOMIC_SEQ_CST);
-	tfs.ctl->write_mode = UT_CTL_WRITE_RSEQ;
+	tfs_top.ctl->write_mode = UT_CTL_WRITE_RSEQ;
 
 	/*
 	 * In the real locked mode, a word that names a live task but not its start
@@ -168,15 +168,15 @@ static void test_area_hostile(void **state)
 	tfs_area_set_write_mode(UT_CTL_WRITE_LOCKED);
 	for (int i = 0; i < 2; i++) {
 		__atomic_store_n(&rc->lock, i ? 1u : (uint64_t)getpid(), __ATOMIC_SEQ_CST);
-		assert_int_equal(tfs_ring_reset(0), 0);
+		assert_int_equal(tfs_ring_reset(&tfs_top, 0), 0);
 		assert_int_equal(__atomic_load_n(&rc->lock, __ATOMIC_SEQ_CST), 0);
 	}
 	tfs_area_set_write_mode(UT_CTL_WRITE_RSEQ);
 
 	/* a scribbled generation does not steer the next one */
-	tfs.ctl->gen = 12345;
-	assert_int_equal(tfs_apply(), 0);
-	assert_int_equal(tfs.ctl->gen, gen + 1);
+	tfs_top.ctl->gen = 12345;
+	assert_int_equal(tfs_apply(&tfs_top), 0);
+	assert_int_equal(tfs_top.ctl->gen, gen + 1);
 }
 
 /*
@@ -207,15 +207,15 @@ static void assert_write_sealed(int fd)
 static void test_shared_sealed(void **state)
 {
 	int sel = tfs_sel_fd_ro();
-	uint32_t gen = tfs.ctl->gen;
+	uint32_t gen = tfs_top.ctl->gen;
 
 	assert_write_sealed(tfs.ctl_fd);
 	assert_true(sel >= 0);
 	assert_write_sealed(sel);
 	close(sel);
 	/* utracefs's own maps stay writable: the next change still goes out */
-	assert_int_equal(tfs_apply(), 0);
-	assert_int_equal(tfs.ctl->gen, gen + 1);
+	assert_int_equal(tfs_apply(&tfs_top), 0);
+	assert_int_equal(tfs_top.ctl->gen, gen + 1);
 	assert_int_equal(tfs_sel_publish(), 0);
 }
 
@@ -224,13 +224,13 @@ static void test_area_layout(void **state)
 	struct stat st;
 
 	assert_non_null(tfs.area);
-	assert_int_equal(tfs.ctl->magic, UT_CTL_MAGIC);
-	assert_int_equal(tfs.ctl->version, UT_PROTO_VERSION);
-	assert_int_equal(tfs.ctl->nr_cpus, NR_CPUS);
+	assert_int_equal(tfs_top.ctl->magic, UT_CTL_MAGIC);
+	assert_int_equal(tfs_top.ctl->version, UT_PROTO_VERSION);
+	assert_int_equal(tfs_top.ctl->nr_cpus, NR_CPUS);
 	/* the rings, then the function probes' counters */
-	assert_int_equal(tfs.ctl->area_size, ut_rb_area_size(NR_CPUS) + UT_PROBE_COUNTS_SIZE);
-	assert_int_equal(tfs.ctl->ftrace_enabled, 1);
-	assert_int_equal(tfs.ctl->tracing_on, 1);
+	assert_int_equal(tfs_top.ctl->area_size, ut_rb_area_size(NR_CPUS) + UT_PROBE_COUNTS_SIZE);
+	assert_int_equal(tfs_top.ctl->ftrace_enabled, 1);
+	assert_int_equal(tfs_top.ctl->tracing_on, 1);
 	assert_int_equal(fstat(tfs.area_fd, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal((uint64_t)st.st_size, tfs.area_size);
@@ -238,7 +238,7 @@ static void test_area_layout(void **state)
 		struct rb_cpu *rc = ut_rb_cpu(tfs.area, cpu);
 
 		/* the kernel's boot buffer, before its first use expands it */
-		assert_int_equal(tfs.nr_kpages[cpu], TFS_BOOT_KPAGES);
+		assert_int_equal(tfs_top.nr_kpages[cpu], TFS_BOOT_KPAGES);
 		assert_int_equal(rc->nr_pages, tfs_kpages_to_rb_pages(TFS_BOOT_KPAGES));
 		assert_int_equal(rc->enabled, 1);
 		assert_int_equal(rc->wpos, 0);
@@ -258,7 +258,7 @@ static void test_ring_reset_resize(void **state)
 	assert_true(rb_wpos_vpage(rc->wpos) > 0);
 	old_nr = rc->nr_pages;
 	assert_true(1000 > (old_nr - 1) * (UT_RB_PAGE_DATA / 32)); /* it overflowed */
-	assert_int_equal(tfs_ring_resize(1, 100), 0);
+	assert_int_equal(tfs_ring_resize(&tfs_top, 1, 100), 0);
 	assert_int_equal(rc->nr_pages, 101);
 	assert_int_equal(ut_rb_page(tfs.area, 1, rb_wpos_slot(rc->wpos))->base_entries +
 			     rb_wpos_entries(rc->wpos),
@@ -268,43 +268,43 @@ static void test_ring_reset_resize(void **state)
 	assert_int_equal(rc->dropped, 0);
 	assert_int_equal(rc->read_vpage, 0);
 	assert_int_equal(rc->enabled, 1);
-	tfs_ring_reset(1);
+	tfs_ring_reset(&tfs_top, 1);
 	assert_int_equal(rc->wpos, 0);
 	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
 	assert_int_equal(rb_wpos_entries(rc->wpos), 1);
-	assert_int_equal(tfs_ring_resize(1, 0), -ENOMEM);
-	assert_int_equal(tfs_ring_resize(NR_CPUS, 10), -EINVAL);
+	assert_int_equal(tfs_ring_resize(&tfs_top, 1, 0), -ENOMEM);
+	assert_int_equal(tfs_ring_resize(&tfs_top, NR_CPUS, 10), -EINVAL);
 
-	/* reset of one CPU keeps its size (from tfs.nr_kpages) and leaves the other alone */
-	tfs.nr_kpages[1] = 100;
+	/* reset of one CPU keeps its size (from tfs_top.nr_kpages) and leaves the other alone */
+	tfs_top.nr_kpages[1] = 100;
 	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 0, &e.h), 0);
-	tfs_ring_reset(1);
+	tfs_ring_reset(&tfs_top, 1);
 	assert_int_equal(rc->wpos, 0);
 	assert_int_equal(rc->nr_pages, 101);
 	assert_int_not_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0);
-	tfs_ring_reset(-1);
+	tfs_ring_reset(&tfs_top, -1);
 	assert_int_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0);
 
 	/* a CPU outside the mask is not written; back in, it is */
-	tfs_ring_enable(1, false);
+	tfs_ring_enable(&tfs_top, 1, false);
 	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), -EAGAIN);
-	tfs_ring_enable(1, true);
+	tfs_ring_enable(&tfs_top, 1, true);
 	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
-	tfs.cpumask[0] &= ~2ull;
-	tfs_ring_reset(1); /* a reset must not re-enable a masked CPU */
+	tfs_top.cpumask[0] &= ~2ull;
+	tfs_ring_reset(&tfs_top, 1); /* a reset must not re-enable a masked CPU */
 	assert_int_equal(rc->enabled, 0);
-	tfs.cpumask[0] |= 2ull;
-	tfs_ring_reset(1);
+	tfs_top.cpumask[0] |= 2ull;
+	tfs_ring_reset(&tfs_top, 1);
 	assert_int_equal(rc->enabled, 1);
-	tfs.nr_kpages[1] = 354;
-	tfs_ring_reset(-1);
+	tfs_top.nr_kpages[1] = 354;
+	tfs_ring_reset(&tfs_top, -1);
 }
 
 /* The events a snapshot of cpu shows, copied into out (at most max); their number. */
 static unsigned int snap_events(unsigned int cpu, struct ut_ev_func *out, unsigned int max)
 {
 	struct tfs_iter it = {.cpu_filter = (int)cpu};
-	struct tfs_snap *s = tfs_snap_take((int)cpu, &it);
+	struct tfs_snap *s = tfs_snap_take(&tfs_top, (int)cpu, &it);
 	struct tfs_event ev;
 	unsigned int n = 0;
 
@@ -327,9 +327,9 @@ static void test_ring_resize_keeps(void **state)
 	struct tfs_cpu_stats st;
 	unsigned int n, n2, refused = 0;
 
-	tfs.nr_kpages[1] = 20;
-	tfs_ring_reset(1);
-	tfs_rr_reset(1);
+	tfs_top.nr_kpages[1] = 20;
+	tfs_ring_reset(&tfs_top, 1);
+	tfs_rr_reset(&tfs_top, 1);
 	for (unsigned int i = 0; i < N; i++) {
 		in[i] = fev(100 + i % 7);
 		in[i].h.ts = 1000000 + 10ull * i;
@@ -340,13 +340,13 @@ static void test_ring_resize_keeps(void **state)
 	ut_rb_cpu(tfs.area, 1)->dropped = 5; /* survives, as the kernel's count does */
 
 	/* down: only the newest fit, and they are the last ones written */
-	tfs.nr_kpages[1] = 3;
-	assert_int_equal(tfs_ring_resize(1, 3), 0);
+	tfs_top.nr_kpages[1] = 3;
+	assert_int_equal(tfs_ring_resize(&tfs_top, 1, 3), 0);
 	n = snap_events(1, got, N);
 	assert_true(n > 0 && n < N);
 	assert_true(n >= 3 * UT_KERNEL_PAGE_DATA / sizeof(got[0]) - UT_RB_PAGE_DATA / 32);
 	assert_memory_equal(got, &in[N - n], n * sizeof(got[0]));
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.entries, n);
 	assert_int_equal(st.written, N);
 	assert_int_equal(st.overrun, N - n);
@@ -354,12 +354,12 @@ static void test_ring_resize_keeps(void **state)
 	assert_int_equal(st.read, 0);
 
 	/* up: everything there survives; new events go after them */
-	tfs.nr_kpages[1] = 50;
-	assert_int_equal(tfs_ring_resize(1, 50), 0);
+	tfs_top.nr_kpages[1] = 50;
+	assert_int_equal(tfs_ring_resize(&tfs_top, 1, 50), 0);
 	n2 = snap_events(1, got, N);
 	assert_int_equal(n2, n);
 	assert_memory_equal(got, &in[N - n], n * sizeof(got[0]));
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.entries, n);
 	assert_int_equal(st.written, N);
 	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &in[0].h), 0);
@@ -367,10 +367,10 @@ static void test_ring_resize_keeps(void **state)
 	assert_memory_equal(&got[n], &in[0], sizeof(got[0]));
 
 	/* no-overwrite mode: the kept events stay, and a full ring refuses new ones */
-	__atomic_and_fetch(&tfs.opts, ~(1ull << TFS_OPT_OVERWRITE), __ATOMIC_RELAXED);
-	tfs_ring_set_overwrite(false);
-	tfs.nr_kpages[1] = 3;
-	assert_int_equal(tfs_ring_resize(1, 3), 0);
+	__atomic_and_fetch(&tfs_top.opts, ~(1ull << TFS_OPT_OVERWRITE), __ATOMIC_RELAXED);
+	tfs_ring_set_overwrite(&tfs_top, false);
+	tfs_top.nr_kpages[1] = 3;
+	assert_int_equal(tfs_ring_resize(&tfs_top, 1, 3), 0);
 	n2 = snap_events(1, got, N);
 	assert_true(n2 > 0 && n2 <= n + 1);
 	assert_memory_equal(&got[n2 - 1], &in[0], sizeof(got[0]));
@@ -380,12 +380,12 @@ static void test_ring_resize_keeps(void **state)
 	assert_true(refused > 0);
 	assert_true(snap_events(1, got, N) >= n2);
 	assert_memory_equal(got, before, n2 * sizeof(got[0]));
-	__atomic_or_fetch(&tfs.opts, 1ull << TFS_OPT_OVERWRITE, __ATOMIC_RELAXED);
-	tfs_ring_set_overwrite(true);
+	__atomic_or_fetch(&tfs_top.opts, 1ull << TFS_OPT_OVERWRITE, __ATOMIC_RELAXED);
+	tfs_ring_set_overwrite(&tfs_top, true);
 
-	tfs.nr_kpages[1] = 354;
-	tfs_ring_reset(-1);
-	tfs_rr_reset(-1);
+	tfs_top.nr_kpages[1] = 354;
+	tfs_ring_reset(&tfs_top, -1);
+	tfs_rr_reset(&tfs_top, -1);
 }
 
 static int take_any(struct tfs_iter *it, const struct tfs_event *e, void *arg)
@@ -449,7 +449,7 @@ static void test_overwrite_switch(void **state)
 	struct ut_ev_func e = fev(7);
 	struct rb_cpu *rc = ut_rb_cpu(tfs.area, 0);
 
-	tfs_ring_set_overwrite(true);
+	tfs_ring_set_overwrite(&tfs_top, true);
 	assert_true(rc->flags & RB_F_OVERWRITE);
 	/* wrap the ring several times, then stop overwriting: the count starts from
 	 * the oldest readable page */
@@ -457,7 +457,7 @@ static void test_overwrite_switch(void **state)
 		ut_rb_write_on_cpu(tfs.area, 0, &e.h);
 	uint64_t before = rc->wpos;
 
-	tfs_ring_set_overwrite(false);
+	tfs_ring_set_overwrite(&tfs_top, false);
 	assert_false(rc->flags & RB_F_OVERWRITE);
 	assert_int_equal(rc->wpos, before); /* not emptied */
 	/* no read since the reset: the reader page is not in use (rb_cpu.held), so
@@ -470,8 +470,8 @@ static void test_overwrite_switch(void **state)
 		ok++;
 	assert_true(ok < UT_RB_PAGE_DATA / sizeof(e));
 	assert_int_equal(rc->dropped, 1);
-	tfs_ring_set_overwrite(true);
-	tfs_ring_reset(-1);
+	tfs_ring_set_overwrite(&tfs_top, true);
+	tfs_ring_reset(&tfs_top, -1);
 }
 
 static void test_write_print(void **state)
@@ -481,7 +481,7 @@ static void test_write_print(void **state)
 	int found = 0;
 
 	tfs_ring_wait(&seq, 0); /* catch up with earlier kicks */
-	assert_int_equal(tfs_write_print(-1, 4242, UT_IP_MARKER, text, strlen(text), UT_EVF_PREEMPT1),
+	assert_int_equal(tfs_write_print(&tfs_top, -1, 4242, UT_IP_MARKER, text, strlen(text), UT_EVF_PREEMPT1),
 			 0);
 	assert_int_equal(tfs_ring_wait(&seq, 0), 1); /* the write kicked readers */
 	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++) {
@@ -507,18 +507,18 @@ static void test_write_print(void **state)
 		pid_t self = (pid_t)syscall(SYS_gettid);
 		char comm[16];
 
-		assert_int_equal(tfs_write_print(-1, self, UT_IP_MARKER, "x", 1, 0), 0);
+		assert_int_equal(tfs_write_print(&tfs_top, -1, self, UT_IP_MARKER, "x", 1, 0), 0);
 		assert_int_equal(tfs_task_comm(self, comm), -ENOENT);
 	}
 	/* too long for a page: cut, never rejected */
 	char big[UT_PRINT_MAX];
 
 	memset(big, 'x', sizeof(big));
-	assert_int_equal(tfs_write_print(-1, 1, UT_IP_MARKER, big, sizeof(big), 0), 0);
+	assert_int_equal(tfs_write_print(&tfs_top, -1, 1, UT_IP_MARKER, big, sizeof(big), 0), 0);
 	/* no kick for a while: the wait times out */
 	assert_int_equal(tfs_ring_wait(&seq, 0), 1);
 	assert_int_equal(tfs_ring_wait(&seq, 30), 0);
-	tfs_ring_reset(-1);
+	tfs_ring_reset(&tfs_top, -1);
 }
 
 /* ---- registry.c: fake processes ------------------------------------------------------ */
@@ -838,15 +838,15 @@ static void test_apply_waits_for_acks(void **state)
 	wait_count(1);
 
 	tfs_lock();
-	tfs.tracing_on = false;
+	tfs_top.tracing_on = false;
 	tfs_unlock();
 	t0 = now_s();
-	assert_int_equal(tfs_apply(), 0);
+	assert_int_equal(tfs_apply(&tfs_top), 0);
 	/* returned after the (delayed) ACK, which saw the new state, long before the timeout */
 	assert_true(now_s() - t0 >= 0.15);
 	assert_true(now_s() - t0 < UT_ACK_TIMEOUT_MS / 1000.0 * 0.75);
 	assert_int_equal(__atomic_load_n(&p.seen_on, __ATOMIC_RELAXED), 0);
-	assert_int_equal(tfs.ctl->tracing_on, 0);
+	assert_int_equal(tfs_top.ctl->tracing_on, 0);
 
 	/* TRACING from the program: applied without blocking the registry */
 	struct ut_msg_tracing tr = {.h = {.type = UT_MSG_TRACING, .len = sizeof(tr)}, .on = 1};
@@ -857,7 +857,7 @@ static void test_apply_waits_for_acks(void **state)
 		usleep(10000);
 	assert_int_equal(__atomic_load_n(&p.seen_on, __ATOMIC_RELAXED), 1);
 	tfs_lock();
-	assert_true(tfs.tracing_on);
+	assert_true(tfs_top.tracing_on);
 	tfs_unlock();
 
 	__atomic_store_n(&p.stop, 1, __ATOMIC_RELAXED);
@@ -876,11 +876,11 @@ static void test_apply_hung_process(void **state)
 	assert_true(peer_hello(&p, "hung") > 0); /* never acknowledges */
 	wait_count(1);
 	t0 = now_s();
-	assert_int_equal(tfs_apply(), 0);
+	assert_int_equal(tfs_apply(&tfs_top), 0);
 	assert_true(now_s() - t0 >= UT_ACK_TIMEOUT_MS / 1000.0 * 0.9);
 	/* left behind: the next change does not wait for it again */
 	t0 = now_s();
-	assert_int_equal(tfs_apply(), 0);
+	assert_int_equal(tfs_apply(&tfs_top), 0);
 	assert_true(now_s() - t0 < 0.5);
 	close(p.fd);
 	wait_count(0);
@@ -907,7 +907,7 @@ static void test_set_tracer(void **state)
 {
 	struct peer p = {0};
 	struct ut_ev_func e = fev(1);
-	const struct tracer *old = tfs.tracer;
+	const struct tracer *old = tfs_top.tracer;
 
 	p.fd = peer_connect();
 	assert_true(peer_hello(&p, "switcher") > 0);
@@ -915,30 +915,30 @@ static void test_set_tracer(void **state)
 	wait_count(1);
 
 	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 0, &e.h), 0);
-	assert_int_equal(tfs_set_tracer(&fake_function), 0);
-	assert_ptr_equal(tfs.tracer, &fake_function);
+	assert_int_equal(tfs_set_tracer(&tfs_top, &fake_function), 0);
+	assert_ptr_equal(tfs_top.tracer, &fake_function);
 	assert_int_equal(fake_inits, 1);
 	assert_int_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0); /* the switch cleared the rings */
-	assert_int_equal(tfs.ctl->tracer, UT_TRACER_FUNCTION);
+	assert_int_equal(tfs_top.ctl->tracer, UT_TRACER_FUNCTION);
 	/* returned after the ACK */
 	assert_int_equal(__atomic_load_n(&p.seen_tracer, __ATOMIC_RELAXED), UT_TRACER_FUNCTION);
 
 	/* the same tracer again: nothing happens */
 	assert_int_equal(ut_rb_write_on_cpu(tfs.area, 0, &e.h), 0);
-	assert_int_equal(tfs_set_tracer(&fake_function), 0);
+	assert_int_equal(tfs_set_tracer(&tfs_top, &fake_function), 0);
 	assert_int_equal(fake_inits, 1);
 	assert_int_not_equal(ut_rb_cpu(tfs.area, 0)->wpos, 0);
 
 	/* busy while trace_pipe is open */
-	tfs.trace_pipe_readers = 1;
-	assert_int_equal(tfs_set_tracer(&fake_nop), -EBUSY);
-	assert_ptr_equal(tfs.tracer, &fake_function);
-	tfs.trace_pipe_readers = 0;
+	tfs_top.trace_pipe_readers = 1;
+	assert_int_equal(tfs_set_tracer(&tfs_top, &fake_nop), -EBUSY);
+	assert_ptr_equal(tfs_top.tracer, &fake_function);
+	tfs_top.trace_pipe_readers = 0;
 
-	assert_int_equal(tfs_set_tracer(&fake_nop), 0);
+	assert_int_equal(tfs_set_tracer(&tfs_top, &fake_nop), 0);
 	assert_int_equal(fake_resets, 1);
 	assert_int_equal(__atomic_load_n(&p.seen_tracer, __ATOMIC_RELAXED), UT_TRACER_NOP);
-	assert_int_equal(tfs_set_tracer(old), 0);
+	assert_int_equal(tfs_set_tracer(&tfs_top, old), 0);
 
 	__atomic_store_n(&p.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(p.thread, NULL);
@@ -1064,8 +1064,8 @@ static void test_locked_stopped_holder(void **state)
 	char c;
 
 	tfs_area_set_write_mode(UT_CTL_WRITE_LOCKED);
-	tfs.nr_kpages[1] = 20;
-	assert_int_equal(tfs_ring_reset(1), 0);
+	tfs_top.nr_kpages[1] = 20;
+	assert_int_equal(tfs_ring_reset(&tfs_top, 1), 0);
 	for (int i = 0; i < 2000; i++) /* well past slot 3: the slot a shrink would leave */
 		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
 	nr = rc->nr_pages;
@@ -1089,10 +1089,10 @@ static void test_locked_stopped_holder(void **state)
 	struct timespec t0, t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	tfs.nr_kpages[1] = 3; /* as buffer_size_kb does before it resizes */
-	assert_int_equal(tfs_ring_resize(1, 3), -EBUSY);
-	tfs.nr_kpages[1] = 20;
-	assert_int_equal(tfs_ring_reset(1), -EBUSY);
+	tfs_top.nr_kpages[1] = 3; /* as buffer_size_kb does before it resizes */
+	assert_int_equal(tfs_ring_resize(&tfs_top, 1, 3), -EBUSY);
+	tfs_top.nr_kpages[1] = 20;
+	assert_int_equal(tfs_ring_reset(&tfs_top, 1), -EBUSY);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* not two give-up delays: the stopped holder was seen as such (a wide margin) */
 	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 <
@@ -1108,20 +1108,20 @@ static void test_locked_stopped_holder(void **state)
 	/* its event went into the ring it read: readable, and counted */
 	assert_true(rb_wpos_slot(rc->wpos) < rc->nr_pages);
 	assert_int_equal(__atomic_load_n(&rc->lock, __ATOMIC_SEQ_CST), 0);
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.written, 2001);
 	assert_int_equal(st.entries + st.overrun, 2001);
 
-	tfs.nr_kpages[1] = 3;
-	assert_int_equal(tfs_ring_resize(1, 3), 0);
+	tfs_top.nr_kpages[1] = 3;
+	assert_int_equal(tfs_ring_resize(&tfs_top, 1, 3), 0);
 	assert_true(rb_wpos_slot(rc->wpos) < rc->nr_pages);
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.written, 2001);
 	close(stop_pipe[0]);
 	close(stop_pipe[1]);
 	tfs_area_set_write_mode(UT_CTL_WRITE_RSEQ);
-	tfs.nr_kpages[1] = 354;
-	assert_int_equal(tfs_ring_reset(1), 0);
+	tfs_top.nr_kpages[1] = 354;
+	assert_int_equal(tfs_ring_reset(&tfs_top, 1), 0);
 }
 
 struct barrier_job {
@@ -1139,11 +1139,11 @@ static void *no_affinity_thread(void *arg)
 	/* this thread's own: the rest of the test process is not affected */
 	if (deny_syscall(__NR_sched_setaffinity, EINVAL))
 		return (void *)1;
-	j->reset_err = tfs_ring_reset(1);
-	tfs.nr_kpages[1] = 30;
-	j->resize_err = tfs_ring_resize(1, 30);
+	j->reset_err = tfs_ring_reset(&tfs_top, 1);
+	tfs_top.nr_kpages[1] = 30;
+	j->resize_err = tfs_ring_resize(&tfs_top, 1, 30);
 	if (j->resize_err)
-		tfs.nr_kpages[1] = 20;
+		tfs_top.nr_kpages[1] = 20;
 	return NULL;
 }
 
@@ -1163,8 +1163,8 @@ static void test_barrier_unavailable(void **state)
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		skip();
-	tfs.nr_kpages[1] = 20;
-	assert_int_equal(tfs_ring_reset(1), 0);
+	tfs_top.nr_kpages[1] = 20;
+	assert_int_equal(tfs_ring_reset(&tfs_top, 1), 0);
 	for (int i = 0; i < 300; i++)
 		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.h), 0);
 	assert_int_equal(pthread_create(&t, NULL, no_affinity_thread, &j), 0);
@@ -1174,14 +1174,14 @@ static void test_barrier_unavailable(void **state)
 	assert_int_equal(j.resize_err, -EBUSY);
 	assert_int_equal(rc->nr_pages, tfs_kpages_to_rb_pages(20));
 	assert_int_equal(rc->enabled, 1);
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.entries, 300);
 	/* from a thread that may go there, both work */
-	assert_int_equal(tfs_ring_reset(1), 0);
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(tfs_ring_reset(&tfs_top, 1), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.entries, 0);
-	tfs.nr_kpages[1] = 354;
-	assert_int_equal(tfs_ring_reset(1), 0);
+	tfs_top.nr_kpages[1] = 354;
+	assert_int_equal(tfs_ring_reset(&tfs_top, 1), 0);
 }
 
 /* A 40-byte event numbered seq whose ip field reads as a forged function event. */
@@ -1224,7 +1224,7 @@ static void consume_cpu1(struct taken *t, long max)
 {
 	struct tfs_iter it = {0};
 
-	assert_true(tfs_rr_consume(1, &it, max, take_fn, t) >= 0);
+	assert_true(tfs_rr_consume(&tfs_top, 1, &it, max, take_fn, t) >= 0);
 	tfs_iter_release(&it);
 }
 
@@ -1239,9 +1239,9 @@ static void test_ring_change_moves_consumer(void **state)
 	struct tfs_cpu_stats st;
 	struct taken t = {0};
 
-	tfs.nr_kpages[1] = 20;
-	assert_int_equal(tfs_ring_reset(1), 0);
-	tfs_rr_reset(1);
+	tfs_top.nr_kpages[1] = 20;
+	assert_int_equal(tfs_ring_reset(&tfs_top, 1), 0);
+	tfs_rr_reset(&tfs_top, 1);
 	for (uint64_t i = 0; i < 10; i++) {
 		struct ut_ev_func e = fev(42);
 
@@ -1253,13 +1253,13 @@ static void test_ring_change_moves_consumer(void **state)
 	assert_int_equal(t.n, 3);
 
 	/* reset: the new events are 40 bytes long; byte 96 is inside the third */
-	assert_int_equal(tfs_ring_reset(1), 0);
+	assert_int_equal(tfs_ring_reset(&tfs_top, 1), 0);
 	for (uint64_t i = 0; i < 12; i++) {
 		struct ev40 e = gev(i);
 
 		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &e.g.h), 0);
 	}
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.entries, 12);
 	t.n = 0;
 	consume_cpu1(&t, 100);
@@ -1270,7 +1270,7 @@ static void test_ring_change_moves_consumer(void **state)
 	}
 
 	/* resize: what was taken stays taken */
-	assert_int_equal(tfs_ring_reset(1), 0);
+	assert_int_equal(tfs_ring_reset(&tfs_top, 1), 0);
 	for (uint64_t i = 0; i < 10; i++) {
 		struct ev40 e = gev(i);
 
@@ -1279,9 +1279,9 @@ static void test_ring_change_moves_consumer(void **state)
 	t.n = 0;
 	consume_cpu1(&t, 4);
 	assert_int_equal(t.n, 4);
-	tfs.nr_kpages[1] = 30;
-	assert_int_equal(tfs_ring_resize(1, 30), 0);
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	tfs_top.nr_kpages[1] = 30;
+	assert_int_equal(tfs_ring_resize(&tfs_top, 1, 30), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.entries, 6);
 	assert_int_equal(st.read, 4);
 	assert_int_equal(st.written, 10);
@@ -1290,11 +1290,11 @@ static void test_ring_change_moves_consumer(void **state)
 	assert_int_equal(t.n, 6);
 	for (unsigned int i = 0; i < 6; i++)
 		assert_int_equal(t.seq[i], 4 + i);
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.entries + st.overrun + st.read, st.written);
-	tfs.nr_kpages[1] = 354;
-	assert_int_equal(tfs_ring_reset(1), 0);
-	tfs_rr_reset(1);
+	tfs_top.nr_kpages[1] = 354;
+	assert_int_equal(tfs_ring_reset(&tfs_top, 1), 0);
+	tfs_rr_reset(&tfs_top, 1);
 }
 
 static int group_setup(void **state)

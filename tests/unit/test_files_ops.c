@@ -31,7 +31,7 @@ static char *show(const struct tfs_file_ops *ops, int cpu, long arg)
 {
 	static char text[8192];
 	struct tfs_file f = {.name = "t", .kind = TFS_FILE, .ops = ops, .arg = arg};
-	struct tfs_open o = {.file = &f, .cpu = cpu};
+	struct tfs_open o = {.inst = &tfs_top, .file = &f, .cpu = cpu};
 
 	assert_int_equal(ops->show(&o), 0);
 	snprintf(text, sizeof(text), "%s", o.content.data ? o.content.data : "");
@@ -42,7 +42,7 @@ static char *show(const struct tfs_file_ops *ops, int cpu, long arg)
 /* A write(2) of text (without its NUL) to a file of the given ops. */
 static ssize_t put(const struct tfs_file_ops *ops, int cpu, const char *text)
 {
-	struct tfs_open o = {.cpu = cpu, .pid = (pid_t)gettid()};
+	struct tfs_open o = {.inst = &tfs_top, .cpu = cpu, .pid = (pid_t)gettid()};
 
 	return ops->write(&o, text, strlen(text), 0);
 }
@@ -93,11 +93,11 @@ static int reset_state(void **state)
 	tfs_state_defaults(NR_CPUS);
 	tfs_lock();
 	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++)
-		tfs.nr_kpages[cpu] = TFS_BOOT_KPAGES;
-	tfs.buffer_expanded = false;
+		tfs_top.nr_kpages[cpu] = TFS_BOOT_KPAGES;
+	tfs_top.buffer_expanded = false;
 	tfs.saved_cmdlines_size = tfs_cmdlines_rounded(128);
 	tfs_unlock();
-	tfs_ring_reset(-1);
+	tfs_ring_reset(&tfs_top, -1);
 	return 0;
 }
 
@@ -117,7 +117,7 @@ static void test_fresh_defaults(void **state)
 static void test_buffer_size(void **state)
 {
 	assert_string_equal(show(&tfs_buffer_size_ops, -1, 0), "7 (expanded: 1408)\n");
-	assert_int_equal(tfs_buffer_expand(), 0);
+	assert_int_equal(tfs_buffer_expand(&tfs_top), 0);
 	assert_string_equal(show(&tfs_buffer_size_ops, -1, 0), "1410\n");
 	assert_string_equal(show(&tfs_buffer_total_ops, -1, 0), "2820\n");
 	assert_int_equal(ut_rb_cpu(tfs.area, 1)->nr_pages, tfs_kpages_to_rb_pages(354));
@@ -149,13 +149,13 @@ static void test_buffer_size_write_expands(void **state)
 	assert_int_equal(put(&tfs_buffer_size_ops, -1, "1000000000"), -ENOMEM);
 	assert_string_equal(show(&tfs_buffer_size_ops, -1, 0), "7\n");
 	assert_string_equal(show(&tfs_buffer_total_ops, -1, 0), "14\n");
-	assert_int_equal(tfs_buffer_expand(), 0); /* expanded already: nothing changes */
+	assert_int_equal(tfs_buffer_expand(&tfs_top), 0); /* expanded already: nothing changes */
 	assert_string_equal(show(&tfs_buffer_size_ops, -1, 0), "7\n");
 }
 
 static void test_free_buffer(void **state)
 {
-	struct tfs_open o = {.cpu = -1};
+	struct tfs_open o = {.inst = &tfs_top, .cpu = -1};
 
 	assert_int_equal(put(&tfs_buffer_size_ops, -1, "1408"), 4);
 	assert_int_equal(tfs_free_buffer_ops.write(&o, "x", 1, 0), 1);
@@ -163,12 +163,12 @@ static void test_free_buffer(void **state)
 	assert_string_equal(show(&tfs_buffer_size_ops, -1, 0), "1410\n"); /* not before close */
 	assert_int_equal(tfs_free_buffer_ops.release(&o), 0);
 	assert_string_equal(show(&tfs_buffer_size_ops, -1, 0), "7\n");
-	assert_true(tfs.tracing_on);
+	assert_true(tfs_top.tracing_on);
 
 	assert_int_equal(put(&tfs_option_file_ops, option_index("disable_on_free"), "1"), 1);
 	assert_int_equal(tfs_free_buffer_ops.release(&o), 0);
-	assert_false(tfs.tracing_on);
-	tfs.tracing_on = true;
+	assert_false(tfs_top.tracing_on);
+	tfs_top.tracing_on = true;
 }
 
 static void test_cpumask(void **state)
@@ -193,7 +193,7 @@ static void test_trace_options(void **state)
 	assert_non_null(fn);
 	assert_string_equal(show(&tfs_option_file_ops, option_index("overwrite"), 0), "1\n");
 	assert_int_equal(put(&tfs_trace_options_ops, -1, "nooverwrite\n"), 12);
-	assert_false(tfs_opt(TFS_OPT_OVERWRITE));
+	assert_false(tfs_opt(&tfs_top, TFS_OPT_OVERWRITE));
 	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++)
 		assert_false(ut_rb_cpu(tfs.area, cpu)->flags & RB_F_OVERWRITE);
 	assert_string_equal(show(&tfs_option_file_ops, option_index("overwrite"), 0), "0\n");
@@ -215,28 +215,28 @@ static void test_trace_options(void **state)
 	/* ... but every tracer's option file, kept for when it becomes current */
 	assert_int_equal(put(&tfs_option_file_ops, stack, "1"), 1);
 	assert_string_equal(show(&tfs_option_file_ops, stack, 0), "1\n");
-	assert_true(tfs_tracer_opts_of(fn) & 1);
-	assert_false(tfs_tracer_opt("func_stack_trace"));
+	assert_true(tfs_tracer_opts_of(&tfs_top, fn) & 1);
+	assert_false(tfs_tracer_opt(&tfs_top, "func_stack_trace"));
 	assert_null(strstr(show(&tfs_trace_options_ops, -1, 0), "func_stack_trace"));
 	assert_int_equal(put(&tfs_option_file_ops, stack, "0"), 1);
-	assert_false(tfs_tracer_opts_of(fn) & 1);
+	assert_false(tfs_tracer_opts_of(&tfs_top, fn) & 1);
 }
 
 static void test_trace_clock(void **state)
 {
 	char raw[8] = {1, 0, 0, 0, 'a', 'b'};
-	struct tfs_open o = {.cpu = -1};
+	struct tfs_open o = {.inst = &tfs_top, .cpu = -1};
 
 	assert_int_equal(tfs_trace_marker_raw_ops.write(&o, raw, sizeof(raw), 0), 8);
 	assert_true(entries_now() > 0);
 	assert_int_equal(put(&tfs_trace_clock_ops, -1, "  global \n"), 10);
-	assert_int_equal(tfs.clock, TFS_CLOCK_GLOBAL);
+	assert_int_equal(tfs_top.clock, TFS_CLOCK_GLOBAL);
 	assert_int_equal(entries_now(), 0);
 	assert_int_equal(put(&tfs_trace_clock_ops, -1, "TAI"), -EINVAL);
 	assert_int_equal(put(&tfs_trace_clock_ops, -1, "[local]"), -EINVAL);
-	assert_int_equal(tfs.clock, TFS_CLOCK_GLOBAL);
+	assert_int_equal(tfs_top.clock, TFS_CLOCK_GLOBAL);
 	assert_int_equal(put(&tfs_trace_clock_ops, -1, "tai"), 3);
-	assert_int_equal(tfs.clock, TFS_CLOCK_TAI);
+	assert_int_equal(tfs_top.clock, TFS_CLOCK_TAI);
 	assert_int_equal(put(&tfs_trace_clock_ops, -1, "local"), 5);
 }
 
@@ -334,7 +334,7 @@ static void test_trace_marker(void **state)
 	const struct ut_ev_marker *p;
 	const struct ut_ev_raw *r;
 	char big[5000];
-	struct tfs_open o = {.cpu = -1, .pid = 4242};
+	struct tfs_open o = {.inst = &tfs_top, .cpu = -1, .pid = 4242};
 
 	assert_int_equal(tfs_trace_marker_ops.write(&o, "hi", 2, 0), 2);
 	p = (const void *)last_event(UT_EV_PRINT);
@@ -365,10 +365,10 @@ static void test_trace_marker(void **state)
 	assert_int_equal(tfs_trace_marker_raw_ops.write(&o, big, tfs_marker_raw_max(), 0),
 			 tfs_marker_raw_max());
 
-	tfs.tracing_on = false;
+	tfs_top.tracing_on = false;
 	assert_int_equal(tfs_trace_marker_ops.write(&o, "off", 3, 0), -EBADF);
 	assert_int_equal(tfs_trace_marker_raw_ops.write(&o, "abcd", 4, 0), -EBADF);
-	tfs.tracing_on = true;
+	tfs_top.tracing_on = true;
 	assert_int_equal(put(&tfs_cpumask_ops, -1, "0"), 1);
 	assert_int_equal(tfs_trace_marker_ops.write(&o, "nocpu", 5, 0), -EBADF);
 	assert_int_equal(put(&tfs_cpumask_ops, -1, "3"), 1);
@@ -381,14 +381,14 @@ static void test_trace_marker(void **state)
 static void test_error_log(void **state)
 {
 	char msg[16];
-	struct tfs_open o = {.cpu = -1};
+	struct tfs_open o = {.inst = &tfs_top, .cpu = -1};
 	const char *text;
 
 	tfs_error_log_ops.truncate(&o);
 	assert_string_equal(show(&tfs_error_log_ops, -1, 0), "");
 	for (int i = 0; i < 10; i++) {
 		snprintf(msg, sizeof(msg), "bad %d", i);
-		tfs_error_log("loc", msg, "cmd", 1);
+		tfs_error_log(&tfs_top, "loc", msg, "cmd", 1);
 	}
 	text = show(&tfs_error_log_ops, -1, 0);
 	/* the last 8, oldest first */

@@ -95,7 +95,7 @@ static void test_glob_match(void **state)
 static void test_available(void **state)
 {
 	struct tfs_buf b = {0};
-	struct tfs_open o = {.content = {0}};
+	struct tfs_open o = {.inst = &tfs_top, .content = {0}};
 
 	assert_int_equal(tfs_available_filter_functions_ops.show(&o), 0);
 	assert_string_equal(o.content.data, "main\nalpha\nalpha_two\nbeta\ngamma_x\n"
@@ -325,7 +325,7 @@ static void test_cxx_names(void **state)
 	static const char *const names[] = {"_ZL4deepRKN4Json5ValueEi.constprop.0.isra.0",
 					    "_ZN4Json6Reader5parseERSsRNS_5ValueEb", "_Z3fooIiEvT_",
 					    "_ZN1AclEi"};
-	struct tfs_open o = {.content = {0}};
+	struct tfs_open o = {.inst = &tfs_top, .content = {0}};
 
 	tfs_ft_reset();
 	assert_int_equal(

@@ -207,10 +207,10 @@ static const char *header(uint64_t flags, bool lat)
 
 static int setup(void **state)
 {
-	tfs.opts = tfs_opts_default();
+	tfs_top.opts = tfs_opts_default();
 	tfs.nr_cpus = 4;
-	tfs.clock = TFS_CLOCK_X86_TSC;
-	tfs.tracer = &tfs_function_graph_tracer;
+	tfs_top.clock = TFS_CLOCK_X86_TSC;
+	tfs_top.tracer = &tfs_function_graph_tracer;
 	nev = 0;
 	/* the test's tasks, as threads of this process: names resolve in its maps */
 	assert_int_equal(tfs_task_record(100, getpid(), "prog"), 0);
@@ -248,7 +248,7 @@ static void test_headers(void **state)
 				  "# CPU||||     DURATION                  FUNCTION CALLS\n"
 				  "# |  ||||      |   |                     |   |   |   |\n");
 	/* context-info off: no header at all */
-	tfs.opts &= ~(1ull << TFS_OPT_CONTEXT_INFO);
+	tfs_top.opts &= ~(1ull << TFS_OPT_CONTEXT_INFO);
 	assert_string_equal(header(DEF, false), "");
 }
 
@@ -280,7 +280,7 @@ static void test_durations(void **state)
 	assert_string_equal(run(DEF & ~TFS_GRAPH_DURATION), " 0) g_leaf();\n");
 	assert_string_equal(run(DEF & ~TFS_GRAPH_CPU), "$ 12345678 us |  g_leaf();\n");
 	/* context-info off: only the graph */
-	tfs.opts &= ~(1ull << TFS_OPT_CONTEXT_INFO);
+	tfs_top.opts &= ~(1ull << TFS_OPT_CONTEXT_INFO);
 	assert_string_equal(run(DEF), "g_leaf();\n");
 }
 
@@ -387,9 +387,9 @@ static void test_demangle_option(void **state)
 	ent(100, 0, 1000, cxx_leaf, 0);
 	ret(100, 0, 1000, 1100, cxx_leaf, 0, 0);
 	e = (struct tfs_event){.ev = &evs[0].h, .cpu = 0, .ts = 1000};
-	assert_true(tfs_tracer_opts_of(t) & TFS_GRAPH_DEMANGLE);
+	assert_true(tfs_tracer_opts_of(&tfs_top, t) & TFS_GRAPH_DEMANGLE);
 	set_trace_option("nodemangle\n");
-	assert_false(tfs_tracer_opts_of(t) & TFS_GRAPH_DEMANGLE);
+	assert_false(tfs_tracer_opts_of(&tfs_top, t) & TFS_GRAPH_DEMANGLE);
 	tfs_buf_reset(&out);
 	assert_int_equal(t->print_line(&it, &e, &out), 0);
 	tfs_buf_append(&out, "", 1);
@@ -493,7 +493,7 @@ static void test_no_context_info(void **state)
 	handler_graph();
 	print(100, 5100, "note\n", UT_IP_MARKER);
 	ent(101, 0, 6000, g_leaf, 0);
-	tfs.opts &= ~(1ull << TFS_OPT_CONTEXT_INFO);
+	tfs_top.opts &= ~(1ull << TFS_OPT_CONTEXT_INFO);
 	assert_string_equal(run(DEF), "g_caller() {\n"
 				      "==========>\n"
 				      "  g_outer() {\n"
@@ -622,7 +622,7 @@ static void test_latency_and_lost(void **state)
 
 static void set_trace_option(const char *text)
 {
-	struct tfs_open o = {.cpu = -1, .flags = 1 /* O_WRONLY */};
+	struct tfs_open o = {.inst = &tfs_top, .cpu = -1, .flags = 1 /* O_WRONLY */};
 
 	assert_int_equal(tfs_trace_options_ops.write(&o, text, strlen(text), 0), strlen(text));
 }
@@ -633,9 +633,9 @@ static void test_tracer_options(void **state)
 	struct tfs_iter it = {.cpu_filter = -1};
 
 	/* the kernel's defaults */
-	assert_int_equal(tfs_tracer_opts_of(t), DEF);
+	assert_int_equal(tfs_tracer_opts_of(&tfs_top, t), DEF);
 	set_trace_option("funcgraph-tail\n");
-	assert_int_equal(tfs_tracer_opts_of(t), DEF | TFS_GRAPH_TAIL);
+	assert_int_equal(tfs_tracer_opts_of(&tfs_top, t), DEF | TFS_GRAPH_TAIL);
 	set_trace_option("nofuncgraph-cpu\n");
 	tfs_buf_reset(&out);
 	t->print_header(&it, &out);
@@ -644,7 +644,7 @@ static void test_tracer_options(void **state)
 				      "#   |   |                     |   |   |   |\n");
 	set_trace_option("funcgraph-cpu\n");
 	set_trace_option("nofuncgraph-tail\n");
-	assert_int_equal(tfs_tracer_opts_of(t), DEF);
+	assert_int_equal(tfs_tracer_opts_of(&tfs_top, t), DEF);
 }
 
 int main(void)

@@ -36,17 +36,17 @@ static struct tfs_buf b;
 static void opt(enum tfs_opt o, bool on)
 {
 	if (on)
-		tfs.opts |= 1ull << o;
+		tfs_top.opts |= 1ull << o;
 	else
-		tfs.opts &= ~(1ull << o);
+		tfs_top.opts &= ~(1ull << o);
 }
 
 static int setup(void **state)
 {
-	tfs.opts = tfs_opts_default();
+	tfs_top.opts = tfs_opts_default();
 	tfs.nr_cpus = 2;
-	tfs.clock = TFS_CLOCK_LOCAL;
-	tfs.tracer = &tfs_nop_tracer;
+	tfs_top.clock = TFS_CLOCK_LOCAL;
+	tfs_top.tracer = &tfs_nop_tracer;
 	tfs_buf_reset(&b);
 	return 0;
 }
@@ -138,7 +138,7 @@ static void test_flags_and_time(void **state)
 	e.ts = 999999500ull; /* rounds up to the next second, as ns2usecs */
 	assert_string_equal(line(&it, &e),
 			    "           <...>-5456    [001] d.h..     1.000000: tracing_mark_write: a\n");
-	tfs.clock = TFS_CLOCK_COUNTER;
+	tfs_top.clock = TFS_CLOCK_COUNTER;
 	e.ts = 1234567;
 	assert_string_equal(line(&it, &e),
 			    "           <...>-5456    [001] d.h..      1234567: tracing_mark_write: a\n");
@@ -209,7 +209,7 @@ static void test_lost_and_annotate(void **state)
 static const char *header(struct tfs_iter *it)
 {
 	tfs_buf_reset(&b);
-	tfs.tracer->print_header(it, &b);
+	tfs_top.tracer->print_header(it, &b);
 	return b.data;
 }
 
@@ -305,7 +305,7 @@ static void test_function_lines(void **state)
 	char want[512], name[64];
 	uint64_t start, size;
 
-	tfs.tracer = &tfs_function_tracer;
+	tfs_top.tracer = &tfs_function_tracer;
 	opt(TFS_OPT_CONTEXT_INFO, false);
 	assert_string_equal(line(&it, &e), "out_anchor <-out_caller\n");
 	opt(TFS_OPT_PRINT_PARENT, false);
@@ -388,7 +388,7 @@ __attribute__((noinline, used)) int out_cxx(int x)
 
 static void set_trace_option(const char *text)
 {
-	struct tfs_open o = {.cpu = -1, .flags = 1 /* O_WRONLY */};
+	struct tfs_open o = {.inst = &tfs_top, .cpu = -1, .flags = 1 /* O_WRONLY */};
 
 	assert_int_equal(tfs_trace_options_ops.write(&o, text, strlen(text), 0), strlen(text));
 }
@@ -399,16 +399,16 @@ static void test_demangle_option(void **state)
 	struct tfs_iter it = {0};
 	struct tfs_event e = func_event(&f, (uintptr_t)out_cxx, 0);
 
-	tfs.tracer = &tfs_function_tracer;
+	tfs_top.tracer = &tfs_function_tracer;
 	opt(TFS_OPT_CONTEXT_INFO, false);
-	assert_true(tfs_tracer_opt("demangle")); /* on by default */
+	assert_true(tfs_tracer_opt(&tfs_top, "demangle")); /* on by default */
 	assert_string_equal(line(&it, &e), "ns::foo(int)\n");
 	set_trace_option("nodemangle\n");
 	assert_string_equal(line(&it, &e), "_ZN2ns3fooEi\n");
 	set_trace_option("demangle\n");
 	assert_string_equal(line(&it, &e), "ns::foo(int)\n");
 	/* other tracers have no such option: names are demangled */
-	tfs.tracer = &tfs_nop_tracer;
+	tfs_top.tracer = &tfs_nop_tracer;
 	assert_string_equal(line(&it, &e), "ns::foo(int)\n");
 }
 
@@ -437,7 +437,7 @@ static void test_kernel_page(void **state)
 	uint64_t big = (1ull << 27) + 12345; /* does not fit the 27-bit delta */
 
 	m.ts = 1000;
-	tfs_kfmt_page_init(&pg);
+	tfs_kfmt_page_init(&pg, &tfs_top);
 	assert_int_equal(tfs_kfmt_page_add(&pg, &m, 0), 0);
 	e = func_event(&f, 0x401000, 0x401234);
 	e.ts = 1010;
@@ -468,14 +468,14 @@ static void test_kernel_page(void **state)
 
 	/* a loss starts a new page, flagged, with the count after the data */
 	assert_int_equal(tfs_kfmt_page_add(&pg, &e, 7), 1);
-	tfs_kfmt_page_init(&pg);
+	tfs_kfmt_page_init(&pg, &tfs_top);
 	assert_int_equal(tfs_kfmt_page_add(&pg, &e, 7), 0);
 	tfs_kfmt_page_finish(&pg);
 	assert_int_equal(get64(pg.page + 8), 28 | 1ull << 31 | 1ull << 30);
 	assert_int_equal(get64(d + 28), 7);
 
 	/* a page takes what fits in 4080 bytes */
-	tfs_kfmt_page_init(&pg);
+	tfs_kfmt_page_init(&pg, &tfs_top);
 	unsigned int n = 0;
 	while (tfs_kfmt_page_add(&pg, &e, 0) == 0)
 		n++;

@@ -39,14 +39,14 @@ static void ring_setup(unsigned int nr_cpus, unsigned int nr_pages, unsigned int
 	assert_true(area != MAP_FAILED);
 	tfs.area = area;
 	tfs.nr_cpus = nr_cpus;
-	tfs.clock = TFS_CLOCK_X86_TSC; /* identity: ts printed as written */
+	tfs_top.clock = TFS_CLOCK_X86_TSC; /* identity: ts printed as written */
 	for (unsigned int c = 0; c < nr_cpus; c++) {
 		/* the reader trusts only the page count utracefs configured */
-		tfs.nr_kpages[c] = kpages_for(nr_pages);
+		tfs_top.nr_kpages[c] = kpages_for(nr_pages);
 		ut_rb_reset_cpu(area, c, nr_pages, flags);
 		ut_rb_cpu(area, c)->enabled = 1;
 	}
-	tfs_rr_reset(-1);
+	tfs_rr_reset(&tfs_top, -1);
 }
 
 /* A function event whose site address is seq (ip - 5) and time stamp ts. */
@@ -70,7 +70,7 @@ static struct tfs_cpu_stats stats(unsigned int cpu)
 {
 	struct tfs_cpu_stats st;
 
-	assert_int_equal(tfs_rr_stats(cpu, &st), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, cpu, &st), 0);
 	return st;
 }
 
@@ -78,7 +78,7 @@ static struct tfs_cpu_stats stats(unsigned int cpu)
 static unsigned long walk(int cpu, uint64_t first_seq, bool check_seq)
 {
 	struct tfs_iter it = {0};
-	struct tfs_snap *s = tfs_snap_take(cpu, &it);
+	struct tfs_snap *s = tfs_snap_take(&tfs_top, cpu, &it);
 	struct tfs_event e;
 	unsigned long n = 0;
 
@@ -104,7 +104,7 @@ static void test_empty(void **state)
 	assert_int_equal(st.written, 0);
 	assert_int_equal(st.oldest_tsc, 0);
 	assert_int_equal(walk(-1, 0, true), 0);
-	assert_false(tfs_rr_ready(-1));
+	assert_false(tfs_rr_ready(&tfs_top, -1));
 }
 
 static void test_no_wrap(void **state)
@@ -122,7 +122,7 @@ static void test_no_wrap(void **state)
 	assert_int_equal(walk(0, 0, true), 300);
 	/* emptied: the kernel goes on showing the old page's time */
 	ut_rb_reset_cpu(area, 0, 8, RB_F_OVERWRITE);
-	tfs_rr_reset(0);
+	tfs_rr_reset(&tfs_top, 0);
 	st = stats(0);
 	assert_int_equal(st.entries, 0);
 	assert_int_equal(st.oldest_tsc, 1000);
@@ -195,7 +195,7 @@ static long consume(int cpu, struct collect *c, unsigned int max)
 
 	c->n = 0;
 	c->stop_after = max;
-	return tfs_rr_consume(cpu, &it, 100000, collect_fn, c);
+	return tfs_rr_consume(&tfs_top, cpu, &it, 100000, collect_fn, c);
 }
 
 /* The first consuming read puts the reader page in use; a reset takes it back. */
@@ -220,7 +220,7 @@ static void test_no_overwrite_reader_page(void **state)
 	/* a reset holds the reader page back again */
 	ut_rb_reset_cpu(area, 0, nr, 0);
 	ut_rb_cpu(area, 0)->enabled = 1;
-	tfs_rr_reset(0);
+	tfs_rr_reset(&tfs_top, 0);
 	assert_int_equal(ut_rb_cpu(area, 0)->held, 1);
 	ok = 0;
 	while (write_func(0, ok, 1000 + ok) == 0 && ok < 100000)
@@ -399,7 +399,7 @@ static void test_stop_keeps_event(void **state)
 	assert_int_equal(consume(0, &c, 1), 1);
 	assert_int_equal(c.seq[0], 2);
 	assert_int_equal(walk(0, 3, true), 2);
-	assert_true(tfs_rr_ready(0));
+	assert_true(tfs_rr_ready(&tfs_top, 0));
 }
 
 static void test_merge_order(void **state)
@@ -413,7 +413,7 @@ static void test_merge_order(void **state)
 		write_func(c, 1000 + c, 100000);
 
 	struct tfs_iter it = {0};
-	struct tfs_snap *s = tfs_snap_take(-1, &it);
+	struct tfs_snap *s = tfs_snap_take(&tfs_top, -1, &it);
 	struct tfs_event e;
 	uint64_t n = 0;
 
@@ -435,7 +435,7 @@ static void test_merge_order(void **state)
 
 	/* one CPU only, but the header counts all of them */
 	struct tfs_iter it1 = {0};
-	s = tfs_snap_take(1, &it1);
+	s = tfs_snap_take(&tfs_top, 1, &it1);
 	assert_int_equal(it1.entries, 603);
 	n = 0;
 	while (tfs_snap_next(s, &it1, &e)) {
@@ -467,7 +467,7 @@ static void test_bad_event_ends_page(void **state)
 	assert_int_equal(st.bytes, (300 - (PER_PAGE - 9)) * 28);
 	/* the walk skips the rest of page 0 and goes on with page 1 */
 	struct tfs_iter it = {0};
-	struct tfs_snap *s = tfs_snap_take(0, &it);
+	struct tfs_snap *s = tfs_snap_take(&tfs_top, 0, &it);
 	struct tfs_event e;
 	unsigned int n = 0;
 
@@ -616,11 +616,11 @@ static void test_garbage(void **state)
 		}
 		for (unsigned int cpu = 0; cpu < 2; cpu++) {
 			struct tfs_cpu_stats st;
-			tfs_rr_stats(cpu, &st);
+			tfs_rr_stats(&tfs_top, cpu, &st);
 		}
 		walk(-1, 0, false);
 		consume(-1, &c, 4096);
-		tfs_rr_ready(-1);
+		tfs_rr_ready(&tfs_top, -1);
 	}
 }
 
@@ -664,15 +664,15 @@ static void test_concurrent_writer(void **state)
 		struct tfs_iter it = {.pipe = true};
 		int done = __atomic_load_n(&writer_done, __ATOMIC_ACQUIRE);
 
-		tfs_rr_consume(0, &it, 1000, check_fn, NULL);
-		if (done && !tfs_rr_ready(0))
+		tfs_rr_consume(&tfs_top, 0, &it, 1000, check_fn, NULL);
+		if (done && !tfs_rr_ready(&tfs_top, 0))
 			break;
 		/*
 		 * A snapshot taken while the writer runs holds consecutive events,
 		 * with one gap at most: between the reader page and the ring.
 		 */
 		struct tfs_iter si = {0};
-		struct tfs_snap *s = tfs_snap_take(0, &si);
+		struct tfs_snap *s = tfs_snap_take(&tfs_top, 0, &si);
 		struct tfs_event e;
 		uint64_t prev = 0;
 		bool first = true;
@@ -806,7 +806,7 @@ static void test_rewind_under_copy(void **state)
 
 	straddle_setup();
 	tfs_rr_copy_hook = rewind_hook;
-	assert_int_equal(tfs_rr_consume(0, &it, 1000, ts_fn, &t), 63);
+	assert_int_equal(tfs_rr_consume(&tfs_top, 0, &it, 1000, ts_fn, &t), 63);
 	tfs_rr_copy_hook = NULL;
 	assert_true(rewound > 0);
 	assert_int_equal(t.torn, 0);
@@ -816,7 +816,7 @@ static void test_rewind_under_copy(void **state)
 	memset(&t, 0, sizeof(t));
 	memset(&it, 0, sizeof(it));
 	tfs_rr_copy_hook = rewind_hook;
-	sn = tfs_snap_take(0, &it);
+	sn = tfs_snap_take(&tfs_top, 0, &it);
 	tfs_rr_copy_hook = NULL;
 	assert_non_null(sn);
 	assert_true(rewound > 0);

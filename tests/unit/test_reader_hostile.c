@@ -44,11 +44,11 @@ static void ring_setup(void)
 	assert_true(area != MAP_FAILED);
 	tfs.area = area;
 	tfs.nr_cpus = 1;
-	tfs.clock = TFS_CLOCK_X86_TSC;
-	tfs.nr_kpages[0] = kpages_for(NR_PAGES);
+	tfs_top.clock = TFS_CLOCK_X86_TSC;
+	tfs_top.nr_kpages[0] = kpages_for(NR_PAGES);
 	ut_rb_reset_cpu(area, 0, NR_PAGES, RB_F_OVERWRITE);
 	ut_rb_cpu(area, 0)->enabled = 1;
-	tfs_rr_reset(-1);
+	tfs_rr_reset(&tfs_top, -1);
 }
 
 /* ---- reads with a deadline ---------------------------------------------------------------- */
@@ -82,18 +82,18 @@ static void *job_run(void *arg)
 
 	switch (j->op) {
 	case OP_CONSUME:
-		j->ret = tfs_rr_consume(0, &it, 4096, count_fn, NULL);
+		j->ret = tfs_rr_consume(&tfs_top, 0, &it, 4096, count_fn, NULL);
 		break;
 	case OP_READY:
-		j->ret = tfs_rr_ready(0);
+		j->ret = tfs_rr_ready(&tfs_top, 0);
 		break;
 	case OP_STATS:
-		j->ret = tfs_rr_stats(0, &j->st);
+		j->ret = tfs_rr_stats(&tfs_top, 0, &j->st);
 		break;
 	case OP_SNAP:
 		memset(&it, 0, sizeof(it));
 		it.cpu_filter = -1;
-		s = tfs_snap_take(-1, &it);
+		s = tfs_snap_take(&tfs_top, -1, &it);
 		j->ret = s ? 0 : -ENOMEM;
 		while (s && tfs_snap_next(s, &it, &e))
 			j->snap_events++;
