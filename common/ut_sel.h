@@ -128,4 +128,10 @@ static inline uint64_t ut_probe_counts_off(unsigned int nr_cpus)
 }
 #define UT_PROBE_COUNTS_SIZE ((uint64_t)UT_PROBE_SLOTS * 8u)
 
+/* The whole area memfd: every instance slot's span, then the probe counters. */
+static inline uint64_t ut_area_size(unsigned int nr_cpus)
+{
+	return ut_probe_counts_off(nr_cpus) + UT_PROBE_COUNTS_SIZE;
+}
+
 #endif

@@ -467,7 +467,7 @@ void tfs_area_inst_release(struct tfs_instance *inst)
 int tfs_area_init(unsigned int nr_cpus)
 {
 	/* the instances' spans, then the function probes' counters (ut_sel.h) */
-	uint64_t size = ut_probe_counts_off(nr_cpus) + UT_PROBE_COUNTS_SIZE;
+	uint64_t size = ut_area_size(nr_cpus);
 	void *area;
 	int fd, ctl_fd;
 

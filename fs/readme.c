@@ -118,7 +118,10 @@ static const char readme_text[] =
 	"      header_page\t- A page of events\n"
 	"      header_event\t- The header of one event\n"
 	"  events/ftrace/<event>/\t- One directory per event utrace records:\n"
-	"      format\t\t- Its fields, for readers of the binary data\n";
+	"      format\t\t- Its fields, for readers of the binary data\n"
+	"  instances/\t\t- Separate tracing sessions, each with its own buffer and settings:\n"
+	"\t    mkdir instances/NAME makes one (up to 64), rmdir removes it;\n"
+	"\t    its directory has the files of a session (trace, trace_marker, options, ...)\n";
 
 static int readme_show(struct tfs_open *o)
 {

@@ -635,7 +635,7 @@ static struct ut_ctl *map_area(int ctlfd, int memfd, const struct ut_msg_welcome
 	char *base;
 
 	if (w->nr_cpus == 0 || w->nr_cpus > UT_RB_MAX_CPUS ||
-	    size < ut_probe_counts_off(w->nr_cpus) + UT_PROBE_COUNTS_SIZE || fstat(memfd, &st) ||
+	    size < ut_area_size(w->nr_cpus) || fstat(memfd, &st) ||
 	    (uint64_t)st.st_size < size || fstat(ctlfd, &cst) ||
 	    cst.st_size < (off_t)UT_CTL_SIZE * UT_INST_MAX)
 		return NULL;

@@ -31,6 +31,7 @@
 
 #include "ut_ctl.h"
 #include "ut_ring_write.h"
+#include "ut_sel.h"
 #include "ut_wire.h"
 
 #define FD_MAX_CONN 32
@@ -206,7 +207,7 @@ static void fd_welcome(struct fake_daemon *d, int fd)
 	struct ut_msg_welcome w = {.h = {UT_MSG_WELCOME, sizeof(w)},
 				   .version = UT_PROTO_VERSION,
 				   .nr_cpus = d->nr_cpus,
-				   .area_size = ut_rb_area_size(d->nr_cpus)};
+				   .area_size = ut_area_size(d->nr_cpus)};
 	/* the control page and the area: the same file here (its first page is the ctl) */
 	int fds[2] = {d->memfd, d->memfd};
 	char cbuf[CMSG_SPACE(sizeof(fds))];
@@ -375,9 +376,9 @@ static int fd_start_in(struct fake_daemon *d, uint32_t tracer, const char *dir)
 	snprintf(d->sock, sizeof(d->sock), "%s.sock", d->tracing);
 	d->nr_cpus = (unsigned int)get_nprocs_conf();
 	d->memfd = memfd_create("utrace-area", MFD_CLOEXEC);
-	if (d->memfd < 0 || ftruncate(d->memfd, (off_t)ut_rb_area_size(d->nr_cpus)))
+	if (d->memfd < 0 || ftruncate(d->memfd, (off_t)ut_area_size(d->nr_cpus)))
 		return -errno;
-	d->area = mmap(NULL, ut_rb_area_size(d->nr_cpus), PROT_READ | PROT_WRITE,
+	d->area = mmap(NULL, ut_area_size(d->nr_cpus), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_NORESERVE, d->memfd, 0);
 	if (d->area == MAP_FAILED)
 		return -errno;
@@ -388,7 +389,7 @@ static int fd_start_in(struct fake_daemon *d, uint32_t tracer, const char *dir)
 				  .tracing_on = 1,
 				  .nr_cpus = d->nr_cpus,
 				  .trace_printk = 1,
-				  .area_size = ut_rb_area_size(d->nr_cpus),
+				  .area_size = ut_area_size(d->nr_cpus),
 				  .ftrace_enabled = 1};
 	fd_reset_rings(d);
 	d->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -422,7 +423,7 @@ static void fd_stop_keep(struct fake_daemon *d, int keep_dir)
 	unlink(d->sock);
 	if (!keep_dir)
 		rmdir(d->dir);
-	munmap(d->area, ut_rb_area_size(d->nr_cpus));
+	munmap(d->area, ut_area_size(d->nr_cpus));
 	close(d->memfd);
 }
 

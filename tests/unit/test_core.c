@@ -227,8 +227,9 @@ static void test_area_layout(void **state)
 	assert_int_equal(tfs_top.ctl->magic, UT_CTL_MAGIC);
 	assert_int_equal(tfs_top.ctl->version, UT_PROTO_VERSION);
 	assert_int_equal(tfs_top.ctl->nr_cpus, NR_CPUS);
-	/* the rings, then the function probes' counters */
-	assert_int_equal(tfs_top.ctl->area_size, ut_rb_area_size(NR_CPUS) + UT_PROBE_COUNTS_SIZE);
+	/* every instance slot's span (the rings), then the function probes' counters */
+	assert_int_equal(tfs_top.ctl->area_size,
+			 UT_INST_MAX * ut_rb_area_size(NR_CPUS) + UT_PROBE_COUNTS_SIZE);
 	assert_int_equal(tfs_top.ctl->ftrace_enabled, 1);
 	assert_int_equal(tfs_top.ctl->tracing_on, 1);
 	assert_int_equal(fstat(tfs.area_fd, &st), 0);
@@ -303,7 +304,7 @@ static void test_ring_reset_resize(void **state)
 /* The events a snapshot of cpu shows, copied into out (at most max); their number. */
 static unsigned int snap_events(unsigned int cpu, struct ut_ev_func *out, unsigned int max)
 {
-	struct tfs_iter it = {.cpu_filter = (int)cpu};
+	struct tfs_iter it = {.inst = &tfs_top, .cpu_filter = (int)cpu};
 	struct tfs_snap *s = tfs_snap_take(&tfs_top, (int)cpu, &it);
 	struct tfs_event ev;
 	unsigned int n = 0;
@@ -406,16 +407,16 @@ static void test_ring_resize_reader_page(void **state)
 	struct tfs_cpu_stats st;
 	unsigned int nr, i, n;
 
-	tfs.nr_kpages[1] = 2;
-	tfs_ring_reset(1);
-	tfs_rr_reset(1);
+	tfs_top.nr_kpages[1] = 2;
+	tfs_ring_reset(&tfs_top, 1);
+	tfs_rr_reset(&tfs_top, 1);
 	nr = ut_rb_cpu(tfs.area, 1)->nr_pages;
 	for (i = 0; i < PER_PAGE + 3; i++) {
 		in[i] = fev(7);
 		in[i].ip = 0x400000 + i;
 		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &in[i].h), 0);
 	}
-	assert_int_equal(tfs_rr_consume(1, &it, 3, take_any, NULL), 3);
+	assert_int_equal(tfs_rr_consume(&tfs_top, 1, &it, 3, take_any, NULL), 3);
 	/* the writer goes on until page 0 is out of the ring's window, page 1 not */
 	for (; rb_wpos_vpage(ut_rb_cpu(tfs.area, 1)->wpos) < nr - 1 ||
 	       rb_wpos_entries(ut_rb_cpu(tfs.area, 1)->wpos) < 5;
@@ -424,24 +425,24 @@ static void test_ring_resize_reader_page(void **state)
 		in[i].ip = 0x400000 + i;
 		assert_int_equal(ut_rb_write_on_cpu(tfs.area, 1, &in[i].h), 0);
 	}
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.entries, i - 3);
-	tfs.nr_kpages[1] = 50;
-	assert_int_equal(tfs_ring_resize(1, 50), 0);
+	tfs_top.nr_kpages[1] = 50;
+	assert_int_equal(tfs_ring_resize(&tfs_top, 1, 50), 0);
 	n = snap_events(1, got, N);
 	assert_int_equal(n, i - 3);
 	assert_memory_equal(got, &in[3], n * sizeof(got[0]));
-	assert_int_equal(tfs_rr_stats(1, &st), 0);
+	assert_int_equal(tfs_rr_stats(&tfs_top, 1, &st), 0);
 	assert_int_equal(st.entries, i - 3);
 	assert_int_equal(st.read, 3);
 	assert_int_equal(st.overrun, 0);
 	assert_int_equal(st.written, i);
 	/* the consumer goes on with the event after the ones it took */
-	assert_int_equal(tfs_rr_consume(1, &it, N, take_any, NULL), i - 3);
+	assert_int_equal(tfs_rr_consume(&tfs_top, 1, &it, N, take_any, NULL), i - 3);
 
-	tfs.nr_kpages[1] = 354;
-	tfs_ring_reset(-1);
-	tfs_rr_reset(-1);
+	tfs_top.nr_kpages[1] = 354;
+	tfs_ring_reset(&tfs_top, -1);
+	tfs_rr_reset(&tfs_top, -1);
 }
 
 static void test_overwrite_switch(void **state)
@@ -1222,7 +1223,7 @@ static int take_fn(struct tfs_iter *it, const struct tfs_event *e, void *arg)
 
 static void consume_cpu1(struct taken *t, long max)
 {
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 
 	assert_true(tfs_rr_consume(&tfs_top, 1, &it, max, take_fn, t) >= 0);
 	tfs_iter_release(&it);
@@ -1297,6 +1298,107 @@ static void test_ring_change_moves_consumer(void **state)
 	tfs_rr_reset(&tfs_top, 1);
 }
 
+/* ---- instance.c ---------------------------------------------------------------------- */
+
+/* Events readable in inst, every CPU. */
+static uint64_t inst_entries(struct tfs_instance *inst)
+{
+	uint64_t n = 0;
+
+	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++) {
+		struct tfs_cpu_stats st;
+
+		assert_int_equal(tfs_rr_stats(inst, cpu, &st), 0);
+		n += st.entries;
+	}
+	return n;
+}
+
+static blkcnt_t area_blocks(void)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(tfs.area_fd, &st), 0);
+	return st.st_blocks;
+}
+
+/*
+ * mkdir/rmdir of instances with the kernel's errnos, references from open files,
+ * 64 at most, and an instance's span: its own rings, laid out as the top's at
+ * slot * span, its control page over its first page, its memory given back.
+ */
+static void test_instances(void **state)
+{
+	struct tfs_inst_ref ref, ref2;
+	struct tfs_instance *a;
+	uint64_t top = inst_entries(&tfs_top);
+	blkcnt_t before = area_blocks();
+	char name[300];
+
+	assert_int_equal(tfs_inst_lookup("a", 1, &ref), -ENOENT);
+	assert_int_equal(tfs_inst_mkdir("a", 1), 0);
+	assert_int_equal(tfs_inst_mkdir("a", 1), -EEXIST);
+	assert_int_equal(tfs_inst_lookup("a", 1, &ref), 0);
+	a = ref.inst;
+	assert_true(a != &tfs_top && a->slot > 0 && a->slot < UT_INST_MAX);
+	assert_ptr_equal(a->area, (char *)tfs.area + a->slot * ut_inst_span(NR_CPUS));
+	assert_ptr_equal(a->ctl, a->area);
+	assert_int_equal(a->ctl->magic, UT_CTL_MAGIC);
+	assert_int_equal(a->ctl->version, UT_PROTO_VERSION);
+	/* a kernel instance: expanded at once, nop, on */
+	assert_true(a->buffer_expanded);
+	assert_int_equal(a->nr_kpages[0], tfs_kb_to_kpages(TFS_TRACE_BUF_SIZE >> 10));
+	assert_int_equal(ut_rb_cpu(a->area, 1)->nr_pages, tfs_kpages_to_rb_pages(a->nr_kpages[1]));
+	assert_int_equal(a->ctl->tracing_on, 1);
+	assert_false(tfs_opt(a, TFS_OPT_TRACE_PRINTK_DEST));
+	assert_true(tfs_opt(&tfs_top, TFS_OPT_TRACE_PRINTK_DEST));
+
+	/* its events are its own */
+	assert_int_equal(tfs_write_print(a, 1, 4242, UT_IP_MARKER, "in a", 4, 0), 0);
+	assert_int_equal(inst_entries(a), 1);
+	assert_int_equal(inst_entries(&tfs_top), top);
+	assert_true(area_blocks() > before);
+	/* a function tracer cannot be routed there yet */
+	assert_int_equal(tfs_set_tracer(a, tfs_tracer_find("function")), -EBUSY);
+	assert_ptr_equal(a->tracer, tfs_tracer_find("nop"));
+
+	/* a reference (an open file) keeps it: EBUSY */
+	assert_int_equal(tfs_inst_get(&ref), 0);
+	assert_int_equal(tfs_inst_rmdir("a", 1), -EBUSY);
+	tfs_inst_put(a);
+	assert_int_equal(tfs_inst_rmdir("a", 1), 0);
+	assert_int_equal(tfs_inst_rmdir("a", 1), -ENOENT);
+	assert_int_equal(tfs_inst_get(&ref), -ENOENT); /* found before, gone since */
+	assert_int_equal(area_blocks(), before);	 /* its pages were punched out */
+
+	/* names: up to 255 bytes */
+	memset(name, 'n', sizeof(name));
+	assert_int_equal(tfs_inst_mkdir(name, 256), -ENAMETOOLONG);
+	assert_int_equal(tfs_inst_mkdir(name, 255), 0);
+	assert_int_equal(tfs_inst_rmdir(name, 255), 0);
+
+	/* 64 instances, the 65th: ENOMEM; the same name again reuses a slot afresh */
+	for (unsigned int i = 0; i < UT_INST_MAX - 1; i++) {
+		snprintf(name, sizeof(name), "i%u", i);
+		assert_int_equal(tfs_inst_mkdir(name, strlen(name)), 0);
+	}
+	assert_string_equal(tfs_inst_dir_name(UT_INST_MAX - 2), "i63");
+	assert_null(tfs_inst_dir_name(UT_INST_MAX - 1));
+	assert_int_equal(tfs_inst_mkdir("more", 4), -ENOMEM);
+	assert_int_equal(tfs_inst_lookup("i7", 2, &ref2), 0);
+	assert_int_equal(tfs_write_print(ref2.inst, 0, 1, UT_IP_MARKER, "x", 1, 0), 0);
+	assert_int_equal(tfs_inst_rmdir("i7", 2), 0);
+	assert_int_equal(tfs_inst_mkdir("i7", 2), 0);
+	assert_int_equal(tfs_inst_lookup("i7", 2, &ref), 0);
+	assert_int_equal(inst_entries(ref.inst), 0);
+	for (unsigned int i = 0; i < UT_INST_MAX - 1; i++) {
+		snprintf(name, sizeof(name), "i%u", i);
+		assert_int_equal(tfs_inst_rmdir(name, strlen(name)), 0);
+	}
+	assert_null(tfs_inst_dir_name(0));
+	assert_int_equal(inst_entries(&tfs_top), top);
+}
+
 static int group_setup(void **state)
 {
 	int err;
@@ -1351,6 +1453,7 @@ int main(void)
 	    cmocka_unit_test(test_apply_hung_process),
 	    cmocka_unit_test(test_set_tracer),
 	    cmocka_unit_test(test_task_table),
+	    cmocka_unit_test(test_instances),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -296,7 +296,7 @@ static const struct ut_ev *last_on_cpu0(void)
 static void test_marker_per_page(void **state)
 {
 	static char text[UT_PRINT_MAX + 8];
-	struct tfs_open o = {.cpu = -1, .pid = (pid_t)gettid()};
+	struct tfs_open o = {.inst = &tfs_top, .cpu = -1, .pid = (pid_t)gettid()};
 	const struct ut_ev *ev;
 	cpu_set_t old, one;
 

@@ -172,7 +172,7 @@ static void handler_graph(void);
 /* Format every event (a new reader each time), as `trace` would. */
 static const char *run(uint64_t flags)
 {
-	struct tfs_iter it = {.cpu_filter = -1};
+	struct tfs_iter it = {.inst = &tfs_top, .cpu_filter = -1};
 
 	tfs_buf_reset(&out);
 	for (unsigned int i = 0; i < nev; i++)
@@ -196,7 +196,7 @@ static const char *run(uint64_t flags)
 
 static const char *header(uint64_t flags, bool lat)
 {
-	struct tfs_iter it = {.cpu_filter = -1, .lat_fmt = lat};
+	struct tfs_iter it = {.inst = &tfs_top, .cpu_filter = -1, .lat_fmt = lat};
 
 	tfs_buf_reset(&out);
 	tfs_graph_header(&it, &out, flags);
@@ -207,10 +207,10 @@ static const char *header(uint64_t flags, bool lat)
 
 static int setup(void **state)
 {
-	tfs_top.opts = tfs_opts_default();
 	tfs.nr_cpus = 4;
 	tfs_top.clock = TFS_CLOCK_X86_TSC;
 	tfs_top.tracer = &tfs_function_graph_tracer;
+	tfs_opts_init(&tfs_top, true); /* the top's boot options, every tracer's defaults */
 	nev = 0;
 	/* the test's tasks, as threads of this process: names resolve in its maps */
 	assert_int_equal(tfs_task_record(100, getpid(), "prog"), 0);
@@ -380,7 +380,7 @@ static void test_cxx_names(void **state)
 static void test_demangle_option(void **state)
 {
 	const struct tracer *t = &tfs_function_graph_tracer;
-	struct tfs_iter it = {.cpu_filter = -1};
+	struct tfs_iter it = {.inst = &tfs_top, .cpu_filter = -1};
 	struct tfs_event e;
 
 	nev = 0;
@@ -397,7 +397,7 @@ static void test_demangle_option(void **state)
 	set_trace_option("demangle\n");
 	tfs_buf_reset(&out);
 	tfs_iter_release(&it);
-	it = (struct tfs_iter){.cpu_filter = -1};
+	it = (struct tfs_iter){.inst = &tfs_top, .cpu_filter = -1};
 	assert_int_equal(t->print_line(&it, &e, &out), 0);
 	tfs_buf_append(&out, "", 1);
 	assert_string_equal(out.data, " 0)               |  leaf(int) {\n");
@@ -604,7 +604,7 @@ static void test_irqs(void **state)
 
 static void test_latency_and_lost(void **state)
 {
-	struct tfs_iter it = {.cpu_filter = -1, .lat_fmt = true};
+	struct tfs_iter it = {.inst = &tfs_top, .cpu_filter = -1, .lat_fmt = true};
 	struct tfs_event e;
 
 	nev = 0;
@@ -630,7 +630,7 @@ static void set_trace_option(const char *text)
 static void test_tracer_options(void **state)
 {
 	const struct tracer *t = &tfs_function_graph_tracer;
-	struct tfs_iter it = {.cpu_filter = -1};
+	struct tfs_iter it = {.inst = &tfs_top, .cpu_filter = -1};
 
 	/* the kernel's defaults */
 	assert_int_equal(tfs_tracer_opts_of(&tfs_top, t), DEF);

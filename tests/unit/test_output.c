@@ -43,10 +43,10 @@ static void opt(enum tfs_opt o, bool on)
 
 static int setup(void **state)
 {
-	tfs_top.opts = tfs_opts_default();
 	tfs.nr_cpus = 2;
 	tfs_top.clock = TFS_CLOCK_LOCAL;
 	tfs_top.tracer = &tfs_nop_tracer;
+	tfs_opts_init(&tfs_top, true); /* the top's boot options, every tracer's defaults */
 	tfs_buf_reset(&b);
 	return 0;
 }
@@ -82,7 +82,7 @@ static const char *line(struct tfs_iter *it, const struct tfs_event *e)
 
 static void test_marker_lines(void **state)
 {
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 	struct tfs_event e = marker_event("hi\n");
 
 	/* each expected line was printed by the kernel for `echo hi > trace_marker` */
@@ -130,7 +130,7 @@ static void test_marker_lines(void **state)
 
 static void test_flags_and_time(void **state)
 {
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 	struct tfs_event e = marker_event("a\n");
 
 	marker.p.h.flags = UT_EVF_MARKER | UT_EVF_SIGBLOCKED | UT_EVF_SIGHANDLER;
@@ -146,7 +146,7 @@ static void test_flags_and_time(void **state)
 
 static void test_latency_line(void **state)
 {
-	struct tfs_iter it = {.lat_fmt = true};
+	struct tfs_iter it = {.inst = &tfs_top, .lat_fmt = true};
 	struct tfs_event e = marker_event("hi\n");
 
 	/* the kernel printed this 408237840 us after its last reset */
@@ -168,7 +168,7 @@ static void test_raw_data(void **state)
 		struct ut_ev_raw r;
 		unsigned char b[64];
 	} u;
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 	struct tfs_event e = {.ev = &u.r.h, .cpu = 1, .ts = 820094216000ull};
 
 	memset(&u, 0, sizeof(u));
@@ -188,13 +188,13 @@ static void test_raw_data(void **state)
 
 static void test_lost_and_annotate(void **state)
 {
-	struct tfs_iter it = {.pipe = true, .lost = 12};
+	struct tfs_iter it = {.inst = &tfs_top, .pipe = true, .lost = 12};
 	struct tfs_event e = marker_event("hi\n");
 
 	assert_string_equal(line(&it, &e),
 			    "CPU:0 [LOST 12 EVENTS]\n"
 			    "           <...>-5456    [000] ...1.   671.014606: tracing_mark_write: hi\n");
-	struct tfs_iter t = {.annotate = true, .idx = 1};
+	struct tfs_iter t = {.inst = &tfs_top, .annotate = true, .idx = 1};
 	line(&t, &e); /* the first line of the trace gets no banner */
 	assert_null(strstr(b.data, "#####"));
 	e.cpu = 1;
@@ -215,7 +215,7 @@ static const char *header(struct tfs_iter *it)
 
 static void test_headers(void **state)
 {
-	struct tfs_iter it = {.entries = 1, .total = 1};
+	struct tfs_iter it = {.inst = &tfs_top, .entries = 1, .total = 1};
 
 	assert_string_equal(header(&it),
 			    "# entries-in-buffer/entries-written: 1/1   #P:2\n"
@@ -261,7 +261,7 @@ static void test_headers(void **state)
 
 static void test_latency_header(void **state)
 {
-	struct tfs_iter it = {.entries = 1, .total = 1, .lat_fmt = true};
+	struct tfs_iter it = {.inst = &tfs_top, .entries = 1, .total = 1, .lat_fmt = true};
 	char first[256];
 
 	header(&it);
@@ -299,7 +299,7 @@ static struct tfs_event func_event(struct ut_ev_func *f, uint64_t ip, uint64_t p
 static void test_function_lines(void **state)
 {
 	struct ut_ev_func f;
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 	uint64_t anchor = (uintptr_t)out_anchor, caller = (uintptr_t)out_caller;
 	struct tfs_event e = func_event(&f, anchor, caller + 1);
 	char want[512], name[64];
@@ -348,7 +348,7 @@ static void test_stack_lines(void **state)
 		struct ut_ev_stack s;
 		unsigned char b[128];
 	} u;
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 	struct tfs_event e = {.ev = &u.s.h, .cpu = 0, .ts = 1000};
 
 	u.s.h = (struct ut_ev){.len = sizeof(u.s) + 16, .type = UT_EV_KERNEL_STACK,
@@ -369,7 +369,7 @@ static void test_trace_printk_line(void **state)
 		struct ut_ev_print p;
 		unsigned char raw[64];
 	} pr;
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 	struct tfs_event e = {.ev = &pr.p.h, .cpu = 0, .ts = 671014606123ull};
 
 	pr.p.h = (struct ut_ev){.len = 32, .type = UT_EV_PRINT, .tid = (uint32_t)getpid()};
@@ -396,7 +396,7 @@ static void set_trace_option(const char *text)
 static void test_demangle_option(void **state)
 {
 	struct ut_ev_func f;
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 	struct tfs_event e = func_event(&f, (uintptr_t)out_cxx, 0);
 
 	tfs_top.tracer = &tfs_function_tracer;

@@ -38,6 +38,7 @@ static void ring_setup(unsigned int nr_cpus, unsigned int nr_pages, unsigned int
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	assert_true(area != MAP_FAILED);
 	tfs.area = area;
+	tfs_top.area = area; /* the top level's span is the area's start */
 	tfs.nr_cpus = nr_cpus;
 	tfs_top.clock = TFS_CLOCK_X86_TSC; /* identity: ts printed as written */
 	for (unsigned int c = 0; c < nr_cpus; c++) {
@@ -77,7 +78,7 @@ static struct tfs_cpu_stats stats(unsigned int cpu)
 /* Walk a snapshot; returns the number of events and checks their sequence. */
 static unsigned long walk(int cpu, uint64_t first_seq, bool check_seq)
 {
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 	struct tfs_snap *s = tfs_snap_take(&tfs_top, cpu, &it);
 	struct tfs_event e;
 	unsigned long n = 0;
@@ -191,7 +192,7 @@ static int collect_fn(struct tfs_iter *it, const struct tfs_event *e, void *arg)
 
 static long consume(int cpu, struct collect *c, unsigned int max)
 {
-	struct tfs_iter it = {.pipe = true};
+	struct tfs_iter it = {.inst = &tfs_top, .pipe = true};
 
 	c->n = 0;
 	c->stop_after = max;
@@ -412,7 +413,7 @@ static void test_merge_order(void **state)
 	for (unsigned int c = 0; c < 3; c++)
 		write_func(c, 1000 + c, 100000);
 
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 	struct tfs_snap *s = tfs_snap_take(&tfs_top, -1, &it);
 	struct tfs_event e;
 	uint64_t n = 0;
@@ -434,7 +435,7 @@ static void test_merge_order(void **state)
 	tfs_snap_free(s);
 
 	/* one CPU only, but the header counts all of them */
-	struct tfs_iter it1 = {0};
+	struct tfs_iter it1 = {.inst = &tfs_top};
 	s = tfs_snap_take(&tfs_top, 1, &it1);
 	assert_int_equal(it1.entries, 603);
 	n = 0;
@@ -466,7 +467,7 @@ static void test_bad_event_ends_page(void **state)
 	assert_int_equal(st.bad, PER_PAGE - 9);
 	assert_int_equal(st.bytes, (300 - (PER_PAGE - 9)) * 28);
 	/* the walk skips the rest of page 0 and goes on with page 1 */
-	struct tfs_iter it = {0};
+	struct tfs_iter it = {.inst = &tfs_top};
 	struct tfs_snap *s = tfs_snap_take(&tfs_top, 0, &it);
 	struct tfs_event e;
 	unsigned int n = 0;
@@ -661,7 +662,7 @@ static void test_concurrent_writer(void **state)
 	total_read = total_lost = 0;
 	assert_int_equal(pthread_create(&t, NULL, writer_main, NULL), 0);
 	for (;;) {
-		struct tfs_iter it = {.pipe = true};
+		struct tfs_iter it = {.inst = &tfs_top, .pipe = true};
 		int done = __atomic_load_n(&writer_done, __ATOMIC_ACQUIRE);
 
 		tfs_rr_consume(&tfs_top, 0, &it, 1000, check_fn, NULL);
@@ -671,7 +672,7 @@ static void test_concurrent_writer(void **state)
 		 * A snapshot taken while the writer runs holds consecutive events,
 		 * with one gap at most: between the reader page and the ring.
 		 */
-		struct tfs_iter si = {0};
+		struct tfs_iter si = {.inst = &tfs_top};
 		struct tfs_snap *s = tfs_snap_take(&tfs_top, 0, &si);
 		struct tfs_event e;
 		uint64_t prev = 0;
@@ -800,7 +801,7 @@ static void straddle_setup(void)
 static void test_rewind_under_copy(void **state)
 {
 	struct ts_check t = {0};
-	struct tfs_iter it = {.pipe = true};
+	struct tfs_iter it = {.inst = &tfs_top, .pipe = true};
 	struct tfs_snap *sn;
 	struct tfs_event e;
 

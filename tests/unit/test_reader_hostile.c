@@ -43,6 +43,7 @@ static void ring_setup(void)
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	assert_true(area != MAP_FAILED);
 	tfs.area = area;
+	tfs_top.area = area; /* the top level's span is the area's start */
 	tfs.nr_cpus = 1;
 	tfs_top.clock = TFS_CLOCK_X86_TSC;
 	tfs_top.nr_kpages[0] = kpages_for(NR_PAGES);
@@ -76,7 +77,7 @@ static int count_fn(struct tfs_iter *it, const struct tfs_event *e, void *arg)
 static void *job_run(void *arg)
 {
 	struct job *j = arg;
-	struct tfs_iter it = {.cpu_filter = -1, .pipe = true};
+	struct tfs_iter it = {.inst = &tfs_top, .cpu_filter = -1, .pipe = true};
 	struct tfs_snap *s;
 	struct tfs_event e;
 
