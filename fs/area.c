@@ -57,6 +57,12 @@
 #define TFS_KICK_MS 20
 
 static pthread_mutex_t area_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * The spans in use (area_lock): set up by tfs_area_inst_init, punched out by
+ * tfs_area_inst_release.  Only these are looked at by the kicker: reading a
+ * punched page of the memfd would give it memory again.
+ */
+static bool span_on[UT_INST_MAX];
 
 /* Reader wake-ups: a sequence number bumped by every kick. */
 static pthread_mutex_t kick_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -433,6 +439,7 @@ void tfs_area_inst_init(struct tfs_instance *inst)
 				ring_flags(inst));
 		set_enabled(inst, cpu, cpu_in_mask(inst, cpu));
 	}
+	span_on[inst->slot] = true;
 	pthread_mutex_unlock(&area_lock);
 }
 
@@ -449,6 +456,7 @@ void tfs_area_inst_release(struct tfs_instance *inst)
 	if (!inst->area || !inst->slot)
 		return;
 	pthread_mutex_lock(&area_lock);
+	span_on[inst->slot] = false;
 	for (unsigned int cpu = 0; cpu < tfs.nr_cpus; cpu++) {
 		set_enabled(inst, cpu, 0);
 		if (tfs_cpu_barrier(inst, cpu))
@@ -668,7 +676,7 @@ int tfs_ring_wait(uint64_t *seen_seq, int timeout_ms)
 	return kicked;
 }
 
-/* Look at one instance slot's rings (a live one: reading a hole would fill it). */
+/* Look at one instance slot's rings (area_lock held, its span in use). */
 static bool kick_slot(unsigned int slot, uint64_t *last)
 {
 	void *area = ut_inst_area(tfs.area, tfs.nr_cpus, slot);
@@ -698,9 +706,12 @@ static void *kicker_main(void *arg)
 	while (last && !__atomic_load_n(&kicker_stop, __ATOMIC_RELAXED)) {
 		bool moved = false;
 
-		for (unsigned int slot = 0; slot < UT_INST_MAX && tfs.area; slot++)
-			if (tfs_inst_slot_live(slot) && kick_slot(slot, last[slot]))
+		for (unsigned int slot = 0; slot < UT_INST_MAX && tfs.area; slot++) {
+			pthread_mutex_lock(&area_lock);
+			if (span_on[slot] && kick_slot(slot, last[slot]))
 				moved = true;
+			pthread_mutex_unlock(&area_lock);
+		}
 		if (moved)
 			tfs_ring_kick();
 		nanosleep(&ts, NULL);

@@ -33,8 +33,7 @@ void tfs_area_inst_release(struct tfs_instance *inst);
 
 /* instance.c: fill inst with the settings a new instance has (the top's: at start). */
 void tfs_inst_defaults(struct tfs_instance *inst, bool top);
-/* instance.c: whether slot holds a live instance (the kicker looks at those only). */
-bool tfs_inst_slot_live(unsigned int slot);
+
 
 /* registry.c: wait until every live process acknowledged gen (or timeout_ms). */
 void tfs_registry_wait_acks(uint32_t gen, int timeout_ms);

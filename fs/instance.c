@@ -8,8 +8,8 @@
  * error_log.  The top level is instance 0, tfs_top; `mkdir instances/NAME` makes
  * another in a free slot (1 .. UT_INST_MAX - 1) with the settings a kernel
  * instance starts with, `rmdir` removes it.  The instance objects live in a
- * static table and are reused, never freed: the kicker thread (area.c) may look
- * at a slot while it goes, and finds its span still mapped (punched: zeros).
+ * static table and are reused, never freed: a path looked up just before an
+ * rmdir still points at a valid object, whose generation tells it went.
  *
  * Every open file holds a reference on its instance (tfs_inst_get at open,
  * tfs_inst_put at release); rmdir gives EBUSY while any is held, as the kernel
@@ -41,7 +41,7 @@ struct tfs_instance tfs_top;
 static pthread_mutex_t inst_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t inst_cond = PTHREAD_COND_INITIALIZER; /* a reference was dropped */
 static struct tfs_instance inst_mem[UT_INST_MAX]; /* [0] unused: the top is tfs_top */
-static bool live[UT_INST_MAX];			  /* __atomic: the kicker reads it */
+static bool live[UT_INST_MAX];			  /* the slot is taken */
 static uint64_t gens[UT_INST_MAX];		  /* bumped at every mkdir of the slot */
 
 void tfs_inst_defaults(struct tfs_instance *inst, bool top)
@@ -72,16 +72,9 @@ void tfs_inst_defaults(struct tfs_instance *inst, bool top)
 	}
 }
 
-bool tfs_inst_slot_live(unsigned int slot)
-{
-	if (slot == 0)
-		return true;
-	return slot < UT_INST_MAX && __atomic_load_n(&live[slot], __ATOMIC_ACQUIRE);
-}
-
 struct tfs_instance *tfs_inst_of_slot(unsigned int slot)
 {
-	if (!tfs_inst_slot_live(slot))
+	if (slot >= UT_INST_MAX)
 		return NULL;
 	return slot ? &inst_mem[slot] : &tfs_top;
 }
@@ -173,7 +166,7 @@ int tfs_inst_mkdir(const char *name, size_t len)
 	inst = &inst_mem[slot];
 	/* taken, not listed yet: dying until its span is ready */
 	inst->dying = true;
-	__atomic_store_n(&live[slot], true, __ATOMIC_RELEASE);
+	live[slot] = true;
 	gens[slot]++;
 	pthread_mutex_unlock(&inst_lock);
 
@@ -227,7 +220,7 @@ int tfs_inst_rmdir(const char *name, size_t len)
 	tfs_ring_kick(); /* nobody waits on it (no open file), but pollers recheck */
 
 	pthread_mutex_lock(&inst_lock);
-	__atomic_store_n(&live[slot], false, __ATOMIC_RELEASE);
+	live[slot] = false;
 	pthread_mutex_unlock(&inst_lock);
 	return 0;
 }

@@ -538,7 +538,7 @@ void tfs_rr_settle(void)
 	__atomic_store_n(&rr_any_pend, false, __ATOMIC_RELAXED);
 	for (unsigned int slot = 0; slot < UT_INST_MAX; slot++) {
 		struct tfs_instance *inst = tfs_inst_of_slot(slot);
-		struct rr_cons *cons = inst ? inst->rr_cons : NULL;
+		struct rr_cons *cons = inst ? inst->rr_cons : NULL; /* NULL once removed */
 
 		for (unsigned int c = 0; cons && inst->area && c < tfs.nr_cpus; c++) {
 			rr_cons_settle(&cons[c], c);

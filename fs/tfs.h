@@ -240,8 +240,8 @@ int tfs_inst_lookup(const char *name, size_t len, struct tfs_inst_ref *ref);
 int tfs_inst_get(const struct tfs_inst_ref *ref);
 void tfs_inst_put(struct tfs_instance *inst);
 /*
- * The instance of a slot while it is live, else NULL.  Its storage never goes
- * (what it points to may: hold the lock that guards what you read of it).
+ * The instance object of a slot (NULL past the last), live or not: its storage
+ * never goes, what it points to may (hold the lock that guards what you read).
  */
 struct tfs_instance *tfs_inst_of_slot(unsigned int slot);
 /* The i-th instance's name (instances/ listing), NULL past the last. */
