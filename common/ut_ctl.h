@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ut_ctl.h - the control page: the first page of the tracing memfd.
+ * ut_ctl.h - the control page: the first page of each instance's span of the
+ * tracing memfd (ut_ring.h); processes act on the top level's (slot 0) alone.
  *
  * utracefs owns it and is its only writer: it is a memfd of its own, sealed with
  * F_SEAL_FUTURE_WRITE, which traced processes can only map read-only.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * area.c - the shared tracing area (one memfd: control page, per-CPU writer
- * state, rings) and every change utracefs makes to writer state.
+ * area.c - the shared tracing area (one memfd: for each instance slot a span of
+ * control page, per-CPU writer state and rings) and every change utracefs makes
+ * to writer state.
  *
  * The control page is a memfd of its own, mapped over the area's first page (so
  * that both keep one layout, ut_ring.h) and sealed with F_SEAL_FUTURE_WRITE once
