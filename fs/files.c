@@ -109,9 +109,9 @@ static const struct tfs_file inst_dir;
  * The top level.  `.inst` says where an entry is: 0 (the default) at the top
  * level only, TFS_INST_BOTH also in every instances/NAME, TFS_INST_ONLY in
  * instances only: an instance has the files the kernel gives one, where utrace
- * has them.  Not yet in instances (top level only): set_ftrace_filter/notrace,
- * set_ftrace_pid/notrace_pid, set_event_pid/notrace_pid (their state is global
- * until function events are routed to instances).
+ * has them.  Not yet in instances (top level only): set_ftrace_filter/notrace
+ * and set_graph_* (their state is global until function events are routed to
+ * instances).
  */
 static const struct tfs_file root_files[] = {
     FILE_("README", 0440, tfs_readme_ops),
@@ -151,10 +151,12 @@ static const struct tfs_file root_files[] = {
     FILE_("set_graph_function", 0640, tfs_set_graph_function_ops, .arg = TFS_FILTER_GRAPH),
     FILE_("set_graph_notrace", 0640, tfs_set_graph_notrace_ops,
 	  .arg = TFS_FILTER_GRAPH_NOTRACE),
-    FILE_("set_ftrace_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_FTRACE),
-    FILE_("set_ftrace_notrace_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_FTRACE_NOTRACE),
-    FILE_("set_event_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_EVENT),
-    FILE_("set_event_notrace_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_EVENT_NOTRACE),
+    FILE_("set_ftrace_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_FTRACE, .inst = TFS_INST_BOTH),
+    FILE_("set_ftrace_notrace_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_FTRACE_NOTRACE,
+	  .inst = TFS_INST_BOTH),
+    FILE_("set_event_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_EVENT, .inst = TFS_INST_BOTH),
+    FILE_("set_event_notrace_pid", 0640, tfs_set_pid_ops, .arg = TFS_PID_EVENT_NOTRACE,
+	  .inst = TFS_INST_BOTH),
     {.name = "per_cpu",
      .kind = TFS_DIR,
      .mode = 0750,

@@ -35,6 +35,10 @@
  *
  * set_event_pid and set_event_notrace_pid are parsed and stored only: events
  * (and event-fork) come later.
+ *
+ * Every instance has its four lists, as every trace_array has; the selection
+ * memfd (what processes act on) is made from the top level's until function
+ * events are routed to instances.  function-fork follows each instance's option.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -57,7 +61,8 @@ struct pid_list {
 };
 
 static pthread_mutex_t pid_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct pid_list lists[TFS_PID_NR];
+static struct pid_list inst_lists[UT_INST_MAX][TFS_PID_NR]; /* by instance slot */
+static struct pid_list *const lists = inst_lists[0];	      /* the top level's */
 
 struct pid_open {
 	enum tfs_pid_list which;
@@ -187,16 +192,18 @@ static const char *const pid_file_names[TFS_PID_NR] = {
 };
 
 /* The lists that the runtime acts on changed: rewrite the selection, apply it. */
-static void pid_publish(enum tfs_pid_list which)
+static void pid_publish(const struct tfs_instance *inst, enum tfs_pid_list which)
 {
-	if (which <= TFS_PID_FTRACE_NOTRACE) {
+	if (inst == &tfs_top && which <= TFS_PID_FTRACE_NOTRACE) {
 		tfs_sel_publish();
 		tfs_apply(&tfs_top);
 	}
 }
 
-ssize_t tfs_pid_write(enum tfs_pid_list which, bool replace, const char *buf, size_t size)
+ssize_t tfs_pid_write(const struct tfs_instance *inst, enum tfs_pid_list which, bool replace,
+		      const char *buf, size_t size)
 {
+	struct pid_list *l = &inst_lists[inst->slot][which];
 	struct pid_list add = {0};
 	int err = parse_ids(which, buf, size, &add);
 
@@ -207,35 +214,36 @@ ssize_t tfs_pid_write(enum tfs_pid_list which, bool replace, const char *buf, si
 	pthread_mutex_lock(&tfs_ft_lock); /* tfs_sel_build_locked reads the lists under it */
 	pthread_mutex_lock(&pid_lock);
 	if (replace) {
-		pl_free(&lists[which]);
-		lists[which] = add;
+		pl_free(l);
+		*l = add;
 		add = (struct pid_list){0};
 	}
 	for (unsigned int i = 0; i < add.n && !err; i++)
-		err = pl_add(&lists[which], add.ids[i]) < 0 ? -ENOMEM : 0;
+		err = pl_add(l, add.ids[i]) < 0 ? -ENOMEM : 0;
 	pthread_mutex_unlock(&pid_lock);
 	pthread_mutex_unlock(&tfs_ft_lock);
 	pl_free(&add);
 	return err ? err : (ssize_t)size;
 }
 
-void tfs_pid_clear(enum tfs_pid_list which)
+void tfs_pid_clear(const struct tfs_instance *inst, enum tfs_pid_list which)
 {
 	pthread_mutex_lock(&tfs_ft_lock);
 	pthread_mutex_lock(&pid_lock);
-	pl_free(&lists[which]);
+	pl_free(&inst_lists[inst->slot][which]);
 	pthread_mutex_unlock(&pid_lock);
 	pthread_mutex_unlock(&tfs_ft_lock);
 }
 
-int tfs_pid_show(enum tfs_pid_list which, struct tfs_buf *b)
+int tfs_pid_show(const struct tfs_instance *inst, enum tfs_pid_list which, struct tfs_buf *b)
 {
+	const struct pid_list *l = &inst_lists[inst->slot][which];
 	int err = 0;
 
 	pthread_mutex_lock(&pid_lock);
-	for (unsigned int i = 0; i < lists[which].n && !err; i++)
-		err = tfs_buf_printf(b, "%d\n", lists[which].ids[i]);
-	if (!lists[which].n && !event_list(which))
+	for (unsigned int i = 0; i < l->n && !err; i++)
+		err = tfs_buf_printf(b, "%d\n", l->ids[i]);
+	if (!l->n && !event_list(which))
 		err = tfs_buf_printf(b, "no pid\n");
 	pthread_mutex_unlock(&pid_lock);
 	return err;
@@ -315,45 +323,60 @@ static pid_t parent_of(pid_t pid)
 	return tfs_proc_stat_field(pid, 4, &ppid) == 0 ? (pid_t)ppid : 0;
 }
 
-bool tfs_pid_fork(pid_t pid)
+/*
+ * function-fork, in every instance whose option is set: a new process whose
+ * parent is listed joins the list (fork), a process that went leaves it (exit).
+ * True when the top level's lists changed (the selection must be published).
+ */
+static bool pid_fork_exit(pid_t pid, pid_t ppid)
 {
-	bool changed = false;
-	pid_t ppid;
+	bool forks[UT_INST_MAX], changed = false;
 
-	if (!tfs_opt(&tfs_top, TFS_OPT_FUNCTION_FORK))
-		return false;
-	ppid = parent_of(pid);
-	if (ppid <= 0)
-		return false;
+	for (unsigned int s = 0; s < UT_INST_MAX; s++) {
+		const struct tfs_instance *inst = tfs_inst_slot(s);
+
+		forks[s] = inst && tfs_opt(inst, TFS_OPT_FUNCTION_FORK);
+	}
 	pthread_mutex_lock(&tfs_ft_lock);
 	pthread_mutex_lock(&pid_lock);
-	for (int w = TFS_PID_FTRACE; w <= TFS_PID_FTRACE_NOTRACE; w++)
-		if (pl_has(&lists[w], ppid))
-			changed |= pl_add(&lists[w], pid) > 0;
+	for (unsigned int s = 0; s < UT_INST_MAX; s++)
+		for (int w = TFS_PID_FTRACE; w <= TFS_PID_FTRACE_NOTRACE && forks[s]; w++) {
+			struct pid_list *l = &inst_lists[s][w];
+			bool ch = ppid ? pl_has(l, ppid) && pl_add(l, pid) > 0 : pl_del(l, pid);
+
+			changed |= ch && s == 0;
+		}
 	pthread_mutex_unlock(&pid_lock);
 	pthread_mutex_unlock(&tfs_ft_lock);
 	return changed;
+}
+
+bool tfs_pid_fork(pid_t pid)
+{
+	pid_t ppid = parent_of(pid);
+
+	return ppid > 0 && pid_fork_exit(pid, ppid);
 }
 
 bool tfs_pid_exit(pid_t pid)
 {
-	bool changed = false;
+	return pid_fork_exit(pid, 0);
+}
 
-	if (!tfs_opt(&tfs_top, TFS_OPT_FUNCTION_FORK))
-		return false;
-	pthread_mutex_lock(&tfs_ft_lock);
-	pthread_mutex_lock(&pid_lock);
-	for (int w = TFS_PID_FTRACE; w <= TFS_PID_FTRACE_NOTRACE; w++)
-		changed |= pl_del(&lists[w], pid);
-	pthread_mutex_unlock(&pid_lock);
-	pthread_mutex_unlock(&tfs_ft_lock);
-	return changed;
+void tfs_pid_inst_clear(const struct tfs_instance *inst)
+{
+	for (int w = 0; w < TFS_PID_NR; w++)
+		tfs_pid_clear(inst, (enum tfs_pid_list)w);
 }
 
 void tfs_pid_reset(void)
 {
-	for (int w = 0; w < TFS_PID_NR; w++)
-		tfs_pid_clear((enum tfs_pid_list)w);
+	for (unsigned int s = 0; s < UT_INST_MAX; s++)
+		for (int w = 0; w < TFS_PID_NR; w++) {
+			pthread_mutex_lock(&pid_lock);
+			pl_free(&inst_lists[s][w]);
+			pthread_mutex_unlock(&pid_lock);
+		}
 }
 
 /* ---- the files ----------------------------------------------------------------------- */
@@ -375,13 +398,13 @@ static int pid_open(struct tfs_open *o)
 	o->priv = po;
 	/* the kernel empties an event list at a `>` open, whatever is written then */
 	if (po->trunc && event_list(po->which))
-		tfs_pid_clear(po->which);
+		tfs_pid_clear(o->inst, po->which);
 	return 0;
 }
 
 static int pid_show(struct tfs_open *o)
 {
-	return tfs_pid_show(pid_which(o), &o->content);
+	return tfs_pid_show(o->inst, pid_which(o), &o->content);
 }
 
 static ssize_t pid_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
@@ -393,7 +416,7 @@ static ssize_t pid_write(struct tfs_open *o, const char *buf, size_t size, off_t
 	if (!po || !po->writing)
 		return -EBADF;
 	/* the first write of a `>` open replaces, the others add (the kernel: reset at open) */
-	ret = tfs_pid_write(po->which, po->trunc && !po->wrote, buf, size);
+	ret = tfs_pid_write(o->inst, po->which, po->trunc && !po->wrote, buf, size);
 	if (ret < 0) {
 		po->bad = true;
 		if (!event_list(po->which))
@@ -402,7 +425,7 @@ static ssize_t pid_write(struct tfs_open *o, const char *buf, size_t size, off_t
 	}
 	po->wrote = true;
 	/* committed now, not at release (which FUSE sends after close returned) */
-	pid_publish(po->which);
+	pid_publish(o->inst, po->which);
 	return ret;
 }
 
@@ -411,8 +434,8 @@ static int pid_release(struct tfs_open *o)
 	struct pid_open *po = o->priv;
 
 	if (po && po->trunc && !po->wrote && !po->bad) {
-		tfs_pid_clear(po->which);
-		pid_publish(po->which);
+		tfs_pid_clear(o->inst, po->which);
+		pid_publish(o->inst, po->which);
 	}
 	free(po);
 	o->priv = NULL;

@@ -248,12 +248,18 @@ enum tfs_pid_list {
 	TFS_PID_NR
 };
 extern const struct tfs_file_ops tfs_set_pid_ops; /* .arg = enum tfs_pid_list */
-/* A write: replace or add the ids of buf; size, or -EINVAL/-EPERM (nothing changed). */
-ssize_t tfs_pid_write(enum tfs_pid_list which, bool replace, const char *buf, size_t size);
-void tfs_pid_clear(enum tfs_pid_list which);
-void tfs_pid_reset(void); /* all four (unit tests) */
-int tfs_pid_show(enum tfs_pid_list which, struct tfs_buf *b);
-/* (tfs_ft_lock held) set_ftrace_pid or set_ftrace_notrace_pid not empty. */
+/*
+ * Each instance has its four lists; the selection memfd is made from the top
+ * level's (tfs_pid_filtered_locked, tfs_pid_tasks_locked).
+ * A write: replace or add the ids of buf; size, or -EINVAL/-EPERM (nothing changed).
+ */
+ssize_t tfs_pid_write(const struct tfs_instance *inst, enum tfs_pid_list which, bool replace,
+		      const char *buf, size_t size);
+void tfs_pid_clear(const struct tfs_instance *inst, enum tfs_pid_list which);
+void tfs_pid_inst_clear(const struct tfs_instance *inst); /* all four (the instance goes) */
+void tfs_pid_reset(void); /* every list of every instance (unit tests) */
+int tfs_pid_show(const struct tfs_instance *inst, enum tfs_pid_list which, struct tfs_buf *b);
+/* (tfs_ft_lock held) the top's set_ftrace_pid or set_ftrace_notrace_pid not empty. */
 bool tfs_pid_filtered_locked(void);
 /* (tfs_ft_lock held) enum ut_sel_tasks of process pid; tids: room for
  * UT_SEL_TIDS_MAX, filled sorted for ONLY/EXCEPT, *nr their number. */

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "core.h"
+#include "functab.h"
 #include "ring_read.h"
 #include "settings.h"
 #include "tfs.h"
@@ -130,6 +131,20 @@ void tfs_inst_put(struct tfs_instance *inst)
 	pthread_mutex_unlock(&inst_lock);
 }
 
+const struct tfs_instance *tfs_inst_slot(unsigned int slot)
+{
+	bool taken;
+
+	if (slot == 0)
+		return &tfs_top;
+	if (slot >= UT_INST_MAX)
+		return NULL;
+	pthread_mutex_lock(&inst_lock);
+	taken = live[slot] && !inst_mem[slot].dying;
+	pthread_mutex_unlock(&inst_lock);
+	return taken ? &inst_mem[slot] : NULL;
+}
+
 const char *tfs_inst_dir_name(unsigned int i)
 {
 	const char *name = NULL;
@@ -217,6 +232,7 @@ int tfs_inst_rmdir(const char *name, size_t len)
 	tfs_area_inst_release(inst);
 	tfs_rr_free(inst);
 	tfs_error_log_free(inst);
+	tfs_pid_inst_clear(inst);
 	tfs_ring_kick(); /* nobody waits on it (no open file), but pollers recheck */
 
 	pthread_mutex_lock(&inst_lock);

@@ -21,8 +21,7 @@
  *   symfile.c    one ELF file: its identity (build-id...), segments and symbols
  * Control files, one file per family (current_tracer.c, buffer_size.c, ...): each
  * acts on the instance of the open file (tfs_open.inst), never on a global; the
- * function filters and pid lists (ftrace_filter.c, ftrace_pid.c, sel.c) are the
- * top level's only for now.
+ * function filters (ftrace_filter.c, sel.c) are the top level's only for now.
  * Output:
  *   output/      text formatting: headers, line prefix, function lines, latency format
  *   tracers/     one file per tracer, each a struct tracer
@@ -244,6 +243,8 @@ void tfs_inst_put(struct tfs_instance *inst);
  * never goes, what it points to may (hold the lock that guards what you read).
  */
 struct tfs_instance *tfs_inst_of_slot(unsigned int slot);
+/* The instance in slot (0: the top), NULL when the slot is free. */
+const struct tfs_instance *tfs_inst_slot(unsigned int slot);
 /* The i-th instance's name (instances/ listing), NULL past the last. */
 const char *tfs_inst_dir_name(unsigned int i);
 /* mkdir/rmdir instances/NAME: 0 or the kernel's errno (instance.c). */

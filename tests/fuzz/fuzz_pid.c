@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	which = (enum tfs_pid_list)((data[0] & 3) % TFS_PID_NR);
-	tfs_pid_write(which, data[0] & 4, (const char *)data + 1, size - 1);
-	tfs_pid_show(which, &b);
+	tfs_pid_write(&tfs_top, which, data[0] & 4, (const char *)data + 1, size - 1);
+	tfs_pid_show(&tfs_top, which, &b);
 	tfs_buf_free(&b);
 	pthread_mutex_lock(&tfs_ft_lock);
 	tfs_pid_filtered_locked();

@@ -80,7 +80,7 @@ if kt_available && [ -d "$KT/instances" ]; then
 		expect_eq "every kernel instance file utrace has at the top exists in ours" "" \
 			"$(for n in $(cd "$KT/instances/$kn" && ls); do
 				[ -e "$T/$n" ] && [ ! -e "$I/a/$n" ] && case $n in
-				set_ftrace_* | set_event_*) ;; # top level only for now (docs)
+				set_ftrace_filter | set_ftrace_notrace) ;; # top level only for now (docs)
 				*) echo "$n" ;;
 				esac
 			done)"
@@ -168,6 +168,20 @@ echo > "$I/a/trace"
 expect_eq "clearing an instance's trace leaves the others" "0 top-before only-top" \
 	"$(markers "$I/a/trace" | wc -l) $(markers "$T/trace" | tr '\n' ' ' | sed 's/ $//')"
 
+# ---- pid lists per instance ----------------------------------------------------------------------
+echo 1234 > "$I/a/set_ftrace_pid"
+echo 77 > "$I/a/set_event_pid"
+echo 4321 > "$I/b/set_ftrace_notrace_pid"
+expect_eq "pid lists are per instance" "1234|77|no pid|no pid|4321|no pid|" \
+	"$(cat "$I/a/set_ftrace_pid")|$(cat "$I/a/set_event_pid")|$(cat "$I/b/set_ftrace_pid")|$(cat \
+		"$T/set_ftrace_pid")|$(cat "$I/b/set_ftrace_notrace_pid")|$(cat \
+		"$T/set_ftrace_notrace_pid")|$(cat "$T/set_event_pid")"
+expect_write_err "a bad pid in an instance: EINVAL" "Invalid argument" x "$I/a/set_ftrace_pid"
+expect_eq "its error goes to the instance's error_log, the list stays" "1 0 1234" \
+	"$(grep -c 'set_ftrace_pid: error: Invalid pid' "$I/a/error_log") $(grep -c 'Invalid pid' \
+		"$T/error_log") $(cat "$I/a/set_ftrace_pid")"
+echo > "$I/a/error_log"
+
 # ---- error_log per instance ----------------------------------------------------------------------
 /bin/echo nosuchfunction_xyz > "$T/set_ftrace_filter" 2>/dev/null
 expect_eq "an error of the top goes to the top's error_log only" "1 0" \
@@ -185,8 +199,9 @@ exec 3<&-
 expect_eq "rmdir once it is closed" "ok a" "$(err rmdir "$I/b") $(ls "$I")"
 expect_eq "the removed instance's files are gone" "ENOENT" "$(err cat "$I/b/trace")"
 mkdir "$I/b"
-expect_eq "a new instance of the same name starts afresh" "0 1410 1" \
-	"$(markers "$I/b/trace" | wc -l) $(cat "$I/b/buffer_size_kb") $(cat "$I/b/options/markers")"
+expect_eq "a new instance of the same name starts afresh" "0 1410 1 no pid" \
+	"$(markers "$I/b/trace" | wc -l) $(cat "$I/b/buffer_size_kb") $(cat "$I/b/options/markers") $(cat \
+		"$I/b/set_ftrace_notrace_pid")"
 rmdir "$I/b"
 
 # ---- 64 instances ----------------------------------------------------------------------------------

@@ -52,14 +52,14 @@ static int teardown(void **state)
 
 static ssize_t wr(enum tfs_pid_list w, bool replace, const char *s)
 {
-	return tfs_pid_write(w, replace, s, strlen(s));
+	return tfs_pid_write(&tfs_top, w, replace, s, strlen(s));
 }
 
 static void expect_show(enum tfs_pid_list w, const char *want)
 {
 	struct tfs_buf b = {0};
 
-	assert_int_equal(tfs_pid_show(w, &b), 0);
+	assert_int_equal(tfs_pid_show(&tfs_top, w, &b), 0);
 	tfs_buf_append(&b, "", 1);
 	assert_string_equal(b.data, want);
 	tfs_buf_free(&b);
@@ -99,7 +99,7 @@ static void test_parse(void **state)
 		expect_show(w, none);
 		assert_int_equal(wr(w, false, "0"), 1); /* 0 is an id (the kernel's idle task) */
 		expect_show(w, "0\n");
-		tfs_pid_clear(w);
+		tfs_pid_clear(&tfs_top, w);
 		expect_show(w, none);
 	}
 }
@@ -203,12 +203,54 @@ static void test_sel(void **state)
 	tfs_buf_free(&b);
 }
 
+/*
+ * Each instance has its own four lists; what processes are told (the selection)
+ * comes from the top level's alone, until events are routed to instances.
+ */
+static void test_instance_lists(void **state)
+{
+	struct tfs_instance other = {.slot = 5};
+	struct tfs_buf b = {0};
+	int32_t tids[UT_SEL_TIDS_MAX];
+	uint32_t nr;
+
+	assert_int_equal(tfs_pid_write(&other, TFS_PID_FTRACE, true, "7 3\n", 4), 4);
+	assert_int_equal(tfs_pid_write(&other, TFS_PID_EVENT, true, "9\n", 2), 2);
+	assert_int_equal(tfs_pid_show(&other, TFS_PID_FTRACE, &b), 0);
+	tfs_buf_append(&b, "", 1);
+	assert_string_equal(b.data, "3\n7\n");
+	expect_show(TFS_PID_FTRACE, "no pid\n");
+	expect_show(TFS_PID_EVENT, "");
+	pthread_mutex_lock(&tfs_ft_lock);
+	assert_false(tfs_pid_filtered_locked());
+	assert_int_equal(tfs_pid_tasks_locked(P1, tids, &nr), UT_SEL_TASKS_ALL);
+	pthread_mutex_unlock(&tfs_ft_lock);
+
+	/* the top's list: the other instance's stays */
+	assert_int_equal(wr(TFS_PID_FTRACE, true, "5\n"), 2);
+	expect_show(TFS_PID_FTRACE, "5\n");
+	tfs_buf_reset(&b);
+	assert_int_equal(tfs_pid_show(&other, TFS_PID_FTRACE, &b), 0);
+	tfs_buf_append(&b, "", 1);
+	assert_string_equal(b.data, "3\n7\n");
+
+	/* the instance goes: its lists with it */
+	tfs_pid_inst_clear(&other);
+	tfs_buf_reset(&b);
+	assert_int_equal(tfs_pid_show(&other, TFS_PID_FTRACE, &b), 0);
+	tfs_buf_append(&b, "", 1);
+	assert_string_equal(b.data, "no pid\n");
+	expect_show(TFS_PID_FTRACE, "5\n");
+	tfs_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_parse, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tasks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_instance_lists, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
