@@ -65,8 +65,6 @@ void tfs_inst_defaults(struct tfs_instance *inst, bool top)
 		inst->cpumask[cpu / 64] |= 1ull << (cpu % 64);
 	inst->trace_pipe_readers = 0;
 	inst->rr_time_start = 0;
-	inst->refs = 0;
-	inst->dying = false;
 	if (top) {
 		inst->slot = 0;
 		inst->name[0] = '\0';
@@ -147,14 +145,17 @@ const struct tfs_instance *tfs_inst_slot(unsigned int slot)
 
 const char *tfs_inst_dir_name(unsigned int i)
 {
-	const char *name = NULL;
+	static __thread char name[NAME_MAX_LEN + 1]; /* a slot may be renamed after we let go */
+	bool found = false;
 
 	pthread_mutex_lock(&inst_lock);
-	for (unsigned int s = 1; s < UT_INST_MAX && !name; s++)
-		if (live[s] && !inst_mem[s].dying && i-- == 0)
-			name = inst_mem[s].name; /* slots are never freed: stays readable */
+	for (unsigned int s = 1; s < UT_INST_MAX && !found; s++)
+		if (live[s] && !inst_mem[s].dying && i-- == 0) {
+			memcpy(name, inst_mem[s].name, sizeof(name));
+			found = true;
+		}
 	pthread_mutex_unlock(&inst_lock);
-	return name;
+	return found ? name : NULL;
 }
 
 int tfs_inst_mkdir(const char *name, size_t len)
@@ -180,17 +181,17 @@ int tfs_inst_mkdir(const char *name, size_t len)
 	}
 	inst = &inst_mem[slot];
 	/* taken, not listed yet: dying until its span is ready */
+	inst->slot = slot;
 	inst->dying = true;
+	inst->refs = 0;
 	live[slot] = true;
 	gens[slot]++;
+	memcpy(inst->name, name, len);
+	inst->name[len] = '\0';
 	pthread_mutex_unlock(&inst_lock);
 
 	tfs_lock();
 	tfs_inst_defaults(inst, false);
-	inst->slot = slot;
-	inst->dying = true;
-	memcpy(inst->name, name, len);
-	inst->name[len] = '\0';
 	tfs_unlock();
 	tfs_area_inst_init(inst);
 	tfs_apply(inst); /* its control page says what its settings are */

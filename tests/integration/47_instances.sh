@@ -154,10 +154,10 @@ expect_eq "trace_marker_raw into an instance" "1 0" \
 entries() { cat "$1"/per_cpu/cpu*/stats 2>/dev/null | awk '/^entries:/ { n += $2 } END { print n + 0 }'; }
 n=$(entries "$I/a")
 expect_eq "per_cpu stats count the instance's events" "1" "$n"
-timeout 5 cat "$I/b/trace_pipe" > "$UT_TMP/pipe_b" &
+cat "$I/b/trace_pipe" > "$UT_TMP/pipe_b" &
 pp=$!
 i=0
-while [ $i -lt 200 ] && [ "$(grep -c only-b "$UT_TMP/pipe_b")" -eq 0 ]; do
+while [ $i -lt 400 ] && [ "$(grep -c only-b "$UT_TMP/pipe_b")" -eq 0 ]; do
 	sleep 0.05; i=$((i + 1))
 done
 kill "$pp" 2>/dev/null; wait "$pp" 2>/dev/null
