@@ -573,6 +573,15 @@ void tfs_ft_trim_locked(unsigned int keep)
 	}
 	tfs_ft.nr_objs = no;
 	tfs_ft.nr_funcs = nf;
+	for (unsigned int i = 1; i < UT_INST_MAX; i++) { /* the instances' own selections */
+		struct tfs_ft_isel *is = &tfs_ft.inst[i];
+		unsigned int n = 0;
+
+		for (unsigned int id = 0; is->sel && id < is->n; id++)
+			if (fmap[id] != UINT32_MAX)
+				is->sel[n++] = is->sel[id];
+		is->n = n;
+	}
 	for (unsigned int i = 0; i < no; i++)
 		for (unsigned int j = 0; j < tfs_ft.objs[i].n; j++)
 			tfs_ft.objs[i].funcs[j] = fmap[tfs_ft.objs[i].funcs[j]];
@@ -611,6 +620,11 @@ void tfs_ft_reset(void)
 	free(tfs_ft.objs);
 	for (int l = 0; l < TFS_FILTER_NR; l++)
 		tfs_ft_pats_free(&tfs_ft.pats[l]);
+	for (unsigned int s = 0; s < UT_INST_MAX; s++) {
+		free(tfs_ft.inst[s].sel);
+		for (int l = 0; l < TFS_FILTER_NR; l++)
+			tfs_ft_pats_free(&tfs_ft.inst[s].pats[l]);
+	}
 	tfs_ft_pats_free(&tfs_ft.probe_pats);
 	tfs_probes_reset();
 	memset(&tfs_ft, 0, sizeof(tfs_ft));

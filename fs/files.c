@@ -109,9 +109,8 @@ static const struct tfs_file inst_dir;
  * The top level.  `.inst` says where an entry is: 0 (the default) at the top
  * level only, TFS_INST_BOTH also in every instances/NAME, TFS_INST_ONLY in
  * instances only: an instance has the files the kernel gives one, where utrace
- * has them.  Not yet in instances (top level only): set_ftrace_filter/notrace
- * and set_graph_* (their state is global until function events are routed to
- * instances).
+ * has them.  set_graph_function and set_graph_notrace are the top level's, as
+ * the kernel creates them.
  */
 static const struct tfs_file root_files[] = {
     FILE_("README", 0440, tfs_readme_ops),
@@ -146,8 +145,10 @@ static const struct tfs_file root_files[] = {
     FILE_("dyn_ftrace_total_info", 0440, tfs_dyn_ftrace_total_info_ops),
     FILE_("enabled_functions", 0440, tfs_enabled_functions_ops),
     FILE_("ftrace_enabled", 0640, tfs_ftrace_enabled_ops),
-    FILE_("set_ftrace_filter", 0640, tfs_set_ftrace_filter_ops, .arg = TFS_FILTER_TRACE),
-    FILE_("set_ftrace_notrace", 0640, tfs_set_ftrace_notrace_ops, .arg = TFS_FILTER_NOTRACE),
+    FILE_("set_ftrace_filter", 0640, tfs_set_ftrace_filter_ops, .arg = TFS_FILTER_TRACE,
+	  .inst = TFS_INST_BOTH),
+    FILE_("set_ftrace_notrace", 0640, tfs_set_ftrace_notrace_ops, .arg = TFS_FILTER_NOTRACE,
+	  .inst = TFS_INST_BOTH),
     FILE_("set_graph_function", 0640, tfs_set_graph_function_ops, .arg = TFS_FILTER_GRAPH),
     FILE_("set_graph_notrace", 0640, tfs_set_graph_notrace_ops,
 	  .arg = TFS_FILTER_GRAPH_NOTRACE),

@@ -58,6 +58,12 @@
  * when empty.  Functions of programs that exited stay selected and listed, so that
  * a filter applies again when the program runs again.
  *
+ * Instances: set_ftrace_filter and set_ftrace_notrace are in every instance, each
+ * with its own bits and kept patterns (tfs_ft.inst[slot]; the top's are
+ * tfs_ft_func.sel and tfs_ft.pats), all with the syntax above but the probes,
+ * which are the top's only for now (EINVAL in an instance).  What processes
+ * are told (sel.c) is the top's filters alone until events are routed.
+ *
  */
 #include <ctype.h>
 #include <errno.h>
@@ -73,6 +79,7 @@
 /* ---- an open filter file ---------------------------------------------------------------- */
 
 struct ff_open {
+	struct tfs_instance *inst; /* whose filter (the top: tfs_ft_func.sel, tfs_ft.pats) */
 	enum tfs_filter which;
 	bool writing;
 	uint8_t *set; /* the private copy: set[id] for function ids < n */
@@ -90,6 +97,56 @@ struct ff_open {
 	uint32_t probes_seen;	     /* the functions there were when the copy was made */
 	const char *why;	     /* error_log text of a failed command */
 };
+
+/* ---- whose filter ------------------------------------------------------------------ */
+
+/* The selection bits of function id in the instance of slot (lock held). */
+static uint8_t sel_of(unsigned int slot, uint32_t id)
+{
+	const struct tfs_ft_isel *is = &tfs_ft.inst[slot];
+
+	if (!slot)
+		return tfs_ft.funcs[id].sel;
+	return id < is->n ? is->sel[id] : 0;
+}
+
+/* Give an instance's bits room for n functions, or every known one (lock held). */
+static int sel_grow(unsigned int slot, unsigned int n)
+{
+	struct tfs_ft_isel *is = &tfs_ft.inst[slot];
+	uint8_t *s;
+
+	if (n < tfs_ft.nr_funcs)
+		n = tfs_ft.nr_funcs;
+	if (n <= is->n)
+		return 0;
+	s = realloc(is->sel, n);
+	if (!s)
+		return -ENOMEM;
+	memset(s + is->n, 0, n - is->n);
+	is->sel = s;
+	is->n = n;
+	return 0;
+}
+
+/* Set them (lock held): 0 or -ENOMEM. */
+static int sel_set(unsigned int slot, uint32_t id, uint8_t v)
+{
+	if (!slot) {
+		tfs_ft.funcs[id].sel = v;
+		return 0;
+	}
+	if (id >= tfs_ft.inst[slot].n && (!v || sel_grow(slot, id + 1)))
+		return v ? -ENOMEM : 0;
+	tfs_ft.inst[slot].sel[id] = v;
+	return 0;
+}
+
+/* The kept patterns of filter f of the instance of slot. */
+static struct tfs_ft_pats *pats_of(unsigned int slot, enum tfs_filter f)
+{
+	return slot ? &tfs_ft.inst[slot].pats[f] : &tfs_ft.pats[f];
+}
 
 /* Probe edits of concurrent writers go one write after the other. */
 static pthread_mutex_t probe_write_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -380,13 +437,17 @@ void tfs_ft_apply_pats_locked(uint32_t first)
 	if (first >= tfs_ft.nr_funcs || !(on = malloc(tfs_ft.nr_funcs - first)))
 		return;
 	apply_probe_pats(first);
-	for (int f = 0; f < TFS_FILTER_NR; f++) {
-		memset(on, 0, tfs_ft.nr_funcs - first);
-		pats_replay(&tfs_ft.pats[f], first, on);
-		for (uint32_t id = first; id < tfs_ft.nr_funcs; id++)
-			if (on[id - first])
-				tfs_ft.funcs[id].sel |= (uint8_t)(1u << f);
-	}
+	/* every instance's filters, the top's (slot 0) first */
+	for (unsigned int slot = 0; slot < UT_INST_MAX; slot++)
+		for (int f = 0; f < TFS_FILTER_NR; f++) {
+			if (!pats_of(slot, f)->n)
+				continue;
+			memset(on, 0, tfs_ft.nr_funcs - first);
+			pats_replay(pats_of(slot, f), first, on);
+			for (uint32_t id = first; id < tfs_ft.nr_funcs; id++)
+				if (on[id - first])
+					sel_set(slot, id, (uint8_t)(sel_of(slot, id) | 1u << f));
+		}
 	free(on);
 }
 
@@ -618,8 +679,14 @@ static int ftrace_token(struct ff_open *ff, char *tok)
 	}
 	cmd = strsep(&next, ":");
 	for (size_t i = 0; i < sizeof(ff_cmds) / sizeof(ff_cmds[0]); i++)
-		if (!strcmp(cmd, ff_cmds[i].name))
+		if (!strcmp(cmd, ff_cmds[i].name)) {
+			if (ff_cmds[i].probe && ff->inst != &tfs_top) {
+				/* a probe acts in the process that runs FUNC: not routed yet */
+				ff->why = "Commands are not supported in instances yet";
+				return -EINVAL;
+			}
 			return ff_cmds[i].run(ff, ff_cmds[i].probe, func, next);
+		}
 	ff->why = "Unknown command";
 	return -EINVAL; /* not a registered command */
 }
@@ -701,16 +768,39 @@ static bool pending(const struct tfs_ft_pat *pt)
 	return pt->mod && !pt->neg && !mod_known(pt->mod);
 }
 
-bool tfs_ft_nonempty_locked(enum tfs_filter f)
+/* Is any function in filter f of the instance of slot, or a mod pending? (lock held) */
+static bool nonempty_locked(unsigned int slot, enum tfs_filter f)
 {
+	const struct tfs_ft_pats *p = pats_of(slot, f);
+
 	for (uint32_t id = 0; id < tfs_ft.nr_funcs; id++)
-		if (tfs_ft.funcs[id].sel & (1u << f))
+		if (sel_of(slot, id) & (1u << f))
 			return true;
 	/* a pending mod command alone already filters: nothing traced until it loads */
-	for (unsigned int i = 0; i < tfs_ft.pats[f].n; i++)
-		if (pending(&tfs_ft.pats[f].v[i]))
+	for (unsigned int i = 0; i < p->n; i++)
+		if (pending(&p->v[i]))
 			return true;
 	return false;
+}
+
+bool tfs_ft_nonempty_locked(enum tfs_filter f)
+{
+	return nonempty_locked(0, f);
+}
+
+void tfs_ft_inst_clear(const struct tfs_instance *inst)
+{
+	struct tfs_ft_isel *is = &tfs_ft.inst[inst->slot];
+
+	if (!inst->slot)
+		return;
+	pthread_mutex_lock(&tfs_ft_lock);
+	free(is->sel);
+	is->sel = NULL;
+	is->n = 0;
+	for (int f = 0; f < TFS_FILTER_NR; f++)
+		tfs_ft_pats_free(&is->pats[f]);
+	pthread_mutex_unlock(&tfs_ft_lock);
 }
 
 bool tfs_ft_graph_select(void)
@@ -738,10 +828,12 @@ static int ff_open(struct tfs_open *o)
 
 	if (!ff)
 		return -ENOMEM;
+	ff->inst = o->inst;
 	ff->which = which;
 	ff->writing = (o->flags & O_ACCMODE) != O_RDONLY;
-	ff->demangle = tfs_out_demangle(&tfs_top);
+	ff->demangle = tfs_out_demangle(o->inst);
 	if (ff->writing) {
+		unsigned int slot = o->inst->slot;
 		int err = 0;
 
 		pthread_mutex_lock(&tfs_ft_lock);
@@ -749,8 +841,8 @@ static int ff_open(struct tfs_open *o)
 		ff->set = calloc(ff->n ? ff->n : 1, 1);
 		if (ff->set && !(o->flags & O_TRUNC)) {
 			for (unsigned int id = 0; id < ff->n; id++)
-				ff->set[id] = tfs_ft.funcs[id].sel >> which & 1;
-			err = pats_copy(&ff->pats, &tfs_ft.pats[which]);
+				ff->set[id] = sel_of(slot, id) >> which & 1;
+			err = pats_copy(&ff->pats, pats_of(slot, which));
 		}
 		if (ff->set && !err)
 			tfs_ft_writer_locked(true); /* function ids stay until the close */
@@ -767,7 +859,14 @@ static int ff_open(struct tfs_open *o)
 
 int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 {
-	bool graph = which >= TFS_FILTER_GRAPH, any = false, demangle = tfs_out_demangle(&tfs_top);
+	return tfs_ft_show_inst(&tfs_top, which, b);
+}
+
+int tfs_ft_show_inst(const struct tfs_instance *inst, enum tfs_filter which, struct tfs_buf *b)
+{
+	bool graph = which >= TFS_FILTER_GRAPH, any = false, demangle = tfs_out_demangle(inst);
+	unsigned int slot = inst->slot;
+	const struct tfs_ft_pats *pats;
 	int err = 0;
 
 	pthread_mutex_lock(&tfs_ft_lock);
@@ -777,7 +876,7 @@ int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 		for (unsigned int j = 0; j < ob->n && !err; j++) {
 			struct tfs_ft_func *f = &tfs_ft.funcs[ob->funcs[j]];
 
-			if (!(f->sel >> which & 1))
+			if (!(sel_of(slot, ob->funcs[j]) >> which & 1))
 				continue;
 			any = true;
 			err = graph || ob->exe
@@ -790,13 +889,14 @@ int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 		err = tfs_buf_printf(b, which == TFS_FILTER_TRACE || which == TFS_FILTER_GRAPH
 					    ? "#### all functions enabled ####\n"
 					    : "#### no functions disabled ####\n");
-	for (unsigned int i = 0; i < tfs_ft.pats[which].n && !err; i++) {
-		const struct tfs_ft_pat *m = &tfs_ft.pats[which].v[i];
+	pats = pats_of(slot, which);
+	for (unsigned int i = 0; i < pats->n && !err; i++) {
+		const struct tfs_ft_pat *m = &pats->v[i];
 
 		if (pending(m))
 			err = tfs_buf_printf(b, "%s:mod:%s\n", m->func[0] ? m->func : "*", m->mod);
 	}
-	if (which == TFS_FILTER_TRACE && !err)
+	if (which == TFS_FILTER_TRACE && !slot && !err)
 		err = tfs_probes_show_locked(b);
 	pthread_mutex_unlock(&tfs_ft_lock);
 	return err;
@@ -804,7 +904,7 @@ int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 
 static int ff_show(struct tfs_open *o)
 {
-	return tfs_ft_show(which_of(o), &o->content);
+	return tfs_ft_show_inst(o->inst, which_of(o), &o->content);
 }
 
 /* A failed token: the error_log line names the file and the token. */
@@ -817,7 +917,7 @@ static void log_failed(const struct ff_open *ff)
 	    [TFS_FILTER_GRAPH_NOTRACE] = "set_graph_notrace",
 	};
 
-	tfs_error_log(&tfs_top, files[ff->which],
+	tfs_error_log(ff->inst, files[ff->which],
 		      ff->len >= FF_TOKEN_MAX - 1 ? "Pattern too long"
 		      : ff->why		  ? ff->why
 						  : "No function matches",
@@ -864,7 +964,7 @@ static int probes_begin(struct ff_open *ff)
 {
 	int err;
 
-	if (ff->which != TFS_FILTER_TRACE)
+	if (ff->which != TFS_FILTER_TRACE || ff->inst != &tfs_top)
 		return 0;
 	pthread_mutex_lock(&probe_write_lock);
 	pthread_mutex_lock(&tfs_ft_lock);
@@ -895,7 +995,7 @@ static int probes_end(struct ff_open *ff, bool ok)
 {
 	int err = 0;
 
-	if (ff->which != TFS_FILTER_TRACE)
+	if (ff->which != TFS_FILTER_TRACE || ff->inst != &tfs_top)
 		return 0;
 	if (ok) {
 		pthread_mutex_lock(&tfs_ft_lock);
@@ -946,7 +1046,7 @@ ssize_t tfs_ft_write(void *priv, const char *buf, size_t size)
 			int err = probes_end(ff, true);
 
 			if (err) {
-				tfs_error_log(&tfs_top, "set_ftrace_filter", "Too many probes", "", 0);
+				tfs_error_log(ff->inst, "set_ftrace_filter", "Too many probes", "", 0);
 				ret = err;
 			}
 		} else {
@@ -989,40 +1089,49 @@ static ssize_t ff_write(struct tfs_open *o, const char *buf, size_t size, off_t 
 	 * applied it.
 	 */
 	commit(ff);
-	tfs_sel_publish();
-	tfs_apply(&tfs_top);
+	if (o->inst == &tfs_top) { /* processes act on the top's filters alone */
+		tfs_sel_publish();
+		tfs_apply(&tfs_top);
+	}
 	return ret;
 }
 
 /* Make the private copy the filter; true when it changed. */
 static bool commit(struct ff_open *ff)
 {
+	unsigned int slot = ff->inst->slot;
 	bool changed = false;
-	struct tfs_ft_pats pats;
+	struct tfs_ft_pats pats, *kept = pats_of(slot, ff->which);
 
 	pthread_mutex_lock(&tfs_ft_lock);
 	if (sync_new(ff) || pats_copy(&pats, &ff->pats)) {
 		pthread_mutex_unlock(&tfs_ft_lock);
 		return false; /* ENOMEM: the filter stays as it was */
 	}
-	changed = pats.n != tfs_ft.pats[ff->which].n;
-	tfs_ft_pats_free(&tfs_ft.pats[ff->which]);
-	tfs_ft.pats[ff->which] = pats;
+	/* an instance's bits for every function first: nothing can fail after */
+	if (slot && sel_grow(slot, 0)) {
+		tfs_ft_pats_free(&pats);
+		pthread_mutex_unlock(&tfs_ft_lock);
+		return false;
+	}
+	changed = pats.n != kept->n;
+	tfs_ft_pats_free(kept);
+	*kept = pats;
 	for (uint32_t id = 0; id < tfs_ft.nr_funcs; id++) {
-		struct tfs_ft_func *f = &tfs_ft.funcs[id];
-		uint8_t sel = (uint8_t)((f->sel & ~(1u << ff->which)) |
+		uint8_t old = sel_of(slot, id);
+		uint8_t sel = (uint8_t)((old & ~(1u << ff->which)) |
 					(set_has(ff, id) ? 1u << ff->which : 0));
 
-		changed |= sel != f->sel;
-		f->sel = sel;
+		changed |= sel != old;
+		sel_set(slot, id, sel);
 	}
 	/*
 	 * A filter that reads back empty is empty: patterns whose functions were all
 	 * removed again (`a*` then `!abc`) must not make it select when a function
 	 * comes later.
 	 */
-	if (!tfs_ft_nonempty_locked(ff->which)) {
-		tfs_ft_pats_free(&tfs_ft.pats[ff->which]);
+	if (!nonempty_locked(slot, ff->which)) {
+		tfs_ft_pats_free(kept);
 		tfs_ft_pats_free(&ff->pats);
 	}
 	pthread_mutex_unlock(&tfs_ft_lock);
@@ -1057,12 +1166,17 @@ bool tfs_ft_close(void *priv)
 	return changed;
 }
 
-void *tfs_ft_open_priv(enum tfs_filter which, bool trunc)
+void *tfs_ft_open_priv_inst(struct tfs_instance *inst, enum tfs_filter which, bool trunc)
 {
 	struct tfs_file f = {.arg = which};
-	struct tfs_open o = {.file = &f, .flags = O_WRONLY | (trunc ? O_TRUNC : 0)};
+	struct tfs_open o = {.inst = inst, .file = &f, .flags = O_WRONLY | (trunc ? O_TRUNC : 0)};
 
 	return ff_open(&o) ? NULL : o.priv;
+}
+
+void *tfs_ft_open_priv(enum tfs_filter which, bool trunc)
+{
+	return tfs_ft_open_priv_inst(&tfs_top, which, trunc);
 }
 
 static int ff_release(struct tfs_open *o)
@@ -1073,7 +1187,7 @@ static int ff_release(struct tfs_open *o)
 	changed = tfs_ft_close(ff);
 	o->priv = NULL;
 	/* a last token may have changed the mod commands even when no function changed */
-	if (changed || pending) {
+	if ((changed || pending) && o->inst == &tfs_top) {
 		tfs_sel_publish();
 		tfs_apply(&tfs_top);
 	}

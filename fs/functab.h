@@ -118,6 +118,18 @@ struct tfs_ft_probes {
 	uint32_t seq;
 };
 
+/*
+ * An instance's set_ftrace_filter and set_ftrace_notrace (instances/NAME): its own
+ * selection bits (sel[id], as tfs_ft_func.sel; ids from n on: none) and patterns.
+ * The top level's are tfs_ft_func.sel and tfs_ft.pats; what processes are told
+ * (sel.c) is the top's alone until function events are routed to instances.
+ */
+struct tfs_ft_isel {
+	uint8_t *sel;
+	unsigned int n;
+	struct tfs_ft_pats pats[TFS_FILTER_NR];
+};
+
 struct tfs_ft {
 	struct tfs_ft_func *funcs;
 	unsigned int nr_funcs, cap_funcs;
@@ -130,6 +142,7 @@ struct tfs_ft {
 	struct tfs_ft_probes probes; /* function probes (ftrace_probe.c) */
 	unsigned int writers;	     /* filter files open for writing: ids must not move */
 	uint64_t deaths;	     /* objects whose last process went, ever */
+	struct tfs_ft_isel inst[UT_INST_MAX]; /* by instance slot; [0] unused (the top) */
 };
 
 extern struct tfs_ft tfs_ft;
@@ -174,8 +187,10 @@ bool tfs_ft_func_hit(struct tfs_ft_func *f, const struct tfs_glob *g, bool deman
 const char *tfs_ft_func_name(struct tfs_ft_func *f, bool demangle);
 /* Forget the kept patterns of filter f (tfs_ft_lock held). */
 void tfs_ft_pats_free(struct tfs_ft_pats *p);
-/* (tfs_ft_lock held) is any function in filter f, or (TRACE/NOTRACE) a mod pending? */
+/* (tfs_ft_lock held) is any function in the top's filter f, or (TRACE/NOTRACE) a mod pending? */
 bool tfs_ft_nonempty_locked(enum tfs_filter f);
+/* The instance goes: forget its filters (takes tfs_ft_lock). */
+void tfs_ft_inst_clear(const struct tfs_instance *inst);
 /* True when set_graph_function or set_graph_notrace selects something. */
 bool tfs_ft_graph_select(void);
 
@@ -204,9 +219,11 @@ bool tfs_glob_match(const char *pat, const char *str); /* the kernel's glob_matc
  * it (NULL on ENOMEM), writes to it, its close (commits; true when the filter
  * changed), and the text a read shows. */
 void *tfs_ft_open_priv(enum tfs_filter which, bool trunc);
+void *tfs_ft_open_priv_inst(struct tfs_instance *inst, enum tfs_filter which, bool trunc);
 ssize_t tfs_ft_write(void *priv, const char *buf, size_t size);
 bool tfs_ft_close(void *priv);
-int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b);
+int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b); /* the top's */
+int tfs_ft_show_inst(const struct tfs_instance *inst, enum tfs_filter which, struct tfs_buf *b);
 
 /*
  * ftrace_probe.c: function probes.  A write to set_ftrace_filter edits a working

@@ -234,6 +234,7 @@ int tfs_inst_rmdir(const char *name, size_t len)
 	tfs_rr_free(inst);
 	tfs_error_log_free(inst);
 	tfs_pid_inst_clear(inst);
+	tfs_ft_inst_clear(inst);
 	tfs_ring_kick(); /* nobody waits on it (no open file), but pollers recheck */
 
 	pthread_mutex_lock(&inst_lock);

@@ -20,8 +20,9 @@
  *   sym.c        ip -> symbol, as each process had its objects mapped at the event's time
  *   symfile.c    one ELF file: its identity (build-id...), segments and symbols
  * Control files, one file per family (current_tracer.c, buffer_size.c, ...): each
- * acts on the instance of the open file (tfs_open.inst), never on a global; the
- * function filters (ftrace_filter.c, sel.c) are the top level's only for now.
+ * acts on the instance of the open file (tfs_open.inst), never on a global; what
+ * processes are told (sel.c, the probes of ftrace_probe.c) is the top level's only
+ * for now.
  * Output:
  *   output/      text formatting: headers, line prefix, function lines, latency format
  *   tracers/     one file per tracer, each a struct tracer

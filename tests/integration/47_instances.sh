@@ -63,7 +63,7 @@ expect_eq "top-level-only options have no file in an instance" "" \
 	"$(ls "$I/a/options" | grep -x -e record-cmd -e trace_printk -e printk-msg-only)"
 expect_eq "top-level-only files are not in an instance" "" \
 	"$(ls "$I/a" | grep -x -e README -e instances -e saved_cmdlines -e tracing_thresh \
-		-e available_filter_functions -e max_graph_depth -e set_ftrace_filter)"
+		-e available_filter_functions -e max_graph_depth -e set_graph_function)"
 
 if kt_available && [ -d "$KT/instances" ]; then
 	kn=ut_cmp_$$
@@ -79,10 +79,7 @@ if kt_available && [ -d "$KT/instances" ]; then
 			"$(pick "$k")" "$(pick "$u")"
 		expect_eq "every kernel instance file utrace has at the top exists in ours" "" \
 			"$(for n in $(cd "$KT/instances/$kn" && ls); do
-				[ -e "$T/$n" ] && [ ! -e "$I/a/$n" ] && case $n in
-				set_ftrace_filter | set_ftrace_notrace) ;; # top level only for now (docs)
-				*) echo "$n" ;;
-				esac
+				[ -e "$T/$n" ] && [ ! -e "$I/a/$n" ] && echo "$n"
 			done)"
 		expect_eq "buffer sizes as a kernel instance's" \
 			"$(cat "$KT/instances/$kn/buffer_size_kb" "$KT/instances/$kn/buffer_total_size_kb")" \
@@ -190,6 +187,39 @@ echo > "$I/a/error_log"
 expect_eq "clearing an instance's error_log leaves the top's" "1" \
 	"$(grep -c 'No function matches' "$T/error_log")"
 echo > "$T/error_log"
+
+# ---- function filters per instance ----------------------------------------------------------------
+mkfifo "$UT_TMP/in"
+"$PROGS/fake_sites" <"$UT_TMP/in" >"$UT_TMP/fake.out" 2>&1 &
+fake=$!
+exec 7>"$UT_TMP/in"
+i=0
+while [ $i -lt 200 ] && [ "$(wc -l <"$T/available_filter_functions")" -lt 5 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+flags() { tail -1 "$UT_TMP/fake.out" | sed 's/^gen [0-9]* //'; }
+echo 'fs_alpha*' > "$I/a/set_ftrace_filter"
+echo fs_beta > "$I/a/set_ftrace_notrace"
+expect_eq "set_ftrace_filter and set_ftrace_notrace are per instance" \
+	"fs_alpha fs_alpha_two|fs_beta|#### all functions enabled ####|#### no functions disabled ####|#### all functions enabled ####" \
+	"$(sort "$I/a/set_ftrace_filter" | tr '\n' ' ' | sed 's/ $//')|$(cat "$I/a/set_ftrace_notrace")|$(cat \
+		"$T/set_ftrace_filter")|$(cat "$T/set_ftrace_notrace")|$(cat "$I/b/set_ftrace_filter")"
+echo 0 > "$T/tracing_on"
+echo 1 > "$T/tracing_on"
+expect_eq "processes are told the top's filters only" \
+	"filtered 0 fs_alpha=1 fs_alpha_two=1 fs_beta=1 fs_gamma=1 fs_delta=1" "$(flags)"
+echo fs_gamma > "$T/set_ftrace_filter"
+expect_eq "the top's filter leaves the instance's" "fs_alpha fs_alpha_two|fs_gamma" \
+	"$(sort "$I/a/set_ftrace_filter" | tr '\n' ' ' | sed 's/ $//')|$(cat "$T/set_ftrace_filter")"
+expect_write_err "a probe command in an instance: EINVAL (not yet supported)" "Invalid argument" \
+	fs_beta:traceoff "$I/a/set_ftrace_filter"
+expect_match "its error_log says why" "Commands are not supported in instances yet" \
+	"$(cat "$I/a/error_log")"
+echo > "$T/set_ftrace_filter"
+echo > "$I/a/error_log"
+expect_eq "the graph files stay at the top level" "" "$(ls "$I/a" | grep set_graph)"
+exec 7>&-
+wait "$fake" 2>/dev/null
 
 # ---- EBUSY while a file is open ---------------------------------------------------------------------
 exec 3< "$I/b/trace"

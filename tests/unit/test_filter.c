@@ -701,6 +701,78 @@ static void test_probe_sel(void **state)
 	tfs_buf_free(&b);
 }
 
+/* An instance's text of filter f. */
+static char *inst_show(struct tfs_instance *inst, enum tfs_filter f)
+{
+	static struct tfs_buf b;
+
+	tfs_buf_reset(&b);
+	assert_int_equal(tfs_ft_show_inst(inst, f, &b), 0);
+	tfs_buf_append(&b, "", 1);
+	return b.data;
+}
+
+static ssize_t inst_wr(struct tfs_instance *inst, enum tfs_filter f, bool trunc, const char *text)
+{
+	void *p = tfs_ft_open_priv_inst(inst, f, trunc);
+	ssize_t r;
+
+	assert_non_null(p);
+	r = tfs_ft_write(p, text, strlen(text));
+	tfs_ft_close(p);
+	return r;
+}
+
+/*
+ * set_ftrace_filter and set_ftrace_notrace of an instance: its own functions and
+ * patterns (applied to functions that come later too), the top's untouched and
+ * what processes are told (the selection) the top's alone; no probe commands yet.
+ */
+static void test_instance_filters(void **state)
+{
+	struct tfs_instance a = {.slot = 7};
+	static const uint32_t offs[] = {0x10};
+	static const char *const names[] = {"alpha_late"};
+
+	assert_int_equal(inst_wr(&a, TFS_FILTER_TRACE, true, "alpha*"), 6);
+	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE),
+			    "alpha\nalpha_two\nalpha [libfoo.so.1]\n");
+	assert_int_equal(inst_wr(&a, TFS_FILTER_NOTRACE, true, "beta"), 4);
+	assert_string_equal(inst_show(&a, TFS_FILTER_NOTRACE), "beta\n");
+	expect_show(TFS_FILTER_TRACE, "#### all functions enabled ####\n");
+	expect_show(TFS_FILTER_NOTRACE, "#### no functions disabled ####\n");
+	pthread_mutex_lock(&tfs_ft_lock);
+	assert_false(tfs_ft_nonempty_locked(TFS_FILTER_TRACE));
+	for (uint32_t id = 0; id < tfs_ft.nr_funcs; id++)
+		assert_int_equal(tfs_ft.funcs[id].sel, 0);
+	pthread_mutex_unlock(&tfs_ft_lock);
+
+	/* the top's own filter does not touch the instance's */
+	expect_filter("main", "main\n");
+	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE),
+			    "alpha\nalpha_two\nalpha [libfoo.so.1]\n");
+
+	/* a function that comes later: the instance's patterns select it */
+	assert_int_equal(tfs_ft_add_named(200, 0, "/opt/late", true, 0x1000, 1, offs, names), 1);
+	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE),
+			    "alpha\nalpha_two\nalpha [libfoo.so.1]\nalpha_late\n");
+	expect_show(TFS_FILTER_TRACE, "main\n");
+
+	/* probe commands are the top's only for now; a failed write changes nothing */
+	assert_int_equal(inst_wr(&a, TFS_FILTER_TRACE, false, "main main:traceoff\n"), -EINVAL);
+	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE),
+			    "alpha\nalpha_two\nalpha [libfoo.so.1]\nalpha_late\n");
+	/* `!` and mod: work as at the top */
+	assert_int_equal(inst_wr(&a, TFS_FILTER_TRACE, false, "!alpha:mod:libfoo.so.1"), 22);
+	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE), "alpha\nalpha_two\nalpha_late\n");
+
+	/* the instance goes: its filters with it */
+	tfs_ft_inst_clear(&a);
+	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE), "#### all functions enabled ####\n");
+	assert_string_equal(inst_show(&a, TFS_FILTER_NOTRACE), "#### no functions disabled ####\n");
+	expect_show(TFS_FILTER_TRACE, "main\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -725,6 +797,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_probe_slots_reused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_probe_sel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_forget_dead_objects, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_instance_filters, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
