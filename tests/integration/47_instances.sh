@@ -189,14 +189,7 @@ expect_eq "clearing an instance's error_log leaves the top's" "1" \
 echo > "$T/error_log"
 
 # ---- function filters per instance ----------------------------------------------------------------
-mkfifo "$UT_TMP/in"
-"$PROGS/fake_sites" <"$UT_TMP/in" >"$UT_TMP/fake.out" 2>&1 &
-fake=$!
-exec 7>"$UT_TMP/in"
-i=0
-while [ $i -lt 200 ] && [ "$(wc -l <"$T/available_filter_functions")" -lt 5 ]; do
-	sleep 0.05; i=$((i + 1))
-done
+fake_sites "$UT_TMP/fake.out"
 flags() { tail -1 "$UT_TMP/fake.out" | sed 's/^gen [0-9]* //'; }
 echo 'fs_alpha*' > "$I/a/set_ftrace_filter"
 echo fs_beta > "$I/a/set_ftrace_notrace"
@@ -219,7 +212,7 @@ echo > "$T/set_ftrace_filter"
 echo > "$I/a/error_log"
 expect_eq "the graph files stay at the top level" "" "$(ls "$I/a" | grep set_graph)"
 exec 7>&-
-wait "$fake" 2>/dev/null
+wait "$FAKE" 2>/dev/null
 
 # ---- EBUSY while a file is open ---------------------------------------------------------------------
 exec 3< "$I/b/trace"

@@ -79,6 +79,21 @@ ut_umount() {
 	return $rc
 }
 
+# fake_sites OUT: start tests/progs/fake_sites (it registers like the runtime,
+# sends the sites of five of its functions and prints its section of the
+# selection memfd to OUT at every generation), its input on descriptor 7, FAKE
+# its pid; wait until its functions are listed.
+fake_sites() {
+	mkfifo "$UT_TMP/fake.in"
+	"$PROGS/fake_sites" <"$UT_TMP/fake.in" >"$1" 2>&1 &
+	FAKE=$!
+	exec 7>"$UT_TMP/fake.in"
+	i=0
+	while [ $i -lt 200 ] && [ "$(wc -l <"$T/available_filter_functions")" -lt 5 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+}
+
 # traced PROG ARGS...: run a program with the runtime preloaded.
 traced() { LD_PRELOAD=$LIBUTRACE "$@"; }
 
