@@ -55,7 +55,7 @@ COMMON_SRC := $(wildcard common/*.c)
 COMMON_ASM := $(wildcard common/arch/x86_64/*.S)
 RT_SRC := $(wildcard runtime/*.c)
 RT_ASM := $(wildcard runtime/arch/x86_64/*.S)
-FS_SRC := $(filter-out fs/main.c,$(wildcard fs/*.c fs/tracers/*.c fs/output/*.c))
+FS_SRC := $(filter-out fs/main.c,$(wildcard fs/*.c fs/control/*.c fs/tracers/*.c fs/output/*.c))
 CMD_SRC := $(filter-out cmd/main.c,$(wildcard cmd/*.c))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -96,9 +96,10 @@ FS_LIBS := $(FUSE_LIBS) -lelf -lpthread -lstdc++
 	tsan-build tsan-units
 all: $(LIB) $(FSBIN) $(CLI)
 
+# fs/'s headers are found from its subfolders (control/, output/, tracers/) too
 $(B)/obj/host/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(HOST_CFLAGS) $(FUSE_CFLAGS) $(if $(filter fs/%,$<),-Ifs) -MMD -MP -c $< -o $@
 $(B)/obj/host/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@

@@ -16,7 +16,7 @@
  *                 instance of its path (&tfs_top outside instances/)
  * An entry whose dyn_name is "" is hidden (options the kernel has at the top
  * level only).
- * The ops of each family live in the family's own file (see fs/tfs.h).
+ * The ops of each family live in the family's own file in fs/control/ (see fs/tfs.h).
  */
 #include <stdio.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * utracefs is the "kernel" of utrace: it owns the tracing state and the shared
  * memory, serves the tracefs tree over FUSE and formats everything a reader sees.
  *
- * The daemon's core (knows the set of instances and the processes):
+ * fs/, the daemon's core (knows the set of instances and the processes):
  *   state.c      the global state (struct tfs_trace), applying an instance's settings
  *                to its control page and waiting for every process to acknowledge
  *   instance.c   the instances (struct tfs_instance, the kernel's trace_array; the
@@ -19,11 +19,13 @@
  *   clock.c      trace_clock: TSC -> the selected clock
  *   sym.c        ip -> symbol, as each process had its objects mapped at the event's time
  *   symfile.c    one ELF file: its identity (build-id...), segments and symbols
- * Control files, one file per family (current_tracer.c, buffer_size.c, ...): each
- * acts on the instance of the open file (tfs_open.inst), never on a global; what
- * processes are told (sel.c, the probes of ftrace_probe.c) is the top level's only
- * for now.
- * Output:
+ *   sel.c        the selection memfd (the top level's filters and pid lists)
+ * fs/control/, the control files:
+ *   one file per family (current_tracer.c, buffer_size.c, ...), named after the
+ *   file: each acts on the instance of the open file (tfs_open.inst), never on a
+ *   global; what processes are told (sel.c, the probes of ftrace_probe.c) is the
+ *   top level's only for now.
+ * The text:
  *   output/      text formatting: headers, line prefix, function lines, latency format
  *   tracers/     one file per tracer, each a struct tracer
  *

@@ -12,12 +12,13 @@ for f in "$b"/fuzz/fuzz_*; do
 	n=${f##*/fuzz_}
 	# what each harness is for (the rest of what it runs is counted by others)
 	case $n in
-	cpumask) files="fs/cpumask.c" ;;
-	pid) files="fs/ftrace_pid.c" ;;
-	filter) files="fs/ftrace_filter.c fs/ftrace_glob.c fs/ftrace_probe.c" ;;
-	files) files="fs/current_tracer.c fs/tracing_on.c fs/options.c fs/buffer_size.c
-		fs/trace_clock.c fs/trace_marker.c fs/saved_cmdlines.c fs/error_log.c
-		fs/graph_ctl.c fs/ftrace_enabled.c fs/parse.c" ;;
+	cpumask) files="fs/control/cpumask.c" ;;
+	pid) files="fs/control/ftrace_pid.c" ;;
+	filter) files="fs/control/ftrace_filter.c fs/control/ftrace_glob.c fs/control/ftrace_probe.c" ;;
+	files) files="fs/control/current_tracer.c fs/control/tracing_on.c fs/control/options.c
+		fs/control/buffer_size.c fs/control/trace_clock.c fs/control/trace_marker.c
+		fs/control/saved_cmdlines.c fs/control/error_log.c fs/control/graph_ctl.c
+		fs/control/ftrace_enabled.c fs/control/parse.c" ;;
 	wire) files="fs/registry.c" ;;
 	ring) files="fs/ring_read.c fs/output/line.c fs/output/graph.c fs/output/header.c" ;;
 	sites) files="runtime/sites.c" ;;

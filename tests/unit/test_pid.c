@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_pid.c - set_ftrace_pid and co (fs/ftrace_pid.c): the kernel's parser (ids
+ * test_pid.c - set_ftrace_pid and co (fs/control/ftrace_pid.c): the kernel's parser (ids
  * in any base, white space, all or nothing), replace against append, the read-back
  * (`no pid`), which threads of a process each list selects, and what the
  * selection memfd says per process (fs/sel.c).
