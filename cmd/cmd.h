@@ -78,6 +78,16 @@ int cli_read_value(const char *dir, const char *name, char **out);
 int cli_copy(const char *path, int out, const char **failed_path);
 /* Empty the trace buffer: open DIR/trace with O_TRUNC.  0 or CLI_FAIL (message printed). */
 int cli_clear_trace(const char *dir);
+/*
+ * The directory of instance NAME of the mount mnt (mnt/instances/NAME): 0, or
+ * CLI_USAGE/CLI_FAIL (said) when the name is bad or there is no such instance.
+ */
+int cli_instance_dir(char *buf, size_t size, const char *mnt, const char *name);
+/* fn(its directory, its name, arg) for every instance, by name; the OR of what fn returns. */
+int cli_for_each_instance(const char *mnt, int (*fn)(const char *dir, const char *name, void *),
+			  void *arg);
+/* Does dir/name exist (an instance lacks some of the top's files)? */
+bool cli_file_exists(const char *dir, const char *name);
 /* `echo > FILE` (newline) or `: > FILE`: an open with O_TRUNC; 0 or CLI_FAIL (said). */
 int cli_empty_file(const char *dir, const char *name, bool newline);
 
@@ -214,6 +224,6 @@ unsigned long long cli_events_written(const char *dir);
 /* ---- options (optdefs.c) ------------------------------------------------------- */
 
 /* Default of option NAME as the kernel has it: 1, 0, or -1 when unknown. */
-int cli_option_default(const char *name);
+int cli_option_default(const char *name, bool inst);
 
 #endif

@@ -3,6 +3,8 @@
  * optdefs.c - the default of every trace option, as Linux sets them at boot.
  * `utrace reset` puts options back to these values and `utrace stat` shows the
  * ones that differ.  Options not listed here (a tracer's new option) are left alone.
+ * An instance starts as the top level does but for trace_printk_dest and
+ * copy_trace_marker, which are off there.
  */
 #include <string.h>
 
@@ -34,10 +36,13 @@ static const struct {
 	{"graph-time", 1},	  {"funcgraph-retval", 0}, {"funcgraph-retval-hex", 0},
 };
 
-int cli_option_default(const char *name)
+int cli_option_default(const char *name, bool inst)
 {
 	size_t i;
 
+	/* an instance starts with these off: they belong to one instance at a time */
+	if (inst && (!strcmp(name, "trace_printk_dest") || !strcmp(name, "copy_trace_marker")))
+		return 0;
 	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		if (!strcmp(defaults[i].name, name))
 			return defaults[i].def;

@@ -2,7 +2,8 @@
 /*
  * stat.c - `utrace stat`: the state of the mounted utracefs at a glance, in the
  * manner of `trace-cmd stat`: tracer, tracing on/off, buffer sizes, clock, the
- * options that differ from their defaults, and the counters of each CPU's buffer.
+ * options that differ from their defaults, and the counters of each CPU's buffer,
+ * for the top level and each instance.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -68,7 +70,7 @@ static int show_clock(const char *dir)
 }
 
 /* trace_options lines that are not at the kernel's default. */
-static int show_options(const char *dir)
+static int show_options(const char *dir, bool inst)
 {
 	char *val, *tok, *save;
 	int err = cli_read_value(dir, "trace_options", &val), changed = 0, def;
@@ -81,9 +83,9 @@ static int show_options(const char *dir)
 	for (tok = strtok_r(val, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
 		bool set = strncmp(tok, "no", 2) != 0;
 
-		def = cli_option_default(set ? tok : tok + 2);
+		def = cli_option_default(set ? tok : tok + 2, inst);
 		if (def < 0 && !set) { /* an option whose name starts with "no" */
-			def = cli_option_default(tok);
+			def = cli_option_default(tok, inst);
 			set = true;
 		}
 		if (def >= 0 && def != set) {
@@ -209,26 +211,60 @@ unsigned long long cli_report_lost(const char *dir)
 	return total;
 }
 
-static int run(int argc, char **argv)
+/* One session's state: the top level's or an instance's (dir). */
+static int show_session(const char *dir, bool inst)
 {
-	char dir[PATH_MAX];
-	int rc = cli_parse_simple(argc, argv, &cli_cmd_stat, 0, NULL);
+	int rc = show_value(dir, "current_tracer", "Tracer");
 
-	if (rc >= 0)
-		return rc;
-	if (cli_mounted_dir(dir, sizeof(dir)))
-		return CLI_FAIL;
-	printf("Mount: %s\n", dir);
-	rc = show_value(dir, "current_tracer", "Tracer");
 	rc |= show_value(dir, "tracing_on", "Tracing on");
 	rc |= show_clock(dir);
 	printf("\n");
 	rc |= show_value(dir, "buffer_size_kb", "Buffer size (kb per CPU)");
 	rc |= show_value(dir, "buffer_total_size_kb", "Buffer total size (kb)");
 	printf("\n");
-	rc |= show_options(dir);
+	rc |= show_options(dir, inst);
 	printf("\n");
 	rc |= show_cpus(dir);
+	return rc;
+}
+
+static int show_instance(const char *dir, const char *name, void *arg)
+{
+	printf("\nInstance: %s\n", name);
+	return show_session(dir, true);
+}
+
+static int run(int argc, char **argv)
+{
+	char mnt[PATH_MAX], dir[PATH_MAX];
+	const char *inst = NULL;
+	bool first = true;
+	int c, rc;
+
+	while ((c = cli_getopt(argc, argv, "+B:", &first)) != -1) {
+		switch (c) {
+		case 'h':
+			return cli_print_usage(&cli_cmd_stat);
+		case 'B':
+			inst = optarg;
+			break;
+		default:
+			return CLI_USAGE;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	if (cli_mounted_dir(mnt, sizeof(mnt)))
+		return CLI_FAIL;
+	if (inst) {
+		if ((rc = cli_instance_dir(dir, sizeof(dir), mnt, inst)))
+			return rc;
+		printf("Mount: %s\nInstance: %s\n", mnt, inst);
+		return show_session(dir, true) ? CLI_FAIL : CLI_OK;
+	}
+	printf("Mount: %s\n", mnt);
+	rc = show_session(mnt, false);
+	rc |= cli_for_each_instance(mnt, show_instance, NULL);
 	return rc ? CLI_FAIL : CLI_OK;
 }
 
@@ -236,10 +272,12 @@ const struct cli_command cli_cmd_stat = {
 	.name = "stat",
 	.summary = "show the tracing state: tracer, buffers, clock, options, counters",
 	.run = run,
-	.usage = "usage: utrace stat\n"
+	.usage = "usage: utrace stat [-B NAME]\n"
 		 "\n"
 		 "Show the state of the mounted utracefs: the current tracer, whether\n"
 		 "tracing is on, the clock, buffer sizes, the options that are not at their\n"
 		 "defaults, and for each CPU the counters of per_cpu/cpuN/stats (entries in\n"
-		 "the buffer, overrun, commit overrun, dropped events, read events, bytes).\n",
+		 "the buffer, overrun, commit overrun, dropped events, read events, bytes);\n"
+		 "the same for every instance (instances/NAME), after the top level.\n"
+		 "  -B NAME  instance NAME only\n",
 };

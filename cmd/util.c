@@ -4,6 +4,7 @@
  * option parsing, reading and writing tracefs files the way echo and cat do, and
  * finding the files installed next to the utrace binary.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -263,6 +265,51 @@ int cli_copy(const char *path, int out, const char **failed_path)
 	}
 	close(fd);
 	return err;
+}
+
+int cli_instance_dir(char *buf, size_t size, const char *mnt, const char *name)
+{
+	char rel[PATH_MAX];
+	struct stat st;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return cli_usage_error("bad instance name '%s'", name);
+	if (snprintf(rel, sizeof(rel), "instances/%s", name) >= (int)sizeof(rel) ||
+	    cli_path(buf, size, mnt, rel))
+		return cli_file_error(name, ENAMETOOLONG);
+	if (stat(buf, &st) || !S_ISDIR(st.st_mode)) {
+		cli_error("no instance '%s' (%s)", name, buf);
+		return CLI_FAIL;
+	}
+	return 0;
+}
+
+int cli_for_each_instance(const char *mnt, int (*fn)(const char *dir, const char *name, void *),
+			  void *arg)
+{
+	char idir[PATH_MAX], dir[PATH_MAX];
+	struct dirent **names;
+	int n, rc = 0;
+
+	if (cli_path(idir, sizeof(idir), mnt, "instances"))
+		return cli_file_error(mnt, ENAMETOOLONG);
+	n = scandir(idir, &names, NULL, alphasort);
+	if (n < 0)
+		return cli_file_error(idir, errno);
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.' && !cli_path(dir, sizeof(dir), idir, names[i]->d_name))
+			rc |= fn(dir, names[i]->d_name, arg);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+bool cli_file_exists(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	return !cli_path(path, sizeof(path), dir, name) && access(path, F_OK) == 0;
 }
 
 int cli_clear_trace(const char *dir)

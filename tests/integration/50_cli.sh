@@ -374,6 +374,33 @@ expect_eq "reset: filters, pid lists and thresh back to empty" \
 	"$(cat "$T/set_ftrace_filter" "$T/set_graph_notrace" "$T/set_ftrace_pid" "$T/tracing_thresh" | tr '\n' ' ' | sed 's/ $//')"
 expect_match "stat after reset: no changed option" '^   \(none\)$' "$("$UTRACE" stat)"
 
+# ---- instances: -B ------------------------------------------------------------------------
+mkdir "$T/instances/one" "$T/instances/two"
+echo inst-one > "$T/instances/one/trace_marker"
+echo top-line > "$T/trace_marker"
+expect_match "show -B: the instance's buffer" 'tracing_mark_write: inst-one$' "$("$UTRACE" show -B one)"
+expect_eq "show -B: not the top's" "" "$("$UTRACE" show -B one | grep top-line)"
+expect_rc "show -B of no instance: 1" 1 "no instance 'nosuch'" "$UTRACE" show -B nosuch
+expect_rc "show -B with a slash: 2" 2 "bad instance name" "$UTRACE" show -B a/b
+echo 0 > "$T/instances/two/tracing_on"
+echo 0 > "$T/instances/two/options/overwrite"
+st=$("$UTRACE" stat)
+expect_match "stat lists each instance" '^Instance: one$' "$st"
+expect_eq "stat: an instance's changed options only (its own defaults)" "   nooverwrite" \
+	"$(printf '%s\n' "$st" | sed -n '/^Instance: two$/,$p' | sed -n '/^Options not/,/^$/p' | grep '^   ')"
+expect_match "stat -B: that instance" '^Tracing on: 0$' "$("$UTRACE" stat -B two)"
+expect_rc "reset -d alone: 2" 2 "-d removes" "$UTRACE" reset -d
+expect_rc "reset -B of no instance: 1, nothing reset" 1 "no instance" "$UTRACE" reset -B two -B nosuch
+expect_eq "reset -B of no instance: the others untouched" 0 "$(cat "$T/instances/two/tracing_on")"
+expect_rc "reset -B two" 0 NOERR "$UTRACE" reset -B two
+expect_eq "reset -B: the instance's tracing on, options back" "1 1 0 0" \
+	"$(cat "$T/instances/two/tracing_on" "$T/instances/two/options/overwrite" \
+		"$T/instances/two/options/trace_printk_dest" "$T/instances/two/options/copy_trace_marker" | tr '\n' ' ' | sed 's/ $//')"
+expect_match "reset -B: the top untouched" 'tracing_mark_write: top-line$' "$(cat "$T/trace")"
+expect_rc "reset -a -d" 0 NOERR "$UTRACE" reset -a -d
+expect_eq "reset -a -d: every instance removed" "" "$(ls "$T/instances")"
+expect_match "reset -a: the top untouched without -t" 'tracing_mark_write: top-line$' "$(cat "$T/trace")"
+
 # ---- list -----------------------------------------------------------------------------------
 expect_eq "list -t: one tracer a line" "$(tr ' ' '\n' < "$T/available_tracers" | grep .)" \
 	"$("$UTRACE" list -t)"

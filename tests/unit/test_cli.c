@@ -471,11 +471,15 @@ static void test_stats_and_options(void **state)
 	assert_int_equal(cli_stats_value(stats, "read", &v), -ENOENT);
 	assert_int_equal(cli_stats_value("", "entries", &v), -ENOENT);
 
-	assert_int_equal(cli_option_default("print-parent"), 1);
-	assert_int_equal(cli_option_default("overwrite"), 1);
-	assert_int_equal(cli_option_default("sym-offset"), 0);
-	assert_int_equal(cli_option_default("func_stack_trace"), 0);
-	assert_int_equal(cli_option_default("no-such-option"), -1);
+	assert_int_equal(cli_option_default("print-parent", false), 1);
+	assert_int_equal(cli_option_default("overwrite", false), 1);
+	assert_int_equal(cli_option_default("sym-offset", false), 0);
+	assert_int_equal(cli_option_default("func_stack_trace", false), 0);
+	assert_int_equal(cli_option_default("no-such-option", false), -1);
+	assert_int_equal(cli_option_default("trace_printk_dest", false), 1);
+	assert_int_equal(cli_option_default("trace_printk_dest", true), 0);
+	assert_int_equal(cli_option_default("copy_trace_marker", true), 0);
+	assert_int_equal(cli_option_default("overwrite", true), 1);
 }
 
 /*
