@@ -169,13 +169,13 @@ expect_eq "daemon mode returns 0" "0" "$rc"
 expect_eq "daemon mode: mounted when it returns" "nop" "$(cat "$T/current_tracer" 2>&1)"
 [ -S "$sock" ] && pass "daemon mode: socket up when it returns" || fail "daemon mode: socket up"
 fusermount3 -u "$T"
-i=0; while [ -e "$sock" ] && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
+i=0; while [ -e "$sock" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 [ ! -e "$sock" ] && pass "daemon ends at unmount" || fail "daemon ends at unmount"
 
 # SIGTERM: clean end too
 "$UTRACEFS" -f "$T" 2>>"$UT_TMP/daemon.log" &
 UT_FS_PID=$!
-i=0; while [ ! -e "$T/trace" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+i=0; while [ ! -e "$T/trace" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 kill -TERM "$UT_FS_PID"; wait "$UT_FS_PID"; rc=$?
 UT_FS_PID=
 expect_eq "SIGTERM: exit 0" "0" "$rc"

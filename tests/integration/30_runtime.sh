@@ -253,7 +253,10 @@ fi
 expect_eq "switching: site is a NOP at the end" "0f 1f 44 00 00" "$(site_bytes $spin "$leaf")"
 echo function > "$T/current_tracer"
 expect_eq "function on: site is a call" "e8" "$(site_bytes $spin "$leaf" | cut -c1-2)"
-sleep 0.2
+i=0
+until grep -q "rt_calls-$spin .* leaf <-caller" "$T/trace" || [ $i -ge 400 ]; do
+	sleep 0.05; i=$((i + 1))
+done
 kill -9 $spin
 wait $spin 2>/dev/null
 out=$(timeout 10 cat "$T/trace"); rc=$?

@@ -133,9 +133,16 @@ done
 
 cat "$T/trace_pipe" > "$UT_TMP/late" &
 reader=$!
-sleep 0.3
+i=0 # the reader is blocked in its read (or at least has the file open)
+until ls -l /proc/$reader/fd 2>/dev/null | grep -q trace_pipe || [ $i -ge 400 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+sleep 0.1
 echo late > "$T/trace_marker"
-sleep 0.5
+i=0
+until grep -q 'tracing_mark_write: late$' "$UT_TMP/late" || [ $i -ge 400 ]; do
+	sleep 0.05; i=$((i + 1))
+done
 kill "$reader" 2>/dev/null; wait "$reader" 2>/dev/null
 expect_match "a blocked trace_pipe read wakes up for new data" "tracing_mark_write: late$" \
 	"$(cat "$UT_TMP/late")"
@@ -148,7 +155,11 @@ cat "$T/trace_pipe" > "$UT_TMP/r2" &
 r2=$!
 i=1
 while [ $i -le 300 ]; do echo "m$i" > "$T/trace_marker"; i=$((i + 1)); done
-sleep 1
+i=0 # until the readers have taken everything (each line is written whole)
+until [ "$(cat "$UT_TMP/r1" "$UT_TMP/r2" | grep -c 'tracing_mark_write: m')" -ge 300 ] ||
+	[ $i -ge 400 ]; do
+	sleep 0.05; i=$((i + 1))
+done
 kill "$r1" "$r2" 2>/dev/null; wait "$r1" "$r2" 2>/dev/null
 sed -n 's/.*tracing_mark_write: //p' "$UT_TMP/r1" | sort > "$UT_TMP/s1"
 sed -n 's/.*tracing_mark_write: //p' "$UT_TMP/r2" | sort > "$UT_TMP/s2"

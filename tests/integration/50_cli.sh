@@ -334,7 +334,7 @@ echo 1 > "$T/tracing_on"
 sp=$!
 sleep 0.2
 echo pipe-marker > "$T/trace_marker"
-i=0; while ! grep -q pipe-marker "$UT_TMP/pipe.out" && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
+i=0; while ! grep -q pipe-marker "$UT_TMP/pipe.out" && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 kill "$sp"; wait "$sp" 2>/dev/null
 expect_match "show -p streams trace_pipe" 'tracing_mark_write: pipe-marker$' "$(cat "$UT_TMP/pipe.out")"
 

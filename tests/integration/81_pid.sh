@@ -54,7 +54,7 @@ start_pp() { # NAME: start pid_prog as NAME (fifo $UT_TMP/NAME.in, output NAME.o
 	LD_PRELOAD=$LIBUTRACE "$PROGS/pid_prog" -l <"$UT_TMP/$1.in" >"$UT_TMP/$1.out" 2>&1 &
 	eval "exec $2>\"$UT_TMP/$1.in\""
 	i=0
-	while [ $i -lt 200 ] && ! grep -q '^pid ' "$UT_TMP/$1.out"; do sleep 0.02; i=$((i + 1)); done
+	while [ $i -lt 1000 ] && ! grep -q '^pid ' "$UT_TMP/$1.out"; do sleep 0.02; i=$((i + 1)); done
 }
 pp() { # NAME FD CMD...: one command, print its answer
 	name=$1; shift
@@ -139,22 +139,22 @@ echo 1 >"$T/options/function-fork"
 echo >"$T/trace"
 CH=$(pp A 7 fork | sed -n 's/^child //p')
 i=0
-while [ $i -lt 100 ] && ! grep -q "^$CH\$" "$T/set_ftrace_pid"; do sleep 0.02; i=$((i + 1)); done
+while [ $i -lt 1000 ] && ! grep -q "^$CH\$" "$T/set_ftrace_pid"; do sleep 0.02; i=$((i + 1)); done
 expect_eq "function-fork: the child is added to set_ftrace_pid" \
 	"$(printf '%s\n' "$APID" "$CH" | sort -n | tr '\n' ' ')" "$(tr '\n' ' ' <"$T/set_ftrace_pid")"
 i=0
-while [ $i -lt 100 ] && ! calls | grep -q "pp_child-$CH"; do sleep 0.02; i=$((i + 1)); done
+while [ $i -lt 1000 ] && ! calls | grep -q "pp_child-$CH"; do sleep 0.02; i=$((i + 1)); done
 expect_eq "function-fork: the child records" "pp_child-$CH" \
 	"$(calls | tr ' ' '\n' | grep "^pp_child")"
 pp A 7 reap >/dev/null
 i=0
-while [ $i -lt 100 ] && grep -q "^$CH\$" "$T/set_ftrace_pid"; do sleep 0.02; i=$((i + 1)); done
+while [ $i -lt 1000 ] && grep -q "^$CH\$" "$T/set_ftrace_pid"; do sleep 0.02; i=$((i + 1)); done
 expect_eq "function-fork: the exited child is dropped" "$APID" "$(cat "$T/set_ftrace_pid")"
 # a child of a listed process that goes before utracefs could answer its HELLO
 echo $$ >>"$T/set_ftrace_pid"
 for k in $(seq 20); do "$PROGS/bad_sites" hello-close >/dev/null; done
 i=0
-while [ $i -lt 100 ] && [ "$(wc -l <"$T/set_ftrace_pid")" -gt 2 ]; do sleep 0.02; i=$((i + 1)); done
+while [ $i -lt 1000 ] && [ "$(wc -l <"$T/set_ftrace_pid")" -gt 2 ]; do sleep 0.02; i=$((i + 1)); done
 expect_eq "function-fork: children gone before WELCOME are dropped too" \
 	"$(printf '%s\n' "$APID" $$ | sort -n | tr '\n' ' ')" "$(tr '\n' ' ' <"$T/set_ftrace_pid")"
 echo "$APID" >"$T/set_ftrace_pid"
