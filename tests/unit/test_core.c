@@ -879,10 +879,11 @@ static void test_apply_hung_process(void **state)
 	t0 = now_s();
 	assert_int_equal(tfs_apply(&tfs_top), 0);
 	assert_true(now_s() - t0 >= UT_ACK_TIMEOUT_MS / 1000.0 * 0.9);
-	/* left behind: the next change does not wait for it again */
+	/* left behind: the next change does not wait for it again (a wait would take the
+	 * whole timeout; the bound leaves a busy machine most of it) */
 	t0 = now_s();
 	assert_int_equal(tfs_apply(&tfs_top), 0);
-	assert_true(now_s() - t0 < 0.5);
+	assert_true(now_s() - t0 < UT_ACK_TIMEOUT_MS / 1000.0 * 0.75);
 	close(p.fd);
 	wait_count(0);
 	munmap(p.ctl, p.size);
