@@ -502,13 +502,35 @@ static int instance_path(const char *path, const char **name, size_t *len)
 	return *len && !*q ? 0 : -EPERM;
 }
 
+/* An instance went: forget the chmod/chown of its paths (a new one starts afresh). */
+static void attrs_forget(const char *dir, size_t len)
+{
+	pthread_mutex_lock(&fh_lock);
+	for (struct tfs_attr **pa = &attrs; *pa;) {
+		struct tfs_attr *a = *pa;
+
+		if (strncmp(a->path, dir, len) == 0 && (a->path[len] == '\0' || a->path[len] == '/')) {
+			*pa = a->next;
+			free(a->path);
+			free(a);
+		} else {
+			pa = &a->next;
+		}
+	}
+	pthread_mutex_unlock(&fh_lock);
+}
+
 static int tfs_rmdir(const char *path)
 {
 	const char *name;
 	size_t len;
 	int err = instance_path(path, &name, &len);
 
-	return err ? err : tfs_inst_rmdir(name, len);
+	if (!err)
+		err = tfs_inst_rmdir(name, len);
+	if (!err)
+		attrs_forget(path, (size_t)(name + len - path));
+	return err;
 }
 
 static int tfs_mknod(const char *path, mode_t mode, dev_t dev)

@@ -219,12 +219,13 @@ exec 3< "$I/b/trace"
 expect_eq "rmdir with an open file: EBUSY, the instance stays" "EBUSY b" \
 	"$(err rmdir "$I/b") $(ls "$I" | grep -x b)"
 exec 3<&-
+chmod 600 "$I/b/trace"
 expect_eq "rmdir once it is closed" "ok a" "$(err rmdir "$I/b") $(ls "$I")"
 expect_eq "the removed instance's files are gone" "ENOENT" "$(err cat "$I/b/trace")"
 mkdir "$I/b"
-expect_eq "a new instance of the same name starts afresh" "0 1410 1 no pid" \
+expect_eq "a new instance of the same name starts afresh" "0 1410 1 no pid -rw-r-----" \
 	"$(markers "$I/b/trace" | wc -l) $(cat "$I/b/buffer_size_kb") $(cat "$I/b/options/markers") $(cat \
-		"$I/b/set_ftrace_notrace_pid")"
+		"$I/b/set_ftrace_notrace_pid") $(stat -c %A "$I/b/trace")"
 rmdir "$I/b"
 
 # ---- 64 instances ----------------------------------------------------------------------------------
