@@ -151,7 +151,8 @@ expect_eq "trace_marker_raw into an instance" "1 0" \
 entries() { cat "$1"/per_cpu/cpu*/stats 2>/dev/null | awk '/^entries:/ { n += $2 } END { print n + 0 }'; }
 n=$(entries "$I/a")
 expect_eq "per_cpu stats count the instance's events" "1" "$n"
-cat "$I/b/trace_pipe" > "$UT_TMP/pipe_b" &
+# bounded: a reader the kill below misses must not hold the test up
+timeout 60 cat "$I/b/trace_pipe" > "$UT_TMP/pipe_b" &
 pp=$!
 i=0
 while [ $i -lt 400 ] && [ "$(grep -c only-b "$UT_TMP/pipe_b")" -eq 0 ]; do
