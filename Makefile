@@ -161,6 +161,11 @@ $(B)/tests/progs/lib_names_s.so: tests/progs/lib_names_s.c
 $(B)/tests/progs/lib_names_plain.so: tests/progs/lib_names_plain.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -shared -fPIC -o $@ $<
+# events_prog: linked with lib_events_a.so (a library with trace events, found next to it)
+$(B)/tests/progs/events_prog: tests/progs/events_prog.c $(B)/tests/progs/lib_events_a.so $(PROG_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACED_CFLAGS) -o $@ $< -L$(B)/tests/progs -l:lib_events_a.so -Wl,-rpath,'$$ORIGIN' \
+		-lpthread -ldl
 # names_ver again, with other functions ahead: a program rebuilt in place (42_names.sh)
 $(B)/tests/progs/names_ver2: tests/progs/names_ver.c
 	@mkdir -p $(dir $@)

@@ -24,9 +24,10 @@
  * 2: function probes (ut_sel.h, UT_MSG_PROBE); 3: MAPS tsc; 4: UT_MSG_NOTE; 5: SITES tsc;
  * 6: the control page's own memfd; 7: rb_cpu.lock (tid and start time), rb_cpu.gen;
  * 8: rb_cpu.held (the reader page held back from no-overwrite writers until a read);
- * 9: UT_MSG_OBJECT; 10: one span and one control page per instance slot (UT_INST_MAX)
+ * 9: UT_MSG_OBJECT; 10: one span and one control page per instance slot (UT_INST_MAX);
+ * 11: UT_MSG_EVENT and the events memfd (ut_event.h)
  */
-#define UT_PROTO_VERSION 10u
+#define UT_PROTO_VERSION 11u
 #define UT_ACK_TIMEOUT_MS 2000
 
 enum ut_tracer_id {

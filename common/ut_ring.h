@@ -238,6 +238,7 @@ enum {
 	UT_EV_GRAPH_RET = 10,	    /* struct ut_ev_gret: function_graph exit */
 	UT_EV_GRAPH_ENT = 11,	    /* struct ut_ev_gent: function_graph entry */
 	UT_EV_RAW_DATA = 19,	    /* struct ut_ev_raw: trace_marker_raw */
+	UT_EV_EVENT = 64,	    /* struct ut_ev_event (ut_event.h): a program's trace event */
 };
 
 /* Context flags of the writing thread. */

@@ -12,8 +12,9 @@
  *                            <---   WELCOME {nr_cpus, area_size} + SCM_RIGHTS: the
  *                                   control page's memfd (sealed: nobody but utracefs
  *                                   can write it), the area's memfd (page 0 unused,
- *                                   the rest as ut_ring.h) and the selection memfd
- *                                   (ut_sel.h; may be missing)
+ *                                   the rest as ut_ring.h), the selection memfd
+ *                                   (ut_sel.h; may be missing) and the events memfd
+ *                                   (ut_event.h; may be missing)
  *   SITES {obj, path, base, offsets}  --->  (after WELCOME, dlopen, dlclose: ut_sel.h)
  *   (maps the area, applies ctl state)
  *   ACK {gen}                --->   (after applying every ctl generation)
@@ -23,6 +24,8 @@
  *                                   loader mapped or unmapped, sites or not)
  *   TRACING {on}             --->   (tracing_on()/tracing_off(): sets the tracing_on file)
  *   PROBE {cmd, cpu, ip}     --->   (a dump or cpudump probe fired: utracefs dumps)
+ *   EVENT {system, name, fields, print fmt}  --->  (after WELCOME and dlopen: each
+ *                                   trace event of each object, ut_event.h)
  *   NOTE {tid, text}         --->   (what the runtime has to say: utracefs prints it on
  *                                   its console; the runtime never writes to the
  *                                   program's stdout or stderr)
@@ -48,6 +51,7 @@ enum ut_msg_type {
 	UT_MSG_PROBE = 8,   /* a dump/cpudump function probe fired (ut_sel.h) */
 	UT_MSG_NOTE = 9,    /* a message of the runtime for utracefs's console */
 	UT_MSG_OBJECT = 10, /* an object the loader mapped or unmapped */
+	UT_MSG_EVENT = 11,  /* one trace event a process defines (ut_event.h) */
 };
 
 struct ut_msg_hdr {

@@ -290,6 +290,8 @@ bool tfs_pid_exit(pid_t pid);
 int tfs_sel_init(void);
 /* A read-only descriptor of it for a process (close it after sending), or -errno. */
 int tfs_sel_fd_ro(void);
+/* A new read-only descriptor of the memfd at fd (through /proc), or -errno. */
+int tfs_fd_reopen_ro(int fd);
 /* Rewrite it from tfs_ft (takes tfs_ft_lock). */
 int tfs_sel_publish(void);
 /* The content, built into b (tfs_ft_lock held); exposed for unit tests. */

@@ -19,8 +19,10 @@
  * UT_MSG_SITES packets (variable length, up to UT_SITES_PER_MSG offsets) go to the
  * function table (functab.h); when an object is complete, or a process with sites
  * goes, the selection memfd is rewritten and the applier thread bumps gen, for the
- * same reason as above.  WELCOME carries three descriptors: the control page's
- * memfd (sealed against writes), the area's, and the selection memfd (read-only).
+ * same reason as above.  WELCOME carries four descriptors: the control page's
+ * memfd (sealed against writes), the area's, the selection memfd and the events
+ * memfd (both read-only).  UT_MSG_EVENT packets go to event_defs.c; one that is
+ * refused there costs its sender that event only, not the connection.
  *
  * A process may send its sites or maps and exit before this thread has read them;
  * the control files must still see them ("run it once, then set the filter"), as
@@ -47,6 +49,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "event_defs.h"
 #include "functab.h"
 #include "tfs.h"
 #include "ut_sel.h"
@@ -561,11 +564,12 @@ static int send_welcome(int fd)
 	    .area_size = tfs.area_size,
 	};
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(4 * sizeof(int))];
 		struct cmsghdr align;
 	} cmsg;
-	/* the control page (sealed), the area, the selection (read-only): ut_wire.h */
-	int fds[3] = {tfs.ctl_fd, tfs.area_fd, tfs_sel_fd_ro()}, ret = 0;
+	/* the control page (sealed), the area, the selection and the events (read-only) */
+	int fds[4] = {tfs.ctl_fd, tfs.area_fd, tfs_sel_fd_ro(), tfs_event_defs_fd_ro()}, ret = 0;
+	size_t nfds = fds[3] >= 0 ? 4 : 3; /* no events memfd: processes define none */
 	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
 	struct msghdr mh = {
 	    .msg_iov = &iov,
@@ -575,17 +579,23 @@ static int send_welcome(int fd)
 	};
 	struct cmsghdr *c;
 
-	if (fds[2] < 0)
+	if (fds[2] < 0) {
+		if (fds[3] >= 0)
+			close(fds[3]);
 		return -EIO;
+	}
 	c = CMSG_FIRSTHDR(&mh);
 	memset(cmsg.buf, 0, sizeof(cmsg.buf));
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	if (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(w))
 		ret = -EIO;
 	close(fds[2]);
+	if (fds[3] >= 0)
+		close(fds[3]);
 	return ret;
 }
 
@@ -790,7 +800,9 @@ static int on_message(int fd, const void *buf, size_t n)
 	if (n < sizeof(h))
 		return -EPROTO;
 	memcpy(&h, buf, sizeof(h));
-	if (h.len != n || (h.type == UT_MSG_SITES ? !sites_size_ok(buf, n) : msg_size(h.type) != n))
+	if (h.len != n || (h.type == UT_MSG_SITES  ? !sites_size_ok(buf, n)
+			   : h.type == UT_MSG_EVENT ? n > UT_EVENT_MSG_MAX
+						    : msg_size(h.type) != n))
 		return -EPROTO;
 	pthread_mutex_lock(&reg_lock);
 	p = proc_of_fd(fd);
@@ -863,6 +875,11 @@ static int on_message(int fd, const void *buf, size_t n)
 	}
 	case UT_MSG_NOTE:
 		return on_note(pid, buf);
+	case UT_MSG_EVENT:
+		/* a bad definition is refused with a console line; the connection goes on */
+		if (tfs_event_announce(pid, buf, n) > 0)
+			apply_later(); /* enabled already: the process looks its id up */
+		return 0;
 	}
 	return -EPROTO;
 }
@@ -1131,6 +1148,8 @@ int tfs_registry_start(const char *socket_path)
 	}
 	strcpy(sock_path, socket_path);
 	err = tfs_sel_init();
+	if (!err)
+		err = tfs_event_defs_init();
 	if (err)
 		goto fail;
 	apply_stop = false;

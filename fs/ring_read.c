@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "event_defs.h"
 #include "output/output.h"
 #include "ring_read.h"
 #include "settings.h"
@@ -178,6 +179,8 @@ int tfs_rr_check_event(const void *p, unsigned int room)
 			return -1;
 		return (int)len;
 	}
+	case UT_EV_EVENT:
+		return tfs_event_check(ev, len);
 	case UT_EV_RAW_DATA: {
 		const struct ut_ev_raw *r = p;
 

@@ -292,16 +292,24 @@ out:
 	return err;
 }
 
-int tfs_sel_fd_ro(void)
+int tfs_fd_reopen_ro(int fd)
 {
 	char path[64];
+	int ro;
+
+	if (fd < 0)
+		return -EBADF;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY | O_CLOEXEC);
+	return ro < 0 ? -errno : ro;
+}
+
+int tfs_sel_fd_ro(void)
+{
 	int fd;
 
 	pthread_mutex_lock(&sel_lock);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", sel_fd);
-	fd = sel_fd < 0 ? -EBADF : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && sel_fd >= 0)
-		fd = -errno;
+	fd = tfs_fd_reopen_ro(sel_fd);
 	pthread_mutex_unlock(&sel_lock);
 	return fd;
 }

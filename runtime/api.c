@@ -60,12 +60,12 @@ uint32_t ut_rt_thread_first(void)
  * cannot be had (-EDEADLK: a handler interrupted this thread's own locked write;
  * -EBUSY: a live holder never let go), the event is counted in ut_rt_lost.
  */
-static void write_ev(struct ut_ctl *ctl, struct ut_ev *ev)
+void ut_rt_write_ev(struct ut_ctl *ctl, void *area, struct ut_ev *ev)
 {
-	int err = ut_rb_write(ctl, ut_rt_nr_cpus, ev);
+	int err = ut_rb_write(area, ut_rt_nr_cpus, ev);
 
 	if (err == -ENOSYS && ctl->write_mode == UT_CTL_WRITE_LOCKED)
-		err = ut_rb_write_locked(ctl, ut_rt_nr_cpus, ev);
+		err = ut_rb_write_locked(area, ut_rt_nr_cpus, ev);
 	if (err == -ENOSYS || err == -EDEADLK || err == -EBUSY)
 		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
 }
@@ -93,7 +93,7 @@ void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp)
 				       .tid = ut_thr.tid},
 				 .ip = frame[0],
 				 .parent_ip = frame[1]};
-	write_ev(ctl, &ev.h);
+	ut_rt_write_ev(ctl, ctl, &ev.h);
 	ut_thr.guard = 0;
 	errno = saved;
 	if (ctl->opts & UT_CTL_OPT_FUNC_STACK_TRACE)
@@ -155,7 +155,7 @@ void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp)
 				.type = UT_EV_KERNEL_STACK,
 				.flags = ut_thr.evflags,
 				.tid = ut_thr.tid};
-	write_ev(ctl, &ev.s.h);
+	ut_rt_write_ev(ctl, ctl, &ev.s.h);
 	ut_thr.guard = 0;
 	errno = saved;
 }
@@ -180,7 +180,7 @@ static int write_print(struct ut_ctl *ctl, uintptr_t ip, struct ut_ev_print *ev,
 			       .flags = ut_thr.evflags,
 			       .tid = ut_thr.tid};
 	ev->ip = ip;
-	write_ev(ctl, &ev->h);
+	ut_rt_write_ev(ctl, ctl, &ev->h);
 	return (int)len;
 }
 

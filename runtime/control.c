@@ -4,7 +4,7 @@
  *
  * Attaching (ut_wire.h): connect to ut_socket_path(), send HELLO, receive WELCOME
  * and the memfds of the control page and of the area (and the selection memfd,
- * ut_sel.h), map the control page read-only and the rest of the area read-write
+ * ut_sel.h, and the events memfd, ut_event.h: events.c), map the control page read-only and the rest of the area read-write
  * (one contiguous range: the trampoline addresses everything from the control
  * page), send the sites of every object
  * (UT_MSG_SITES), apply the control page and ACK its generation.
@@ -217,13 +217,15 @@ static int send_hello(int fd)
 
 /*
  * WELCOME and its descriptors (ut_wire.h): the control page's memfd in fds[0], the
- * area's in fds[1] (both required) and the selection memfd in fds[2] when utracefs
- * sent one, else -1.  0 or -errno (nothing is left open then).
+ * area's in fds[1] (both required), the selection memfd in fds[2] and the events
+ * memfd in fds[3] when utracefs sent them, else -1.  0 or -errno (nothing is left
+ * open then).
  */
-static int recv_welcome(int fd, struct ut_msg_welcome *w, int fds[3])
+#define WELCOME_FDS 4
+static int recv_welcome(int fd, struct ut_msg_welcome *w, int fds[WELCOME_FDS])
 {
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(WELCOME_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} cbuf;
 	struct iovec iov = {.iov_base = w, .iov_len = sizeof(*w)};
@@ -234,7 +236,7 @@ static int recv_welcome(int fd, struct ut_msg_welcome *w, int fds[3])
 	struct cmsghdr *c;
 	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
 
-	fds[0] = fds[1] = fds[2] = -1;
+	fds[0] = fds[1] = fds[2] = fds[3] = -1;
 	for (c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c)) {
 		size_t nfd;
 
@@ -245,7 +247,7 @@ static int recv_welcome(int fd, struct ut_msg_welcome *w, int fds[3])
 			int got;
 
 			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (i < 3 && fds[i] < 0)
+			if (i < WELCOME_FDS && fds[i] < 0)
 				fds[i] = got;
 			else
 				close(got); /* more than we take */
@@ -254,10 +256,10 @@ static int recv_welcome(int fd, struct ut_msg_welcome *w, int fds[3])
 	if (n != sizeof(*w) || w->h.type != UT_MSG_WELCOME || w->h.len != sizeof(*w) ||
 	    w->version != UT_PROTO_VERSION || fds[0] < 0 || fds[1] < 0 ||
 	    (mh.msg_flags & MSG_CTRUNC)) {
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < WELCOME_FDS; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
-		fds[0] = fds[1] = fds[2] = -1;
+		fds[0] = fds[1] = fds[2] = fds[3] = -1;
 		return n < 0 ? -errno : -EPROTO;
 	}
 	return 0;
@@ -679,6 +681,7 @@ static void apply(struct ut_ctl *ctl)
 		ut_stubs_set_tramp(graph ? ut_tramp_graph : ut_tramp_function);
 	ut_probes_live = ctl->ftrace_enabled != 0; /* whatever the tracer and the pid lists */
 	ut_patch_all(!on ? UT_SITE_NOP5 : graph ? UT_SITE_JMP : UT_SITE_CALL);
+	ut_events_apply(); /* the events' static keys, whatever the tracer */
 	pthread_mutex_unlock(&ut_rt_lock);
 	applied_gen = gen;
 	if (sock_is_ours())
@@ -691,7 +694,7 @@ static int attach(void)
 {
 	struct ut_msg_welcome w;
 	struct ut_ctl *ctl;
-	int fd = connect_daemon(), fds[3], err;
+	int fd = connect_daemon(), fds[WELCOME_FDS], err;
 
 	if (fd < 0)
 		return fd;
@@ -706,6 +709,8 @@ static int attach(void)
 	if (!ctl) {
 		if (fds[2] >= 0)
 			close(fds[2]);
+		if (fds[3] >= 0)
+			close(fds[3]);
 		close(fd);
 		return -EPROTO;
 	}
@@ -719,6 +724,7 @@ static int attach(void)
 	memset(announced, 0, sizeof(announced));
 	ut_sites_announce();
 	ut_objects_announce(1);
+	ut_events_attach(fds[3]);
 	apply(ctl);
 	return 0;
 }
@@ -734,6 +740,7 @@ static void detach(void)
 	ut_probes_set(NULL, 0, NULL);
 	sel_close();
 	pthread_mutex_unlock(&ut_rt_lock);
+	ut_events_detach();
 	if (sock_is_ours())
 		shutdown(sock_fd, SHUT_RDWR);
 }
@@ -1003,6 +1010,7 @@ void ut_control_after_fork_child(void)
 			ut_probes_set(NULL, 0, NULL);
 			sel_close(); /* the parent's */
 			sel_inherited = 0; /* a later utracefs is another one */
+			ut_events_detach();
 		}
 	}
 	if (!refused)

@@ -440,6 +440,7 @@ static void dl_changed(void)
 	int added, gone;
 
 	pthread_mutex_lock(&ut_rt_lock);
+	ut_events_prune(); /* their descriptors are unmapped; new ones come after dlopen */
 	gone = ut_sites_prune(); /* first: a reused address is a new object */
 	added = ut_sites_scan();
 	if (added)
@@ -517,6 +518,12 @@ UT_EXPORT void *dlopen(const char *file, int mode)
 	if (h && ut_sites && !dl_hook) {
 		ut_notrace_enter();
 		dl_changed();
+		ut_notrace_leave();
+	}
+	/* trace events: their descriptors are read once relocated (events.c) */
+	if (h && ut_sites) {
+		ut_notrace_enter();
+		ut_events_dl_opened();
 		ut_notrace_leave();
 	}
 	errno = saved;

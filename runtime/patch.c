@@ -27,6 +27,13 @@
  * dynamic loader's debugger hook, before their relocation and constructors
  * (interpose.c); only where that hook cannot be set does it come after dlopen()
  * returns.
+ *
+ * Other 5-byte spots (the static keys of trace events, events.c) go through the
+ * same protocol with ut_poke_batch(): each poke says what a thread that traps
+ * there meanwhile does (go on after the NOP, or take the jmp).  The handler finds
+ * pokes in the current batch and the one before (two tables in turn), so a
+ * thread that trapped during a batch and runs its handler a little later still
+ * finds its spot.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -53,6 +60,25 @@ static void sync_cores(void)
 		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 	else
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* The pokes of the current batch and of the one before (ut_poke_batch). */
+static struct {
+	const struct ut_poke *p;
+	uint32_t nr;
+} poke_tab[2];
+
+static const struct ut_poke *poke_find(uintptr_t addr)
+{
+	for (int t = 0; t < 2; t++) {
+		const struct ut_poke *p = __atomic_load_n(&poke_tab[t].p, __ATOMIC_ACQUIRE);
+		uint32_t nr = __atomic_load_n(&poke_tab[t].nr, __ATOMIC_ACQUIRE);
+
+		for (uint32_t i = 0; p && i < nr; i++)
+			if (p[i].addr == addr)
+				return &p[i];
+	}
+	return NULL;
 }
 
 static void chain_sigtrap(int sig, siginfo_t *si, void *uc)
@@ -86,6 +112,14 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 
 	if (!s && si->si_code == SI_KERNEL && ut_dl_hook_hit(addr, ucv))
 		return; /* the dynamic loader's debugger hook (interpose.c) */
+	if (!s && si->si_code == SI_KERNEL) {
+		const struct ut_poke *pk = poke_find(addr);
+
+		if (pk) { /* an event's static key in transition: what it becomes */
+			g[REG_RIP] = (greg_t)(*(volatile unsigned char *)addr == 0xcc ? pk->to : addr);
+			return;
+		}
+	}
 	if (!s)
 		return chain_sigtrap(sig, si, ucv);
 	if (*(volatile unsigned char *)addr != 0xcc) {
@@ -262,6 +296,52 @@ int ut_patch_all(enum ut_site_state want)
 {
 	cur_want = want;
 	return patch_batch(0, want);
+}
+
+/* mprotect the pages of every poke (prot), 0 or -errno. */
+static int pokes_protect(const struct ut_poke *p, uint32_t nr, int prot)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < nr; i++) {
+		uintptr_t lo = p[i].addr & ~4095ul, hi = (p[i].addr + 5 + 4095) & ~4095ul;
+
+		if (mprotect((void *)lo, hi - lo, prot))
+			err = -errno;
+	}
+	return err;
+}
+
+int ut_poke_batch(const struct ut_poke *p, uint32_t nr)
+{
+	static int turn;
+
+	if (!nr)
+		return 0;
+	if (pokes_protect(p, nr, PROT_READ | PROT_WRITE | PROT_EXEC)) {
+		pokes_protect(p, nr, PROT_READ | PROT_EXEC);
+		return -EPERM;
+	}
+	turn ^= 1;
+	__atomic_store_n(&poke_tab[turn].nr, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&poke_tab[turn].p, p, __ATOMIC_RELEASE);
+	__atomic_store_n(&poke_tab[turn].nr, nr, __ATOMIC_RELEASE);
+	for (int step = 0; step < 3; step++) {
+		for (uint32_t i = 0; i < nr; i++) {
+			volatile unsigned char *code = (volatile unsigned char *)p[i].addr;
+
+			if (step == 0)
+				code[0] = 0xcc;
+			else if (step == 1)
+				for (int j = 1; j < 5; j++)
+					code[j] = p[i].bytes[j];
+			else
+				code[0] = p[i].bytes[0];
+		}
+		sync_cores();
+	}
+	pokes_protect(p, nr, PROT_READ | PROT_EXEC);
+	return 0;
 }
 
 int ut_patch_new_objs(uint32_t from_obj)

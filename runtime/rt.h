@@ -186,6 +186,13 @@ int ut_sites_init(void);
 int ut_sites_scan(void);
 /* Mark objects that are no longer loaded as dead; how many.  Call with ut_rt_lock. */
 int ut_sites_prune(void);
+/*
+ * Calls fn(addr, size, arg) for every allocated section called want of the ELF
+ * file at path (addr: its link-time address).  Returns the number of sections or
+ * a negative errno.  Reads section headers with pread: no libelf, no malloc.
+ */
+int ut_elf_sections(const char *path, const char *want, void (*fn)(uint64_t, uint64_t, void *),
+		    void *arg);
 /* The site at addr, or NULL; async-signal-safe. */
 struct ut_site *ut_site_find(uintptr_t addr, struct ut_obj **objp);
 
@@ -203,6 +210,19 @@ int ut_patch_all(enum ut_site_state want);
 extern int ut_probes_live; /* function probes act (attached, ftrace_enabled) */
 /* Convert the GCC NOP sites of objects [from_obj, ut_nr_objs) into 5-byte NOPs. */
 int ut_patch_new_objs(uint32_t from_obj);
+/*
+ * Rewrite nr 5-byte spots of live code (p[i].addr, sorted by address) with the
+ * breakpoint protocol; a thread that meets one meanwhile continues at p[i].to
+ * (what the new bytes do).  p must stay valid until the next batch after this
+ * one.  Call with ut_rt_lock.  0, or -EPERM (nothing written) if a page could
+ * not be made writable.
+ */
+struct ut_poke {
+	uintptr_t addr;
+	uintptr_t to;
+	unsigned char bytes[5];
+};
+int ut_poke_batch(const struct ut_poke *p, uint32_t nr);
 /* The SIGTRAP handler the program installed (chained to), kept by interpose.c. */
 int ut_sigtrap_set_chained(const struct sigaction *act, struct sigaction *old);
 enum ut_site_state ut_patch_current_want(void);
@@ -284,6 +304,27 @@ struct rseq *ut_rb_rseq_fallback(void);
 
 /* ---- events from C (api.c) ------------------------------------------------------- */
 
+/*
+ * Write ev into the current CPU's ring of the area at `area` (ctl's, or an
+ * instance slot's: ut_rt_slot_area), with rseq or, in locked mode, the ring's
+ * lock; an event that cannot be written is counted in ut_rt_lost.
+ */
+void ut_rt_write_ev(struct ut_ctl *ctl, void *area, struct ut_ev *ev);
+
+/*
+ * The area of tracing instance slot `slot` (0: the top level, at ctl itself): slot
+ * i's control page and rings are i * ut_rb_area_size(nr_cpus) further on.  NULL
+ * when this process has not mapped that far (no such instance).
+ */
+static inline void *ut_rt_slot_area(struct ut_ctl *ctl, unsigned int slot)
+{
+	uint64_t span = ut_rb_area_size(ut_rt_nr_cpus);
+
+	if ((uint64_t)(slot + 1) * span > ut_rt_area_size)
+		return NULL;
+	return (char *)ctl + (uint64_t)slot * span;
+}
+
 uint32_t ut_rt_thread_first(void); /* trampoline slow path: returns the tid or 0 */
 /* Name this thread now (its tid, announced to utracefs): a fork child's thread. */
 void ut_rt_thread_register(void);
@@ -294,6 +335,23 @@ void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp);
 void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp);
 void utrace_tracing_on(void);  /* the public API: this process at once, utracefs after */
 void utrace_tracing_off(void);
+
+/* ---- trace events the program defines (events.c) ------------------------------------ */
+
+/* Find the events of objects not scanned yet (relocated ones only). */
+void ut_events_scan(void);
+/* Forget the events of objects no longer loaded; ut_rt_lock held. */
+void ut_events_prune(void);
+/* Send UT_MSG_EVENT for every event utracefs was not told of on this connection. */
+void ut_events_announce(void);
+/* A new connection: the events memfd (fd, taken; -1: none), then scan and announce. */
+void ut_events_attach(int fd);
+/* Every static key after the events memfd; the control thread, ut_rt_lock held. */
+void ut_events_apply(void);
+/* Every key off, the memfd unmapped (the daemon went away). */
+void ut_events_detach(void);
+/* After dlopen() returned: the new objects' events. */
+void ut_events_dl_opened(void);
 
 /* ---- function probes (probe.c) ----------------------------------------------------- */
 

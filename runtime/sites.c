@@ -89,13 +89,9 @@ static Elf64_Shdr *read_shdrs(int fd, Elf64_Ehdr *eh, size_t *shnum, size_t *len
 	return sh;
 }
 
-/*
- * Calls fn(addr, size) for every __patchable_function_entries section of the ELF
- * file at path.  Returns the number of sections or a negative errno.
- */
-static int for_each_pfe_section(const char *path, void (*fn)(uint64_t, uint64_t, void *), void *arg)
+int ut_elf_sections(const char *path, const char *want, void (*fn)(uint64_t, uint64_t, void *),
+		    void *arg)
 {
-	static const char want[] = "__patchable_function_entries";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh = NULL;
@@ -381,7 +377,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	n.first = ut_nr_sites;
 	strncpy(n.name, name, sizeof(n.name) - 1);
 	ctx = (struct add_ctx){.o = &n, .span_lo = UINT64_MAX};
-	if (for_each_pfe_section(name, add_section, &ctx) <= 0)
+	if (ut_elf_sections(name, "__patchable_function_entries", add_section, &ctx) <= 0)
 		return 0; /* not recorded: nothing to patch (vdso, libc, ...) */
 	if (ctx.zeros) {
 		uint32_t before = n.nr + n.skipped, seen;

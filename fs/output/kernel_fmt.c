@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "ut_event.h"
 
 unsigned int tfs_kfmt_payload(const struct ut_ev *ev)
 {
@@ -36,6 +37,8 @@ unsigned int tfs_kfmt_payload(const struct ut_ev *ev)
 		return 16 + (unsigned int)((const struct ut_ev_stack *)ev)->nr * 8;
 	case UT_EV_RAW_DATA:
 		return 12 + ((const struct ut_ev_raw *)ev)->size;
+	case UT_EV_EVENT: /* the record is the kernel's entry already */
+		return ((const struct ut_ev_event *)ev)->size;
 	}
 	return 8;
 }
@@ -92,6 +95,10 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 
 	if (room < size)
 		return 0;
+	if (ev->type == UT_EV_EVENT) {
+		memcpy(out, ((const struct ut_ev_event *)ev)->rec, size);
+		return size;
+	}
 	memset(out, 0, size);
 	/* the kernel's TRACE_FLAG_IRQS_OFF and TRACE_FLAG_HARDIRQ */
 	if (ev->flags & UT_EVF_SIGBLOCKED)

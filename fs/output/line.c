@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../settings.h"
+#include "../event_defs.h"
 #include "output.h"
 
 uint64_t tfs_out_ns2us(uint64_t ns)
@@ -293,6 +294,9 @@ static void print_body(const struct tfs_iter *it, const struct tfs_event *e, str
 	}
 	case UT_EV_RAW_DATA:
 		tfs_out_raw_data(b, (const void *)ev);
+		break;
+	case UT_EV_EVENT:
+		tfs_event_print(b, ev);
 		break;
 	default:
 		tfs_buf_printf(b, "Unknown type %d\n", ev->type);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_sites.c - the runtime's ELF site scanner (runtime/sites.c) on arbitrary
- * files: the section headers read by hand (for_each_pfe_section), then the
+ * files: the section headers read by hand (ut_elf_sections), then the
  * __patchable_function_entries records checked, sorted and classified as for
  * an object loaded at the input itself (its bytes stand for the object's
  * memory: the records, relocated by the load address as the dynamic loader
@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.o.text_lo = (uintptr_t)mem;
 	s.o.text_hi = (uintptr_t)mem + size;
 	s.o.first = 0;
-	if (for_each_pfe_section(path, add_inside, &s) > 0 && s.o.nr) {
+	if (ut_elf_sections(path, "__patchable_function_entries", add_inside, &s) > 0 && s.o.nr) {
 		sort_sites(&s.o);
 		classify_sites(&s.o);
 	}

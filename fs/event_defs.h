@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * event_defs.h - the trace events programs define, as utracefs knows them
+ * (fs/event_defs.c; the protocol is common/ut_event.h).
+ *
+ * A definition is (system, name, fields, print format).  Each distinct one gets an
+ * id from UT_EVENT_ID_BASE up when a process first announces it, and keeps it, and
+ * its definition, for the mount's life, whether or not a process still defines
+ * it.  Two programs that define system:name differently get two ids (each format
+ * belongs to the objects that carry it).  Definitions are never freed: a pointer
+ * from tfs_event_def() stays valid.
+ */
+#ifndef TFS_EVENT_DEFS_H
+#define TFS_EVENT_DEFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tfs.h"
+#include "ut_event.h"
+
+struct tfs_event_field {
+	char type[UT_EVENT_TYPE_MAX];
+	char name[UT_EVENT_TYPE_MAX];
+	uint16_t offset, size, elem_size;
+	uint8_t is_signed, kind; /* enum ut_event_kind */
+};
+
+struct tfs_event_def {
+	uint32_t id;
+	uint64_t fp;
+	char system[UT_EVENT_NAME_MAX];
+	char name[UT_EVENT_NAME_MAX];
+	uint32_t size; /* the record's fixed part */
+	uint32_t nr_fields;
+	struct tfs_event_field fields[UT_EVENT_FIELDS_MAX];
+	char print_fmt[UT_EVENT_FMT_MAX]; /* as the kernel shows it: REC-> for __entry-> */
+};
+
+/*
+ * Check an announcement (a whole UT_MSG_EVENT packet of n bytes) and fill def
+ * (id 0).  0, or -EINVAL with *why saying what is wrong.
+ */
+int tfs_event_def_parse(const void *msg, size_t n, struct tfs_event_def *def, const char **why);
+
+/*
+ * A process announced an event: checked, then entered (a new id) or found.
+ * Refused (bad, or no room left): one line on the console, -EINVAL; the
+ * connection and everything else go on.  Returns 1 when the event is enabled
+ * somewhere (the process must look its id up: a new generation is due), 0 when
+ * not, <0 refused.
+ */
+int tfs_event_announce(pid_t pid, const void *msg, size_t n);
+
+/* The definition with this id, or NULL. */
+const struct tfs_event_def *tfs_event_def(uint32_t id);
+/* Definitions known (ids UT_EVENT_ID_BASE .. + n - 1). */
+uint32_t tfs_event_nr_defs(void);
+
+/*
+ * Enable (on) or disable the event `id` for instance slot `slot` (0: the top
+ * level; < UT_EVT_INSTANCE_SLOTS) in the events memfd.  The caller then applies
+ * (tfs_apply: a new generation) so that processes switch their keys.  0, -ENOENT
+ * (no such id), -EINVAL (bad slot).
+ */
+int tfs_event_enable(uint32_t id, unsigned int slot, bool on);
+/* Whether slot has the event enabled. */
+bool tfs_event_enabled(uint32_t id, unsigned int slot);
+
+/* The events memfd: create it (once); a read-only descriptor for WELCOME. */
+int tfs_event_defs_init(void);
+int tfs_event_defs_fd_ro(void);
+/* Tests: forget every definition and enable bit (the memfd stays). */
+void tfs_event_defs_reset(void);
+
+/*
+ * Test hook: UTRACEFS_TEST_EVENTS="SYSTEM:EVENT[,...]" (`*` matches any system or
+ * event) enables matching events in slot 0 as they are announced, until the
+ * control files exist.  Read once by tfs_event_defs_init.
+ */
+void tfs_event_test_hook(const char *spec);
+
+/* The reader (ring_read.c): is this UT_EV_EVENT event sound?  Its length or -1. */
+int tfs_event_check(const struct ut_ev *ev, unsigned int len);
+/* Its text: "name: field=value ...\n". */
+void tfs_event_print(struct tfs_buf *b, const struct ut_ev *ev);
+
+#endif
