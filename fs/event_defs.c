@@ -208,10 +208,14 @@ static const char *field_bad(const struct ut_msg_event_field *f, uint32_t rec_si
 		if (!elem_size_ok(f->size) || f->elem_size != f->size)
 			return "an integer field is not 1, 2, 4 or 8 bytes";
 		break;
-	case UT_EVF_KIND_ARRAY:
-		if (!elem_size_ok(f->elem_size) || !f->size || f->size % f->elem_size)
-			return "an array field's size is not a whole number of elements";
+	case UT_EVF_KIND_ARRAY: {
+		const char *b = strchr(f->name, '[');
+
+		if (!elem_size_ok(f->elem_size) || !f->size || f->size % f->elem_size || !b ||
+		    strtoul(b + 1, NULL, 10) != f->size / f->elem_size)
+			return "an array field's size is not its name[length] of elements";
 		break;
+	}
 	case UT_EVF_KIND_STRING:
 		if (f->size != 4 || f->elem_size != 1 || strcmp(f->type, "__data_loc char[]"))
 			return "a string field is not a __data_loc char[] word";

@@ -20,6 +20,11 @@
  *                             prints "kept K", the registrations utracefs kept
  *   hostile SOCKET silent     connect and say nothing: prints "silent closed" when
  *                             utracefs closed the connection (within 10 s)
+ *   hostile SOCKET events     trace event announcements (UT_MSG_EVENT, ut_event.h):
+ *                             malformed definitions and garbage on one connection
+ *                             ("bad open", "garbage open": refused, the connection
+ *                             stays), then a sound one, ut_hostile:fine; an
+ *                             oversized packet on another ("oversize closed")
  *
  * Prints "end" last.
  */
@@ -40,6 +45,7 @@
 #include <unistd.h>
 
 #include "../../common/ut_ctl.h"
+#include "../../common/ut_event.h"
 #include "../../common/ut_ring.h"
 #include "../../common/ut_sel.h"
 #include "../../common/ut_wire.h"
@@ -78,12 +84,12 @@ static void hello_msg(struct ut_msg_hello *h)
 	strcpy(h->exe, "/bin/hostile");
 }
 
-/* Register on fd; fds[3] get WELCOME's descriptors (-1 where none).  0 or -1. */
-static int hello(int fd, struct ut_msg_welcome *w, int fds[3])
+/* Register on fd; fds[4] get WELCOME's descriptors (-1 where none).  0 or -1. */
+static int hello(int fd, struct ut_msg_welcome *w, int fds[4])
 {
 	struct ut_msg_hello h;
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(4 * sizeof(int))];
 		struct cmsghdr align;
 	} cbuf;
 	struct iovec iov = {.iov_base = w, .iov_len = sizeof(*w)};
@@ -92,7 +98,7 @@ static int hello(int fd, struct ut_msg_welcome *w, int fds[3])
 			    .msg_control = cbuf.buf,
 			    .msg_controllen = sizeof(cbuf.buf)};
 
-	fds[0] = fds[1] = fds[2] = -1;
+	fds[0] = fds[1] = fds[2] = fds[3] = -1;
 	hello_msg(&h);
 	if (send(fd, &h, sizeof(h), MSG_NOSIGNAL) != sizeof(h) ||
 	    recvmsg(fd, &mh, MSG_CMSG_CLOEXEC) != sizeof(*w))
@@ -100,7 +106,7 @@ static int hello(int fd, struct ut_msg_welcome *w, int fds[3])
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 
-		for (size_t i = 0; i < n && i < 3; i++)
+		for (size_t i = 0; i < n && i < 4; i++)
 			memcpy(&fds[i], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
 	}
 	return 0;
@@ -154,7 +160,7 @@ static int try_write(int fd, const char *name)
 static void do_seal(void)
 {
 	struct ut_msg_welcome w;
-	int fd = conn(), fds[3], ways = 0;
+	int fd = conn(), fds[4], ways = 0;
 
 	if (hello(fd, &w, fds)) {
 		printf("no welcome\n");
@@ -164,6 +170,8 @@ static void do_seal(void)
 		ways += try_write(fds[0], "control page");
 	if (fds[2] >= 0)
 		ways += try_write(fds[2], "selection");
+	if (fds[3] >= 0)
+		ways += try_write(fds[3], "events");
 	printf("writable %d\n", ways);
 	close(fd);
 }
@@ -182,7 +190,7 @@ static void garbage(void *p, size_t n)
 static void do_scribble(void)
 {
 	struct ut_msg_welcome w;
-	int fd = conn(), fds[3];
+	int fd = conn(), fds[4];
 	char *a;
 
 	if (hello(fd, &w, fds) || fds[1] < 0) {
@@ -260,11 +268,11 @@ static void send_raw(int fd, const void *buf, size_t len)
 static int registered(void)
 {
 	struct ut_msg_welcome w;
-	int fd = conn(), fds[3];
+	int fd = conn(), fds[4];
 
 	if (hello(fd, &w, fds))
 		return fd;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	return fd;
@@ -425,7 +433,7 @@ static void child_dies(int step)
 	if (pid == 0) {
 		struct ut_msg_welcome w;
 		struct ut_msg_hello h;
-		int fd = conn(), fds[3];
+		int fd = conn(), fds[4];
 
 		switch (step) {
 		case 0: /* connected, nothing sent */
@@ -484,12 +492,12 @@ static void do_hoard(int n)
 
 	for (int i = 0; i < n && fds; i++) {
 		struct ut_msg_welcome w;
-		int got[3];
+		int got[4];
 
 		fds[i] = conn();
 		if (hello(fds[i], &w, got))
 			continue;
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 4; k++)
 			if (got[k] >= 0)
 				close(got[k]);
 	}
@@ -504,6 +512,79 @@ static void do_silent(void)
 
 	printf("silent %s\n", closed_within(fd, 200) ? "closed" : "open");
 	close(fd);
+}
+
+/* ---- events ---------------------------------------------------------------------------- */
+
+static union {
+	struct ut_msg_event m;
+	char b[UT_EVENT_MSG_MAX + 64];
+	uint64_t align;
+} epk;
+
+/* ut_hostile:fine { int v; }, print "v=%d" */
+static size_t event_msg(void)
+{
+	struct ut_msg_event *m = &epk.m;
+	size_t len;
+
+	memset(&epk, 0, sizeof(epk));
+	m->type = UT_MSG_EVENT;
+	m->size = 12;
+	strcpy(m->system, "ut_hostile");
+	strcpy(m->name, "fine");
+	m->nr_fields = 1;
+	m->fields[0] = (struct ut_msg_event_field){.offset = 8, .size = 4, .elem_size = 4,
+						   .is_signed = 1};
+	strcpy(m->fields[0].type, "int");
+	strcpy(m->fields[0].name, "v");
+	strcpy((char *)&m->fields[1], "\"v=%d\", REC->v");
+	m->fmt_len = (uint32_t)strlen((char *)&m->fields[1]) + 1;
+	len = sizeof(*m) + sizeof(m->fields[0]) + m->fmt_len;
+	m->len = (uint32_t)len;
+	return len;
+}
+
+static void do_events(void)
+{
+	int fd = registered();
+	size_t n;
+
+	/* each one wrong in one way: refused, one console line each */
+	for (int k = 0; k < 8; k++) {
+		n = event_msg();
+		switch (k) {
+		case 0: strcpy(epk.m.system, "bad system"); break;
+		case 1: epk.m.fields[0].offset = 2; break;	   /* over the common fields */
+		case 2: epk.m.fields[0].offset = 60000; break;	   /* far beyond the record */
+		case 3: epk.m.nr_fields = 0xffffffffu; break;	   /* a count to make us loop */
+		case 4: epk.m.fmt_len = 0x7fffffffu; break;	   /* a length to make us read */
+		case 5: epk.m.name[63] = 'x'; break;		   /* no NUL */
+		case 6: ((char *)&epk.m.fields[1])[2] = 27; break; /* escape into the console */
+		case 7: strcpy(epk.m.fields[0].type, "int\n"); break;
+		}
+		send_raw(fd, &epk, n);
+	}
+	printf("bad %s\n", closed_within(fd, 10) ? "closed" : "open");
+	/* garbage of every length that the header allows */
+	for (n = 16; n < 2048; n += 8) {
+		for (size_t i = 0; i < n; i++)
+			epk.b[i] = (char)rand64();
+		epk.m.type = UT_MSG_EVENT;
+		epk.m.len = (uint32_t)n;
+		send_raw(fd, &epk, n);
+	}
+	printf("garbage %s\n", closed_within(fd, 10) ? "closed" : "open");
+	n = event_msg();
+	send_raw(fd, &epk, n);
+	verdict("fine", fd);
+	fd = registered();
+	n = UT_EVENT_MSG_MAX + 8;
+	memset(&epk, 0, sizeof(epk));
+	epk.m.type = UT_MSG_EVENT;
+	epk.m.len = (uint32_t)n;
+	send_raw(fd, &epk, n);
+	verdict("oversize", fd);
 }
 
 int main(int argc, char **argv)
@@ -529,6 +610,8 @@ int main(int argc, char **argv)
 		do_hoard(atoi(argv[3]));
 	else if (!strcmp(argv[2], "silent"))
 		do_silent();
+	else if (!strcmp(argv[2], "events"))
+		do_events();
 	else
 		return 2;
 	printf("end\n");
