@@ -8,6 +8,7 @@
  *   stubs.c      one stub page near each object: `jmp *slot`, slot = the trampoline
  *   control.c    the socket to utracefs, the control thread, attach/detach
  *   api.c        include/utrace/utrace.h and the trampoline's C slow paths
+ *   events.c     include/utrace/event.h: trace events, their static keys, their writer
  *   rseq.c       each thread's rseq area: glibc's, or one registered by the runtime
  *   interpose.c  dlopen/dlclose, sigaction/signal, sigprocmask/pthread_sigmask,
  *                the waits with a mask (sigsuspend, ppoll, pselect, epoll_pwait),
