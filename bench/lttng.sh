@@ -78,7 +78,8 @@ lttng_start() {
 	fi
 }
 
-# lttng_run ARGS: one run of calls-lttng ARGS inside a fresh session writing to tmpfs.
+# lttng_run ARGS [EVENT PROGRAM]: one run of PROGRAM ARGS (default: calls-lttng, whose
+# event is utrace_bench:leaf) inside a fresh session writing to tmpfs, EVENT enabled.
 # Prints "LINE_OK BYTES DISCARDED" on the first line (LINE_OK 1 when the program printed
 # its result) and the program's line on the second; keeps the trace's size, not the trace.
 lttng_run() {
@@ -86,14 +87,14 @@ lttng_run() {
 	rm -rf "$d"
 	{
 		lttng_cli create "$LTTNG_SESSION" --output="$d" &&
-			lttng_cli enable-event -u -s "$LTTNG_SESSION" 'utrace_bench:leaf' &&
+			lttng_cli enable-event -u -s "$LTTNG_SESSION" "${2:-utrace_bench:leaf}" &&
 			lttng_cli start "$LTTNG_SESSION"
 	} >"$BENCH_OUT/lttng-probe.log" 2>&1 || {
 		lttng_cli destroy "$LTTNG_SESSION" >/dev/null 2>&1
 		return 0
 	}
 	# shellcheck disable=SC2086
-	line=$(LTTNG_HOME=$BENCH_TMP/lttng-home to 120 "$BENCH_OUT/bin/calls-lttng" $1)
+	line=$(LTTNG_HOME=$BENCH_TMP/lttng-home to 120 "${3:-$BENCH_OUT/bin/calls-lttng}" $1)
 	lttng_cli stop "$LTTNG_SESSION" >/dev/null 2>&1
 	disc=$(lttng_cli list "$LTTNG_SESSION" | awk -F': *' '/Discarded events/ { n += $2 } END { print n + 0 }')
 	lttng_cli destroy "$LTTNG_SESSION" >/dev/null 2>&1

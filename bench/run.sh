@@ -15,7 +15,8 @@
 #                 takes fewer device interrupts than CPU 0 on a typical guest)
 #   BENCH_CAT_KB  buffer_size_kb used to time `cat trace` on a full buffer (default 65536)
 #   BENCH_DOC     report to write (default docs/performance.md)
-#   BENCH_WORKLOADS  workloads to run (default: calls thresh real scale)
+#   BENCH_WORKLOADS  workloads to run (default: calls events thresh real scale)
+#   BENCH_EVENTS_PAIRS  pairs of blocks per run of the events workload (default 100)
 #   BENCH_THRESH_US  tracing_thresh of the calls workload's ut-graph-thresh row (1000)
 #   BENCH_REAL_REPEAT, BENCH_LUA_ARGS, BENCH_SQLITE_SIZE  the real workload (bench/real.sh)
 #   BENCH_SCALE_REPEAT, BENCH_SCALE_CALLS, BENCH_SCALE_SITES  the scale workload
@@ -47,7 +48,7 @@ BENCH_BLOCK=${BENCH_BLOCK:-100000}
 BENCH_CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 BENCH_CAT_KB=${BENCH_CAT_KB:-65536}
 BENCH_DOC=${BENCH_DOC:-$TOP/docs/performance.md}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls thresh real scale}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls events thresh real scale}
 BENCH_OUT=$BENCH_DIR/out
 BENCH_TMP=$(mktemp -d /tmp/utrace-bench.XXXXXX)
 BENCH_MNT=$BENCH_TMP/tracing
@@ -58,6 +59,7 @@ BENCH_FS_PID=
 . "$BENCH_DIR/lib.sh"
 . "$BENCH_DIR/micro.sh"
 . "$BENCH_DIR/lttng.sh"
+. "$BENCH_DIR/events.sh"
 . "$BENCH_DIR/thresh.sh"
 . "$BENCH_DIR/real.sh"
 . "$BENCH_DIR/scale.sh"

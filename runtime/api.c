@@ -64,8 +64,12 @@ void ut_rt_write_ev(struct ut_ctl *ctl, void *area, struct ut_ev *ev)
 {
 	int err = ut_rb_write(area, ut_rt_nr_cpus, ev);
 
-	if (err == -ENOSYS && ctl->write_mode == UT_CTL_WRITE_LOCKED)
+	if (err == -ENOSYS && ctl->write_mode == UT_CTL_WRITE_LOCKED) {
+		int saved = errno; /* its system calls (a contended lock) */
+
 		err = ut_rb_write_locked(area, ut_rt_nr_cpus, ev);
+		errno = saved;
+	}
 	if (err == -ENOSYS || err == -EDEADLK || err == -EBUSY)
 		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
 }

@@ -29,7 +29,8 @@
  * of room; utrace_event_write() fills the ring header and the common fields and
  * writes it into the current CPU's ring of every instance slot in the mask, with
  * the general writer (rseq, or the ring's lock in locked mode).  No lock, no
- * allocation, errno kept.
+ * allocation; errno is untouched (the rseq writer makes no system call; the locked
+ * one keeps it, api.c).
  */
 #include <errno.h>
 #include <link.h>
@@ -468,14 +469,12 @@ UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned i
 	unsigned char *rec = e->rec;
 	uint16_t type = (uint16_t)id;
 	int32_t pid;
-	int saved;
 
 	if (!ctl || !(m0 | m1) || !id || size < UT_EVENT_COMMON_SIZE || size > UT_EVENT_REC_MAX ||
 	    !ctl->tracing_on || ut_rt_off)
 		return;
 	if (!ut_thr.tid && !ut_rt_thread_first())
 		return;
-	saved = errno;
 	e->h = (struct ut_ev){.len = (uint16_t)len,
 			      .type = UT_EV_EVENT,
 			      .flags = ut_thr.evflags,
@@ -489,7 +488,8 @@ UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned i
 			   ((ut_thr.evflags & UT_EVF_SIGHANDLER) ? 0x08 : 0));
 	rec[3] = 0;
 	memcpy(rec + 4, &pid, 4);
-	memset(rec + size, 0, len - UT_EVENT_HDR - size); /* no stack bytes in the ring */
+	for (unsigned int i = UT_EVENT_HDR + size; i < len; i++)
+		rec[i - UT_EVENT_HDR] = 0; /* the padding: no stack bytes in the ring */
 	for (unsigned int slot = 0; slot < UT_EVT_INSTANCE_SLOTS; slot++) {
 		uint64_t bit = slot < 64 ? (m0 >> slot) & 1 : m1;
 		void *area;
@@ -502,5 +502,4 @@ UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned i
 		if (slot < 64 && !(m0 >> slot >> 1) && !m1)
 			break; /* no more bits */
 	}
-	errno = saved;
 }

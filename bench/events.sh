@@ -1,0 +1,118 @@
+# bench/events.sh - workload "events": what a trace event costs the program that fires
+# it (issue 13): a utrace event disabled (its call site a 5-byte NOP) and enabled, and an
+# LTTng-UST tracepoint with the same payload (four integers and a 16-byte string).
+#
+# Sourced by bench/run.sh.  bench/micro/events.c measures in the process, paired: blocks
+# that fire the event alternate with the same blocks without it (bench/method.md), and
+# prints the median overhead per event.  Each configuration runs BENCH_REPEAT times, in
+# rotated order.  The enabled utrace row needs utracefs; until the events/ control files
+# exist it enables the event with utracefs's test hook (UTRACEFS_TEST_EVENTS).
+#
+# Results, under $BENCH_OUT/events/:
+#   runs.tsv   config round overhead_ns event_ns plain_ns
+#   why.tsv    config why (a configuration that could not run)
+
+EVENTS_SRC=$BENCH_DIR/micro/events.c
+EVENTS_CONFIGS="ut-disabled ut-enabled lttng-off lttng"
+EVENTS_ARGS_N=${BENCH_EVENTS_PAIRS:-100}
+
+events_args() { echo "-n $EVENTS_ARGS_N -b $BENCH_BLOCK -c $BENCH_CPU"; }
+
+events_build() {
+	b=$BENCH_OUT/bin
+	mkdir -p "$b"
+	# shellcheck disable=SC2086
+	gcc $CALLS_CFLAGS -I"$TOP/include" -o "$b/events-ut" "$EVENTS_SRC" || return 1
+	# shellcheck disable=SC2086
+	gcc $CALLS_CFLAGS -DBENCH_LTTNG -I"$BENCH_DIR/micro" -o "$b/events-lttng" "$EVENTS_SRC" \
+		"$BENCH_DIR/micro/events_tp.c" -llttng-ust -ldl -lpthread \
+		2>"$BENCH_OUT/events-lttng-build.log" || rm -f "$b/events-lttng"
+	return 0
+}
+
+# events_one CONFIG: one run; prints the program's line (empty when it failed).
+events_one() {
+	b=$BENCH_OUT/bin
+	# shellcheck disable=SC2046
+	case $1 in
+	ut-disabled) UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-ut" \
+		$(events_args) ;;
+	ut-enabled) UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-ut" -w $(events_args) ;;
+	lttng-off) to 120 "$b/events-lttng" $(events_args) ;;
+	lttng) lttng_run "$(events_args)" utrace_bench:ev "$b/events-lttng" | sed -n 2p ;;
+	esac
+}
+
+workload_events() {
+	EVENTS_OUT=$BENCH_OUT/events
+	rm -rf "$EVENTS_OUT"
+	mkdir -p "$EVENTS_OUT"
+	: > "$EVENTS_OUT/runs.tsv"
+	: > "$EVENTS_OUT/why.tsv"
+	events_build || return 1
+	[ -x "$BENCH_OUT/bin/events-lttng" ] || {
+		echo "lttng-off the tracepoint build failed: $(head -1 "$BENCH_OUT/events-lttng-build.log")"
+		echo "lttng the tracepoint build failed"
+	} >> "$EVENTS_OUT/why.tsv"
+	started=
+	if [ -x "$BENCH_OUT/bin/events-lttng" ] && [ -z "$LTTNG_SESSIOND_PID" ]; then
+		lttng_start
+		started=1
+		[ "$LTTNG_OK" = 1 ] || echo "lttng $LTTNG_WHY" >> "$EVENTS_OUT/why.tsv"
+	fi
+	# the enabled utrace row: enabled by the test hook, 64 MB per CPU; the disabled row
+	# runs with the runtime dormant (no daemon at $BENCH_NOMOUNT): its site stays a NOP
+	export UTRACEFS_TEST_EVENTS=utrace_bench:ev
+	if ! tfs_mount "$BENCH_MNT" "$BENCH_OUT/utracefs-events.log"; then
+		printf 'ut-disabled utracefs did not mount\nut-enabled utracefs did not mount\n' \
+			>> "$EVENTS_OUT/why.tsv"
+	fi
+	unset UTRACEFS_TEST_EVENTS
+	tfs_write "$BENCH_MNT/buffer_size_kb" 65536
+	for r in $(seq 1 "$BENCH_REPEAT"); do
+		for c in $(rotated "$r" $EVENTS_CONFIGS); do
+			grep -q "^$c " "$EVENTS_OUT/why.tsv" && continue
+			echo "bench: events $c round $r" >&2
+			line=$(events_one "$c")
+			echo "$line" | awk -v c="$c" -v r="$r" '
+				{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+				v["overhead_ns"] != "" { print c, r, v["overhead_ns"], v["event_ns"], v["plain_ns"], v["enabled"] }' \
+				>> "$EVENTS_OUT/runs.tsv"
+		done
+	done
+	tfs_umount "$BENCH_MNT"
+	[ -n "$started" ] && lttng_stop
+	awk '{ print $1, $3 }' "$EVENTS_OUT/runs.tsv" | stats_by_key > "$EVENTS_OUT/stats.tsv"
+}
+
+report_events() {
+	echo "## Workload: events (trace events a program defines)"
+	echo
+	echo "\`bench/out/bin/events-ut $(events_args)\` (bench/micro/events.c): an event of four"
+	echo "integers and a 16-byte string, fired $BENCH_BLOCK times per block; blocks with the event"
+	echo "alternate with the same blocks without it, and a run prints the median difference"
+	echo "per event (paired, bench/method.md).  Each configuration ran $BENCH_REPEAT times; the"
+	echo "table shows the median, min and max over runs."
+	echo
+	echo "| configuration | overhead per event (median) | min | max | runs |"
+	echo "| --- | ---: | ---: | ---: | ---: |"
+	for c in $EVENTS_CONFIGS; do
+		case $c in
+		ut-disabled) t="utrace event, disabled (5-byte NOP; runtime loaded, no daemon)" ;;
+		ut-enabled) t="utrace event, enabled (written to the top level's ring)" ;;
+		lttng-off) t="LTTng-UST tracepoint, no session" ;;
+		lttng) t="LTTng-UST tracepoint, enabled in a session" ;;
+		esac
+		why=$(sed -n "s/^$c //p" "$EVENTS_OUT/why.tsv" | head -1)
+		if [ -n "$why" ]; then
+			echo "| $t | not available: $why | | | |"
+			continue
+		fi
+		awk -v c="$c" -v t="$t" '$1 == c { printf "| %s | %.2f ns | %.2f | %.2f | %d |\n", t, $4, $3, $5, $2 }' \
+			"$EVENTS_OUT/stats.tsv"
+	done
+	echo
+	awk '$1 == "ut-enabled" { u = $4 } $1 == "lttng" { l = $4 }
+		END { if (u > 0 && l > 0) printf "An enabled utrace event costs %.2f× what an enabled LTTng-UST tracepoint with the same payload costs (target: at most 0.25×; and < 15 ns).\n\n", u / l }' \
+		"$EVENTS_OUT/stats.tsv"
+}
