@@ -379,6 +379,33 @@ static int64_t enter_locked(struct tfs_event_def *def, bool *fresh)
 	return 0;
 }
 
+/*
+ * The console is for people: a process gets REFUSED_SHOWN lines of refusals, then one
+ * saying that its further refusals are not shown (per pid, in a small table).
+ */
+#define REFUSED_SHOWN 16u
+static struct {
+	pid_t pid;
+	unsigned int n;
+} refusals[64];
+
+static void say_refused(pid_t pid, const char *why)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&defs_lock);
+	if (refusals[(unsigned int)pid % 64].pid != pid)
+		refusals[(unsigned int)pid % 64] = (typeof(refusals[0])){pid, 0};
+	n = ++refusals[(unsigned int)pid % 64].n;
+	pthread_mutex_unlock(&defs_lock);
+	/* the names only once checked: they go to a terminal */
+	if (n <= REFUSED_SHOWN)
+		fprintf(stderr, "utracefs: process %d: trace event refused: %s\n", (int)pid, why);
+	else if (n == REFUSED_SHOWN + 1)
+		fprintf(stderr, "utracefs: process %d: further refused trace events not shown\n",
+			(int)pid);
+}
+
 int tfs_event_announce(pid_t pid, const void *msg, size_t n)
 {
 	struct tfs_event_def *def = malloc(sizeof(*def));
@@ -407,8 +434,7 @@ int tfs_event_announce(pid_t pid, const void *msg, size_t n)
 			why = "its fingerprint is another definition's";
 	}
 	if (why) {
-		/* the names only once checked: they go to a terminal */
-		fprintf(stderr, "utracefs: process %d: trace event refused: %s\n", (int)pid, why);
+		say_refused(pid, why);
 		ret = -EINVAL;
 	} else {
 		if (fresh)
