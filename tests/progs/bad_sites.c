@@ -63,11 +63,11 @@ static int conn(int *selfd)
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct ut_msg_hello h = {.h = {UT_MSG_HELLO, sizeof(h)}, .version = UT_PROTO_VERSION};
 	struct ut_msg_welcome w;
-	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
 	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
 	struct msghdr mh = {
 	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	int fds[3] = {-1, -1, -1}, fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int fds[4] = {-1, -1, -1, -1}, fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	strcpy(sa.sun_path, sock_path);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -86,9 +86,10 @@ static int conn(int *selfd)
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(fds)))
 			memcpy(fds, CMSG_DATA(c), sizeof(fds));
-	/* the control page, the area, the selection */
+	/* the control page, the area, the selection, the events */
 	close(fds[0]);
 	close(fds[1]);
+	close(fds[3]);
 	if (selfd)
 		*selfd = fds[2];
 	else

@@ -79,11 +79,11 @@ static int welcome(void)
 {
 	struct ut_msg_hello h = {.h = {UT_MSG_HELLO, sizeof(h)}, .version = UT_PROTO_VERSION};
 	struct ut_msg_welcome w;
-	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
 	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
 	struct msghdr mh = {
 	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	int fds[3] = {-1, -1, -1}; /* the control page, the area, the selection */
+	int fds[4] = {-1, -1, -1, -1}; /* the control page, the area, the selection, the events */
 	ssize_t n;
 
 	h.pid = getpid();
@@ -97,14 +97,15 @@ static int welcome(void)
 	n = recvmsg(sock, &mh, 0);
 	for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(3 * sizeof(int)))
+		    c->cmsg_len == CMSG_LEN(4 * sizeof(int)))
 			memcpy(fds, CMSG_DATA(c), sizeof(fds));
 	if (n != sizeof(w) || w.h.type != UT_MSG_WELCOME || fds[0] < 0 || fds[2] < 0) {
-		fprintf(stderr, "fake_sites: no WELCOME with three descriptors\n");
+		fprintf(stderr, "fake_sites: no WELCOME with four descriptors\n");
 		return -1;
 	}
 	ctl = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fds[0], 0);
 	close(fds[1]);
+	close(fds[3]);
 	sel_fd = fds[2];
 	/* the selection memfd must come read-only */
 	if (mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, sel_fd, 0) != MAP_FAILED) {

@@ -578,7 +578,7 @@ static int peer_hello(struct peer *p, const char *comm)
 	struct ut_msg_hello h;
 	struct ut_msg_welcome w;
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(4 * sizeof(int))];
 		struct cmsghdr align;
 	} cmsg;
 	struct iovec iov = {.iov_base = &w, .iov_len = sizeof(w)};
@@ -587,7 +587,7 @@ static int peer_hello(struct peer *p, const char *comm)
 			    .msg_control = cmsg.buf,
 			    .msg_controllen = sizeof(cmsg.buf)};
 	struct cmsghdr *c;
-	int fds[3];
+	int fds[4]; /* the control page, the area, the selection, the events */
 	char *base;
 
 	hello_msg(&h, comm);
@@ -607,7 +607,7 @@ static int peer_hello(struct peer *p, const char *comm)
 		munmap(base, w.area_size);
 		base = MAP_FAILED;
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		close(fds[i]);
 	p->ctl = (void *)base;
 	return p->ctl == MAP_FAILED ? -1 : (int)w.nr_cpus;
