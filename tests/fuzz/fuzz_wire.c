@@ -2,8 +2,9 @@
 /*
  * fuzz_wire.c - the wire protocol handler of the registry (registry.c, ut_wire.h):
  * the packets a traced process sends on one connection (HELLO, ACK, TASK, MAPS,
- * TRACING, SITES, PROBE), as the registry thread handles them, and what they
- * reach: saved_cmdlines, the function table, the selection memfd, symbols.
+ * TRACING, SITES, PROBE, EVENT), as the registry thread handles them, and what they
+ * reach: saved_cmdlines, the function table, the selection memfd, symbols, the
+ * trace event definitions (event_defs.c).
  *
  * Input: packets, each a 2-byte length (little endian) then its bytes.  The
  * connection is process FUZZ_PID's (HELLO must claim it); the other end of a
@@ -13,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "event_defs.h"
 #include "fuzz.h"
 #include "ut_wire.h"
 
@@ -57,5 +59,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(sv[1]);
 	tfs_ft_reset();
 	tfs_task_clear();
+	tfs_event_defs_reset();
 	return 0;
 }

@@ -84,7 +84,7 @@ texts("cpumask", [bytes([a]) + t.encode() for a, t in CPUMASK])
 
 # fuzz_wire: packets (2-byte length, then the packet); the process is FUZZ_PID
 PID_ = 4194000
-HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE = 1, 3, 4, 5, 6, 7, 8
+HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT = 1, 3, 4, 5, 6, 7, 8, 11
 
 
 def pkt(body_type, payload):
@@ -109,11 +109,27 @@ def sites(obj, total, first, offs, path="/opt/app/prog", base=0x555500000000):
                cstr(path, 256) + b"".join(struct.pack("<I", o) for o in offs))
 
 
+def field(ctype, name, offset, size, elem, signed, kind):
+    return cstr(ctype, 64) + cstr(name, 64) + struct.pack("<HHHBB", offset, size, elem, signed, kind)
+
+
+def event(name, fields, fmt, size):
+    f = fmt.encode() + b"\0"
+    return pkt(EVENT, struct.pack("<II", 0, size) + cstr("app", 64) + cstr(name, 64) +
+               struct.pack("<II", len(fields), len(f)) + b"".join(fields) + f)
+
+
+ev_ok = event("req", [field("int", "id", 8, 4, 4, 1, 0), field("char", "tag[8]", 12, 8, 1, 1, 1),
+                      field("__data_loc char[]", "path", 20, 4, 1, 1, 2)],
+              '"id=%d path=%s", REC->id, __get_str(path)', 24)
+ev_bad = event("req", [field("int", "id", 4, 4, 4, 1, 0)], '"x"', 12)
+
 WIRE = [
     hello, hello + ack, hello + task + ack, hello + maps, hello + tracing,
     hello + sites(0, 3, 0, [0x100, 0x200, 0x300]),
     hello + sites(0, 4, 0, [0x100, 0x200]) + sites(0, 4, 2, [0x300, 0x400]),
     hello + sites(1, 2, 0, [0x10, 0x20], "/usr/lib/libfoo.so.1", 0x7f0000000000) + sites(1, 0, 0, []),
     hello + probe, task, hello + hello, pkt(HELLO, b"short"), hello + pkt(99, b""),
+    hello + ev_ok, hello + ev_bad + ev_ok + ev_ok,
 ]
 texts("wire", WIRE)
