@@ -59,6 +59,11 @@ garbage open
 fine open
 oversize closed
 end" "$out"
+# the connection's packets are handled in order: once the sound one is in, all are
+i=0
+while [ $i -lt 1000 ] && ! grep -q 'trace event ut_hostile:fine has id' "$LOG"; do
+	sleep 0.02; i=$((i + 1))
+done
 refused=$(($(grep -c 'trace event refused' "$LOG") - before))
 expect_eq "hostile: each bad definition refused on the console, a flood cut short" "16 1" \
 	"$refused $(grep -c 'further refused trace events not shown' "$LOG")"
