@@ -1,6 +1,7 @@
 #!/bin/sh
 # 84_events.sh - trace events a program defines (include/utrace/event.h): in the
-# executable, in a linked library and in a dlopen()ed one (tests/progs/events_prog.c).
+# executable, in a linked library and in a dlopen()ed one (tests/progs/events_prog.c),
+# and in C++ (events_cxx.cc).
 # Disabled, each call site is a 5-byte NOP and nothing is written; enabled (through
 # the test hook UTRACEFS_TEST_EVENTS until the events/ control files exist), the
 # sites are jumps and every field comes back in `trace`.  Definitions and ids stay
@@ -24,7 +25,7 @@ expect_eq "disabled: the definitions were announced (three objects' events, one 
 ut_umount || fail "unmount"
 
 # -- enabled: jumps, records with every field ----------------------------------------------------
-export UTRACEFS_TEST_EVENTS='ut_test:*,ut_lib:*'
+export UTRACEFS_TEST_EVENTS='ut_test:*,ut_lib:*,ut_cxx:greet'
 ut_mount
 out=$(traced "$P" fire)
 pid=$(echo "$out" | sed -n 's/^pid //p')
@@ -40,6 +41,12 @@ expect_match "executable: an array, a dynamic string, a dynamic array" \
 expect_match "linked library: its own event" "events_prog-$pid .*: linked: v=42 who=linked-lib\$" "$tr"
 expect_match "dlopen()ed library: its own event" "events_prog-$pid .*: dl: v=77 who=dlopened-lib\$" "$tr"
 expect_eq "each event once" 4 "$(echo "$tr" | grep -c "events_prog-$pid .*: \(ints\|strs\|linked\|dl\): ")"
+
+# C++: an event in a namespace, fired from a template
+out=$(traced "$PROGS/events_cxx")
+pid=$(echo "$out" | sed -n 's/^enabled 1 pid //p')
+expect_match "C++: an event in a namespace, fired from a template" \
+	"events_cxx-$pid .*: greet: who=world n=3\$" "$(cat "$T/trace")"
 
 # the definitions stay, with their ids, for the next process (and after this one exited)
 ids=$(grep -c 'has id' "$LOG")
