@@ -226,9 +226,11 @@ static int mark_seen(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* ut_rt_lock held; may run in the SIGTRAP handler (the loader's hook): nothing big on the stack */
 void ut_events_prune(void)
 {
-	uint32_t remap[EV_MAX_DESCS], n = 0, k = 0;
+	static uint32_t remap[EV_MAX_DESCS];
+	uint32_t n = 0, k = 0;
 	int first = 1, gone = 0;
 
 	for (uint32_t i = 0; i < UT_MAX_OBJS; i++)
