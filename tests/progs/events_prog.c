@@ -8,7 +8,9 @@
  *                         times, print the bytes again
  *   events_prog fire      wait (at most 20 s) until every event, the dlopen()ed
  *                         library's too, is enabled, print the sites' bytes, then
- *                         call each event once with known values
+ *                         call each event once with known values; dlclose() the
+ *                         library, dlopen() it again, wait until its event is
+ *                         enabled and call it once more
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -89,6 +91,15 @@ int main(int argc, char **argv)
 	print_sites("sites");
 	fire_all(0);
 	dl_fire(77);
+	/* unloaded and loaded again: its events are forgotten, then found anew */
+	dlclose(h);
+	h = dlopen(path, RTLD_NOW);
+	dl_enabled = h ? (int (*)(void))dlsym(h, "lib_dl_enabled") : NULL;
+	dl_fire = h ? (void (*)(unsigned long))dlsym(h, "lib_dl_fire") : NULL;
+	for (int i = 0; dl_enabled && i < 20000 && !dl_enabled(); i++)
+		sleep_ms(1);
+	if (dl_fire)
+		dl_fire(78);
 	printf("pid %d\n", (int)getpid());
 	return 0;
 }
