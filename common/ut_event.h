@@ -39,7 +39,7 @@
 #define UT_EVENT_ID_BASE 1024u
 #define UT_EVT_SLOTS 16384u	 /* table entries (a power of two) */
 #define UT_EVT_MAX_DEFS 12288u	 /* definitions a mount takes: the table at most 3/4 full */
-#define UT_EVT_INSTANCE_SLOTS 65 /* slot 0: the top level; 1..64 instances */
+#define UT_EVT_INSTANCE_SLOTS UT_INST_MAX /* slot 0: the top level; 1..64 instances */
 
 #define UT_EVENT_NAME_MAX 64u	/* system and event names, NUL included */
 #define UT_EVENT_TYPE_MAX 64u	/* a field's C type text, NUL included */

@@ -313,17 +313,15 @@ struct rseq *ut_rb_rseq_fallback(void);
 void ut_rt_write_ev(struct ut_ctl *ctl, void *area, struct ut_ev *ev);
 
 /*
- * The area of tracing instance slot `slot` (0: the top level, at ctl itself): slot
- * i's control page and rings are i * ut_rb_area_size(nr_cpus) further on.  NULL
- * when this process has not mapped that far (no such instance).
+ * The area of tracing instance slot `slot` (0: the top level, at ctl itself): its
+ * span, ut_inst_area (ut_ring.h).  NULL when this process has not mapped that far.
  */
 static inline void *ut_rt_slot_area(struct ut_ctl *ctl, unsigned int slot)
 {
-	uint64_t span = ut_rb_area_size(ut_rt_nr_cpus);
-
-	if ((uint64_t)(slot + 1) * span > ut_rt_area_size)
+	if (slot >= UT_INST_MAX ||
+	    (uint64_t)(slot + 1) * ut_inst_span(ut_rt_nr_cpus) > ut_rt_area_size)
 		return NULL;
-	return (char *)ctl + (uint64_t)slot * span;
+	return ut_inst_area(ctl, ut_rt_nr_cpus, slot);
 }
 
 uint32_t ut_rt_thread_first(void); /* trampoline slow path: returns the tid or 0 */
