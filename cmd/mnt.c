@@ -175,7 +175,7 @@ enum cli_mnt_state cli_mount_state(const char *dir)
 	case 0:
 		return CLI_MNT_STALE;
 	}
-	if (stat(path, &st) && errno == ENOTCONN)
+	if (stat(path, &st) && (errno == ENOTCONN || errno == ECONNABORTED))
 		return CLI_MNT_STALE;
 	return CLI_MNT_LIVE;
 }
@@ -207,8 +207,8 @@ static int make_dirs(const char *dir)
 
 /*
  * Refuse dir unless the deepest part of it that exists is trusted (what make_dirs
- * creates below is then the user's).  A dead mount of ours (ENOTCONN) is fine: its
- * directory was checked.  0, or CLI_FAIL after saying why.
+ * creates below is then the user's).  A dead mount of ours (ENOTCONN, ECONNABORTED)
+ * is fine: its directory was checked.  0, or CLI_FAIL after saying why.
  */
 static int check_trusted(const char *dir)
 {
@@ -225,7 +225,8 @@ static int check_trusted(const char *dir)
 			break;
 		*slash = '\0';
 	}
-	if (!err || err == -ENOTCONN || err == -ENOENT)
+	/* a dead mount answers ENOTCONN, or ECONNABORTED while its death is on its way */
+	if (!err || err == -ENOTCONN || err == -ECONNABORTED || err == -ENOENT)
 		return 0;
 	if (err == -EPERM)
 		cli_error("%s: refused: %s, so another user could stand in for utracefs there",
