@@ -771,6 +771,7 @@ static void test_instance_filters(void **state)
 	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE), "#### all functions enabled ####\n");
 	assert_string_equal(inst_show(&a, TFS_FILTER_NOTRACE), "#### no functions disabled ####\n");
 	expect_show(TFS_FILTER_TRACE, "main\n");
+	tfs_error_log_free(&a); /* as its removal does */
 }
 
 int main(void)
