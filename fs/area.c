@@ -193,11 +193,33 @@ static void ring_release_tail(struct tfs_instance *inst, unsigned int cpu, unsig
 }
 
 /*
- * Reset one CPU with the given page count; area_lock held.  Its consumer forgets
- * its position in the same critical section.  0, or -EBUSY (barrier_begin):
- * nothing changed.
+ * Copy cpu's ring (writer state and its nr_pages pages, as they are) into the
+ * snapshot buffer; writers stopped and readers held.  What was committed is all
+ * there; what a writer had begun and not committed is beyond the copied wpos, as
+ * it was beyond the ring's.  The copy's page count is the ring's: the snapshot
+ * follows the main buffer's size, as the kernel's.
  */
-static int ring_reset_locked(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
+static void spare_copy_held(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
+{
+	memcpy(ut_rb_cpu(inst->spare, cpu), ut_rb_cpu(inst->area, cpu), sizeof(struct rb_cpu));
+	memcpy(ut_rb_page(inst->spare, cpu, 0), ut_rb_page(inst->area, cpu, 0),
+	       (size_t)nr_pages * UT_RB_PAGE_SIZE);
+	if (inst->spare_pages[cpu] > nr_pages)
+		madvise(ut_rb_page(inst->spare, cpu, nr_pages),
+			(size_t)(inst->spare_pages[cpu] - nr_pages) * UT_RB_PAGE_SIZE, MADV_DONTNEED);
+	inst->spare_pages[cpu] = nr_pages;
+}
+
+/*
+ * Reset one CPU with the given page count; area_lock held.  With swap, the ring
+ * is first copied into the snapshot buffer in the same critical section (the
+ * kernel's swap, which also stops recording on the CPU for its moment): an event
+ * is committed either before it, and is in the copy, or after it, into the
+ * emptied ring.  Its consumer forgets its position in the same critical section.
+ * 0, or -EBUSY (barrier_begin): nothing changed.
+ */
+static int ring_swap_locked(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages,
+			    bool swap)
 {
 	struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
 	uint32_t was = rc->enabled;
@@ -210,6 +232,8 @@ static int ring_reset_locked(struct tfs_instance *inst, unsigned int cpu, unsign
 		return err;
 	}
 	tfs_rr_hold();
+	if (swap)
+		spare_copy_held(inst, cpu, nr_pages);
 	ut_rb_reset_cpu(inst->area, cpu, nr_pages, ring_flags(inst));
 	tfs_rr_forget_held(inst, cpu);
 	tfs_rr_unhold();
@@ -217,6 +241,12 @@ static int ring_reset_locked(struct tfs_instance *inst, unsigned int cpu, unsign
 	barrier_end(inst, cpu);
 	set_enabled(inst, cpu, cpu_in_mask(inst, cpu));
 	return 0;
+}
+
+/* Reset one CPU with the given page count; area_lock held (ring_swap_locked). */
+static int ring_reset_locked(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
+{
+	return ring_swap_locked(inst, cpu, nr_pages, false);
 }
 
 /*
@@ -471,6 +501,7 @@ void tfs_area_inst_release(struct tfs_instance *inst)
 			  (off_t)tfs.span - UT_CTL_SIZE);
 	}
 	pthread_mutex_unlock(&area_lock);
+	tfs_spare_free(inst);
 }
 
 int tfs_area_init(unsigned int nr_cpus)
@@ -568,6 +599,69 @@ int tfs_ring_reset(struct tfs_instance *inst, int cpu)
 		tfs_sym_forget(tsc); /* no event of a mapping gone before is left */
 	tfs_ring_kick();
 	return err;
+}
+
+int tfs_spare_swap(struct tfs_instance *inst, int cpu)
+{
+	int err = 0;
+
+	if (!inst->area)
+		return 0;
+	pthread_mutex_lock(&area_lock);
+	if (!inst->spare) {
+		/* as a span: reserved, and only the pages a copy writes cost memory */
+		void *p = mmap(NULL, tfs.span, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (p == MAP_FAILED) {
+			pthread_mutex_unlock(&area_lock);
+			return -ENOMEM;
+		}
+		tfs_rr_hold();
+		inst->spare = p;
+		memset(inst->spare_pages, 0, sizeof(inst->spare_pages));
+		tfs_rr_unhold();
+	}
+	for (unsigned int c = 0; c < tfs.nr_cpus; c++)
+		if (cpu < 0 || (unsigned int)cpu == c) {
+			int e = ring_swap_locked(inst, c, tfs_kpages_to_rb_pages(inst->nr_kpages[c]),
+						 true);
+
+			if (e && !err)
+				err = e;
+		}
+	pthread_mutex_unlock(&area_lock);
+	tfs_ring_kick();
+	return err;
+}
+
+void tfs_spare_clear(struct tfs_instance *inst, int cpu)
+{
+	pthread_mutex_lock(&area_lock);
+	tfs_rr_hold();
+	for (unsigned int c = 0; inst->spare && c < tfs.nr_cpus; c++)
+		if ((cpu < 0 || (unsigned int)cpu == c) && inst->spare_pages[c]) {
+			madvise(ut_rb_page(inst->spare, c, 0),
+				(size_t)inst->spare_pages[c] * UT_RB_PAGE_SIZE, MADV_DONTNEED);
+			inst->spare_pages[c] = 0;
+		}
+	tfs_rr_unhold();
+	pthread_mutex_unlock(&area_lock);
+}
+
+void tfs_spare_free(struct tfs_instance *inst)
+{
+	void *p;
+
+	pthread_mutex_lock(&area_lock);
+	tfs_rr_hold();
+	p = inst->spare;
+	inst->spare = NULL;
+	memset(inst->spare_pages, 0, sizeof(inst->spare_pages));
+	tfs_rr_unhold();
+	pthread_mutex_unlock(&area_lock);
+	if (p)
+		munmap(p, tfs.span);
 }
 
 int tfs_ring_resize(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_kpages)

@@ -65,6 +65,7 @@ static const struct tfs_file option_file = FILE_("option", 0640, tfs_option_file
 static const struct tfs_file per_cpu_files[] = {
     FILE_("buffer_size_kb", 0640, tfs_buffer_size_ops),
     FILE_("stats", 0440, tfs_stats_ops),
+    FILE_("snapshot", 0640, tfs_snapshot_ops),
     FILE_("trace", 0640, tfs_trace_ops),
     FILE_("trace_pipe", 0440, tfs_trace_pipe_ops),
     FILE_("trace_pipe_raw", 0440, tfs_trace_pipe_raw_ops),
@@ -119,6 +120,7 @@ static const struct tfs_file root_files[] = {
     FILE_("tracing_on", 0640, tfs_tracing_on_ops, .inst = TFS_INST_BOTH),
     FILE_("trace", 0640, tfs_trace_ops, .inst = TFS_INST_BOTH),
     FILE_("trace_pipe", 0440, tfs_trace_pipe_ops, .inst = TFS_INST_BOTH),
+    FILE_("snapshot", 0640, tfs_snapshot_ops, .inst = TFS_INST_BOTH),
     FILE_("trace_options", 0640, tfs_trace_options_ops, .inst = TFS_INST_BOTH),
     DYN_("options", 0750, tfs_option_file_name, &option_file),
     {.name = "options",

@@ -54,6 +54,7 @@
 /* One consistent reading of a CPU's writer state. */
 struct rr_view {
 	struct tfs_instance *inst;
+	void *area; /* the span read: inst->area, or inst->spare (the snapshot buffer) */
 	unsigned int cpu;
 	struct rb_cpu *rc;
 	uint64_t w;
@@ -206,14 +207,22 @@ static unsigned int rr_own_pages(const struct tfs_instance *inst, unsigned int c
 	return tfs_kpages_to_rb_pages(__atomic_load_n(&inst->nr_kpages[cpu], __ATOMIC_RELAXED));
 }
 
-/* Read cpu's writer state in inst; false when there is no ring or it is corrupt. */
-static bool rr_view_read(struct tfs_instance *inst, unsigned int cpu, struct rr_view *v)
+/*
+ * Read cpu's writer state in inst's rings, or with spare in its snapshot buffer
+ * (a copy nobody writes, made by area.c with the readers held); false when there
+ * is no ring or it is corrupt.
+ */
+static bool rr_view_read_buf(struct tfs_instance *inst, unsigned int cpu, struct rr_view *v,
+			     bool spare)
 {
-	if (!inst->area || cpu >= tfs.nr_cpus)
+	void *area = spare ? inst->spare : inst->area;
+
+	if (!area || cpu >= tfs.nr_cpus)
 		return false;
 	v->inst = inst;
+	v->area = area;
 	v->cpu = cpu;
-	v->rc = ut_rb_cpu(inst->area, cpu);
+	v->rc = ut_rb_cpu(area, cpu);
 	v->gen = __atomic_load_n(&v->rc->gen, __ATOMIC_ACQUIRE);
 	v->w = __atomic_load_n(&v->rc->wpos, __ATOMIC_ACQUIRE);
 	v->nr = __atomic_load_n(&v->rc->nr_pages, __ATOMIC_RELAXED);
@@ -222,8 +231,13 @@ static bool rr_view_read(struct tfs_instance *inst, unsigned int cpu, struct rr_
 			(RB_VPAGE_MOD - 1);
 	v->V = rb_wpos_vpage(v->w);
 	v->slot = rb_wpos_slot(v->w);
-	return v->nr == rr_own_pages(inst, cpu) && v->slot < v->nr &&
-	       rb_wpos_off(v->w) <= UT_RB_PAGE_DATA;
+	return v->nr == (spare ? inst->spare_pages[cpu] : rr_own_pages(inst, cpu)) && v->nr &&
+	       v->slot < v->nr && rb_wpos_off(v->w) <= UT_RB_PAGE_DATA;
+}
+
+static bool rr_view_read(struct tfs_instance *inst, unsigned int cpu, struct rr_view *v)
+{
+	return rr_view_read_buf(inst, cpu, v, false);
 }
 
 /* Oldest vpage that may be read. */
@@ -252,7 +266,7 @@ static int rr_copy_page(const struct rr_view *v, unsigned int vp, struct rr_page
 	if (d >= v->nr)
 		return RR_INVALID;
 	slot = (v->slot + v->nr - d) % v->nr;
-	src = (const unsigned char *)ut_rb_page(v->inst->area, v->cpu, slot);
+	src = (const unsigned char *)ut_rb_page(v->area, v->cpu, slot);
 	if (tfs_rr_copy_hook) {
 		memcpy(pg->raw, src, UT_RB_PAGE_SIZE / 2);
 		tfs_rr_copy_hook(v->cpu, vp);
@@ -922,16 +936,22 @@ static bool rr_scan_page(const struct rr_page *pg, unsigned int off, unsigned in
  * Walk every readable, unconsumed event of cpu (rr_lock held): fill st and, when
  * sc is given, copy the events into it.  Retries when a writer overtook a copy.
  * The consumer's reader page (own) comes first; the events overwritten between
- * it and the oldest page of the ring count as overrun.
+ * it and the oldest page of the ring count as overrun.  With spare, the snapshot
+ * buffer is walked instead, which has no consumer.
  */
 static int rr_scan(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_stats *st,
-		   struct snap_cpu *sc)
+		   struct snap_cpu *sc, bool spare)
 {
 	static struct rr_page pg; /* rr_lock held */
-	struct rr_cons *cs = rr_cons_of(inst, cpu);
+	static struct rr_cons none;
+	struct rr_cons *cs = spare ? &none : rr_cons_of(inst, cpu);
 
 	if (!cs)
 		return -ENOMEM;
+	if (spare) {
+		rr_cons_clear(&none);
+		none.inst = inst;
+	}
 	rr_cons_settle(cs, cpu);
 	for (int tries = 0;; tries++) {
 		struct rr_view v;
@@ -946,7 +966,7 @@ static int rr_scan(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_s
 		/* (st->discarded counts the readable ones again on each try) */
 		st->read = cs->R;
 		st->bad = cs->bad;
-		if (!rr_view_read(inst, cpu, &v)) {
+		if (!rr_view_read_buf(inst, cpu, &v, spare)) {
 			/* corrupt (or being resized): nothing readable, as the kernel never fails */
 			st->oldest_tsc = cs->last_oldest;
 			return 0;
@@ -1026,7 +1046,7 @@ int tfs_rr_stats(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_sta
 	if (!inst->area || cpu >= tfs.nr_cpus)
 		return -EINVAL;
 	pthread_mutex_lock(&rr_lock);
-	err = rr_scan(inst, cpu, st, NULL);
+	err = rr_scan(inst, cpu, st, NULL, false);
 	pthread_mutex_unlock(&rr_lock);
 	return err;
 }
@@ -1049,7 +1069,8 @@ struct tfs_snap *tfs_snap_take(struct tfs_instance *inst, int cpu, struct tfs_it
 		struct tfs_cpu_stats st;
 
 		/* the header counts every CPU, even in a per_cpu file (as the kernel) */
-		if (rr_scan(inst, c, &st, cpu_selected(cpu, c) ? &s->c[c] : NULL) == -ENOMEM) {
+		if (rr_scan(inst, c, &st, cpu_selected(cpu, c) ? &s->c[c] : NULL, it->spare) ==
+		    -ENOMEM) {
 			pthread_mutex_unlock(&rr_lock);
 			tfs_snap_free(s);
 			return NULL;

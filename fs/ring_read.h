@@ -60,6 +60,7 @@ struct tfs_iter {
 	struct tfs_instance *inst; /* whose buffer (set by tfs_snap_take, tfs_rr_consume) */
 	int cpu_filter;		/* per_cpu file: its CPU; -1: all */
 	bool pipe;		/* consuming reader (trace_pipe) */
+	bool spare;		/* the snapshot buffer (the `snapshot` files), not the rings */
 	bool lat_fmt;		/* latency format (option latency-format) */
 	bool annotate;		/* `trace` after overruns: "##### CPU %u buffer started ####" */
 	unsigned long entries;	/* header: readable entries, all CPUs */
@@ -103,7 +104,8 @@ int tfs_rr_stats(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_sta
 
 /*
  * Take a snapshot of cpu (or all CPUs when cpu < 0): every readable event not yet
- * consumed.  Fills it->entries/total from the same reading.  NULL on ENOMEM.
+ * consumed (with it->spare: every event of the snapshot buffer, inst->spare).
+ * Fills it->entries/total from the same reading.  NULL on ENOMEM.
  */
 struct tfs_snap *tfs_snap_take(struct tfs_instance *inst, int cpu, struct tfs_iter *it);
 void tfs_snap_free(struct tfs_snap *s);

@@ -223,6 +223,17 @@ struct tfs_instance {
 
 	struct tfs_elog *elog; /* error_log.c: its entries */
 
+	/*
+	 * The snapshot buffer (the kernel's max_buffer; area.c makes and swaps it,
+	 * snapshot.c serves the files): utracefs's private memory laid out as a span
+	 * (rb_cpu[] and rings, ut_ring.h), into which a swap copies a CPU's ring with
+	 * its writers stopped.  NULL: not allocated.  spare_pages[cpu]: the page
+	 * count of that CPU's copy, 0 when it holds nothing.  Changed with the
+	 * readers held (tfs_rr_hold), read under it.
+	 */
+	void *spare;
+	unsigned int spare_pages[UT_RB_MAX_CPUS];
+
 	/* instance.c: open files (rmdir gives EBUSY while > 0), removal under way */
 	unsigned int refs;
 	bool dying;
@@ -267,6 +278,17 @@ void tfs_unlock(void);
 int tfs_apply(struct tfs_instance *inst);
 
 /* ---- the area and the rings (area.c) --------------------------------------------- */
+
+/*
+ * The snapshot buffer (tfs_instance.spare).  Swap: allocate it if needed, then for
+ * cpu (all when cpu < 0), with that CPU's writers stopped as for a reset, copy
+ * the ring into it and empty the ring.  0, -ENOMEM, or -EBUSY when some CPU's
+ * writers could not be stopped (that CPU is left as it was).  Clear empties the
+ * copy of cpu (all when < 0); free gives the memory back.
+ */
+int tfs_spare_swap(struct tfs_instance *inst, int cpu);
+void tfs_spare_clear(struct tfs_instance *inst, int cpu);
+void tfs_spare_free(struct tfs_instance *inst);
 
 int tfs_area_init(unsigned int nr_cpus);
 /*
@@ -544,7 +566,11 @@ extern const struct tfs_file_ops tfs_readme_ops, tfs_available_tracers_ops,
 	tfs_available_filter_functions_ops, tfs_set_ftrace_filter_ops, tfs_set_ftrace_notrace_ops,
 	tfs_set_graph_function_ops, tfs_set_graph_notrace_ops, tfs_ftrace_enabled_ops,
 	tfs_available_filter_functions_addrs_ops, tfs_dyn_ftrace_total_info_ops,
-	tfs_enabled_functions_ops;
+	tfs_enabled_functions_ops, tfs_snapshot_ops;
+
+/* snapshot.c: a write to snapshot (o->cpu: a per_cpu file), and the text an empty one shows. */
+ssize_t tfs_snapshot_write(struct tfs_open *o, const char *buf, size_t size, off_t off);
+void tfs_snapshot_help(struct tfs_instance *inst, int cpu, struct tfs_buf *b);
 
 /*
  * Parse a write to a one-value file the way the kernel does (kstrtoul on the

@@ -8,6 +8,8 @@
  *                                   gives EAGAIN, poll works; no header
  *   per_cpu/cpuN/trace_pipe_raw     consuming, binary: the kernel's 4096-byte pages
  *   per_cpu/cpuN/stats              the per-CPU counters
+ *   snapshot, per_cpu/cpuN/snapshot the snapshot buffer, read as `trace` (writes:
+ *                                   snapshot.c)
  *
  * `trace` is formatted lazily: the snapshot is taken at open and text is made
  * as reads advance (a read before the window starts the walk again), so a big
@@ -73,6 +75,7 @@ static int trace_snapshot(struct tfs_open *o)
 	tfs_snap_free(st->it.snap);
 	tfs_iter_release(&st->it);
 	trace_iter_init(&st->it, o->inst, o->cpu);
+	st->it.spare = o->file->ops == &tfs_snapshot_ops;
 	st->it.snap = tfs_snap_take(o->inst, o->cpu, &st->it);
 	if (!st->it.snap)
 		return -ENOMEM;
@@ -100,7 +103,9 @@ static void trace_header(struct trace_state *st, struct tfs_buf *b)
 	const struct tracer *t = cur_tracer(st->it.inst);
 
 	tfs_buf_printf(b, "# tracer: %s\n#\n", t ? t->name : "nop");
-	if (t && t->print_header)
+	if (st->it.spare && tfs_snap_empty(st->it.snap))
+		tfs_snapshot_help(st->it.inst, st->it.cpu_filter, b); /* the kernel's, instead */
+	else if (t && t->print_header)
 		t->print_header(&st->it, b);
 	else
 		tfs_out_default_header(&st->it, b);
@@ -198,6 +203,18 @@ const struct tfs_file_ops tfs_trace_ops = {
 	.read = trace_read,
 	.write = trace_write,
 	.truncate = trace_truncate,
+	.release = trace_release,
+	.seek = TFS_SEEK_SEQ_READ,
+};
+
+/*
+ * snapshot, per_cpu/cpuN/snapshot: the snapshot buffer read as `trace` reads the
+ * rings; writes are snapshot.c's.
+ */
+const struct tfs_file_ops tfs_snapshot_ops = {
+	.open = trace_open,
+	.read = trace_read,
+	.write = tfs_snapshot_write,
 	.release = trace_release,
 	.seek = TFS_SEEK_SEQ_READ,
 };
