@@ -193,39 +193,58 @@ static void ring_release_tail(struct tfs_instance *inst, unsigned int cpu, unsig
 }
 
 /*
- * Copy cpu's ring (writer state and its nr_pages pages, as they are) into the
- * snapshot buffer; writers stopped and readers held.  What was committed is all
- * there; what a writer had begun and not committed is beyond the copied wpos, as
- * it was beyond the ring's.  The copy's page count is the ring's: the snapshot
- * follows the main buffer's size, as the kernel's.
+ * Make the snapshot buffer's part for cpu ready for a copy of nr_pages pages;
+ * readers held.  The old copy goes, and the pages the copy will write are
+ * allocated now (populated), so that the copy itself never waits for memory.
+ */
+static void spare_prepare_held(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
+{
+	void *p = ut_rb_page(inst->spare, cpu, 0);
+
+	if (inst->spare_pages[cpu])
+		madvise(p, (size_t)inst->spare_pages[cpu] * UT_RB_PAGE_SIZE, MADV_DONTNEED);
+	inst->spare_pages[cpu] = 0;
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(p, (size_t)nr_pages * UT_RB_PAGE_SIZE, MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	memset(p, 0, (size_t)nr_pages * UT_RB_PAGE_SIZE);
+}
+
+/*
+ * Copy cpu's ring (writer state and the pages written since its last reset) into
+ * the snapshot buffer; no writer can be inside a write there, readers held.
+ * What was committed is all there; what a writer had begun and not committed is
+ * beyond the copied wpos, as it was beyond the ring's.  The copy's page count is
+ * the ring's: the snapshot follows the main buffer's size, as the kernel's.
  */
 static void spare_copy_held(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
 {
-	memcpy(ut_rb_cpu(inst->spare, cpu), ut_rb_cpu(inst->area, cpu), sizeof(struct rb_cpu));
+	const struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
+	unsigned int used = rb_wpos_vpage(rc->wpos) < nr_pages ? rb_wpos_vpage(rc->wpos) + 1 : nr_pages;
+
+	memcpy(ut_rb_cpu(inst->spare, cpu), rc, sizeof(*rc));
 	memcpy(ut_rb_page(inst->spare, cpu, 0), ut_rb_page(inst->area, cpu, 0),
-	       (size_t)nr_pages * UT_RB_PAGE_SIZE);
-	if (inst->spare_pages[cpu] > nr_pages)
-		madvise(ut_rb_page(inst->spare, cpu, nr_pages),
-			(size_t)(inst->spare_pages[cpu] - nr_pages) * UT_RB_PAGE_SIZE, MADV_DONTNEED);
+	       (size_t)used * UT_RB_PAGE_SIZE);
 	inst->spare_pages[cpu] = nr_pages;
 }
 
 /*
  * Reset one CPU with the given page count; area_lock held.  With swap, the ring
  * is first copied into the snapshot buffer in the same critical section (the
- * kernel's swap, which also stops recording on the CPU for its moment): an event
- * is committed either before it, and is in the copy, or after it, into the
- * emptied ring.  Its consumer forgets its position in the same critical section.
- * 0, or -EBUSY (barrier_begin): nothing changed.
+ * fallback of ring_swap_locked).  Its consumer forgets its position in the same
+ * critical section.  0, or -EBUSY (barrier_begin): nothing changed.
  */
-static int ring_swap_locked(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages,
-			    bool swap)
+static int ring_reset_copy_locked(struct tfs_instance *inst, unsigned int cpu,
+				  unsigned int nr_pages, bool swap)
 {
 	struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
 	uint32_t was = rc->enabled;
 	int err;
 
-	set_enabled(inst, cpu, 0);
+	/* locked writers wait for the ring's lock (the barrier) rather than drop events */
+	if (!swap || write_mode != UT_CTL_WRITE_LOCKED)
+		set_enabled(inst, cpu, 0);
 	err = barrier_begin(inst, cpu);
 	if (err) {
 		set_enabled(inst, cpu, was);
@@ -243,10 +262,76 @@ static int ring_swap_locked(struct tfs_instance *inst, unsigned int cpu, unsigne
 	return 0;
 }
 
-/* Reset one CPU with the given page count; area_lock held (ring_swap_locked). */
 static int ring_reset_locked(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
 {
-	return ring_swap_locked(inst, cpu, nr_pages, false);
+	return ring_reset_copy_locked(inst, cpu, nr_pages, false);
+}
+
+/*
+ * The swap's hold of a CPU (rseq mode): this thread runs on cpu at the highest
+ * SCHED_FIFO priority and neither blocks nor sleeps until cpu_hold_end, so no
+ * other thread - no writer - runs there meanwhile: one that was inside a write
+ * sequence was preempted (its sequence aborts when it runs again, and starts over
+ * in the emptied ring) and none begins one.  Unlike the barrier, writers are never
+ * turned away (enabled stays set), so the swap loses no event: each is in the
+ * copy or in the emptied ring.  false when it cannot be had (no CAP_SYS_NICE, a
+ * cpuset, the locked write mode): ring_reset_copy_locked is the fallback.
+ */
+struct cpu_hold {
+	cpu_set_t old;
+	int policy;
+	struct sched_param prio;
+};
+
+static void cpu_hold_end(struct cpu_hold *h)
+{
+	pthread_setschedparam(pthread_self(), h->policy, &h->prio);
+	pthread_setaffinity_np(pthread_self(), sizeof(h->old), &h->old);
+}
+
+static bool cpu_hold_begin(unsigned int cpu, struct cpu_hold *h)
+{
+	struct sched_param rt = {.sched_priority = sched_get_priority_max(SCHED_FIFO)};
+	cpu_set_t one;
+
+	if (write_mode == UT_CTL_WRITE_LOCKED ||
+	    pthread_getaffinity_np(pthread_self(), sizeof(h->old), &h->old) ||
+	    pthread_getschedparam(pthread_self(), &h->policy, &h->prio) ||
+	    pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt))
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	/* setting the affinity migrates this thread before it returns */
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0 &&
+	    sched_getcpu() == (int)cpu)
+		return true;
+	cpu_hold_end(h);
+	return false;
+}
+
+/*
+ * Swap one CPU: copy its ring into the snapshot buffer and empty it, with the CPU
+ * held (cpu_hold_begin), else with its writers stopped as for a reset; area_lock
+ * held.  0 or -EBUSY (nothing changed).
+ */
+static int ring_swap_locked(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
+{
+	struct cpu_hold h;
+
+	tfs_rr_hold(); /* taken before the hold: nothing in it may wait */
+	spare_prepare_held(inst, cpu, nr_pages);
+	if (!cpu_hold_begin(cpu, &h)) {
+		tfs_rr_unhold();
+		return ring_reset_copy_locked(inst, cpu, nr_pages, true);
+	}
+	spare_copy_held(inst, cpu, nr_pages);
+	ut_rb_reset_cpu(inst->area, cpu, nr_pages, ring_flags(inst));
+	set_enabled(inst, cpu, cpu_in_mask(inst, cpu));
+	cpu_hold_end(&h);
+	tfs_rr_forget_held(inst, cpu);
+	tfs_rr_unhold();
+	ring_release_tail(inst, cpu, nr_pages);
+	return 0;
 }
 
 /*
@@ -624,8 +709,7 @@ int tfs_spare_swap(struct tfs_instance *inst, int cpu)
 	}
 	for (unsigned int c = 0; c < tfs.nr_cpus; c++)
 		if (cpu < 0 || (unsigned int)cpu == c) {
-			int e = ring_swap_locked(inst, c, tfs_kpages_to_rb_pages(inst->nr_kpages[c]),
-						 true);
+			int e = ring_swap_locked(inst, c, tfs_kpages_to_rb_pages(inst->nr_kpages[c]));
 
 			if (e && !err)
 				err = e;

@@ -1,0 +1,181 @@
+#!/bin/sh
+# 48_snapshot.sh - snapshot (issue 12): the kernel's table row by row through a real
+# mount (0 frees, 1 allocates and swaps, other numbers clear; per_cpu/cpuN/snapshot:
+# 0 EINVAL, 1 swaps that CPU), the kernel's help text while it is empty, the main
+# buffer empty after a swap (trace, stats), instances' own snapshots, and swaps
+# while writers write: every event is in the snapshot taken or in the main buffer,
+# counted exactly (entries + overrun of every snapshot and of the main buffer =
+# events written), whether utracefs writes them (trace_marker) or traced threads do.
+. "$(dirname "$0")/lib.sh"
+ut_mount
+
+S=$T/snapshot
+P=$PROGS/probe_prog
+# the kernel's text, top level and per_cpu, after "# tracer: nop" and "#"
+help_top() {
+	printf '#\n# * Snapshot is %s *\n#\n# Snapshot commands:\n' "$1"
+	printf '%s\n' "# echo 0 > snapshot : Clears and frees snapshot buffer" \
+		"# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated." \
+		"#                      Takes a snapshot of the main buffer." \
+		"# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)" \
+		"#                      (Doesn't have to be '2' works with any number that" \
+		"#                       is not a '0' or '1')"
+}
+help_cpu() {
+	printf '#\n# * Snapshot is %s *\n#\n# Snapshot commands:\n' "$1"
+	printf '%s\n' "# echo 0 > snapshot : Invalid for per_cpu snapshot file." \
+		"# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated." \
+		"#                      Takes a snapshot of the main buffer for this cpu." \
+		"# echo 2 > snapshot : Clears this cpu's snapshot buffer (but does not allocate)" \
+		"#                      (Doesn't have to be '2' works with any number that" \
+		"#                       is not a '0' or '1')"
+}
+# the text of the marker lines of a file, on one line
+markers() { sed -n 's/.*tracing_mark_write: //p' "$1" | tr '\n' ' ' | sed 's/ $//'; }
+# entries/written of a trace file's header
+counts() { sed -n 's/^# entries-in-buffer\/entries-written: \([0-9]*\/[0-9]*\) .*/\1/p' "$1"; }
+# entries + overrun of a trace file (0 for an empty snapshot: no header)
+written() { c=$(counts "$1"); echo "${c#*/}" | sed 's/^$/0/'; }
+# mark CPU TEXT: a trace_marker event on CPU
+mark() { taskset -c "$1" sh -c "echo '$2' >'$T/trace_marker'"; }
+NCPU=$(ls "$T/per_cpu" | wc -l)
+
+# ---- the files ---------------------------------------------------------------------------
+expect_eq "snapshot at the top, in per_cpu/cpuN, mode 0640" "-rw-r----- -rw-r-----" \
+	"$(stat -c %A "$S" "$T/per_cpu/cpu0/snapshot" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "not allocated: the tracer line and the kernel's help" \
+	"$(printf '# tracer: nop\n#\n'; help_top freed)" "$(cat "$S")"
+expect_eq "per_cpu, not allocated: the per-CPU help" \
+	"$(printf '# tracer: nop\n#\n'; help_cpu freed)" "$(cat "$T/per_cpu/cpu0/snapshot")"
+
+# ---- the table: not allocated ---------------------------------------------------------------
+expect_eq "a fresh mount's buffer is not expanded" "7 (expanded: 1408)" "$(cat "$T/buffer_size_kb")"
+echo 0 >"$S"
+expect_eq "0, not allocated: nothing (still freed); any write expands the buffer" \
+	"# * Snapshot is freed * 1410" "$(grep -F '* Snapshot' "$S") $(cat "$T/buffer_size_kb")"
+echo 2 >"$S"
+echo 17 >"$S"
+expect_eq "other numbers, not allocated: nothing (still freed)" "# * Snapshot is freed *" \
+	"$(grep -F '* Snapshot' "$S")"
+expect_write_err "not a number: EINVAL" "Invalid argument" abc "$S"
+expect_write_err "a negative number: EINVAL" "Invalid argument" -1 "$S"
+expect_write_err "per_cpu: 0 is EINVAL" "Invalid argument" 0 "$T/per_cpu/cpu0/snapshot"
+expect_eq "... and none allocated it" "# * Snapshot is freed *" "$(grep -F '* Snapshot' "$S")"
+
+# ---- 1: allocate and swap ---------------------------------------------------------------------
+mark 0 one
+mark 0 two
+echo 1 >"$S"
+expect_eq "1: the snapshot holds the main buffer's events" "one two" "$(markers "$S")"
+expect_eq "... its header counts them" "2/2" "$(counts "$S")"
+expect_eq "... in the trace format (the tracer's header)" \
+	"$(sed -n '1,12p' "$T/trace")" "$(sed -n '1,12p' "$S" | sed 's/2\/2 /0\/0 /')"
+expect_eq "... and the main buffer starts empty" "0/0 " "$(counts "$T/trace") $(markers "$T/trace")"
+expect_eq "... its stats too" "entries: 0 overrun: 0 dropped events: 0 read events: 0" \
+	"$(grep -E '^(entries|overrun|dropped events|read events):' "$T/per_cpu/cpu0/stats" |
+		tr '\n' ' ' | sed 's/ $//')"
+expect_eq "per_cpu/cpu0/snapshot shows CPU 0's part" "one two" \
+	"$(markers "$T/per_cpu/cpu0/snapshot")"
+if [ "$NCPU" -gt 1 ]; then
+	expect_eq "an empty CPU's per_cpu snapshot: the help, allocated" \
+		"$(printf '# tracer: nop\n#\n'; help_cpu allocated)" "$(cat "$T/per_cpu/cpu1/snapshot")"
+fi
+mark 0 three
+expect_eq "writers go on in the main buffer, the snapshot stays" "three|one two" \
+	"$(markers "$T/trace")|$(markers "$S")"
+echo 1 >"$S"
+expect_eq "1 again: swap again (the snapshot now holds what came since)" "three|" \
+	"$(markers "$S")|$(markers "$T/trace")"
+
+# ---- other numbers: clear; 0: free -------------------------------------------------------------
+echo 2 >"$S"
+expect_eq "2: the snapshot is cleared, still allocated (the help again)" \
+	"$(printf '# tracer: nop\n#\n'; help_top allocated)" "$(cat "$S")"
+mark 0 four
+echo 1 >"$S"
+echo 100 >"$S"
+expect_eq "any other number clears too" "# * Snapshot is allocated *" "$(grep -F '* Snapshot' "$S")"
+mark 0 five
+echo 1 >"$S"
+expect_write_err "bad input, allocated: EINVAL" "Invalid argument" 1x "$S"
+expect_eq "... and the snapshot is left as it was" "five" "$(markers "$S")"
+echo 0 >"$S"
+expect_eq "0: freed" "# * Snapshot is freed *" "$(grep -F '* Snapshot' "$S")"
+
+# ---- per_cpu ---------------------------------------------------------------------------------------
+if [ "$NCPU" -gt 1 ]; then
+	echo >"$T/trace"
+	mark 0 c0
+	mark 1 c1
+	echo 1 >"$T/per_cpu/cpu1/snapshot"
+	expect_eq "per_cpu 1 allocates and swaps that CPU only" "c1|c0" "$(markers "$S")|$(markers "$T/trace")"
+	mark 0 c0b
+	echo 1 >"$T/per_cpu/cpu0/snapshot"
+	expect_eq "... each CPU on its own (the snapshot in time order)" "c0 c1 c0b|" "$(markers "$S")|$(markers "$T/trace")"
+	echo 5 >"$T/per_cpu/cpu0/snapshot"
+	expect_eq "per_cpu other number: clears that CPU's part only" "c1" "$(markers "$S")"
+	echo 0 >"$S"
+else
+	skip "per_cpu swaps" "one CPU"
+fi
+
+# ---- instances ---------------------------------------------------------------------------------
+mkdir "$T/instances/s"
+IS=$T/instances/s/snapshot
+echo in-inst >"$T/instances/s/trace_marker"
+mark 0 in-top
+echo 1 >"$IS"
+expect_eq "an instance has its own snapshot" "in-inst|in-top|# * Snapshot is freed *" \
+	"$(markers "$IS")|$(markers "$T/trace")|$(grep -F '* Snapshot' "$S")"
+expect_eq "... and its main buffer starts empty" "0/0" "$(counts "$T/instances/s/trace")"
+expect_eq "rmdir with the snapshot allocated" "" "$(rmdir "$T/instances/s" 2>&1; ls "$T/instances")"
+mkdir "$T/instances/s"
+expect_eq "a new instance of that name: freed" "# * Snapshot is freed *" \
+	"$(grep -F '* Snapshot' "$IS")"
+rmdir "$T/instances/s"
+
+# ---- swaps while utracefs writes (trace_marker), a small overwriting buffer ---------------------------
+echo 8 >"$T/buffer_size_kb"
+echo >"$T/trace"
+N=3000
+(
+	i=0 ok=0
+	while [ $i -lt $N ]; do
+		echo "m$i" >"$T/trace_marker" 2>/dev/null && ok=$((ok + 1))
+		i=$((i + 1))
+	done
+	echo $ok >"$UT_TMP/marks.ok"
+) &
+W=$!
+sum=0 swaps=0
+while kill -0 $W 2>/dev/null || [ $swaps -eq 0 ]; do
+	echo 1 >"$S"
+	sum=$((sum + $(written "$S")))
+	swaps=$((swaps + 1))
+done
+wait $W
+sum=$((sum + $(written "$T/trace")))
+expect_eq "markers: every event in one snapshot or in the main buffer ($swaps swaps)" \
+	"$(cat "$UT_TMP/marks.ok") $N" "$sum $(cat "$UT_TMP/marks.ok")"
+
+# ---- swaps while traced threads write (function tracer, rseq writers) ----------------------------------
+traced "$P" 1 >/dev/null # its functions are known from now on
+echo 'tick after' >"$T/set_ftrace_filter"
+echo function >"$T/current_tracer"
+echo >"$T/trace"
+R=4000000
+traced "$P" -t 4 $R >/dev/null &
+W=$!
+sum=0 swaps=0
+while kill -0 $W 2>/dev/null || [ $swaps -eq 0 ]; do
+	echo 1 >"$S"
+	sum=$((sum + $(written "$S")))
+	swaps=$((swaps + 1))
+done
+wait $W
+sum=$((sum + $(written "$T/trace")))
+expect_eq "4 threads x $R x (tick, after): all in the snapshots and the main buffer ($swaps swaps)" \
+	"$((4 * R * 2))" "$sum"
+echo nop >"$T/current_tracer"
+echo >"$T/set_ftrace_filter"
+echo 0 >"$S"
