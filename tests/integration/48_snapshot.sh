@@ -36,6 +36,18 @@ markers() { sed -n 's/.*tracing_mark_write: //p' "$1" | tr '\n' ' ' | sed 's/ $/
 counts() { sed -n 's/^# entries-in-buffer\/entries-written: \([0-9]*\/[0-9]*\) .*/\1/p' "$1"; }
 # entries + overrun of a trace file (0 for an empty snapshot: no header)
 written() { c=$(counts "$1"); echo "${c#*/}" | sed 's/^$/0/'; }
+# swap_while PID: swap again and again while PID runs (at least once), then set sum
+# to the events of every snapshot taken and of the main buffer, swaps to their number
+swap_while() {
+	sum=0 swaps=0
+	while kill -0 "$1" 2>/dev/null || [ $swaps -eq 0 ]; do
+		echo 1 >"$S"
+		sum=$((sum + $(written "$S")))
+		swaps=$((swaps + 1))
+	done
+	wait "$1"
+	sum=$((sum + $(written "$T/trace")))
+}
 # mark CPU TEXT: a trace_marker event on CPU
 mark() { taskset -c "$1" sh -c "echo '$2' >'$T/trace_marker'"; }
 NCPU=$(ls "$T/per_cpu" | wc -l)
@@ -146,15 +158,7 @@ N=3000
 	done
 	echo $ok >"$UT_TMP/marks.ok"
 ) &
-W=$!
-sum=0 swaps=0
-while kill -0 $W 2>/dev/null || [ $swaps -eq 0 ]; do
-	echo 1 >"$S"
-	sum=$((sum + $(written "$S")))
-	swaps=$((swaps + 1))
-done
-wait $W
-sum=$((sum + $(written "$T/trace")))
+swap_while $!
 expect_eq "markers: every event in one snapshot or in the main buffer ($swaps swaps)" \
 	"$(cat "$UT_TMP/marks.ok") $N" "$sum $(cat "$UT_TMP/marks.ok")"
 
@@ -165,15 +169,7 @@ echo function >"$T/current_tracer"
 echo >"$T/trace"
 R=4000000
 traced "$P" -t 4 $R >/dev/null &
-W=$!
-sum=0 swaps=0
-while kill -0 $W 2>/dev/null || [ $swaps -eq 0 ]; do
-	echo 1 >"$S"
-	sum=$((sum + $(written "$S")))
-	swaps=$((swaps + 1))
-done
-wait $W
-sum=$((sum + $(written "$T/trace")))
+swap_while $!
 expect_eq "4 threads x $R x (tick, after): all in the snapshots and the main buffer ($swaps swaps)" \
 	"$((4 * R * 2))" "$sum"
 echo nop >"$T/current_tracer"
