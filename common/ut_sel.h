@@ -108,7 +108,8 @@ enum ut_probe_cmd {
 	UT_PROBE_STACKTRACE = 3, /* a stack trace event when tracing is on */
 	UT_PROBE_DUMP = 4,	 /* tracing off, UT_MSG_PROBE: utracefs dumps every CPU */
 	UT_PROBE_CPUDUMP = 5,	 /* the same, this CPU's buffer only */
-	UT_PROBE_CMD_MAX = UT_PROBE_CPUDUMP,
+	UT_PROBE_SNAPSHOT = 6,	 /* UT_MSG_PROBE: utracefs takes a snapshot (swap) */
+	UT_PROBE_CMD_MAX = UT_PROBE_SNAPSHOT,
 };
 #define UT_PROBE_UNLIMITED 0xffffffffu /* ut_sel_probe.slot of a probe without a count */
 #define UT_PROBE_SLOTS 65536u	       /* counted probes at a time, over all functions */

@@ -23,7 +23,7 @@
  *   OBJECT {path, base, ino} --->   (after WELCOME, dlopen, dlclose: every object the
  *                                   loader mapped or unmapped, sites or not)
  *   TRACING {on}             --->   (tracing_on()/tracing_off(): sets the tracing_on file)
- *   PROBE {cmd, cpu, ip}     --->   (a dump or cpudump probe fired: utracefs dumps)
+ *   PROBE {cmd, cpu, ip}     --->   (a dump, cpudump or snapshot probe fired: utracefs acts)
  *   EVENT {system, name, fields, print fmt}  --->  (after WELCOME and dlopen: each
  *                                   trace event of each object, ut_event.h)
  *   NOTE {tid, text}         --->   (what the runtime has to say: utracefs prints it on
@@ -48,7 +48,7 @@ enum ut_msg_type {
 	UT_MSG_MAPS = 5,
 	UT_MSG_TRACING = 6, /* tracing_on()/tracing_off() called by the program */
 	UT_MSG_SITES = 7,   /* the sites of one object (ut_sel.h) */
-	UT_MSG_PROBE = 8,   /* a dump/cpudump function probe fired (ut_sel.h) */
+	UT_MSG_PROBE = 8,   /* a dump/cpudump/snapshot function probe fired (ut_sel.h) */
 	UT_MSG_NOTE = 9,    /* a message of the runtime for utracefs's console */
 	UT_MSG_OBJECT = 10, /* an object the loader mapped or unmapped */
 	UT_MSG_EVENT = 11,  /* one trace event a process defines (ut_event.h) */
@@ -104,10 +104,13 @@ struct ut_msg_tracing {
 	uint32_t _pad;
 };
 
-/* utracefs turns tracing off (the sender has stopped already), then dumps. */
+/*
+ * dump, cpudump: utracefs turns tracing off (the sender has stopped already), then
+ * dumps.  snapshot: utracefs swaps the top level's buffer into its snapshot.
+ */
 struct ut_msg_probe {
 	struct ut_msg_hdr h;
-	uint32_t cmd; /* UT_PROBE_DUMP or UT_PROBE_CPUDUMP */
+	uint32_t cmd; /* UT_PROBE_DUMP, UT_PROBE_CPUDUMP or UT_PROBE_SNAPSHOT */
 	int32_t cpu;  /* the CPU it fired on (cpudump dumps only its buffer) */
 	int32_t tid;
 	uint32_t _pad;

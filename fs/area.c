@@ -686,26 +686,48 @@ int tfs_ring_reset(struct tfs_instance *inst, int cpu)
 	return err;
 }
 
-int tfs_spare_swap(struct tfs_instance *inst, int cpu)
+/* Allocate inst's snapshot buffer if it has none; area_lock held. */
+static int spare_alloc_locked(struct tfs_instance *inst)
 {
-	int err = 0;
+	void *p;
+
+	if (inst->spare)
+		return 0;
+	/* as a span: reserved, and only the pages a copy writes cost memory */
+	p = mmap(NULL, tfs.span, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	tfs_rr_hold();
+	inst->spare = p;
+	memset(inst->spare_pages, 0, sizeof(inst->spare_pages));
+	tfs_rr_unhold();
+	return 0;
+}
+
+int tfs_spare_alloc(struct tfs_instance *inst)
+{
+	int err;
 
 	if (!inst->area)
 		return 0;
 	pthread_mutex_lock(&area_lock);
-	if (!inst->spare) {
-		/* as a span: reserved, and only the pages a copy writes cost memory */
-		void *p = mmap(NULL, tfs.span, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	err = spare_alloc_locked(inst);
+	pthread_mutex_unlock(&area_lock);
+	return err;
+}
 
-		if (p == MAP_FAILED) {
-			pthread_mutex_unlock(&area_lock);
-			return -ENOMEM;
-		}
-		tfs_rr_hold();
-		inst->spare = p;
-		memset(inst->spare_pages, 0, sizeof(inst->spare_pages));
-		tfs_rr_unhold();
+int tfs_spare_swap(struct tfs_instance *inst, int cpu)
+{
+	int err;
+
+	if (!inst->area)
+		return 0;
+	pthread_mutex_lock(&area_lock);
+	err = spare_alloc_locked(inst);
+	if (err) {
+		pthread_mutex_unlock(&area_lock);
+		return err;
 	}
 	for (unsigned int c = 0; c < tfs.nr_cpus; c++)
 		if (cpu < 0 || (unsigned int)cpu == c) {

@@ -861,6 +861,10 @@ static int on_message(int fd, const void *buf, size_t n)
 		const struct ut_msg_probe *m = buf;
 		int cpu = m->cmd == UT_PROBE_CPUDUMP ? m->cpu : -1;
 
+		if (m->cmd == UT_PROBE_SNAPSHOT) {
+			tfs_spare_swap(&tfs_top, -1);
+			return 0;
+		}
 		if (m->cmd != UT_PROBE_DUMP && m->cmd != UT_PROBE_CPUDUMP)
 			return -EPROTO;
 		/* as the kernel's ftrace_dump: tracing stays off, the dump consumes */

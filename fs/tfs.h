@@ -280,12 +280,14 @@ int tfs_apply(struct tfs_instance *inst);
 /* ---- the area and the rings (area.c) --------------------------------------------- */
 
 /*
- * The snapshot buffer (tfs_instance.spare).  Swap: allocate it if needed, then for
+ * The snapshot buffer (tfs_instance.spare).  Alloc: 0 or -ENOMEM (allocated
+ * already: 0).  Swap: allocate it if needed, then for
  * cpu (all when cpu < 0), with that CPU's writers stopped as for a reset, copy
  * the ring into it and empty the ring.  0, -ENOMEM, or -EBUSY when some CPU's
  * writers could not be stopped (that CPU is left as it was).  Clear empties the
  * copy of cpu (all when < 0); free gives the memory back.
  */
+int tfs_spare_alloc(struct tfs_instance *inst);
 int tfs_spare_swap(struct tfs_instance *inst, int cpu);
 void tfs_spare_clear(struct tfs_instance *inst, int cpu);
 void tfs_spare_free(struct tfs_instance *inst);

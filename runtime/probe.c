@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * probe.c - function probes: what `FUNC:traceon`, `traceoff`, `stacktrace`, `dump`
- * and `cpudump` in set_ftrace_filter do when FUNC runs (ut_sel.h).
+ * probe.c - function probes: what `FUNC:traceon`, `traceoff`, `stacktrace`, `dump`,
+ * `cpudump` and `snapshot` in set_ftrace_filter do when FUNC runs (ut_sel.h).
  *
  * The control thread keeps this process's probes in a table sorted by site
  * (ut_probes_set, from the selection memfd); a site with probes is patched to
@@ -12,7 +12,11 @@
  *   - stacktrace records the caller chain while tracing is on; a counted one stops
  *     when its count reaches 0 (a count of -1, from `FUNC:stacktrace:`, never does);
  *   - dump acts once (count 1), cpudump on every hit: tracing goes off and
- *     utracefs writes the buffer (all CPUs, or this one) to its console.
+ *     utracefs writes the buffer (all CPUs, or this one) to its console;
+ *   - snapshot asks utracefs to swap the buffer into the snapshot (UT_MSG_PROBE),
+ *     whether tracing is on or not; a counted one stops at 0 (-1 never acts).
+ *     The swap is made when utracefs reads the message: events this thread
+ *     writes meanwhile may still go into the buffer swapped out.
  * Counters are shared by every process (the area memfd), so that N hits act
  * whichever processes they come from.
  *
@@ -209,7 +213,8 @@ static bool take(const struct ut_ctl *ctl, const struct probe_ent *e, bool stop_
 	return true;
 }
 
-static void dump(const struct probe_ent *e, uintptr_t ip)
+/* Ask utracefs to act: dump (tracing goes off first, as the kernel's) or snapshot. */
+static void send_probe(const struct probe_ent *e, uintptr_t ip)
 {
 	struct ut_msg_probe m = {.h = {UT_MSG_PROBE, sizeof(m)},
 				 .cmd = e->cmd,
@@ -221,7 +226,8 @@ static void dump(const struct probe_ent *e, uintptr_t ip)
 	 * The kernel's dump leaves tracing off: this process at once, the others when
 	 * utracefs reads the message (it turns tracing_on off before it dumps).
 	 */
-	ut_rt_off = 1;
+	if (e->cmd != UT_PROBE_SNAPSHOT)
+		ut_rt_off = 1;
 	if (ut_send(&m, sizeof(m)))
 		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
 }
@@ -246,8 +252,9 @@ static void act(const struct ut_ctl *ctl, const struct probe_ent *e, uintptr_t *
 		break;
 	case UT_PROBE_DUMP:
 	case UT_PROBE_CPUDUMP:
+	case UT_PROBE_SNAPSHOT: /* whether tracing is on or not, as the kernel's */
 		if (take(ctl, e, true))
-			dump(e, frame[0]);
+			send_probe(e, frame[0]);
 		break;
 	}
 }

@@ -564,9 +564,10 @@ static int parse_count(const char *s, int64_t *out)
 
 /*
  * FUNC:CMD[:COUNT] (lock held), the kernel's ftrace_trace_probe_callback and its
- * callers: traceon, traceoff and stacktrace are counted when a COUNT part is
- * there at all (an empty one stores -1); dump always counts 1; cpudump never
- * counts.  Anything after COUNT is ignored.
+ * callers: traceon, traceoff, stacktrace and snapshot are counted when a COUNT
+ * part is there at all (an empty one stores -1); dump always counts 1; cpudump
+ * never counts.  Anything after COUNT is ignored.  Adding a snapshot probe
+ * allocates the snapshot buffer, as the kernel's registration does.
  */
 static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 {
@@ -595,6 +596,8 @@ static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 	}
 	func += not;
 	how.count = count;
+	if (cmd == UT_PROBE_SNAPSHOT && !not && (ret = tfs_spare_alloc(&tfs_top)))
+		return ret;
 	if (not && (!func[0] || !strcmp(func, "*"))) {
 		ret = tfs_probes_del(&ff->probes, cmd, counted, true, NULL, 0); /* the whole kind */
 		/* and the commands of that kind kept for later functions */
@@ -638,9 +641,10 @@ static const struct ff_cmd {
     {"stacktrace", cmd_probe, UT_PROBE_STACKTRACE},
     {"dump", cmd_probe, UT_PROBE_DUMP},
     {"cpudump", cmd_probe, UT_PROBE_CPUDUMP},
+    {"snapshot", cmd_probe, UT_PROBE_SNAPSHOT},
     /*
-     * snapshot[:N] (with snapshots) and enable_event/disable_event:SYSTEM:EVENT[:N]
-     * (with events) go here: a probe command each (ut_probe_cmd, runtime/probe.c).
+     * enable_event/disable_event:SYSTEM:EVENT[:N] (with events) go here: a probe
+     * command each (ut_probe_cmd, runtime/probe.c).
      */
 };
 

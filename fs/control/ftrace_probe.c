@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * ftrace_probe.c - function probes: the commands traceon, traceoff, stacktrace,
- * dump and cpudump of set_ftrace_filter (parsed in ftrace_filter.c), kept as
+ * dump, cpudump and snapshot of set_ftrace_filter (parsed in ftrace_filter.c), kept as
  * the kernel keeps them (kernel/trace/ftrace.c, trace_functions.c):
  *   - a probe is (function, cmd, counted); `f:traceoff` and `f:traceoff:5` are two
  *     probes, each listed and removed on its own (`!f:traceoff`, `!f:traceoff:0`);
@@ -24,7 +24,7 @@
 static const char *const names[] = {
     [UT_PROBE_TRACEON] = "traceon",	  [UT_PROBE_TRACEOFF] = "traceoff",
     [UT_PROBE_STACKTRACE] = "stacktrace", [UT_PROBE_DUMP] = "dump",
-    [UT_PROBE_CPUDUMP] = "cpudump",
+    [UT_PROBE_CPUDUMP] = "cpudump",	  [UT_PROBE_SNAPSHOT] = "snapshot",
 };
 
 const char *tfs_probe_name(uint32_t cmd)

@@ -175,3 +175,62 @@ expect_eq "4 threads x $R x (tick, after): all in the snapshots and the main buf
 echo nop >"$T/current_tracer"
 echo >"$T/set_ftrace_filter"
 echo 0 >"$S"
+
+# ---- FUNC:snapshot[:N] in set_ftrace_filter: a snapshot when FUNC runs ---------------------------------
+F=$T/set_ftrace_filter
+# settle VALUE CMD...: wait (up to 5 s) until CMD prints VALUE: a process's request
+# to swap reaches utracefs after the call that made it
+settle() {
+	v=$1; shift; i=0
+	while [ $i -lt 250 ] && [ "$("$@")" != "$v" ]; do sleep 0.02; i=$((i + 1)); done
+}
+probes() { grep ':snapshot:' "$F" | tr '\n' ' ' | sed 's/ $//'; }
+echo >"$T/trace"
+echo 'tick:snapshot' >>"$F"
+expect_eq "tick:snapshot: read back unlimited; adding it allocates the snapshot" \
+	"tick:snapshot:unlimited|# * Snapshot is allocated *" "$(probes)|$(grep -F '* Snapshot' "$S")"
+echo '!tick:snapshot' >>"$F"
+echo 'tick:snapshot:2' >>"$F"
+expect_eq "tick:snapshot:2 reads back counted" "tick:snapshot:count=2" "$(probes)"
+mkfifo "$UT_TMP/l.in"
+traced "$P" -l <"$UT_TMP/l.in" >"$UT_TMP/l.out" &
+L=$!
+exec 8>"$UT_TMP/l.in"
+mark 0 before1
+ask "$UT_TMP/l.out" 8 1 >/dev/null
+settle before1 markers "$S"
+expect_eq "the first call of tick swaps: the marker written before it is in the snapshot" \
+	"before1|tick:snapshot:count=1" "$(markers "$S")|$(probes)"
+mark 0 before2
+ask "$UT_TMP/l.out" 8 1 >/dev/null
+settle before2 markers "$S"
+expect_eq "the second swaps again" "before2|tick:snapshot:count=0" "$(markers "$S")|$(probes)"
+mark 0 before3
+ask "$UT_TMP/l.out" 8 5 >/dev/null
+expect_eq "count 0: tick no longer asks for a swap" "tick:snapshot:count=0" "$(probes)"
+exec 8>&-
+wait $L
+echo '!tick:snapshot:0' >>"$F"
+echo 'tick:snapshot:' >>"$F"
+mark 0 before4
+traced "$P" 3
+expect_eq "tick:snapshot: (count -1) never swaps" "tick:snapshot:count=-1|before3 before4" \
+	"$(probes)|$(markers "$T/trace")"
+echo '!tick:snapshot:0' >>"$F"
+
+# counts shared by threads and by processes
+echo 'tick:snapshot:50' >>"$F"
+mark 0 threads
+traced "$P" -t 4 100
+settle "" markers "$T/trace"
+expect_eq "snapshot:50 over 4 threads x 100 calls: the count used up, a swap made" \
+	"tick:snapshot:count=0|" "$(probes)|$(markers "$T/trace")"
+echo '!tick:snapshot:0' >>"$F"
+echo 'tick:snapshot:30' >>"$F"
+mark 0 procs
+traced "$P" -f 3 50
+settle "" markers "$T/trace"
+expect_eq "snapshot:30 over 3 processes x 50 calls: the count used up, a swap made" \
+	"tick:snapshot:count=0|" "$(probes)|$(markers "$T/trace")"
+echo '!tick:snapshot:0' >>"$F"
+echo 0 >"$S"

@@ -44,7 +44,8 @@ expect_write_err "a negative count: EINVAL" "Invalid argument" 'tick:traceon:-1'
 expect_write_err "a count past 64 bits: ERANGE" "Numerical result out of range" \
 	'tick:traceon:99999999999999999999' "$F"
 expect_write_err "an unknown command: EINVAL" "Invalid argument" 'tick:bogus' "$F"
-expect_write_err "snapshot is not there yet: EINVAL" "Invalid argument" 'tick:snapshot' "$F"
+expect_write_err "snapshot: a bad count is EINVAL as the others'" "Invalid argument" \
+	'tick:snapshot:abc' "$F"
 expect_write_err "no function matches: EINVAL" "Invalid argument" 'nosuch:traceon' "$F"
 expect_write_err "set_ftrace_notrace takes no probes: EINVAL" "Invalid argument" \
 	'tick:traceon' "$T/set_ftrace_notrace"

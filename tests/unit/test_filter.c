@@ -181,7 +181,7 @@ static void test_einval(void **state)
 	expect_show(TFS_FILTER_TRACE, "#### all functions enabled ####\n");
 	/* an unknown command */
 	assert_int_equal(wr(TFS_FILTER_TRACE, true, "beta:bogus\n"), -EINVAL);
-	assert_int_equal(wr(TFS_FILTER_TRACE, true, "beta:snapshot:3\n"), -EINVAL);
+	assert_int_equal(wr(TFS_FILTER_TRACE, true, "beta:bogus:3\n"), -EINVAL);
 }
 
 static void test_tokens_over_writes(void **state)
@@ -597,7 +597,7 @@ static void test_probe_errors(void **state)
 	assert_int_equal(probe("beta:traceoff:1x"), -EINVAL);
 	assert_int_equal(probe("beta:traceoff:99999999999999999999"), -ERANGE);
 	assert_int_equal(probe("beta:nosuchcmd"), -EINVAL);
-	assert_int_equal(probe("beta:snapshot"), -EINVAL);
+	assert_int_equal(probe("beta:snapshot:x1"), -EINVAL); /* counted as traceoff */
 	assert_int_equal(probe("beta:enable_event:sched:sched_switch"), -EINVAL);
 	assert_int_equal(probe("!beta:traceon"), -ENODEV);  /* no such probe at all */
 	assert_int_equal(probe("!main:traceoff:0"), -EINVAL); /* not on main */
