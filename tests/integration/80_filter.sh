@@ -65,8 +65,8 @@ expect_eq "mod: a kept command alone filters everything out" \
 	"filtered 1 fs_alpha=0 fs_alpha_two=0 fs_beta=0 fs_gamma=0 fs_delta=0" "$(flags)"
 expect_write_err "an unknown command: EINVAL" "Invalid argument" fs_beta:nosuchcmd \
 	"$T/set_ftrace_filter"
-expect_write_err "a command not there yet (snapshot): EINVAL" "Invalid argument" \
-	fs_beta:snapshot "$T/set_ftrace_filter"
+expect_write_err "a command not there yet (enable_event): EINVAL" "Invalid argument" \
+	fs_beta:enable_event:sched:sched_switch "$T/set_ftrace_filter"
 
 echo 'fs_*' >"$T/set_ftrace_filter"
 echo 'fs_beta fs_delta' >"$T/set_ftrace_notrace"
