@@ -66,6 +66,7 @@ static const struct tfs_file per_cpu_files[] = {
     FILE_("buffer_size_kb", 0640, tfs_buffer_size_ops),
     FILE_("stats", 0440, tfs_stats_ops),
     FILE_("snapshot", 0640, tfs_snapshot_ops),
+    FILE_("snapshot_raw", 0440, tfs_trace_pipe_raw_ops, .arg = TFS_RAW_SNAPSHOT),
     FILE_("trace", 0640, tfs_trace_ops),
     FILE_("trace_pipe", 0440, tfs_trace_pipe_ops),
     FILE_("trace_pipe_raw", 0440, tfs_trace_pipe_raw_ops),

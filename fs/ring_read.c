@@ -1038,6 +1038,52 @@ static int rr_scan(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_s
 	}
 }
 
+long tfs_rr_spare_consume(struct tfs_instance *inst, unsigned int cpu, struct tfs_iter *it,
+			  long max, tfs_rr_fn fn, void *arg)
+{
+	static struct rr_page pg; /* rr_lock held */
+	struct rr_view v;
+	long n = 0;
+	int r = 0;
+
+	it->inst = inst;
+	pthread_mutex_lock(&rr_lock);
+	if (!rr_view_read_buf(inst, cpu, &v, true))
+		goto out;
+	for (unsigned int vp = rr_window_start(&v); n < max; vp = (vp + 1) & (RB_VPAGE_MOD - 1)) {
+		unsigned int slot = (v.slot + v.nr - rr_age(&v, vp)) % v.nr, off = 0;
+		unsigned char *live = (unsigned char *)ut_rb_page(v.area, cpu, slot) + UT_RB_PAGE_HDR;
+		bool ok = rr_copy_page(&v, vp, &pg) == RR_OK;
+
+		for (unsigned int i = 0; ok && i < pg.entries && n < max; i++) {
+			const struct ut_ev *ev = rr_page_event(&pg, off);
+			struct tfs_event e = {.ev = ev, .cpu = cpu};
+
+			if (!ev)
+				break;
+			off += ev->len;
+			if (ev->type == UT_EV_DISCARD)
+				continue;
+			e.ts = tfs_clock_from_tsc(inst, ev->ts);
+			it->cpu = cpu;
+			it->lost = 0;
+			it->idx++;
+			it->next_ts = e.ts;
+			r = fn(it, &e, arg);
+			if (r)
+				goto out;
+			/* consumed: nobody writes the copy, the event becomes a discarded one */
+			((struct ut_ev *)(live + off - ev->len))->type = UT_EV_DISCARD;
+			n++;
+		}
+		if (vp == v.V)
+			break;
+	}
+out:
+	pthread_mutex_unlock(&rr_lock);
+	return n ? n : (r < 0 ? r : 0);
+}
+
 int tfs_rr_stats(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_stats *st)
 {
 	int err;

@@ -130,6 +130,13 @@ bool tfs_snap_empty(const struct tfs_snap *s);
 typedef int (*tfs_rr_fn)(struct tfs_iter *it, const struct tfs_event *e, void *arg);
 long tfs_rr_consume(struct tfs_instance *inst, int cpu, struct tfs_iter *it, long max,
 		    tfs_rr_fn fn, void *arg);
+/*
+ * The same for cpu's part of the snapshot buffer (snapshot_raw): events taken are
+ * gone from the snapshot (they become discarded events of the copy, which no
+ * writer writes), as a consuming read of the kernel's snapshot buffer takes them.
+ */
+long tfs_rr_spare_consume(struct tfs_instance *inst, unsigned int cpu, struct tfs_iter *it,
+			  long max, tfs_rr_fn fn, void *arg);
 /* True when the consuming reader of cpu (or of any CPU) has an event ready. */
 bool tfs_rr_ready(struct tfs_instance *inst, int cpu);
 /*

@@ -569,6 +569,8 @@ extern const struct tfs_file_ops tfs_readme_ops, tfs_available_tracers_ops,
 	tfs_set_graph_function_ops, tfs_set_graph_notrace_ops, tfs_ftrace_enabled_ops,
 	tfs_available_filter_functions_addrs_ops, tfs_dyn_ftrace_total_info_ops,
 	tfs_enabled_functions_ops, tfs_snapshot_ops;
+/* tfs_file.arg of per_cpu/cpuN/snapshot_raw (tfs_trace_pipe_raw_ops on the snapshot) */
+#define TFS_RAW_SNAPSHOT 1
 
 /* snapshot.c: a write to snapshot (o->cpu: a per_cpu file), and the text an empty one shows. */
 ssize_t tfs_snapshot_write(struct tfs_open *o, const char *buf, size_t size, off_t off);

@@ -117,6 +117,7 @@ static const char readme_text[] =
 	"      trace_pipe_raw\t- Takes its events out as binary pages\n"
 	"      stats\t\t- Its counters: entries, overrun, bytes, ...\n"
 	"      snapshot\t\t- Its part of the snapshot (echo 1 swaps this CPU only)\n"
+	"      snapshot_raw\t- Takes its part of the snapshot out as binary pages\n"
 	"      buffer_size_kb\t- Its buffer size in KB\n"
 	"  events/\t\t- The binary layouts of the buffer:\n"
 	"      header_page\t- A page of events\n"

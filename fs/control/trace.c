@@ -10,6 +10,7 @@
  *   per_cpu/cpuN/stats              the per-CPU counters
  *   snapshot, per_cpu/cpuN/snapshot the snapshot buffer, read as `trace` (writes:
  *                                   snapshot.c)
+ *   per_cpu/cpuN/snapshot_raw       consuming, binary, from the snapshot buffer
  *
  * `trace` is formatted lazily: the snapshot is taken at open and text is made
  * as reads advance (a read before the window starts the walk again), so a big
@@ -445,13 +446,31 @@ static int raw_emit(struct tfs_iter *it, const struct tfs_event *e, void *arg)
 	return tfs_kfmt_page_add(arg, e, it->lost);
 }
 
+/*
+ * per_cpu/cpuN/snapshot_raw (arg TFS_RAW_SNAPSHOT): the same pages from the snapshot
+ * buffer, taken out of it; an empty one waits for a swap to bring events.
+ */
+static bool raw_spare(const struct tfs_open *o)
+{
+	return o->file->arg == TFS_RAW_SNAPSHOT;
+}
+
+static int stop_at_first(struct tfs_iter *it, const struct tfs_event *e, void *arg)
+{
+	*(bool *)arg = true;
+	return 1;
+}
+
 /* Build the next page from the consumer; false when there was no event. */
 static bool raw_build(struct tfs_open *o, struct raw_state *st)
 {
 	struct tfs_iter it = {.inst = o->inst, .cpu_filter = o->cpu, .pipe = true};
 
 	tfs_kfmt_page_init(&st->kp, o->inst);
-	tfs_rr_consume(o->inst, o->cpu, &it, LONG_MAX, raw_emit, &st->kp);
+	if (raw_spare(o))
+		tfs_rr_spare_consume(o->inst, (unsigned int)o->cpu, &it, LONG_MAX, raw_emit, &st->kp);
+	else
+		tfs_rr_consume(o->inst, o->cpu, &it, LONG_MAX, raw_emit, &st->kp);
 	if (!st->kp.events)
 		return false;
 	tfs_kfmt_page_finish(&st->kp);
@@ -469,6 +488,12 @@ static bool raw_ready(struct tfs_open *o)
 	pthread_mutex_lock(&st->lock);
 	pending = st->pos < st->len;
 	pthread_mutex_unlock(&st->lock);
+	if (!pending && raw_spare(o)) {
+		struct tfs_iter it = {.inst = o->inst, .cpu_filter = o->cpu, .pipe = true};
+
+		tfs_rr_spare_consume(o->inst, (unsigned int)o->cpu, &it, 1, stop_at_first, &pending);
+		return pending;
+	}
 	return pending || tfs_rr_ready(o->inst, o->cpu);
 }
 

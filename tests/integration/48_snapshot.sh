@@ -131,6 +131,22 @@ else
 	skip "per_cpu swaps" "one CPU"
 fi
 
+# ---- per_cpu/cpuN/snapshot_raw: the snapshot's pages, consumed ----------------------------------------
+echo >"$T/trace"
+mark 0 raw-one
+mark 0 raw-two
+echo 1 >"$S"
+R0=$T/per_cpu/cpu0/snapshot_raw
+expect_eq "snapshot_raw: mode 0440" "-r--r-----" "$(stat -c %A "$R0")"
+dd if="$R0" of="$UT_TMP/raw" bs=4096 count=1 iflag=nonblock 2>/dev/null
+expect_eq "snapshot_raw: one 4096-byte page with both events" "4096 raw-one raw-two" \
+	"$(stat -c %s "$UT_TMP/raw") $(tr -c 'a-z-' '\n' <"$UT_TMP/raw" | grep '^raw-' | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "... taken out of the snapshot (empty: the help), the buffer untouched" \
+	"# * Snapshot is allocated *|0/0" "$(grep -F '* Snapshot' "$S")|$(counts "$T/trace")"
+out=$(dd if="$R0" of=/dev/null bs=4096 count=1 iflag=nonblock 2>&1)
+expect_match "an empty snapshot_raw with O_NONBLOCK: EAGAIN" "Resource temporarily unavailable" "$out"
+echo 0 >"$S"
+
 # ---- instances ---------------------------------------------------------------------------------
 mkdir "$T/instances/s"
 IS=$T/instances/s/snapshot
