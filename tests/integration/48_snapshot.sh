@@ -131,6 +131,23 @@ else
 	skip "per_cpu swaps" "one CPU"
 fi
 
+# ---- the snapshot has the buffer's size -------------------------------------------------------------
+echo >"$T/trace"
+for kb in 8 16; do
+	echo $kb >"$T/buffer_size_kb"
+	i=0
+	while [ $i -lt 300 ]; do echo "fill$i" >"$T/trace_marker"; i=$((i + 1)); done
+	before=$(counts "$T/trace")
+	echo 1 >"$S"
+	expect_eq "buffer_size_kb $kb: the snapshot holds what the full buffer held" \
+		"$before|0/0" "$(counts "$S")|$(counts "$T/trace")"
+	held="${held:-} $(counts "$S")"
+done
+set -- $held
+expect_eq "... 300 written each time, more kept with 16 KB than with 8" "300 300 1" \
+	"${1#*/} ${2#*/} $([ "${2%/*}" -gt "${1%/*}" ] && echo 1)"
+echo 0 >"$S"
+
 # ---- per_cpu/cpuN/snapshot_raw: the snapshot's pages, consumed ----------------------------------------
 echo >"$T/trace"
 mark 0 raw-one
