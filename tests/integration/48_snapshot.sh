@@ -135,8 +135,10 @@ fi
 echo >"$T/trace"
 for kb in 8 16; do
 	echo $kb >"$T/buffer_size_kb"
-	i=0
-	while [ $i -lt 300 ]; do echo "fill$i" >"$T/trace_marker"; i=$((i + 1)); done
+	# 64-byte texts on CPU 0: 46 to a page, so that the buffer overflows
+	taskset -c 0 sh -c 'i=100; while [ $i -lt 400 ]; do
+		echo "fill$i-0123456789012345678901234567890123456789012345678901234" >"$1"
+		i=$((i + 1)); done' sh "$T/trace_marker"
 	before=$(counts "$T/trace")
 	echo 1 >"$S"
 	expect_eq "buffer_size_kb $kb: the snapshot holds what the full buffer held" \
