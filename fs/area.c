@@ -193,14 +193,17 @@ static void ring_release_tail(struct tfs_instance *inst, unsigned int cpu, unsig
 }
 
 /*
- * Make the snapshot buffer's part for cpu ready for a copy of nr_pages pages;
- * readers held.  The old copy goes, and the pages the copy will write are
- * allocated now (populated), so that the copy itself never waits for memory.
+ * Make the snapshot buffer's part for cpu ready for a swap with a ring of nr_pages
+ * pages; readers held.  A copy of that size stays (it goes back into the ring);
+ * another goes.  The pages the swap will write are allocated now (populated), so
+ * that the swap itself never waits for memory.
  */
 static void spare_prepare_held(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
 {
 	void *p = ut_rb_page(inst->spare, cpu, 0);
 
+	if (inst->spare_pages[cpu] == nr_pages)
+		return; /* populated when it was made */
 	if (inst->spare_pages[cpu])
 		madvise(p, (size_t)inst->spare_pages[cpu] * UT_RB_PAGE_SIZE, MADV_DONTNEED);
 	inst->spare_pages[cpu] = 0;
@@ -230,9 +233,59 @@ static void spare_copy_held(struct tfs_instance *inst, unsigned int cpu, unsigne
 }
 
 /*
- * Reset one CPU with the given page count; area_lock held.  With swap, the ring
- * is first copied into the snapshot buffer in the same critical section (the
- * fallback of ring_swap_locked).  Its consumer forgets its position in the same
+ * Exchange cpu's ring with the snapshot's copy of the same size (no writer can be
+ * inside a write there, readers held), as the kernel swaps its two buffers: the
+ * snapshot takes the ring's events and writer state, the ring the snapshot's, on
+ * which writers go on.  Page by page through a page of this thread's stack (the
+ * hold may not wait for memory).  The ring keeps utracefs's own settings (page
+ * count, mode) and a new generation: wpos moves, maybe back (ut_ring.h).
+ */
+static void spare_exchange_held(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
+{
+	struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu), *sc = ut_rb_cpu(inst->spare, cpu);
+	struct rb_cpu old = *sc;
+	unsigned int used = rb_wpos_vpage(rc->wpos) < nr_pages ? rb_wpos_vpage(rc->wpos) + 1 : nr_pages;
+	unsigned char page[UT_RB_PAGE_SIZE];
+
+	if (rb_wpos_vpage(old.wpos) >= used)
+		used = rb_wpos_vpage(old.wpos) < nr_pages ? rb_wpos_vpage(old.wpos) + 1 : nr_pages;
+	for (unsigned int s = 0; s < used; s++) {
+		memcpy(page, ut_rb_page(inst->spare, cpu, s), UT_RB_PAGE_SIZE);
+		memcpy(ut_rb_page(inst->spare, cpu, s), ut_rb_page(inst->area, cpu, s), UT_RB_PAGE_SIZE);
+		memcpy(ut_rb_page(inst->area, cpu, s), page, UT_RB_PAGE_SIZE);
+	}
+	*sc = *rc;
+	/* single stores, as ut_rb_reset_cpu's: the kicker and readers load meanwhile */
+	__atomic_store_n(&rc->nr_pages, nr_pages, __ATOMIC_RELAXED);
+	__atomic_store_n(&rc->flags, ring_flags(inst), __ATOMIC_RELAXED);
+	__atomic_store_n(&rc->dropped, old.dropped, __ATOMIC_RELAXED);
+	__atomic_store_n(&rc->read_vpage, old.read_vpage, __ATOMIC_RELAXED);
+	__atomic_store_n(&rc->held, 1, __ATOMIC_RELAXED); /* no consumer read it: as a reset */
+	__atomic_store_n(&rc->gen, (rc->gen > old.gen ? rc->gen : old.gen) + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&rc->wpos, old.wpos, __ATOMIC_RELAXED);
+}
+
+/*
+ * The swap's change of cpu's ring, writers kept out and readers held: exchange
+ * with the snapshot's copy when it has the ring's size (the kernel's swap gives
+ * the buffer the previous snapshot back); otherwise (none yet, cleared, or of
+ * another size) copy the ring into the snapshot and empty it.  The snapshot's
+ * part is ready for either (spare_prepare_held).
+ */
+static void spare_swap_held(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
+{
+	if (inst->spare_pages[cpu] == nr_pages) {
+		spare_exchange_held(inst, cpu, nr_pages);
+		return;
+	}
+	spare_copy_held(inst, cpu, nr_pages);
+	ut_rb_reset_cpu(inst->area, cpu, nr_pages, ring_flags(inst));
+}
+
+/*
+ * Reset one CPU with the given page count; area_lock held.  With swap, the ring's
+ * events go into the snapshot instead (spare_swap_held) in the same critical
+ * section (the fallback of ring_swap_locked).  Its consumer forgets its position in the same
  * critical section.  0, or -EBUSY (barrier_begin): nothing changed.
  */
 static int ring_reset_copy_locked(struct tfs_instance *inst, unsigned int cpu,
@@ -252,8 +305,9 @@ static int ring_reset_copy_locked(struct tfs_instance *inst, unsigned int cpu,
 	}
 	tfs_rr_hold();
 	if (swap)
-		spare_copy_held(inst, cpu, nr_pages);
-	ut_rb_reset_cpu(inst->area, cpu, nr_pages, ring_flags(inst));
+		spare_swap_held(inst, cpu, nr_pages);
+	else
+		ut_rb_reset_cpu(inst->area, cpu, nr_pages, ring_flags(inst));
 	tfs_rr_forget_held(inst, cpu);
 	tfs_rr_unhold();
 	ring_release_tail(inst, cpu, nr_pages);
@@ -324,8 +378,7 @@ static int ring_swap_locked(struct tfs_instance *inst, unsigned int cpu, unsigne
 		tfs_rr_unhold();
 		return ring_reset_copy_locked(inst, cpu, nr_pages, true);
 	}
-	spare_copy_held(inst, cpu, nr_pages);
-	ut_rb_reset_cpu(inst->area, cpu, nr_pages, ring_flags(inst));
+	spare_swap_held(inst, cpu, nr_pages);
 	set_enabled(inst, cpu, cpu_in_mask(inst, cpu));
 	cpu_hold_end(&h);
 	tfs_rr_forget_held(inst, cpu);

@@ -37,16 +37,16 @@ counts() { sed -n 's/^# entries-in-buffer\/entries-written: \([0-9]*\/[0-9]*\) .
 # entries + overrun of a trace file (0 for an empty snapshot: no header)
 written() { c=$(counts "$1"); echo "${c#*/}" | sed 's/^$/0/'; }
 # swap_while PID: swap again and again while PID runs (at least once), then set sum
-# to the events of every snapshot taken and of the main buffer, swaps to their number
+# to the events of the snapshot and of the buffer (swapped, not copied: every event
+# written since both were emptied is in one of the two), swaps to their number
 swap_while() {
-	sum=0 swaps=0
+	swaps=0
 	while kill -0 "$1" 2>/dev/null || [ $swaps -eq 0 ]; do
 		echo 1 >"$S"
-		sum=$((sum + $(written "$S")))
 		swaps=$((swaps + 1))
 	done
 	wait "$1"
-	sum=$((sum + $(written "$T/trace")))
+	sum=$(($(written "$S") + $(written "$T/trace")))
 }
 # mark CPU TEXT: a trace_marker event on CPU
 mark() { taskset -c "$1" sh -c "echo '$2' >'$T/trace_marker'"; }
@@ -96,8 +96,12 @@ mark 0 three
 expect_eq "writers go on in the main buffer, the snapshot stays" "three|one two" \
 	"$(markers "$T/trace")|$(markers "$S")"
 echo 1 >"$S"
-expect_eq "1 again: swap again (the snapshot now holds what came since)" "three|" \
-	"$(markers "$S")|$(markers "$T/trace")"
+expect_eq "1 again: swap again (the buffer gets the previous snapshot back, as the kernel's)" \
+	"three|one two" "$(markers "$S")|$(markers "$T/trace")"
+expect_eq "... with its counts" "1/1|2/2" "$(counts "$S")|$(counts "$T/trace")"
+mark 0 four
+expect_eq "... and writers go on after its events" "one two four" "$(markers "$T/trace")"
+echo >"$T/trace"
 
 # ---- other numbers: clear; 0: free -------------------------------------------------------------
 echo 2 >"$S"
@@ -166,6 +170,24 @@ out=$(dd if="$R0" of=/dev/null bs=4096 count=1 iflag=nonblock 2>&1)
 expect_match "an empty snapshot_raw with O_NONBLOCK: EAGAIN" "Resource temporarily unavailable" "$out"
 echo 0 >"$S"
 
+# ---- the kernel's selftests (test.d/00basic/snapshot.tc, snapshot1.tc) ------------------------------
+echo 0 >"$T/tracing_on"
+echo 1 >"$S"
+expect_eq "a swap with tracing off: allocated, tracing stays off" "# * Snapshot is allocated *|0" \
+	"$(grep -F '* Snapshot' "$S")|$(cat "$T/tracing_on")"
+echo 1 >"$T/tracing_on"
+echo 1 >"$S"
+expect_eq "... and on stays on" "1" "$(cat "$T/tracing_on")"
+mask=$(cat "$T/tracing_cpumask")
+echo 0 >"$T/tracing_cpumask"
+echo 1 >"$S"
+echo "$mask" >"$T/tracing_cpumask"
+echo "test input 1" >"$T/trace_marker"
+expect_match "a swap with every CPU masked out: the buffers still work after" "test input 1" \
+	"$(markers "$T/trace")"
+echo 0 >"$S"
+echo >"$T/trace"
+
 # ---- instances ---------------------------------------------------------------------------------
 mkdir "$T/instances/s"
 IS=$T/instances/s/snapshot
@@ -184,6 +206,7 @@ rmdir "$T/instances/s"
 # ---- swaps while utracefs writes (trace_marker), a small overwriting buffer ---------------------------
 echo 8 >"$T/buffer_size_kb"
 echo >"$T/trace"
+echo 0 >"$S"
 N=3000
 (
 	i=0 ok=0
@@ -194,7 +217,7 @@ N=3000
 	echo $ok >"$UT_TMP/marks.ok"
 ) &
 swap_while $!
-expect_eq "markers: every event in one snapshot or in the main buffer ($swaps swaps)" \
+expect_eq "markers, $swaps swaps: every event in the snapshot or in the buffer" \
 	"$(cat "$UT_TMP/marks.ok") $N" "$sum $(cat "$UT_TMP/marks.ok")"
 
 # ---- swaps while traced threads write (function tracer, rseq writers) ----------------------------------
@@ -202,10 +225,11 @@ traced "$P" 1 >/dev/null # its functions are known from now on
 echo 'tick after' >"$T/set_ftrace_filter"
 echo function >"$T/current_tracer"
 echo >"$T/trace"
+echo 2 >"$S"
 R=4000000
 traced "$P" -t 4 $R >/dev/null &
 swap_while $!
-expect_eq "4 threads x $R x (tick, after): all in the snapshots and the main buffer ($swaps swaps)" \
+expect_eq "4 threads x $R x (tick, after), $swaps swaps: every event in the snapshot or in the buffer" \
 	"$((4 * R * 2))" "$sum"
 echo nop >"$T/current_tracer"
 echo >"$T/set_ftrace_filter"
@@ -220,6 +244,8 @@ settle() {
 	while [ $i -lt 250 ] && [ "$("$@")" != "$v" ]; do sleep 0.02; i=$((i + 1)); done
 }
 probes() { grep ':snapshot:' "$F" | tr '\n' ' ' | sed 's/ $//'; }
+# the markers of the snapshot and of the buffer
+both() { echo "$(markers "$S")|$(markers "$T/trace")"; }
 echo >"$T/trace"
 echo 'tick:snapshot' >>"$F"
 expect_eq "tick:snapshot: read back unlimited; adding it allocates the snapshot" \
@@ -249,23 +275,27 @@ echo '!tick:snapshot:0' >>"$F"
 echo 'tick:snapshot:' >>"$F"
 mark 0 before4
 traced "$P" 3
-expect_eq "tick:snapshot: (count -1) never swaps" "tick:snapshot:count=-1|before3 before4" \
+expect_eq "tick:snapshot: (count -1) never swaps" "tick:snapshot:count=-1|before1 before3 before4" \
 	"$(probes)|$(markers "$T/trace")"
 echo '!tick:snapshot:0' >>"$F"
 
-# counts shared by threads and by processes
-echo 'tick:snapshot:50' >>"$F"
+# counts shared by threads and by processes (odd: the marker ends in the snapshot)
+echo 'tick:snapshot:49' >>"$F"
+echo >"$T/trace"
+echo 2 >"$S"
 mark 0 threads
 traced "$P" -t 4 100
-settle "" markers "$T/trace"
-expect_eq "snapshot:50 over 4 threads x 100 calls: the count used up, a swap made" \
-	"tick:snapshot:count=0|" "$(probes)|$(markers "$T/trace")"
+settle "threads|" both
+expect_eq "snapshot:49 over 4 threads x 100 calls: the count used up, swaps made" \
+	"tick:snapshot:count=0|threads|" "$(probes)|$(both)"
 echo '!tick:snapshot:0' >>"$F"
-echo 'tick:snapshot:30' >>"$F"
+echo 'tick:snapshot:29' >>"$F"
+echo >"$T/trace"
+echo 2 >"$S"
 mark 0 procs
 traced "$P" -f 3 50
-settle "" markers "$T/trace"
-expect_eq "snapshot:30 over 3 processes x 50 calls: the count used up, a swap made" \
-	"tick:snapshot:count=0|" "$(probes)|$(markers "$T/trace")"
+settle "procs|" both
+expect_eq "snapshot:29 over 3 processes x 50 calls: the count used up, swaps made" \
+	"tick:snapshot:count=0|procs|" "$(probes)|$(both)"
 echo '!tick:snapshot:0' >>"$F"
 echo 0 >"$S"
