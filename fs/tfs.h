@@ -226,8 +226,8 @@ struct tfs_instance {
 	/*
 	 * The snapshot buffer (the kernel's max_buffer; area.c makes and swaps it,
 	 * snapshot.c serves the files): utracefs's private memory laid out as a span
-	 * (rb_cpu[] and rings, ut_ring.h), into which a swap copies a CPU's ring with
-	 * its writers stopped.  NULL: not allocated.  spare_pages[cpu]: the page
+	 * (rb_cpu[] and rings, ut_ring.h), whose contents a swap exchanges with a CPU's
+	 * ring while no writer can write there.  NULL: not allocated.  spare_pages[cpu]: the page
 	 * count of that CPU's copy, 0 when it holds nothing.  Changed with the
 	 * readers held (tfs_rr_hold), read under it.
 	 */
@@ -281,11 +281,12 @@ int tfs_apply(struct tfs_instance *inst);
 
 /*
  * The snapshot buffer (tfs_instance.spare).  Alloc: 0 or -ENOMEM (allocated
- * already: 0).  Swap: allocate it if needed, then for
- * cpu (all when cpu < 0), with that CPU's writers stopped as for a reset, copy
- * the ring into it and empty the ring.  0, -ENOMEM, or -EBUSY when some CPU's
- * writers could not be stopped (that CPU is left as it was).  Clear empties the
- * copy of cpu (all when < 0); free gives the memory back.
+ * already: 0).  Swap: allocate it if needed, then for cpu (all when cpu < 0),
+ * while no writer can write there, exchange the ring's contents with the
+ * snapshot's (or, when the snapshot holds none of the ring's size, copy the ring
+ * and empty it).  0, -ENOMEM, or -EBUSY when some CPU's writers could not be
+ * stopped (that CPU is left as it was).  Clear empties the snapshot's part of cpu
+ * (all when < 0); free gives the memory back.
  */
 int tfs_spare_alloc(struct tfs_instance *inst);
 int tfs_spare_swap(struct tfs_instance *inst, int cpu);

@@ -12,9 +12,9 @@
  *   other     nothing              clear it        (per_cpu file: that CPU's part)
  *
  * Every write first expands the buffer (tfs_buffer_expand), valid or not, as the
- * kernel's does.  A swap (area.c, tfs_spare_swap) copies each CPU's ring into the snapshot
- * buffer with that CPU's writers stopped and empties the ring, in one critical
- * section, so that an event is either in the snapshot or in the main buffer.
+ * kernel's does.  A swap (area.c, tfs_spare_swap) exchanges each CPU's ring with
+ * its part of the snapshot buffer while no writer can write there, so that an
+ * event is either in the snapshot or in the main buffer.
  */
 #include <errno.h>
 
