@@ -6,8 +6,8 @@
  *   [local] global counter uptime perf mono mono_raw boot tai x86-tsc
  * A write names one clock; like the kernel it takes at most 63 bytes, strips
  * surrounding whitespace, answers EINVAL for an unknown name, and clears the
- * buffer on every successful write, even of the clock already selected (time
- * stamps of different clocks must not mix).  The conversions are in clock.c.
+ * buffer (and the snapshot, if allocated) on every successful write, even of the
+ * clock already selected (time stamps of different clocks must not mix).  The conversions are in clock.c.
  */
 #include <errno.h>
 
@@ -35,6 +35,7 @@ static ssize_t trace_clock_write(struct tfs_open *o, const char *buf, size_t siz
 	err = tfs_ring_reset(o->inst, -1);
 	if (err)
 		return err;
+	tfs_spare_clear(o->inst, -1); /* the kernel clears the snapshot too */
 	tfs_lock();
 	__atomic_store_n(&o->inst->clock, (enum tfs_clock)c, __ATOMIC_RELAXED);
 	tfs_unlock();

@@ -115,6 +115,11 @@ mark 0 five
 echo 1 >"$S"
 expect_write_err "bad input, allocated: EINVAL" "Invalid argument" 1x "$S"
 expect_eq "... and the snapshot is left as it was" "five" "$(markers "$S")"
+mark 0 six
+echo 1 >"$S"
+echo local >"$T/trace_clock"
+expect_eq "a trace_clock write clears the snapshot too, as the kernel's" \
+	"$(printf '# tracer: nop\n#\n'; help_top allocated)" "$(cat "$S")"
 echo 0 >"$S"
 expect_eq "0: freed" "# * Snapshot is freed *" "$(grep -F '* Snapshot' "$S")"
 
