@@ -192,6 +192,19 @@ static void ring_release_tail(struct tfs_instance *inst, unsigned int cpu, unsig
 		fallocate(tfs.area_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, start, len);
 }
 
+/* Allocate the first nr_pages pages of cpu's part of the snapshot buffer now. */
+static void spare_populate(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
+{
+	void *p = ut_rb_page(inst->spare, cpu, 0);
+
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(p, (size_t)nr_pages * UT_RB_PAGE_SIZE, MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	for (size_t off = 0; off < (size_t)nr_pages * UT_RB_PAGE_SIZE; off += UT_RB_PAGE_SIZE)
+		__atomic_fetch_add((char *)p + off, 0, __ATOMIC_RELAXED); /* a write fault each */
+}
+
 /*
  * Make the snapshot buffer's part for cpu ready for a swap with a ring of nr_pages
  * pages; readers held.  A copy of that size stays (it goes back into the ring);
@@ -207,11 +220,7 @@ static void spare_prepare_held(struct tfs_instance *inst, unsigned int cpu, unsi
 	if (inst->spare_pages[cpu])
 		madvise(p, (size_t)inst->spare_pages[cpu] * UT_RB_PAGE_SIZE, MADV_DONTNEED);
 	inst->spare_pages[cpu] = 0;
-#ifdef MADV_POPULATE_WRITE
-	if (madvise(p, (size_t)nr_pages * UT_RB_PAGE_SIZE, MADV_POPULATE_WRITE) == 0)
-		return;
-#endif
-	memset(p, 0, (size_t)nr_pages * UT_RB_PAGE_SIZE);
+	spare_populate(inst, cpu, nr_pages);
 }
 
 /*
@@ -420,19 +429,21 @@ static void save_reader_page(struct tfs_instance *inst, unsigned int cpu, unsign
 }
 
 /*
- * Copy the newest readable pages of cpu (writers disabled: nothing moves), enough
+ * Copy the newest readable pages of cpu's ring in area (inst's, or its snapshot
+ * buffer, which has no consumer) (writers disabled: nothing moves), enough
  * to fill a ring of new_nr pages, following ut_ring.h: the window is the last
  * nr - 1 pages (overwrite) or starts at read_vpage (no-overwrite), as the reader
  * sees it, and nothing the consumer has taken already (readers held) is kept.
  * Every header is checked: the walk stops at the first page that does not hold
  * what it should (events are checked when they are written back).  0 or -ENOMEM.
  */
-static int ring_save(struct tfs_instance *inst, unsigned int cpu, unsigned int new_nr,
+static int ring_save(struct tfs_instance *inst, void *area, unsigned int cpu, unsigned int new_nr,
 		     struct ring_keep *k)
 {
 	unsigned int cvp = 0, coff = 0;
-	bool consumed = tfs_rr_next_held(inst, cpu, &cvp, &coff);
-	struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
+	/* the snapshot buffer has no consumer */
+	bool consumed = area == inst->area && tfs_rr_next_held(inst, cpu, &cvp, &coff);
+	struct rb_cpu *rc = ut_rb_cpu(area, cpu);
 	uint64_t w = rc->wpos, budget = (uint64_t)(new_nr - 1) * UT_RB_PAGE_DATA, got = 0;
 	unsigned int nr = rc->nr_pages, V = rb_wpos_vpage(w), slot = rb_wpos_slot(w), win;
 	struct rb_page *cur;
@@ -441,7 +452,7 @@ static int ring_save(struct tfs_instance *inst, unsigned int cpu, unsigned int n
 	k->dropped = rc->dropped;
 	if (nr < 3 || nr > UT_RB_MAX_PAGES || slot >= nr || rb_wpos_off(w) > UT_RB_PAGE_DATA)
 		return 0; /* corrupt: the ring reads as empty, and resizes so */
-	cur = ut_rb_page(inst->area, cpu, slot);
+	cur = ut_rb_page(area, cpu, slot);
 	if (cur->magic == UT_RB_PAGE_MAGIC && cur->vpage == V)
 		k->written = cur->base_entries + rb_wpos_entries(w);
 	win = nr - 1;
@@ -456,7 +467,7 @@ static int ring_save(struct tfs_instance *inst, unsigned int cpu, unsigned int n
 	if (!k->data || !k->start || !k->end)
 		return -ENOMEM;
 	for (unsigned int d = 0; d < win && got <= budget; d++) {
-		struct rb_page *p = ut_rb_page(inst->area, cpu, (slot + nr - d) % nr);
+		struct rb_page *p = ut_rb_page(area, cpu, (slot + nr - d) % nr);
 		unsigned int vp = (V - d) & (RB_VPAGE_MOD - 1);
 		uint64_t c = d == 0 ? w : p->commit;
 		unsigned int from = 0;
@@ -485,10 +496,9 @@ static int ring_save(struct tfs_instance *inst, unsigned int cpu, unsigned int n
  * change: the events that are not kept count as overrun, as in the kernel.
  * Returns the number of the first event kept.
  */
-static uint64_t ring_restore(struct tfs_instance *inst, unsigned int cpu,
-			     const struct ring_keep *k)
+static uint64_t ring_restore(void *area, unsigned int cpu, const struct ring_keep *k)
 {
-	struct rb_cpu *rc = ut_rb_cpu(inst->area, cpu);
+	struct rb_cpu *rc = ut_rb_cpu(area, cpu);
 	uint64_t n = 0, first;
 
 	for (unsigned int i = k->nr; i-- > 0;)
@@ -501,14 +511,14 @@ static uint64_t ring_restore(struct tfs_instance *inst, unsigned int cpu,
 			off += (unsigned int)len;
 		}
 	first = k->written >= n ? k->written - n : 0;
-	ut_rb_page(inst->area, cpu, 0)->base_entries = first;
+	ut_rb_page(area, cpu, 0)->base_entries = first;
 	for (unsigned int i = k->nr; i-- > 0;)
 		for (unsigned int off = k->start[i]; off < k->end[i];) {
 			const struct ut_ev *ev = (const void *)(k->data[i] + off);
 
 			if (tfs_rr_check_event(ev, k->end[i] - off) < 0)
 				break;
-			ut_rb_write_on_cpu_disabled(inst->area, cpu, ev);
+			ut_rb_write_on_cpu_disabled(area, cpu, ev);
 			off += ev->len;
 		}
 	__atomic_store_n(&rc->dropped, k->dropped, __ATOMIC_RELAXED); /* the kicker reads it */
@@ -536,11 +546,11 @@ static int ring_resize_locked(struct tfs_instance *inst, unsigned int cpu, unsig
 		return err;
 	}
 	tfs_rr_hold();
-	if (ring_save(inst, cpu, nr_pages, &k))
+	if (ring_save(inst, inst->area, cpu, nr_pages, &k))
 		k.nr = 0;
 	ut_rb_reset_cpu(inst->area, cpu, nr_pages, RB_F_OVERWRITE);
 	ring_release_tail(inst, cpu, nr_pages);
-	first = ring_restore(inst, cpu, &k);
+	first = ring_restore(inst->area, cpu, &k);
 	free(k.data);
 	free(k.start);
 	free(k.end);
@@ -823,6 +833,34 @@ void tfs_spare_free(struct tfs_instance *inst)
 		munmap(p, tfs.span);
 }
 
+/*
+ * cpu's ring was resized: resize its part of the snapshot with it, keeping its
+ * newest events, as the kernel resizes both buffers; area_lock held.  Nobody
+ * writes the snapshot: the readers held are enough.  Without the memory for the
+ * events kept, it is emptied.
+ */
+static void spare_resize_locked(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_pages)
+{
+	struct ring_keep k;
+
+	if (!inst->spare || !inst->spare_pages[cpu] || inst->spare_pages[cpu] == nr_pages)
+		return;
+	tfs_rr_hold();
+	if (ring_save(inst, inst->spare, cpu, nr_pages, &k))
+		k.nr = 0;
+	madvise(ut_rb_page(inst->spare, cpu, 0),
+		(size_t)inst->spare_pages[cpu] * UT_RB_PAGE_SIZE, MADV_DONTNEED);
+	spare_populate(inst, cpu, nr_pages); /* for the next swap's exchange */
+	ut_rb_reset_cpu(inst->spare, cpu, nr_pages, RB_F_OVERWRITE);
+	ring_restore(inst->spare, cpu, &k);
+	ut_rb_cpu(inst->spare, cpu)->flags = ring_flags(inst);
+	inst->spare_pages[cpu] = nr_pages;
+	free(k.data);
+	free(k.start);
+	free(k.end);
+	tfs_rr_unhold();
+}
+
 int tfs_ring_resize(struct tfs_instance *inst, unsigned int cpu, unsigned int nr_kpages)
 {
 	uint64_t max_kpages =
@@ -835,6 +873,8 @@ int tfs_ring_resize(struct tfs_instance *inst, unsigned int cpu, unsigned int nr
 		return -ENOMEM;
 	pthread_mutex_lock(&area_lock);
 	err = ring_resize_locked(inst, cpu, tfs_kpages_to_rb_pages(nr_kpages));
+	if (!err)
+		spare_resize_locked(inst, cpu, tfs_kpages_to_rb_pages(nr_kpages));
 	pthread_mutex_unlock(&area_lock);
 	tfs_ring_kick();
 	return err;

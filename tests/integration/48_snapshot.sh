@@ -140,23 +140,32 @@ else
 	skip "per_cpu swaps" "one CPU"
 fi
 
-# ---- the snapshot has the buffer's size -------------------------------------------------------------
-echo >"$T/trace"
-for kb in 8 16; do
-	echo $kb >"$T/buffer_size_kb"
-	# 64-byte texts on CPU 0: 46 to a page, so that the buffer overflows
+# ---- the snapshot has the buffer's size, and follows it -------------------------------------------------
+# fill: 300 markers of 64 bytes on CPU 0 (46 to a page): the small buffers overflow
+fill() {
 	taskset -c 0 sh -c 'i=100; while [ $i -lt 400 ]; do
 		echo "fill$i-0123456789012345678901234567890123456789012345678901234" >"$1"
 		i=$((i + 1)); done' sh "$T/trace_marker"
-	before=$(counts "$T/trace")
-	echo 1 >"$S"
-	expect_eq "buffer_size_kb $kb: the snapshot holds what the full buffer held" \
-		"$before|0/0" "$(counts "$S")|$(counts "$T/trace")"
-	held="${held:-} $(counts "$S")"
-done
-set -- $held
+}
+echo >"$T/trace"
+echo 8 >"$T/buffer_size_kb"
+fill
+b8=$(counts "$T/trace")
+echo 1 >"$S"
+expect_eq "buffer_size_kb 8: the snapshot holds what the full buffer held" \
+	"$b8|0/0" "$(counts "$S")|$(counts "$T/trace")"
+echo 16 >"$T/buffer_size_kb"
+expect_eq "a resize resizes the snapshot with the buffer, its events kept" "$b8" "$(counts "$S")"
+fill
+b16=$(counts "$T/trace")
+echo 1 >"$S"
+expect_eq "buffer_size_kb 16: the snapshot holds the full buffer, the buffer the old snapshot" \
+	"$b16|$b8" "$(counts "$S")|$(counts "$T/trace")"
 expect_eq "... 300 written each time, more kept with 16 KB than with 8" "300 300 1" \
-	"${1#*/} ${2#*/} $([ "${2%/*}" -gt "${1%/*}" ] && echo 1)"
+	"${b8#*/} ${b16#*/} $([ "${b16%/*}" -gt "${b8%/*}" ] && echo 1)"
+echo 8 >"$T/buffer_size_kb"
+expect_eq "a shrink keeps the snapshot's newest events, the others count as overrun" \
+	"${b8%/*}/300" "$(counts "$S")"
 echo 0 >"$S"
 
 # ---- per_cpu/cpuN/snapshot_raw: the snapshot's pages, consumed ----------------------------------------
