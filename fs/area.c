@@ -56,6 +56,7 @@
 #include "ut_sel.h"
 
 #define TFS_KICK_MS 20
+#define TFS_SWAP_HOLD_MAX_PAGES 16384u /* 64 MiB a CPU: a snapshot swap's hold copies that much */
 
 static pthread_mutex_t area_lock = PTHREAD_MUTEX_INITIALIZER;
 /*
@@ -383,7 +384,12 @@ static int ring_swap_locked(struct tfs_instance *inst, unsigned int cpu, unsigne
 
 	tfs_rr_hold(); /* taken before the hold: nothing in it may wait */
 	spare_prepare_held(inst, cpu, nr_pages);
-	if (!cpu_hold_begin(cpu, &h)) {
+	/*
+	 * The hold copies the ring in one go: bounded, so that it stays well within
+	 * the real-time share the kernel grants (sched_rt_runtime_us) and a CPU's
+	 * writers wait milliseconds at most; a bigger ring takes the fallback.
+	 */
+	if (nr_pages > TFS_SWAP_HOLD_MAX_PAGES || !cpu_hold_begin(cpu, &h)) {
 		tfs_rr_unhold();
 		return ring_reset_copy_locked(inst, cpu, nr_pages, true);
 	}
