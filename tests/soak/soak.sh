@@ -125,8 +125,22 @@ reap() {
 	esac
 }
 
+# inst_flip N: an instance made, used and removed while everything else runs.
+inst_flip() {
+	d=$T/instances/soak$(($1 % 3))
+	mkdir "$d" 2>/dev/null
+	w "soak_*" "instances/soak$(($1 % 3))/set_ftrace_filter"
+	w function "instances/soak$(($1 % 3))/current_tracer"
+	w "instance $1" "instances/soak$(($1 % 3))/trace_marker"
+	w 0 "instances/soak$(($1 % 3))/options/overwrite"
+	w 1 "instances/soak$(($1 % 3))/snapshot"
+	[ $(($1 % 2)) -eq 0 ] && rmdir "$d" 2>/dev/null
+	flips=$((flips + 1))
+}
+
 flip_once() {
 	i=$1
+	[ $((i % 4)) -eq 0 ] && inst_flip $((i / 4))
 	case $((i % 12)) in
 	0) tracer function_graph ;;
 	1) tracer function ;;
@@ -135,7 +149,7 @@ flip_once() {
 	4) w thrower set_graph_function ;;
 	5) w "$(cat "$OUT/pids" 2>/dev/null | tail -3 | tr '\n' ' ')" set_ftrace_pid ;;
 	6) w "soak_leaf:traceoff:3" set_ftrace_filter; w 1 tracing_on ;;
-	7) w $((64 + (i % 5) * 300)) buffer_size_kb ;;
+	7) w $((64 + (i % 5) * 300)) buffer_size_kb; w $((i % 3)) snapshot ;;
 	8) w '' set_ftrace_pid; w '' set_graph_function; w '' set_ftrace_notrace ;;
 	9) w 1 tracing_on; w nooverwrite trace_options; w function-fork trace_options ;;
 	10) tracer nop; w '' set_ftrace_filter; w overwrite trace_options ;;
@@ -163,6 +177,7 @@ chaos_phase() {
 		i=$((i + 1))
 	done
 	for p in $jobs_pids; do wait "$p"; reap $?; done
+	for d in "$T"/instances/soak*; do [ -d "$d" ] && rmdir "$d"; done
 	rm -rf "$wc_dir"
 	# each chaos worker forks 20 children, half of which exec
 	procs=$((procs + 3 * 20))
