@@ -339,6 +339,22 @@ static bool hook_match(const struct tfs_event_def *d)
 	return false;
 }
 
+/*
+ * A new definition of a system:name known already is the same event for the
+ * events/ tree: it starts enabled where the others are.
+ */
+static void inherit_mask_locked(const struct tfs_event_def *d, struct ut_evt_ent *e)
+{
+	const struct ut_evt_ent *tab = ut_evt_table(evt_map);
+
+	for (uint32_t i = 0; i < nr_defs; i++)
+		if (!strcmp(defs[i]->system, d->system) && !strcmp(defs[i]->name, d->name)) {
+			e->mask[0] = tab[ent_of[i]].mask[0];
+			e->mask[1] = tab[ent_of[i]].mask[1];
+			return;
+		}
+}
+
 /* Find def's entry, or enter it with a new id; its id, 0: table full, -1: collision. */
 static int64_t enter_locked(struct tfs_event_def *def, bool *fresh)
 {
@@ -366,8 +382,9 @@ static int64_t enter_locked(struct tfs_event_def *def, bool *fresh)
 		d->id = UT_EVENT_ID_BASE + nr_defs;
 		e->id = d->id;
 		e->mask[0] = e->mask[1] = 0;
+		inherit_mask_locked(d, e);
 		if (hook_match(d))
-			e->mask[0] = 1;
+			e->mask[0] |= 1;
 		ent_of[nr_defs] = slot;
 		__atomic_store_n(&defs[nr_defs], d, __ATOMIC_RELEASE);
 		nr_defs++;
@@ -503,6 +520,17 @@ bool tfs_event_enabled(uint32_t id, unsigned int slot)
 		on = (__atomic_load_n(&e->mask[slot / 64], __ATOMIC_ACQUIRE) >> (slot % 64)) & 1;
 	pthread_mutex_unlock(&defs_lock);
 	return on;
+}
+
+void tfs_event_slot_clear(unsigned int slot)
+{
+	if (slot >= UT_EVT_INSTANCE_SLOTS)
+		return;
+	pthread_mutex_lock(&defs_lock);
+	for (uint32_t i = 0; i < nr_defs && evt_map; i++)
+		__atomic_fetch_and(&ut_evt_table(evt_map)[ent_of[i]].mask[slot / 64],
+				   ~(1ull << (slot % 64)), __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&defs_lock);
 }
 
 void tfs_event_test_hook(const char *spec)

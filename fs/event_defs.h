@@ -68,6 +68,52 @@ int tfs_event_enable(uint32_t id, unsigned int slot, bool on);
 /* Whether slot has the event enabled. */
 bool tfs_event_enabled(uint32_t id, unsigned int slot);
 
+/* Disable every event for instance slot (its rmdir): the caller applies. */
+void tfs_event_slot_clear(unsigned int slot);
+
+/*
+ * The events/ tree's view (event_tree.c): definitions grouped by name.  A tree
+ * event is one system:name, whatever number of definitions (ids) carry it;
+ * tree events and systems are numbered from 0 in the order they first appeared
+ * and keep their numbers for the mount's life.  Enabling a tree event enables
+ * all its definitions, and one announced later inherits the state of the others
+ * (tfs_event_announce).
+ */
+struct tfs_evtree_ent {
+	const char *system, *name;
+	uint32_t id; /* its first definition: the one its format and id files show */
+	unsigned int sys; /* its system's number */
+};
+/* The level of an enable file (its tfs_file.arg). */
+enum { TFS_EVL_ALL, TFS_EVL_SYSTEM, TFS_EVL_EVENT };
+
+/* Tree events known (brought up to date with the definitions). */
+unsigned int tfs_evtree_nr(void);
+/* Tree event t: 0, or -ENOENT past the last. */
+int tfs_evtree_get(unsigned int t, struct tfs_evtree_ent *e);
+/* events/ listing: system i's name ("" hidden: it would shadow a file), NULL past the last. */
+const char *tfs_evtree_sys_name(unsigned int i);
+/* events/SYSTEM/ listing: the i-th event of system sys, *index its tree number. */
+const char *tfs_evtree_dir_entry(int sys, unsigned int i, int *index);
+/* Enable or disable every definition of tree event t in slot. */
+void tfs_evtree_set(unsigned int t, unsigned int slot, bool on);
+/* Whether tree event t is enabled in slot. */
+bool tfs_evtree_enabled(unsigned int t, unsigned int slot);
+/* After changes: every process takes the new masks (waits for them, tfs_apply). */
+void tfs_evtree_apply(void);
+
+/* One token of a set_event write (set_event.c): `[!]SYSTEM:EVENT` or `[!]WORD`. */
+struct tfs_set_event_tok {
+	bool on;			/* false: `!` */
+	char word[UT_EVENT_NAME_MAX];	/* a bare word: an event or a system; "" when a colon */
+	char sys[UT_EVENT_NAME_MAX];	/* "" for any (`*` or empty) */
+	char event[UT_EVENT_NAME_MAX];	/* "" for any */
+};
+/* Parse a token (len bytes, no whitespace): 0 or -EINVAL (empty, too long). */
+int tfs_set_event_parse(const char *tok, size_t len, struct tfs_set_event_tok *t);
+/* Whether the token names the event sys:name. */
+bool tfs_set_event_match(const struct tfs_set_event_tok *t, const char *sys, const char *name);
+
 /* The events memfd: create it (once); a read-only descriptor for WELCOME. */
 int tfs_event_defs_init(void);
 int tfs_event_defs_fd_ro(void);

@@ -11,6 +11,8 @@
  *                 options/NAME is opened with cpu = its index in that list
  *   per_cpu/      one cpuN directory per possible CPU; the files below cpuN are
  *                 opened with cpu = N
+ *   events/       one directory per system of the events programs define, and in
+ *                 it one per event (a dyn_entry of the system's number: event_tree.c)
  *   instances/    one directory per instance (instance.c), each the tree of
  *                 inst_files below; a file is opened with tfs_open.inst = the
  *                 instance of its path (&tfs_top outside instances/)
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "event_defs.h" /* the events/ tree's systems and events */
 #include "functab.h"
 #include "graph_ctl.h"
 #include "settings.h" /* tfs_option_file_name: options/ as options.c sees it */
@@ -98,7 +101,37 @@ static const struct tfs_file ftrace_events[] = {
     {NULL},
 };
 
+/*
+ * The events programs define: events/SYSTEM/ (opened with cpu = the system's
+ * number) and events/SYSTEM/EVENT/ (cpu = the event's number in the tree,
+ * event_tree.c).  The enable files' arg is their level.
+ */
+static const struct tfs_file event_files[] = {
+    FILE_("enable", 0640, tfs_event_enable_ops, .arg = TFS_EVL_EVENT),
+    FILE_("filter", 0640, tfs_event_filter_ops),
+    FILE_("format", 0440, tfs_event_def_format_ops),
+    FILE_("id", 0440, tfs_event_id_ops),
+    FILE_("trigger", 0640, tfs_event_trigger_ops),
+    {NULL},
+};
+
+static const struct tfs_file event_dir = DIR_("event", 0755, event_files);
+
+static const struct tfs_file system_files[] = {
+    FILE_("enable", 0640, tfs_event_enable_ops, .arg = TFS_EVL_SYSTEM),
+    FILE_("filter", 0640, tfs_event_filter_ops),
+    {NULL},
+};
+
+static const struct tfs_file system_dir = {.name = "system",
+					   .kind = TFS_DIR,
+					   .mode = 0755,
+					   .children = system_files,
+					   .dyn_entry = tfs_evtree_dir_entry,
+					   .dyn_template = &event_dir};
+
 static const struct tfs_file events_files[] = {
+    FILE_("enable", 0640, tfs_event_enable_ops, .arg = TFS_EVL_ALL),
     FILE_("header_event", 0440, tfs_header_event_ops),
     FILE_("header_page", 0440, tfs_header_page_ops),
     DIR_("ftrace", 0755, ftrace_events),
@@ -167,11 +200,15 @@ static const struct tfs_file root_files[] = {
      .inst = TFS_INST_BOTH,
      .dyn_name = cpu_name,
      .dyn_template = &cpu_dir},
+    FILE_("available_events", 0440, tfs_available_events_ops),
+    FILE_("set_event", 0640, tfs_set_event_ops, .inst = TFS_INST_BOTH),
     {.name = "events",
      .kind = TFS_DIR,
      .mode = 0755,
      .inst = TFS_INST_BOTH,
-     .children = events_files},
+     .children = events_files,
+     .dyn_name = tfs_evtree_sys_name,
+     .dyn_template = &system_dir},
     {.name = "instances",
      .kind = TFS_DIR,
      .mode = 0750,

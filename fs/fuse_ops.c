@@ -92,7 +92,7 @@ static bool in_scope(const struct tfs_file *dir, const struct tfs_file *c, bool 
 }
 
 static const struct tfs_file *child(const struct tfs_file *dir, const char *name, size_t len,
-				    int *index, const char **dname, bool in_inst)
+				    int *index, const char **dname, bool in_inst, int parent)
 {
 	for (const struct tfs_file *c = dir->children; c && c->name; c++)
 		if (in_scope(dir, c, in_inst) && strlen(c->name) == len &&
@@ -106,6 +106,17 @@ static const struct tfs_file *child(const struct tfs_file *dir, const char *name
 		for (unsigned int i = 0; (n = dir->dyn_name(i)); i++)
 			if (strlen(n) == len && memcmp(n, name, len) == 0) {
 				*index = (int)i;
+				*dname = n;
+				return dir->dyn_template;
+			}
+	}
+	if (dir->dyn_entry && len) {
+		const char *n;
+		int idx;
+
+		for (unsigned int i = 0; (n = dir->dyn_entry(parent, i, &idx)); i++)
+			if (strlen(n) == len && memcmp(n, name, len) == 0) {
+				*index = idx;
 				*dname = n;
 				return dir->dyn_template;
 			}
@@ -143,7 +154,7 @@ static int resolve(const char *path, struct tfs_node *node)
 			p += len;
 			continue;
 		}
-		f = child(f, p, len, &index, &node->name, node->ref.inst != NULL);
+		f = child(f, p, len, &index, &node->name, node->ref.inst != NULL, node->cpu);
 		if (!f)
 			return -ENOENT;
 		if (index >= 0)
@@ -155,14 +166,18 @@ static int resolve(const char *path, struct tfs_node *node)
 	return 0;
 }
 
-static unsigned int nr_subdirs(const struct tfs_file *dir, bool in_inst)
+static unsigned int nr_subdirs(const struct tfs_file *dir, bool in_inst, int parent)
 {
 	unsigned int n = 0;
+	int idx;
 
 	for (const struct tfs_file *c = dir->children; c && c->name; c++)
 		n += c->kind == TFS_DIR && in_scope(dir, c, in_inst);
 	if (dir->dyn_name && dir->dyn_template->kind == TFS_DIR)
-		while (dir->dyn_name(n))
+		for (unsigned int i = 0; dir->dyn_name(i); i++)
+			n++;
+	if (dir->dyn_entry && dir->dyn_template->kind == TFS_DIR)
+		for (unsigned int i = 0; dir->dyn_entry(parent, i, &idx); i++)
 			n++;
 	return n;
 }
@@ -204,7 +219,7 @@ static int tfs_getattr(const char *path, struct stat *st, struct fuse_file_info 
 	st->st_gid = getgid();
 	if (node.f->kind == TFS_DIR) {
 		st->st_mode = S_IFDIR | node.f->mode;
-		st->st_nlink = 2 + nr_subdirs(node.f, node.ref.inst != NULL);
+		st->st_nlink = 2 + nr_subdirs(node.f, node.ref.inst != NULL, node.cpu);
 	} else {
 		st->st_mode = S_IFREG | node.f->mode;
 		st->st_nlink = 1;
@@ -264,7 +279,7 @@ static int tfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 		       struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
 	struct tfs_node node;
-	int err = resolve(path, &node);
+	int idx, err = resolve(path, &node);
 	const char *n;
 
 	if (err)
@@ -277,6 +292,10 @@ static int tfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 		if (in_scope(node.f, c, node.ref.inst != NULL))
 			fill(buf, c->name, NULL, 0, 0);
 	for (unsigned int i = 0; node.f->dyn_name && (n = node.f->dyn_name(i)); i++)
+		if (*n)
+			fill(buf, n, NULL, 0, 0);
+	for (unsigned int i = 0; node.f->dyn_entry && (n = node.f->dyn_entry(node.cpu, i, &idx));
+	     i++)
 		if (*n)
 			fill(buf, n, NULL, 0, 0);
 	return 0;

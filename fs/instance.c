@@ -32,6 +32,7 @@
 #include "functab.h"
 #include "ring_read.h"
 #include "settings.h"
+#include "event_defs.h"
 #include "tfs.h"
 
 #define RMDIR_WAIT_MS 500
@@ -229,6 +230,10 @@ int tfs_inst_rmdir(const char *name, size_t len)
 	}
 	inst->dying = true; /* unlisted: no new open finds it */
 	pthread_mutex_unlock(&inst_lock);
+
+	/* processes stop writing its events before its span goes */
+	tfs_event_slot_clear(slot);
+	tfs_evtree_apply();
 
 	tfs_area_inst_release(inst);
 	tfs_rr_free(inst);

@@ -553,6 +553,12 @@ struct tfs_file {
 	const struct tfs_file *children;   /* TFS_DIR: terminated by a NULL name */
 	const char *(*dyn_name)(unsigned int i); /* TFS_DIR with dynamic entries (options/, cpuN) */
 	const struct tfs_file *dyn_template;	 /* what each dynamic entry is */
+	/*
+	 * TFS_DIR whose dynamic entries depend on the index of the directory above
+	 * (events/SYSTEM/EVENT): the i-th entry of parent, NULL past the last, ""
+	 * hidden; *index is what files below it are opened with (tfs_open.cpu).
+	 */
+	const char *(*dyn_entry)(int parent, unsigned int i, int *index);
 	unsigned char inst;			 /* in the root: TFS_INST_* (0: top only) */
 };
 
@@ -569,7 +575,9 @@ extern const struct tfs_file_ops tfs_readme_ops, tfs_available_tracers_ops,
 	tfs_available_filter_functions_ops, tfs_set_ftrace_filter_ops, tfs_set_ftrace_notrace_ops,
 	tfs_set_graph_function_ops, tfs_set_graph_notrace_ops, tfs_ftrace_enabled_ops,
 	tfs_available_filter_functions_addrs_ops, tfs_dyn_ftrace_total_info_ops,
-	tfs_enabled_functions_ops, tfs_snapshot_ops;
+	tfs_enabled_functions_ops, tfs_snapshot_ops, tfs_available_events_ops, tfs_set_event_ops,
+	tfs_event_enable_ops, tfs_event_id_ops, tfs_event_filter_ops, tfs_event_trigger_ops,
+	tfs_event_def_format_ops;
 /* tfs_file.arg of per_cpu/cpuN/snapshot_raw (tfs_trace_pipe_raw_ops on the snapshot) */
 #define TFS_RAW_SNAPSHOT 1
 

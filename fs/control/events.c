@@ -8,9 +8,16 @@
  * data, compressed event headers, the ftrace event records), because that is
  * what utrace emits in its binary outputs; the text is the kernel's byte for
  * byte.  A format file's tfs_file.arg is the event's ftrace id.
+ *
+ * events/SYSTEM/EVENT/format of an event a program defines is made from its
+ * (first) definition in the same layout: the common fields, a blank line, each
+ * field as the program declared it (`char tag[8]`, `__data_loc char[] name` with
+ * size 4), then `print fmt:` with the format as TP_printk wrote it, REC-> for
+ * __entry->.  tfs_open.cpu is its number in the tree (event_tree.c).
  */
 #include <errno.h>
 
+#include "event_defs.h"
 #include "tfs.h"
 
 static const char header_page[] =
@@ -92,6 +99,16 @@ static int field_line(struct tfs_buf *b, const struct field *f)
 			      f->offset, f->size, f->is_signed);
 }
 
+/* "name:", "ID:", "format:", the common fields and the blank line after them. */
+static int format_head(struct tfs_buf *b, const char *name, long id)
+{
+	int err = tfs_buf_printf(b, "name: %s\nID: %ld\nformat:\n", name, id);
+
+	for (size_t i = 0; i < sizeof(common_fields) / sizeof(common_fields[0]) && !err; i++)
+		err = field_line(b, &common_fields[i]);
+	return err ? err : tfs_buf_printf(b, "\n");
+}
+
 static int format_show(struct tfs_open *o)
 {
 	const struct event_format *ev = NULL;
@@ -103,14 +120,29 @@ static int format_show(struct tfs_open *o)
 			ev = &formats[i];
 	if (!ev)
 		return -ENOENT;
-	err = tfs_buf_printf(b, "name: %s\nID: %ld\nformat:\n", ev->name, ev->id);
-	for (size_t i = 0; i < sizeof(common_fields) / sizeof(common_fields[0]) && !err; i++)
-		err = field_line(b, &common_fields[i]);
-	if (!err)
-		err = tfs_buf_printf(b, "\n");
+	err = format_head(b, ev->name, ev->id);
 	for (size_t i = 0; i < 6 && ev->fields[i].decl && !err; i++)
 		err = field_line(b, &ev->fields[i]);
 	return err ? err : tfs_buf_printf(b, "\nprint fmt: %s\n", ev->print_fmt);
+}
+
+static int def_format_show(struct tfs_open *o)
+{
+	struct tfs_evtree_ent e;
+	const struct tfs_event_def *d;
+	struct tfs_buf *b = &o->content;
+	int err = tfs_evtree_get((unsigned int)o->cpu, &e);
+
+	if (err || !(d = tfs_event_def(e.id)))
+		return -ENOENT;
+	err = format_head(b, d->name, (long)d->id);
+	for (uint32_t i = 0; i < d->nr_fields && !err; i++) {
+		const struct tfs_event_field *f = &d->fields[i];
+
+		err = tfs_buf_printf(b, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", f->type,
+				     f->name, f->offset, f->size, f->is_signed);
+	}
+	return err ? err : tfs_buf_printf(b, "\nprint fmt: %s\n", d->print_fmt);
 }
 
 static int header_page_show(struct tfs_open *o)
@@ -124,5 +156,7 @@ static int header_event_show(struct tfs_open *o)
 }
 
 const struct tfs_file_ops tfs_event_format_ops = {.show = format_show, .seek = TFS_SEEK_SEQ};
+const struct tfs_file_ops tfs_event_def_format_ops = {.show = def_format_show,
+						      .seek = TFS_SEEK_SEQ};
 const struct tfs_file_ops tfs_header_page_ops = {.show = header_page_show};
 const struct tfs_file_ops tfs_header_event_ops = {.show = header_event_show};
