@@ -308,12 +308,115 @@ static void test_records(void **state)
 	tfs_buf_free(&b);
 }
 
+/* set_event's tokens: the kernel's forms, no globs but `*` for a whole part */
+static bool tok_matches(const char *tok, const char *sys, const char *name)
+{
+	struct tfs_set_event_tok t;
+
+	assert_int_equal(tfs_set_event_parse(tok, strlen(tok), &t), 0);
+	return tfs_set_event_match(&t, sys, name);
+}
+
+static void test_set_event_tokens(void **state)
+{
+	struct tfs_set_event_tok t;
+	char longtok[200];
+
+	assert_true(tok_matches("myapp:req", "myapp", "req"));
+	assert_false(tok_matches("myapp:req", "myapp", "other"));
+	assert_false(tok_matches("myapp:req", "other", "req"));
+	assert_true(tok_matches("myapp:*", "myapp", "any"));
+	assert_true(tok_matches("myapp:", "myapp", "any"));
+	assert_false(tok_matches("myapp:*", "other", "any"));
+	assert_true(tok_matches("*:req", "any", "req"));
+	assert_true(tok_matches("*:*", "a", "b"));
+	assert_true(tok_matches(":", "a", "b"));
+	/* a bare word names an event or a system, without globs */
+	assert_true(tok_matches("myapp", "myapp", "x"));
+	assert_true(tok_matches("req", "x", "req"));
+	assert_false(tok_matches("*", "x", "y"));
+	assert_false(tok_matches("re*", "x", "req"));
+	assert_int_equal(tfs_set_event_parse("!myapp:req", 10, &t), 0);
+	assert_false(t.on);
+	assert_true(tfs_set_event_match(&t, "myapp", "req"));
+	assert_int_equal(tfs_set_event_parse("myapp:req", 9, &t), 0);
+	assert_true(t.on);
+	/* empty, `!` alone, and longer than the kernel's 127 bytes */
+	assert_int_equal(tfs_set_event_parse("", 0, &t), -EINVAL);
+	assert_int_equal(tfs_set_event_parse("!", 1, &t), -EINVAL);
+	memset(longtok, 'a', sizeof(longtok));
+	assert_int_equal(tfs_set_event_parse(longtok, 128, &t), -EINVAL);
+	longtok[5] = ':';
+	assert_int_equal(tfs_set_event_parse(longtok, 100, &t), -EINVAL); /* event name too long */
+}
+
+/* the tree: one event per system:name, whatever the number of definitions */
+static void test_tree(void **state)
+{
+	struct tfs_evtree_ent e;
+	size_t n;
+	int idx;
+
+	n = build("myapp", "req", "\"a\"");
+	assert_int_equal(tfs_event_announce(1, &pk, n), 0);
+	n = build("myapp", "req", "\"b\""); /* another definition of myapp:req */
+	assert_int_equal(tfs_event_announce(2, &pk, n), 0);
+	n = build("other", "req", "\"a\"");
+	assert_int_equal(tfs_event_announce(2, &pk, n), 0);
+	n = build("myapp", "more", "\"a\"");
+	assert_int_equal(tfs_event_announce(2, &pk, n), 0);
+	n = build("header_page", "hidden", "\"a\""); /* would shadow events/header_page */
+	assert_int_equal(tfs_event_announce(2, &pk, n), 0);
+
+	assert_int_equal(tfs_evtree_nr(), 4);
+	assert_int_equal(tfs_evtree_get(0, &e), 0);
+	assert_string_equal(e.system, "myapp");
+	assert_string_equal(e.name, "req");
+	assert_int_equal(e.id, UT_EVENT_ID_BASE); /* its first definition */
+	assert_int_equal(tfs_evtree_get(4, &e), -ENOENT);
+	assert_string_equal(tfs_evtree_sys_name(0), "myapp");
+	assert_string_equal(tfs_evtree_sys_name(1), "other");
+	assert_string_equal(tfs_evtree_sys_name(2), "");
+	assert_null(tfs_evtree_sys_name(3));
+	assert_string_equal(tfs_evtree_dir_entry(0, 0, &idx), "req");
+	assert_int_equal(idx, 0);
+	assert_string_equal(tfs_evtree_dir_entry(0, 1, &idx), "more");
+	assert_int_equal(idx, 2);
+	assert_null(tfs_evtree_dir_entry(0, 2, &idx));
+	assert_string_equal(tfs_evtree_dir_entry(1, 0, &idx), "req");
+	assert_int_equal(idx, 1);
+
+	/* enabling the tree event enables both definitions, in that slot only */
+	tfs_evtree_set(0, 5, true);
+	assert_true(tfs_event_enabled(UT_EVENT_ID_BASE, 5));
+	assert_true(tfs_event_enabled(UT_EVENT_ID_BASE + 1, 5));
+	assert_false(tfs_event_enabled(UT_EVENT_ID_BASE + 2, 5));
+	assert_false(tfs_event_enabled(UT_EVENT_ID_BASE, 0));
+	assert_true(tfs_evtree_enabled(0, 5));
+	assert_false(tfs_evtree_enabled(1, 5));
+	/* a third definition announced later starts enabled where the others are */
+	n = build("myapp", "req", "\"c\"");
+	assert_int_equal(tfs_event_announce(3, &pk, n), 1);
+	assert_true(tfs_event_enabled(UT_EVENT_ID_BASE + 5, 5));
+	assert_int_equal(tfs_evtree_nr(), 4);
+	/* an instance's removal clears its slot, and only its slot */
+	tfs_evtree_set(1, 6, true);
+	tfs_event_slot_clear(5);
+	assert_false(tfs_evtree_enabled(0, 5));
+	assert_false(tfs_event_enabled(UT_EVENT_ID_BASE + 5, 5));
+	assert_true(tfs_evtree_enabled(1, 6));
+	tfs_evtree_set(0, 5, false);
+	tfs_evtree_set(1, 6, false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_parse, setup),	 cmocka_unit_test_setup(test_refused, setup),
 	    cmocka_unit_test_setup(test_ids, setup),	 cmocka_unit_test_setup(test_enable, setup),
 	    cmocka_unit_test_setup(test_hook, setup),	 cmocka_unit_test_setup(test_records, setup),
+	    cmocka_unit_test_setup(test_set_event_tokens, setup),
+	    cmocka_unit_test_setup(test_tree, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
