@@ -122,8 +122,9 @@ void tfs_event_defs_reset(void);
 
 /*
  * Test hook: UTRACEFS_TEST_EVENTS="SYSTEM:EVENT[,...]" (`*` matches any system or
- * event) enables matching events in slot 0 as they are announced, until the
- * control files exist.  Read once by tfs_event_defs_init.
+ * event) enables matching events in slot 0 as they are announced (for the
+ * tests of the events themselves; users have set_event and the enable files).
+ * Read once by tfs_event_defs_init.
  */
 void tfs_event_test_hook(const char *spec);
 

@@ -3,7 +3,7 @@
 # executable, in a linked library and in a dlopen()ed one (tests/progs/events_prog.c),
 # and in C++ (events_cxx.cc).
 # Disabled, each call site is a 5-byte NOP and nothing is written; enabled (through
-# the test hook UTRACEFS_TEST_EVENTS until the events/ control files exist), the
+# the test hook UTRACEFS_TEST_EVENTS; 85_event_files.sh uses the events/ files), the
 # sites are jumps and every field comes back in `trace`.  Definitions and ids stay
 # for the mount's life.  A hostile process's announcements are refused with a
 # console line, and nothing else is affected.
