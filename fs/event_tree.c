@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "event_defs.h"
@@ -23,7 +24,11 @@ static uint32_t nr_seen;		    /* definitions indexed */
 static uint32_t tree_of[UT_EVT_MAX_DEFS];   /* each definition's tree event */
 static struct tfs_evtree_ent tree[UT_EVT_MAX_DEFS];
 static unsigned int nr_tree;
-static const char *systems[UT_EVT_MAX_DEFS];
+static struct {
+	const char *name;
+	unsigned int *events; /* its tree events in order (grown as they come) */
+	unsigned int nr, cap;
+} systems[UT_EVT_MAX_DEFS];
 static unsigned int nr_systems;
 
 /* Names that would shadow the files and directories events/ has of its own. */
@@ -42,22 +47,36 @@ static void update_locked(void)
 {
 	uint32_t n = tfs_event_nr_defs();
 
-	if (n < nr_seen) /* tests forgot every definition (tfs_event_defs_reset) */
+	if (n < nr_seen) { /* tests forgot every definition (tfs_event_defs_reset) */
+		for (unsigned int s = 0; s < nr_systems; s++)
+			systems[s].nr = 0;
 		nr_seen = nr_tree = nr_systems = 0;
+	}
 	for (; nr_seen < n; nr_seen++) {
 		const struct tfs_event_def *d = tfs_event_def(UT_EVENT_ID_BASE + nr_seen);
 		unsigned int s, t;
 
 		if (!d)
 			break; /* counted, not published yet: next time */
-		for (s = 0; s < nr_systems && strcmp(systems[s], d->system); s++)
+		for (s = 0; s < nr_systems && strcmp(systems[s].name, d->system); s++)
 			;
 		if (s == nr_systems)
-			systems[nr_systems++] = d->system;
+			systems[nr_systems++].name = d->system;
 		for (t = 0; t < nr_tree && (tree[t].sys != s || strcmp(tree[t].name, d->name)); t++)
 			;
-		if (t == nr_tree)
+		if (t == nr_tree) {
+			if (systems[s].nr == systems[s].cap) {
+				unsigned int cap = systems[s].cap ? 2 * systems[s].cap : 8;
+				unsigned int *ev = realloc(systems[s].events, cap * sizeof(*ev));
+
+				if (!ev)
+					break; /* no memory: the rest next time */
+				systems[s].events = ev;
+				systems[s].cap = cap;
+			}
+			systems[s].events[systems[s].nr++] = nr_tree;
 			tree[nr_tree++] = (struct tfs_evtree_ent){d->system, d->name, d->id, s};
+		}
 		tree_of[nr_seen] = t;
 	}
 }
@@ -94,7 +113,7 @@ const char *tfs_evtree_sys_name(unsigned int i)
 	pthread_mutex_lock(&tree_lock);
 	update_locked();
 	if (i < nr_systems)
-		name = sys_hidden(systems[i]) ? "" : systems[i];
+		name = sys_hidden(systems[i].name) ? "" : systems[i].name;
 	pthread_mutex_unlock(&tree_lock);
 	return name;
 }
@@ -105,11 +124,12 @@ const char *tfs_evtree_dir_entry(int sys, unsigned int i, int *index)
 
 	pthread_mutex_lock(&tree_lock);
 	update_locked();
-	for (unsigned int t = 0; t < nr_tree && !name; t++)
-		if ((int)tree[t].sys == sys && i-- == 0) {
-			name = event_hidden(tree[t].name) ? "" : tree[t].name;
-			*index = (int)t;
-		}
+	if (sys >= 0 && (unsigned int)sys < nr_systems && i < systems[sys].nr) {
+		unsigned int t = systems[sys].events[i];
+
+		name = event_hidden(tree[t].name) ? "" : tree[t].name;
+		*index = (int)t;
+	}
 	pthread_mutex_unlock(&tree_lock);
 	return name;
 }
