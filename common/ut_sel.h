@@ -77,8 +77,30 @@ struct ut_sel_proc {
 	uint32_t nr_tids;  /* <= UT_SEL_TIDS_MAX */
 	uint64_t tids_off; /* nr_tids int32_t, sorted ascending */
 	uint32_t nr_probes; /* <= UT_SEL_PROBES_MAX */
-	uint32_t _pad;
+	uint32_t nr_insts;  /* < UT_INST_MAX: the instances its function events go to */
 	uint64_t probes_off; /* nr_probes struct ut_sel_probe, sorted by (obj, site, cmd) */
+	uint64_t insts_off;  /* nr_insts struct ut_sel_inst, by ascending slot */
+};
+
+/*
+ * Routing function events to instances (instances/NAME, slots 1..UT_INST_MAX-1).
+ * The per-site flags above and the proc's tasks are the top level's.  Each
+ * instance whose current_tracer is `function` (while ftrace_enabled is 1) and
+ * which records some thread of the process has an entry in the process's list:
+ * its own thread selection (its set_ftrace_pid and set_ftrace_notrace_pid), and
+ * one byte per site (UT_SEL_TRACE or 0: its set_ftrace_filter and
+ * set_ftrace_notrace), for the process's objects in the order of its ut_sel_obj
+ * list, each object's nr_sites bytes one after the other.  So a site feeds the
+ * top (its own flag byte and the top's tracer say) and every listed instance
+ * whose byte says UT_SEL_TRACE: the runtime makes a mask of slots per site.
+ */
+struct ut_sel_inst {
+	uint32_t slot;	    /* 1 .. UT_INST_MAX - 1 */
+	uint32_t tasks;	    /* enum ut_sel_tasks: never NONE (no entry then) */
+	uint32_t nr_tids;   /* <= UT_SEL_TIDS_MAX */
+	uint32_t _pad;
+	uint64_t tids_off;  /* nr_tids int32_t, sorted ascending */
+	uint64_t flags_off; /* sum of the objects' nr_sites bytes */
 };
 
 struct ut_sel_obj {

@@ -189,6 +189,10 @@ const char *tfs_ft_func_name(struct tfs_ft_func *f, bool demangle);
 void tfs_ft_pats_free(struct tfs_ft_pats *p);
 /* (tfs_ft_lock held) is any function in the top's filter f, or (TRACE/NOTRACE) a mod pending? */
 bool tfs_ft_nonempty_locked(enum tfs_filter f);
+/* (tfs_ft_lock held) the same for the instance of slot (0: the top). */
+bool tfs_ft_inst_nonempty_locked(unsigned int slot, enum tfs_filter f);
+/* (tfs_ft_lock held) the filter bits (1 << enum tfs_filter) of function id in slot's. */
+uint8_t tfs_ft_inst_sel_locked(unsigned int slot, uint32_t id);
 /* The instance goes: forget its filters (takes tfs_ft_lock). */
 void tfs_ft_inst_clear(const struct tfs_instance *inst);
 /* True when set_graph_function or set_graph_notrace selects something. */
@@ -266,8 +270,8 @@ enum tfs_pid_list {
 };
 extern const struct tfs_file_ops tfs_set_pid_ops; /* .arg = enum tfs_pid_list */
 /*
- * Each instance has its four lists; the selection memfd is made from the top
- * level's (tfs_pid_filtered_locked, tfs_pid_tasks_locked).
+ * Each instance has its four lists; the selection memfd says each instance's
+ * answer for each process (tfs_pid_filtered_locked, tfs_pid_inst_tasks_locked).
  * A write: replace or add the ids of buf; size, or -EINVAL/-EPERM (nothing changed).
  */
 ssize_t tfs_pid_write(const struct tfs_instance *inst, enum tfs_pid_list which, bool replace,
@@ -281,6 +285,8 @@ bool tfs_pid_filtered_locked(void);
 /* (tfs_ft_lock held) enum ut_sel_tasks of process pid; tids: room for
  * UT_SEL_TIDS_MAX, filled sorted for ONLY/EXCEPT, *nr their number. */
 uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr);
+/* (tfs_ft_lock held) the same for the lists of the instance of slot. */
+uint32_t tfs_pid_inst_tasks_locked(unsigned int slot, pid_t pid, int32_t *tids, uint32_t *nr);
 /* function-fork: a process registered (its parent's lists take it) / went. True
  * when a list changed (publish the selection). */
 bool tfs_pid_fork(pid_t pid);
@@ -294,6 +300,12 @@ int tfs_sel_fd_ro(void);
 int tfs_fd_reopen_ro(int fd);
 /* Rewrite it from tfs_ft (takes tfs_ft_lock). */
 int tfs_sel_publish(void);
+/*
+ * What instance inst routes changed (its filters, pid lists or tracer): rewrite
+ * the selection and make every process apply it (processes wait on the top's
+ * control page), returning once they did.
+ */
+void tfs_sel_publish_apply(const struct tfs_instance *inst);
 /* The content, built into b (tfs_ft_lock held); exposed for unit tests. */
 int tfs_sel_build_locked(struct tfs_buf *b);
 

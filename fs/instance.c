@@ -235,6 +235,10 @@ int tfs_inst_rmdir(const char *name, size_t len)
 	tfs_event_slot_clear(slot);
 	tfs_evtree_apply();
 
+	/* processes stop routing function events here (sel.c skips a dying slot) first */
+	if (__atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE)->id == UT_TRACER_FUNCTION)
+		tfs_sel_publish_apply(&tfs_top);
+
 	tfs_area_inst_release(inst);
 	tfs_rr_free(inst);
 	tfs_error_log_free(inst);

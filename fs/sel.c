@@ -4,7 +4,9 @@
  * per site saying whether to patch it (set_ftrace_filter, set_ftrace_notrace) and
  * how function_graph treats it (set_graph_function, set_graph_notrace), and which
  * of its threads record (set_ftrace_pid, set_ftrace_notrace_pid: ftrace_pid.c),
- * and its function probes (ftrace_probe.c) site by site.
+ * and its function probes (ftrace_probe.c) site by site; then, for every
+ * instance whose tracer is `function`, the same answers from that instance's
+ * filters and pid lists (ut_sel_inst: the sites it takes function events from).
  *
  * The content is rebuilt whole from functab.h at every change (a filter file
  * closed, an object complete, a process gone) and copied in under hdr.seq: odd
@@ -82,6 +84,92 @@ struct sel_tasks {
 	int32_t tids[UT_SEL_TIDS_MAX];
 };
 
+/*
+ * The instances function events are routed to: slots (ascending) whose tracer is
+ * function, with whether their set_ftrace_filter/notrace select (filt[k]).
+ */
+static unsigned int routed_slots(uint32_t *slots, bool *filt)
+{
+	unsigned int n = 0;
+
+	for (unsigned int slot = 1; slot < UT_INST_MAX; slot++) {
+		const struct tfs_instance *inst = tfs_inst_slot(slot);
+		const struct tracer *t = inst ? __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE) : NULL;
+
+		if (!t || t->id != UT_TRACER_FUNCTION)
+			continue;
+		slots[n] = slot;
+		filt[n++] = tfs_ft_inst_nonempty_locked(slot, TFS_FILTER_TRACE) ||
+			    tfs_ft_inst_nonempty_locked(slot, TFS_FILTER_NOTRACE);
+	}
+	return n;
+}
+
+/* Does the instance of slot (filt: its filter selects) take function id's events? */
+static bool inst_traces(unsigned int slot, bool filt, uint32_t id)
+{
+	uint8_t sel = id == UINT32_MAX ? 0 : tfs_ft_inst_sel_locked(slot, id);
+
+	return (!filt || sel >> TFS_FILTER_TRACE & 1) && !(sel >> TFS_FILTER_NOTRACE & 1);
+}
+
+/* What each instance does with a process (tfs_sel_build_locked's first pass). */
+struct sel_iroute {
+	uint32_t tasks, nr;
+};
+
+/* The sites of process p the selection lists (objects complete). */
+static size_t proc_sites(const struct tfs_ft_proc *p)
+{
+	size_t n = 0;
+
+	for (unsigned int j = 0; j < p->n; j++)
+		if (p->objs[j].fobj >= 0)
+			n += p->objs[j].total;
+	return n;
+}
+
+/*
+ * Write process p's instance entries at out + *io (the entries) and their tids
+ * and flags from out + *to on; routes: the first pass's answers (ir[k]).
+ */
+static uint32_t write_insts(char *out, size_t *io, size_t *to, const struct tfs_ft_proc *p,
+			    const uint32_t *slots, const bool *filt, unsigned int nroute,
+			    const struct sel_iroute *ir)
+{
+	static int32_t tids[UT_SEL_TIDS_MAX];
+	uint32_t n = 0;
+
+	for (unsigned int k = 0; k < nroute; k++) {
+		struct ut_sel_inst e = {.slot = slots[k], .tasks = ir[k].tasks};
+		uint32_t nr;
+		uint8_t *fl;
+
+		if (ir[k].tasks == UT_SEL_TASKS_NONE)
+			continue;
+		tfs_pid_inst_tasks_locked(slots[k], p->pid, tids, &nr);
+		e.nr_tids = nr < ir[k].nr ? nr : ir[k].nr; /* as sized (the lists are locked) */
+		e.tids_off = *to;
+		memcpy(out + *to, tids, e.nr_tids * sizeof(int32_t));
+		*to = align8(*to + ir[k].nr * sizeof(int32_t));
+		e.flags_off = *to;
+		fl = (uint8_t *)out + *to;
+		for (unsigned int j = 0; j < p->n; j++) {
+			const struct tfs_ft_pobj *po = &p->objs[j];
+
+			if (po->fobj < 0)
+				continue;
+			for (uint32_t st = 0; st < po->total; st++)
+				*fl++ = inst_traces(slots[k], filt[k], po->ids[st]) ? UT_SEL_TRACE : 0;
+		}
+		*to = align8(*to + proc_sites(p));
+		memcpy(out + *io, &e, sizeof(e));
+		*io += sizeof(e);
+		n++;
+	}
+	return n;
+}
+
 int tfs_sel_build_locked(struct tfs_buf *b)
 {
 	bool filtered = tfs_ft_nonempty_locked(TFS_FILTER_TRACE);
@@ -98,7 +186,11 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	unsigned int nobjs = 0, ntids = 0;
 	uint64_t nprobes = 0;
 	struct sel_tasks *tk = NULL;
-	uint32_t *first = NULL;
+	uint32_t *first = NULL, slots[UT_INST_MAX];
+	bool filt[UT_INST_MAX];
+	unsigned int nroute = routed_slots(slots, filt), ninsts = 0;
+	struct sel_iroute *ir = NULL;
+	size_t insts_off, iextra = 0;
 	char *out;
 
 	if (h.probes && !(first = probes_by_func()))
@@ -106,6 +198,14 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	if (h.tasks_filtered && tfs_ft.nr_procs) {
 		tk = calloc(tfs_ft.nr_procs, sizeof(*tk));
 		if (!tk) {
+			free(first);
+			return -ENOMEM;
+		}
+	}
+	if (nroute && tfs_ft.nr_procs) {
+		ir = calloc((size_t)tfs_ft.nr_procs * nroute, sizeof(*ir));
+		if (!ir) {
+			free(tk);
 			free(first);
 			return -ENOMEM;
 		}
@@ -128,12 +228,24 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 			t->tasks = tfs_pid_tasks_locked(tfs_ft.procs[i].pid, t->tids, &t->nr);
 			ntids += t->nr;
 		}
+		for (unsigned int k = 0; ir && n && k < nroute; k++) {
+			static int32_t tids[UT_SEL_TIDS_MAX];
+			struct sel_iroute *r = &ir[(size_t)i * nroute + k];
+
+			r->tasks = tfs_pid_inst_tasks_locked(slots[k], tfs_ft.procs[i].pid, tids,
+							     &r->nr);
+			if (r->tasks == UT_SEL_TASKS_NONE)
+				continue;
+			ninsts++;
+			iextra += align8(r->nr * sizeof(int32_t)) + align8(proc_sites(&tfs_ft.procs[i]));
+		}
 	}
 	objs_off = h.procs_off + h.nr_procs * sizeof(struct ut_sel_proc);
 	tids_off = objs_off + (size_t)nobjs * sizeof(struct ut_sel_obj);
 	probes_off = align8(tids_off + (size_t)ntids * sizeof(int32_t));
-	flags_off = probes_off + (size_t)nprobes * sizeof(struct ut_sel_probe);
-	end = flags_off;
+	insts_off = probes_off + (size_t)nprobes * sizeof(struct ut_sel_probe);
+	flags_off = insts_off + (size_t)ninsts * sizeof(struct ut_sel_inst);
+	end = flags_off + iextra;
 	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++)
 		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++)
 			if (tfs_ft.procs[i].objs[j].fobj >= 0)
@@ -145,6 +257,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 		char *d = realloc(b->data, end);
 
 		if (!d) {
+			free(ir);
 			free(tk);
 			free(first);
 			return -ENOMEM;
@@ -158,7 +271,8 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 
 	struct ut_sel_proc *sp = (void *)(out + h.procs_off);
 	struct ut_sel_obj *so = (void *)(out + objs_off);
-	size_t fo = flags_off, to = tids_off, po_off = probes_off;
+	size_t fo = flags_off + iextra, to = tids_off, po_off = probes_off;
+	size_t io = insts_off, ito = flags_off; /* instance entries; their tids and flags */
 
 	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++) {
 		const struct tfs_ft_proc *p = &tfs_ft.procs[i];
@@ -210,9 +324,14 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 		}
 		if (proc.nr_probes > UT_SEL_PROBES_MAX)
 			proc.nr_probes = 0; /* more than a process takes: none (never in practice) */
+		proc.insts_off = io;
+		if (ir && proc.nr_objs)
+			proc.nr_insts = write_insts(out, &io, &ito, p, slots, filt, nroute,
+						    &ir[(size_t)i * nroute]);
 		if (proc.nr_objs)
 			*sp++ = proc;
 	}
+	free(ir);
 	free(tk);
 	free(first);
 	b->len = end;
@@ -312,6 +431,17 @@ int tfs_sel_fd_ro(void)
 	fd = tfs_fd_reopen_ro(sel_fd);
 	pthread_mutex_unlock(&sel_lock);
 	return fd;
+}
+
+void tfs_sel_publish_apply(const struct tfs_instance *inst)
+{
+	const struct tracer *t = __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE);
+
+	/* an instance's filters and pid lists matter to processes under `function` only */
+	if (inst != &tfs_top && (!t || t->id != UT_TRACER_FUNCTION))
+		return;
+	tfs_sel_publish();
+	tfs_apply(&tfs_top);
 }
 
 int tfs_sel_publish(void)

@@ -78,10 +78,9 @@ void ut_rt_write_ev(struct ut_ctl *ctl, void *area, struct ut_ev *ev)
  * tramp.S, a thread without rseq in locked mode: the function event (frame[0] =
  * site + 5, frame[1] = parent), then its stack trace if func_stack_trace is on.
  */
-void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp)
+void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl)
 {
 	struct ut_ev_func ev;
-	struct ut_ctl *ctl = ut_rt_ctl;
 	int saved = errno;
 
 	if (!ctl)
@@ -101,7 +100,7 @@ void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp)
 	ut_thr.guard = 0;
 	errno = saved;
 	if (ctl->opts & UT_CTL_OPT_FUNC_STACK_TRACE)
-		ut_rt_stack_event(frame, fp);
+		ut_rt_stack_event(frame, fp, ctl);
 }
 
 /*
@@ -132,13 +131,12 @@ static int stack_unwind(uint64_t *ips, uintptr_t *frame)
  * (rbp at the function's entry) is walked with reads that cannot fault
  * (stackwalk.c), and a chain that ends early gives a shorter trace.
  */
-void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp)
+void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl)
 {
 	struct {
 		struct ut_ev_stack s;
 		uint64_t ips[UT_STACK_MAX];
 	} ev;
-	struct ut_ctl *ctl = ut_rt_ctl;
 	int saved = errno, nr = 0;
 
 	if (ut_thr.guard || !ctl)

@@ -334,8 +334,13 @@ static int sel_copy(struct ut_sel_copy *c)
 	/* the program may have closed it and reused the number */
 	if (fstat(sel_fd, &st) || st.st_dev != sel_dev || st.st_ino != sel_ino)
 		return -EBADF;
+	static int32_t itids[(UT_INST_MAX - 1) * UT_SEL_TIDS_MAX];
+	static uint8_t *iflags;
+	static size_t iflags_cap;
+
 	c->objs = objs;
 	c->max_objs = UT_MAX_OBJS;
+	c->itids = itids;
 	for (int tries = 0; tries < 2000 && r; tries++) {
 		if (m == MAP_FAILED || r == -ERANGE) {
 			if (m != MAP_FAILED)
@@ -350,6 +355,8 @@ static int sel_copy(struct ut_sel_copy *c)
 		}
 		c->flags = flags;
 		c->flags_cap = flags_cap;
+		c->iflags = iflags;
+		c->iflags_cap = iflags_cap;
 		c->probes = probes;
 		c->max_probes = (uint32_t)(probes_cap / sizeof(*probes));
 		r = ut_sel_read(m, mapped, (int32_t)getpid(), c);
@@ -365,6 +372,14 @@ static int sel_copy(struct ut_sel_copy *c)
 				if (!f)
 					break;
 				flags = f;
+			}
+			if ((uint64_t)c->nr_insts * c->flags_len > iflags_cap) {
+				uint8_t *f = sel_buf(iflags, &iflags_cap,
+						     (size_t)c->nr_insts * c->flags_len);
+
+				if (!f)
+					break;
+				iflags = f;
 			}
 			if (want > probes_cap) {
 				struct ut_sel_probe *pr = sel_buf(probes, &probes_cap, want);
@@ -533,6 +548,7 @@ static void sel_load(void)
 	}
 	ut_probes_set(r == 0 && c.found ? c.probes : NULL, r == 0 && c.found ? c.nr_probes : 0,
 		      sel_inherited ? keep : NULL);
+	ut_route_load(r == 0 && c.found ? &c : NULL, task_state == UT_SEL_TASKS_ALL);
 	if (r == 0 && complete)
 		sel_inherited = 0;
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
@@ -680,6 +696,8 @@ static void apply(struct ut_ctl *ctl)
 	if (on)
 		ut_stubs_set_tramp(graph ? ut_tramp_graph : ut_tramp_function);
 	ut_probes_live = ctl->ftrace_enabled != 0; /* whatever the tracer and the pid lists */
+	ut_routes_live = ctl->ftrace_enabled != 0; /* instances: whatever the top's tracer */
+	ut_stubs_set_bases(ctl);
 	ut_patch_all(!on ? UT_SITE_NOP5 : graph ? UT_SITE_JMP : UT_SITE_CALL);
 	ut_events_apply(); /* the events' static keys, whatever the tracer */
 	pthread_mutex_unlock(&ut_rt_lock);
@@ -1005,7 +1023,7 @@ void ut_control_after_fork_child(void)
 			if (fd >= 0)
 				sock_install(fd);
 			__atomic_store_n(&ut_rt_ctl, NULL, __ATOMIC_RELEASE);
-			ut_probes_live = 0;
+			ut_probes_live = ut_routes_live = 0;
 			ut_patch_all(UT_SITE_NOP5);
 			ut_probes_set(NULL, 0, NULL);
 			sel_close(); /* the parent's */

@@ -101,6 +101,16 @@ static void chain_sigtrap(int sig, siginfo_t *si, void *uc)
 	}
 }
 
+/* Where a site in state st (CALL, PROBE, INST) calls: an entry of its object's stub. */
+static uintptr_t stub_entry(const struct ut_obj *o, const struct ut_site *s, uint8_t st)
+{
+	if (st == UT_SITE_PROBE)
+		return o->stub + UT_PROBE_STUB_OFF;
+	if (st == UT_SITE_INST)
+		return o->stub + UT_INST_STUB_OFF(__atomic_load_n(&s->inst_want, __ATOMIC_ACQUIRE));
+	return o->stub;
+}
+
 static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -129,12 +139,13 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	want = __atomic_load_n(&s->want, __ATOMIC_ACQUIRE);
 	if (want == UT_SITE_JMP && o->gstub) {
 		g[REG_RIP] = (greg_t)(o->gstub + (uintptr_t)(s - (ut_sites + o->first)) * UT_GSTUB_LEN);
-	} else if ((want == UT_SITE_CALL || want == UT_SITE_PROBE) && o->stub) {
+	} else if ((want == UT_SITE_CALL || want == UT_SITE_PROBE || want == UT_SITE_INST) &&
+		   o->stub) {
 		uintptr_t sp = (uintptr_t)g[REG_RSP] - 8;
 
 		*(uintptr_t *)sp = addr + 5;
 		g[REG_RSP] = (greg_t)sp;
-		g[REG_RIP] = (greg_t)(o->stub + (want == UT_SITE_PROBE ? UT_PROBE_STUB_OFF : 0));
+		g[REG_RIP] = (greg_t)stub_entry(o, s, want);
 	} else {
 		g[REG_RIP] = (greg_t)(addr + 5);
 	}
@@ -178,8 +189,8 @@ enum ut_site_state ut_patch_current_want(void)
 static void site_bytes(const struct ut_obj *o, const struct ut_site *s, enum ut_site_state st,
 		       unsigned char out[5])
 {
-	if (st == UT_SITE_CALL || st == UT_SITE_PROBE) {
-		uintptr_t to = o->stub + (st == UT_SITE_PROBE ? UT_PROBE_STUB_OFF : 0);
+	if (st == UT_SITE_CALL || st == UT_SITE_PROBE || st == UT_SITE_INST) {
+		uintptr_t to = stub_entry(o, s, st);
 		int32_t rel = (int32_t)(to - (s->addr + 5));
 
 		out[0] = 0xe8;
@@ -226,12 +237,18 @@ static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *ob
 			struct ut_site *s = &ut_sites[o->first + k];
 			/* filtered out (set_ftrace_filter, set_ftrace_notrace): stays a NOP */
 			enum ut_site_state sst = s->sel & UT_SEL_TRACE ? st : UT_SITE_NOP5;
+			uint64_t inst = ut_route_mask(o->first + k); /* route.c */
+			unsigned int one = inst && sst == UT_SITE_NOP5 ? ut_route_single(inst) : 0;
 
+			if (inst && o->stub)
+				sst = one ? UT_SITE_INST : UT_SITE_PROBE; /* probe.c: each instance */
 			if (ut_probes_live && (s->sel & UT_SEL_PROBE) && o->stub)
 				sst = UT_SITE_PROBE; /* probe.c goes on to the tracer */
 
-			s->busy = s->state != sst;
+			s->busy = s->state != sst || (sst == UT_SITE_INST && s->inst != one);
 			if (s->busy) {
+				if (sst == UT_SITE_INST)
+					__atomic_store_n(&s->inst_want, (uint8_t)one, __ATOMIC_RELEASE);
 				__atomic_store_n(&s->want, sst, __ATOMIC_RELEASE);
 				objs[i] = 1;
 				n++;
@@ -270,6 +287,7 @@ static void write_step(uint32_t from, const uint8_t *objs, int step)
 			} else {
 				code[0] = b[0];
 				s->state = s->want;
+				s->inst = s->inst_want;
 				s->busy = 0;
 			}
 		}
@@ -346,5 +364,7 @@ int ut_poke_batch(const struct ut_poke *p, uint32_t nr)
 
 int ut_patch_new_objs(uint32_t from_obj)
 {
+	for (uint32_t i = from_obj; i < ut_nr_objs; i++)
+		ut_route_clear(ut_objs[i].first, ut_objs[i].cap); /* a dead one's routes */
 	return patch_batch(from_obj, cur_want);
 }

@@ -6,7 +6,9 @@
  * The control thread keeps this process's probes in a table sorted by site
  * (ut_probes_set, from the selection memfd); a site with probes is patched to
  * `call` the probe stub whatever the tracer, and ut_tramp_probe (probe.S) calls
- * ut_rt_probe_hit with every register saved.  As in the kernel:
+ * ut_rt_probe_hit with every register saved.  Sites whose function events go to
+ * several instances come the same way (route.c): it writes them first.  As in
+ * the kernel:
  *   - traceon/traceoff act only when tracing is in the other state; a counted one
  *     takes one off its count only when it acts;
  *   - stacktrace records the caller chain while tracing is on; a counted one stops
@@ -232,7 +234,7 @@ static void send_probe(const struct probe_ent *e, uintptr_t ip)
 		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
 }
 
-static void act(const struct ut_ctl *ctl, const struct probe_ent *e, uintptr_t *frame,
+static void act(struct ut_ctl *ctl, const struct probe_ent *e, uintptr_t *frame,
 		uintptr_t fp)
 {
 	bool on = __atomic_load_n(&ctl->tracing_on, __ATOMIC_RELAXED) && !ut_rt_off;
@@ -248,7 +250,7 @@ static void act(const struct ut_ctl *ctl, const struct probe_ent *e, uintptr_t *
 		break;
 	case UT_PROBE_STACKTRACE:
 		if (on && take(ctl, e, false))
-			ut_rt_stack_event(frame, fp);
+			ut_rt_stack_event(frame, fp, ctl);
 		break;
 	case UT_PROBE_DUMP:
 	case UT_PROBE_CPUDUMP:
@@ -300,9 +302,11 @@ uintptr_t ut_rt_probe_hit(uintptr_t *frame, uintptr_t fp)
 	 * newest ftrace_ops runs first): a traceoff probe's own call is in the trace.
 	 * function_graph's entry comes after them (its trampoline writes it).
 	 */
+	/* the instances the site feeds (route.c), then the top level's */
+	ut_route_write((uint32_t)(s - ut_sites), frame, fp);
 	if (ctl->tracer == UT_TRACER_FUNCTION && traced(s)) {
 		if (ctl->tracing_on && !ut_rt_off && ut_rt_task_ok())
-			ut_rt_func_locked(frame, fp); /* C's writer, any write mode */
+			ut_rt_func_locked(frame, fp, ctl); /* C's writer, any write mode */
 		function_done = true;
 	}
 	n = probes_of((uint32_t)(s - ut_sites), e);

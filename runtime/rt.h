@@ -6,6 +6,7 @@
  *   sites.c      finding patch sites (__patchable_function_entries of every object)
  *   patch.c      live patching (int3 + membarrier SYNC_CORE) and the SIGTRAP handler
  *   stubs.c      one stub page near each object: `jmp *slot`, slot = the trampoline
+ *   route.c      which instances (instances/NAME) each site's function events go to
  *   control.c    the socket to utracefs, the control thread, attach/detach
  *   api.c        include/utrace/utrace.h and the trampoline's C slow paths
  *   events.c     include/utrace/event.h: trace events, their static keys, their writer
@@ -147,7 +148,9 @@ enum ut_site_state {
 	UT_SITE_NOP5,	    /* one 5-byte NOP 0f 1f 44 00 00 */
 	UT_SITE_CALL,	    /* call rel32 to the object's stub */
 	UT_SITE_JMP,	    /* function_graph: jmp rel32 to the site's own stub (stubs.c) */
-	UT_SITE_PROBE,	    /* call rel32 to the object's probe stub (function probes) */
+	UT_SITE_PROBE,	    /* call rel32 to the object's probe stub (function probes, and
+			     * sites routed to several instances: route.c) */
+	UT_SITE_INST,	    /* call rel32 to the object's entry of one instance (route.c) */
 };
 
 struct ut_site {
@@ -156,7 +159,9 @@ struct ut_site {
 	uint8_t want;  /* what they are becoming (read by the SIGTRAP handler) */
 	uint8_t busy;  /* in the current patch batch */
 	uint8_t sel;   /* UT_SEL_* (ut_sel.h): patched only with UT_SEL_TRACE or _PROBE */
-	uint8_t _pad[4];
+	uint8_t inst;  /* UT_SITE_INST: the instance slot its bytes call */
+	uint8_t inst_want; /* ... and the one they are becoming (the SIGTRAP handler) */
+	uint8_t _pad[2];
 };
 
 #define UT_MAX_OBJS 1024u
@@ -243,6 +248,27 @@ void ut_tramp_graph(void);    /* graph.S: from the object's stub */
 void ut_tramp_graph_site(void); /* graph.S: from a site's own stub */
 void ut_tramp_probe(void);	/* probe.S: from an object's probe stub */
 #define UT_PROBE_STUB_OFF 16u	/* the probe stub's offset in the stub page */
+/* tramp.S: ut_tramp_function after its load of the area, r11 = an instance's span */
+void ut_tramp_function_inst(void);
+/* The entry of instance slot (1 .. UT_INST_MAX - 1) in the stub page. */
+#define UT_INST_STUB_OFF(slot) (64u + 16u * ((slot) - 1u))
+/* Every stub's instance entries address the spans of area (NULL: detached). */
+void ut_stubs_set_bases(struct ut_ctl *area);
+
+/* ---- routing to instances (route.c) ---------------------------------------------- */
+
+struct ut_sel_copy;
+extern int ut_routes_live; /* ftrace_enabled: instances take function events */
+/* The routes of every live site from section c (NULL: none); ut_rt_lock held. */
+void ut_route_load(const struct ut_sel_copy *c, int top_records_all);
+/* The sites first .. first + nr are new: no route until the selection says. */
+void ut_route_clear(uint32_t first, uint32_t nr);
+/* The instance slots (bit slot - 1) site (index in ut_sites) feeds. */
+uint64_t ut_route_mask(uint32_t site);
+/* The slot a site of mask may call directly (UT_SITE_INST), or 0. */
+unsigned int ut_route_single(uint64_t mask);
+/* Write the function event of frame into every instance site feeds (probe.c). */
+void ut_route_write(uint32_t site, uintptr_t *frame, uintptr_t fp);
 /* Where the object's stub sends calls now (the current tracer's trampoline). */
 uintptr_t ut_stubs_tramp(void);
 /* Point every stub (and the ones made later) at tramp.  Call with ut_rt_lock. */
@@ -327,11 +353,12 @@ static inline void *ut_rt_slot_area(struct ut_ctl *ctl, unsigned int slot)
 uint32_t ut_rt_thread_first(void); /* trampoline slow path: returns the tid or 0 */
 /* Name this thread now (its tid, announced to utracefs): a fork child's thread. */
 void ut_rt_thread_register(void);
-/* The stack event of frame = &[site + 5, parent]; fp: rbp at the function's entry. */
-void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp);
+/* The stack event of frame = &[site + 5, parent]; fp: rbp at the function's entry;
+ * ctl: the span (instance) it goes to. */
+void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl);
 /* The function event (and its stack with func_stack_trace) from C, any write mode:
  * tramp.S for a thread without rseq in locked mode, probe.c. */
-void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp);
+void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl);
 void utrace_tracing_on(void);  /* the public API: this process at once, utracefs after */
 void utrace_tracing_off(void);
 

@@ -23,6 +23,41 @@ static int fits(uint64_t off, uint64_t n, uint64_t size, uint64_t lim)
 	return off <= lim && n <= (lim - off) / size;
 }
 
+/* The instance entries of section p (sites: the section's flag bytes), after its objects. */
+static int read_insts(const char *m, uint64_t size, const struct ut_sel_proc *p, uint64_t sites,
+		      struct ut_sel_copy *c)
+{
+	int err = 0;
+
+	if (p->nr_insts >= UT_INST_MAX ||
+	    !fits(p->insts_off, p->nr_insts, sizeof(struct ut_sel_inst), size))
+		return -EINVAL;
+	c->nr_insts = p->nr_insts;
+	for (uint32_t k = 0; k < p->nr_insts; k++) {
+		struct ut_sel_inst e;
+
+		memcpy(&e, m + p->insts_off + (uint64_t)k * sizeof(e), sizeof(e));
+		barrier();
+		if (e.slot == 0 || e.slot >= UT_INST_MAX || e.tasks > UT_SEL_TASKS_EXCEPT ||
+		    e.tasks == UT_SEL_TASKS_NONE || e.nr_tids > UT_SEL_TIDS_MAX ||
+		    !fits(e.tids_off, e.nr_tids, sizeof(int32_t), size) ||
+		    !fits(e.flags_off, sites, 1, size))
+			return -EINVAL;
+		if (!c->itids || (k + 1) * sites > c->iflags_cap) {
+			err = -ENOSPC;
+			continue;
+		}
+		memcpy(c->itids + (uint64_t)k * UT_SEL_TIDS_MAX, m + e.tids_off,
+		       (size_t)e.nr_tids * sizeof(int32_t));
+		memcpy(c->iflags + (uint64_t)k * sites, m + e.flags_off, sites);
+		barrier();
+		e.tids_off = (uint64_t)k * UT_SEL_TIDS_MAX;
+		e.flags_off = (uint64_t)k * sites;
+		c->insts[k] = e;
+	}
+	return err;
+}
+
 int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *c)
 {
 	const char *m = mv;
@@ -38,6 +73,7 @@ int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *
 	c->tasks = UT_SEL_TASKS_ALL;
 	c->nr_tids = 0;
 	c->nr_probes = 0;
+	c->nr_insts = 0;
 	if (mapped < sizeof(struct ut_sel_hdr))
 		return -ERANGE;
 	seq = __atomic_load_n(&sh->seq, __ATOMIC_ACQUIRE);
@@ -110,6 +146,12 @@ int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *
 		used += o.nr_sites;
 	}
 	c->flags_len = used;
+	{
+		int ie = read_insts(m, size, &p, used, c);
+
+		if (ie && (!err || ie == -EINVAL))
+			err = ie;
+	}
 check:
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&sh->seq, __ATOMIC_RELAXED) != seq)

@@ -25,14 +25,24 @@ struct ut_sel_copy {
 	int32_t tids[UT_SEL_TIDS_MAX]; /* sorted */
 	uint32_t nr_probes, max_probes;
 	struct ut_sel_probe *probes; /* room for max_probes */
+	/*
+	 * The instances the process's function events go to (ut_sel_inst): flags_off
+	 * indexes iflags (flags_len bytes each, the sites in the order of flags[]),
+	 * tids_off indexes itids (UT_SEL_TIDS_MAX apart: entry k's at k * that).
+	 */
+	uint32_t nr_insts;
+	struct ut_sel_inst insts[UT_INST_MAX - 1];
+	uint8_t *iflags; /* room for iflags_cap bytes */
+	uint64_t iflags_cap;
+	int32_t *itids; /* room for (UT_INST_MAX - 1) * UT_SEL_TIDS_MAX */
 };
 
 /*
  * Copy pid's section out of the mapping m of `mapped` bytes into c.  Returns 0 for
  * a consistent copy, -EAGAIN when utracefs was writing meanwhile (read again),
  * -ERANGE when the content is larger than the mapping (map more, read again),
- * -ENOSPC when c is too small (c->nr_objs, c->flags_len and c->nr_probes say how
- * much is needed), -EINVAL when the content is not a selection memfd or is malformed.
+ * -ENOSPC when c is too small (c->nr_objs, c->flags_len, c->nr_probes and
+ * c->nr_insts * c->flags_len for iflags say how much is needed), -EINVAL when the content is not a selection memfd or is malformed.
  */
 int ut_sel_read(const void *m, size_t mapped, int32_t pid, struct ut_sel_copy *c);
 

@@ -7,7 +7,16 @@
  * 8-byte slot with the trampoline's address.  Sites call the stub; switching the
  * tracer (function <-> function_graph) is one store into each slot.  At offset
  * UT_PROBE_STUB_OFF the probe stub, `jmp *slot[1](%rip)` to ut_tramp_probe, is
- * what sites with function probes call.
+ * what sites with function probes call.  At UT_INST_STUB_OFF(i), for each
+ * instance slot i, the entry of the sites whose function events go to instance i
+ * alone (route.c):
+ *
+ *   mov base[i](%rip), %r11   instance i's span, NULL while detached
+ *   jmp *slot[2](%rip)        ut_tramp_function_inst: ut_tramp_function after
+ *                             its own load of r11 (the top's span)
+ *
+ * so such a site runs the function tracer's fast path with one instruction more;
+ * base[i] is slot[3 + i - 1], written by ut_stubs_set_bases at every attach.
  *
  * The graph tracer also gets one 32-byte stub per site (ut_gstub_alloc), in
  * pages placed the same way, and a site then becomes `jmp A` to its own stub:
@@ -39,6 +48,11 @@
 
 /* Where the slots point: the current tracer's trampoline. */
 static void (*cur_tramp)(void) = ut_tramp_function;
+/* Every instance slot's span in the mapped area, 0: none (detached). */
+static uintptr_t cur_bases[UT_INST_MAX];
+
+#define SLOT_INST_TRAMP 2	     /* slot[2]: ut_tramp_function_inst */
+#define SLOT_BASE(i) (3u + (i) - 1u) /* slot[3 ..]: the span of instance slot i */
 
 static int within_size(uintptr_t stub, uintptr_t lo, uintptr_t hi, size_t size)
 {
@@ -107,6 +121,36 @@ void ut_stubs_set_tramp(void (*tramp)(void))
 					 __ATOMIC_RELEASE);
 }
 
+void ut_stubs_set_bases(struct ut_ctl *area)
+{
+	for (unsigned int i = 1; i < UT_INST_MAX; i++)
+		cur_bases[i] = area ? (uintptr_t)ut_rt_slot_area(area, i) : 0;
+	for (uint32_t k = 0; k < ut_nr_objs; k++) {
+		uint64_t *slot = (uint64_t *)(ut_objs[k].stub + 4096);
+
+		if (!ut_objs[k].stub)
+			continue;
+		for (unsigned int i = 1; i < UT_INST_MAX; i++)
+			__atomic_store_n(&slot[SLOT_BASE(i)], cur_bases[i], __ATOMIC_RELEASE);
+	}
+}
+
+/* The entry of instance slot i in stub page code (slots: its data page). */
+static void inst_entry(unsigned char *code, unsigned int i)
+{
+	unsigned int off = UT_INST_STUB_OFF(i);
+	int32_t rel = (int32_t)(4096 + 8 * SLOT_BASE(i) - (off + 7));
+
+	code[off] = 0x4c; /* mov rel(%rip), %r11 */
+	code[off + 1] = 0x8b;
+	code[off + 2] = 0x1d;
+	memcpy(code + off + 3, &rel, 4);
+	rel = (int32_t)(4096 + 8 * SLOT_INST_TRAMP - (off + 13));
+	code[off + 7] = 0xff; /* jmp *rel(%rip) */
+	code[off + 8] = 0x25;
+	memcpy(code + off + 9, &rel, 4);
+}
+
 uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 {
 	uintptr_t stub;
@@ -123,6 +167,9 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 	slot = (uint64_t *)(stub + 4096);
 	slot[0] = (uint64_t)(uintptr_t)cur_tramp;
 	slot[1] = (uint64_t)(uintptr_t)ut_tramp_probe;
+	slot[SLOT_INST_TRAMP] = (uint64_t)(uintptr_t)ut_tramp_function_inst;
+	for (unsigned int i = 1; i < UT_INST_MAX; i++)
+		slot[SLOT_BASE(i)] = cur_bases[i];
 	memset(code, 0xcc, 4096);
 	rel = 4096 - 6; /* jmp *rel(%rip): rip is the end of the 6-byte instruction */
 	code[0] = 0xff;
@@ -132,6 +179,8 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 	code[UT_PROBE_STUB_OFF] = 0xff;
 	code[UT_PROBE_STUB_OFF + 1] = 0x25;
 	memcpy(code + UT_PROBE_STUB_OFF + 2, &rel, 4);
+	for (unsigned int i = 1; i < UT_INST_MAX; i++)
+		inst_entry(code, i);
 	if (mprotect(code, 4096, PROT_READ | PROT_EXEC)) {
 		munmap(code, STUB_SIZE);
 		return 0;

@@ -10,14 +10,17 @@
  * acknowledged it.  Each tracer keeps its own option values across switches (as
  * the kernel keeps them in the tracer): options.c holds them.
  *
- * Each instance has its own tracer.  The runtime cannot send function events to
- * an instance yet, so an instance takes nop only: function and function_graph
- * give EBUSY there and change nothing (documented in docs/user-guide.md).
+ * Each instance has its own tracer.  An instance takes nop and function (the
+ * selection memfd routes function events to it: sel.c); function_graph and the
+ * latency tracers give EBUSY there and change nothing (documented in
+ * docs/user-guide.md).  An instance's tracer changes what processes patch, so
+ * processes are told through the top's control page (tfs_sel_publish_apply).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "core.h"
+#include "functab.h"
 #include "tfs.h"
 
 #define TFS_MAX_TRACER_SIZE 100 /* the kernel reads at most this much of a write */
@@ -28,6 +31,16 @@ static void make_current_locked(struct tfs_instance *inst, const struct tracer *
 {
 	__atomic_store_n(&inst->tracer, t, __ATOMIC_RELEASE);
 	inst->tracer_opts = tfs_tracer_opts_of(inst, t);
+}
+
+/* Publish inst's tracer; an instance's also changes the routes (sel.c). */
+static void apply_tracer(struct tfs_instance *inst)
+{
+	tfs_apply(inst);
+	if (inst != &tfs_top) {
+		tfs_sel_publish();
+		tfs_apply(&tfs_top);
+	}
 }
 
 int tfs_set_tracer(struct tfs_instance *inst, const struct tracer *t)
@@ -42,9 +55,9 @@ int tfs_set_tracer(struct tfs_instance *inst, const struct tracer *t)
 		tfs_unlock();
 		goto out;
 	}
-	if (inst != &tfs_top && t && t->id != UT_TRACER_NOP) {
+	if (inst != &tfs_top && t && t->id != UT_TRACER_NOP && t->id != UT_TRACER_FUNCTION) {
 		tfs_unlock();
-		err = -EBUSY; /* the runtime writes function events into the top only */
+		err = -EBUSY; /* the runtime routes function events only to instances */
 		goto out;
 	}
 	if (tfs_trace_pipe_busy_locked(inst)) {
@@ -60,7 +73,7 @@ int tfs_set_tracer(struct tfs_instance *inst, const struct tracer *t)
 	make_current_locked(inst, nop);
 	tfs_unlock();
 	if (old && old->id != UT_TRACER_NOP)
-		tfs_apply(inst); /* processes stop writing the old tracer's events */
+		apply_tracer(inst); /* processes stop writing the old tracer's events */
 
 	tfs_ring_reset(inst, -1);
 	tfs_lock();
@@ -74,7 +87,7 @@ int tfs_set_tracer(struct tfs_instance *inst, const struct tracer *t)
 			tfs_unlock();
 		}
 	}
-	tfs_apply(inst);
+	apply_tracer(inst);
 out:
 	pthread_mutex_unlock(&switch_lock);
 	return err;

@@ -792,6 +792,16 @@ bool tfs_ft_nonempty_locked(enum tfs_filter f)
 	return nonempty_locked(0, f);
 }
 
+bool tfs_ft_inst_nonempty_locked(unsigned int slot, enum tfs_filter f)
+{
+	return slot < UT_INST_MAX && nonempty_locked(slot, f);
+}
+
+uint8_t tfs_ft_inst_sel_locked(unsigned int slot, uint32_t id)
+{
+	return slot < UT_INST_MAX && id < tfs_ft.nr_funcs ? sel_of(slot, id) : 0;
+}
+
 void tfs_ft_inst_clear(const struct tfs_instance *inst)
 {
 	struct tfs_ft_isel *is = &tfs_ft.inst[inst->slot];
@@ -1093,10 +1103,7 @@ static ssize_t ff_write(struct tfs_open *o, const char *buf, size_t size, off_t 
 	 * applied it.
 	 */
 	commit(ff);
-	if (o->inst == &tfs_top) { /* processes act on the top's filters alone */
-		tfs_sel_publish();
-		tfs_apply(&tfs_top);
-	}
+	tfs_sel_publish_apply(o->inst);
 	return ret;
 }
 
@@ -1191,10 +1198,8 @@ static int ff_release(struct tfs_open *o)
 	changed = tfs_ft_close(ff);
 	o->priv = NULL;
 	/* a last token may have changed the mod commands even when no function changed */
-	if ((changed || pending) && o->inst == &tfs_top) {
-		tfs_sel_publish();
-		tfs_apply(&tfs_top);
-	}
+	if (changed || pending)
+		tfs_sel_publish_apply(o->inst);
 	return 0;
 }
 

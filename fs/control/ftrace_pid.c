@@ -37,8 +37,8 @@
  * (and event-fork) come later.
  *
  * Every instance has its four lists, as every trace_array has; the selection
- * memfd (what processes act on) is made from the top level's until function
- * events are routed to instances.  function-fork follows each instance's option.
+ * memfd gives each process every instance's answer for it (an instance's
+ * function events, ut_sel.h).  function-fork follows each instance's option.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -194,10 +194,8 @@ static const char *const pid_file_names[TFS_PID_NR] = {
 /* The lists that the runtime acts on changed: rewrite the selection, apply it. */
 static void pid_publish(const struct tfs_instance *inst, enum tfs_pid_list which)
 {
-	if (inst == &tfs_top && which <= TFS_PID_FTRACE_NOTRACE) {
-		tfs_sel_publish();
-		tfs_apply(&tfs_top);
-	}
+	if (which <= TFS_PID_FTRACE_NOTRACE)
+		tfs_sel_publish_apply(inst);
 }
 
 ssize_t tfs_pid_write(const struct tfs_instance *inst, enum tfs_pid_list which, bool replace,
@@ -291,15 +289,17 @@ static uint32_t threads_in(const struct pid_list *l, const struct pid_list *skip
 	return n;
 }
 
-uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr)
+uint32_t tfs_pid_inst_tasks_locked(unsigned int slot, pid_t pid, int32_t *tids, uint32_t *nr)
 {
 	const struct pid_list *f, *nt;
 	uint32_t ret;
 
 	*nr = 0;
+	if (slot >= UT_INST_MAX)
+		return UT_SEL_TASKS_NONE;
 	pthread_mutex_lock(&pid_lock);
-	f = &lists[TFS_PID_FTRACE];
-	nt = &lists[TFS_PID_FTRACE_NOTRACE];
+	f = &inst_lists[slot][TFS_PID_FTRACE];
+	nt = &inst_lists[slot][TFS_PID_FTRACE_NOTRACE];
 	if (!f->n && !nt->n) {
 		ret = UT_SEL_TASKS_ALL;
 	} else if (pl_has(nt, pid)) {
@@ -313,6 +313,11 @@ uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr)
 	}
 	pthread_mutex_unlock(&pid_lock);
 	return ret;
+}
+
+uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr)
+{
+	return tfs_pid_inst_tasks_locked(0, pid, tids, nr);
 }
 
 /* The parent of pid from /proc/PID/stat (field 4), 0 when unknown. */

@@ -96,9 +96,11 @@ else
 fi
 
 # ---- current_tracer in an instance ------------------------------------------------------------
-expect_write_err "function in an instance: EBUSY (not yet supported)" "busy" function \
-	"$I/a/current_tracer"
-expect_write_err "function_graph in an instance: EBUSY" "busy" function_graph "$I/a/current_tracer"
+echo function > "$I/a/current_tracer"
+expect_eq "function in an instance (48_inst_route.sh traces into it)" "function nop" \
+	"$(cat "$I/a/current_tracer") $(cat "$T/current_tracer")"
+expect_write_err "function_graph in an instance: EBUSY (not yet supported)" "busy" \
+	function_graph "$I/a/current_tracer"
 expect_write_err "unknown tracer in an instance: EINVAL" "Invalid argument" nosuch \
 	"$I/a/current_tracer"
 echo nop > "$I/a/current_tracer"

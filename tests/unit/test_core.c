@@ -1359,9 +1359,13 @@ static void test_instances(void **state)
 	assert_int_equal(inst_entries(a), 1);
 	assert_int_equal(inst_entries(&tfs_top), top);
 	assert_true(area_blocks() > before);
-	/* a function tracer cannot be routed there yet */
-	assert_int_equal(tfs_set_tracer(a, tfs_tracer_find("function")), -EBUSY);
+	/* function is routed there (sel.c); function_graph not yet */
+	assert_int_equal(tfs_set_tracer(a, tfs_tracer_find("function_graph")), -EBUSY);
 	assert_ptr_equal(a->tracer, tfs_tracer_find("nop"));
+	assert_int_equal(tfs_set_tracer(a, tfs_tracer_find("function")), 0);
+	assert_ptr_equal(a->tracer, tfs_tracer_find("function"));
+	assert_ptr_equal(tfs_top.tracer, tfs_tracer_find("nop"));
+	assert_int_equal(tfs_set_tracer(a, tfs_tracer_find("nop")), 0);
 
 	/* a reference (an open file) keeps it: EBUSY */
 	assert_int_equal(tfs_inst_get(&ref), 0);

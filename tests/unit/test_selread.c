@@ -16,8 +16,8 @@
 
 /*
  * Two processes: 10 (one object, 3 sites) and 20 (two objects, 2 and 4 sites, and
- * two function probes).  Layout: header 0, procs 64, objs 160, tids 232, flags
- * 256, probes 288, size 320.
+ * two function probes).  Layout: header 0, procs 64, objs 176, tids 248, flags
+ * 272, probes 304, size 336.
  */
 static union {
 	char b[4096];
@@ -28,22 +28,22 @@ static void build(void)
 {
 	struct ut_sel_hdr *h = (void *)mem.b;
 	struct ut_sel_proc *p = (void *)(mem.b + 64);
-	struct ut_sel_obj *o = (void *)(mem.b + 160);
-	uint8_t *f = (uint8_t *)mem.b + 256;
-	struct ut_sel_probe *pr = (void *)(mem.b + 288);
+	struct ut_sel_obj *o = (void *)(mem.b + 176);
+	uint8_t *f = (uint8_t *)mem.b + 272;
+	struct ut_sel_probe *pr = (void *)(mem.b + 304);
 
 	memset(&mem, 0, sizeof(mem));
-	*h = (struct ut_sel_hdr){.magic = UT_SEL_MAGIC, .seq = 2, .size = 320, .filtered = 1,
+	*h = (struct ut_sel_hdr){.magic = UT_SEL_MAGIC, .seq = 2, .size = 336, .filtered = 1,
 				 .probes = 1, .nr_procs = 2, .procs_off = 64};
-	p[0] = (struct ut_sel_proc){.pid = 10, .nr_objs = 1, .objs_off = 160};
-	p[1] = (struct ut_sel_proc){.pid = 20, .nr_objs = 2, .objs_off = 160 + sizeof(*o),
-				    .nr_probes = 2, .probes_off = 288};
+	p[0] = (struct ut_sel_proc){.pid = 10, .nr_objs = 1, .objs_off = 176};
+	p[1] = (struct ut_sel_proc){.pid = 20, .nr_objs = 2, .objs_off = 176 + sizeof(*o),
+				    .nr_probes = 2, .probes_off = 304};
 	pr[0] = (struct ut_sel_probe){.obj = 0, .site = 1, .cmd = UT_PROBE_TRACEOFF, .slot = 7};
 	pr[1] = (struct ut_sel_probe){
 	    .obj = 3, .site = 1, .cmd = UT_PROBE_STACKTRACE, .slot = UT_PROBE_UNLIMITED};
-	o[0] = (struct ut_sel_obj){.obj = 0, .nr_sites = 3, .base = 0x1000, .flags_off = 256};
-	o[1] = (struct ut_sel_obj){.obj = 0, .nr_sites = 2, .base = 0x2000, .flags_off = 264};
-	o[2] = (struct ut_sel_obj){.obj = 3, .nr_sites = 4, .base = 0x3000, .flags_off = 272};
+	o[0] = (struct ut_sel_obj){.obj = 0, .nr_sites = 3, .base = 0x1000, .flags_off = 272};
+	o[1] = (struct ut_sel_obj){.obj = 0, .nr_sites = 2, .base = 0x2000, .flags_off = 280};
+	o[2] = (struct ut_sel_obj){.obj = 3, .nr_sites = 4, .base = 0x3000, .flags_off = 288};
 	memcpy(f, "\1\0\1", 3);
 	memcpy(f + 8, "\0\3", 2);
 	memcpy(f + 16, "\1\5\1\0", 4);
@@ -107,7 +107,7 @@ static void test_bounds(void **state)
 {
 	struct ut_sel_hdr *h = (void *)mem.b;
 	struct ut_sel_proc *p = (void *)(mem.b + 64);
-	struct ut_sel_obj *o = (void *)(mem.b + 160);
+	struct ut_sel_obj *o = (void *)(mem.b + 176);
 	struct ut_sel_copy c = fresh();
 
 	build();
@@ -125,7 +125,7 @@ static void test_bounds(void **state)
 	p[0].nr_objs = 0x10000000;
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EINVAL);
 	build();
-	o[0].flags_off = 319; /* 3 flags from 319 > size 320 */
+	o[0].flags_off = 335; /* 3 flags from 335 > size 336 */
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), -EINVAL);
 	assert_false(c.found);
 	build();
@@ -152,7 +152,7 @@ static void test_small_buffers(void **state)
 static void test_tasks(void **state)
 {
 	struct ut_sel_proc *p = (void *)(mem.b + 64);
-	int32_t *tids = (int32_t *)(mem.b + 232);
+	int32_t *tids = (int32_t *)(mem.b + 248);
 	struct ut_sel_copy c = fresh();
 
 	build();
@@ -163,16 +163,16 @@ static void test_tasks(void **state)
 	tids[1] = 23;
 	p[1].tasks = UT_SEL_TASKS_ONLY;
 	p[1].nr_tids = 2;
-	p[1].tids_off = 232;
+	p[1].tids_off = 248;
 	c = fresh();
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), 0);
 	assert_int_equal(c.tasks, UT_SEL_TASKS_ONLY);
 	assert_int_equal(c.nr_tids, 2);
 	assert_int_equal(c.tids[0], 21);
 	assert_int_equal(c.tids[1], 23);
-	p[1].tids_off = 316; /* 8 bytes from 316 > size 320 */
+	p[1].tids_off = 332; /* 8 bytes from 332 > size 336 */
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
-	p[1].tids_off = 232;
+	p[1].tids_off = 248;
 	p[1].nr_tids = UT_SEL_TIDS_MAX + 1;
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
 	p[1].nr_tids = 2;
@@ -204,11 +204,11 @@ static void test_probes(void **state)
 	assert_int_equal(c.nr_probes, 2); /* what it needs */
 	assert_false(c.found);
 	c = fresh();
-	p[1].probes_off = 300; /* 32 bytes from 300 > size 320 */
+	p[1].probes_off = 316; /* 32 bytes from 316 > size 336 */
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
 	p[1].probes_off = UINT64_MAX - 8;
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
-	p[1].probes_off = 288;
+	p[1].probes_off = 304;
 	p[1].nr_probes = UT_SEL_PROBES_MAX + 1;
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
 	assert_false(c.found);

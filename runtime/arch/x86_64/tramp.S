@@ -5,7 +5,11 @@
  * A patched site is `call stub` at a function's entry; the object's stub does
  * `jmp *slot` to here.  So on entry [rsp] = site + 5 (the event's ip) and
  * [rsp + 8] = the caller's return address (parent_ip): nothing of the traced
- * function has run yet.
+ * function has run yet.  A site whose events go to one instance alone calls
+ * that instance's entry of the stub page instead, which loads the instance's
+ * span into r11 and jumps to ut_tramp_function_inst, right after the top's load
+ * (route.c): everything below addresses the span through r11 (its control
+ * page's tracing_on, opts and write_mode; its rings), so it is the same path.
  *
  * The fast path calls nothing: it checks that the process is attached, that
  * tracing is on (ctl->tracing_on and the process's own tracing_off() flag), that
@@ -68,6 +72,9 @@
 ut_tramp_function:
 	.cfi_startproc
 	movq ut_rt_ctl(%rip), %r11		/* the area; NULL while detached */
+	.globl ut_tramp_function_inst
+	.hidden ut_tramp_function_inst
+ut_tramp_function_inst:				/* r11: an instance's span (stubs.c) */
 	testq %r11, %r11
 	jz 1f
 	cmpl $0, 16(%r11)			/* ctl->tracing_on */
@@ -219,6 +226,7 @@ ut_tramp_function:
 	SAVE_XMM
 	leaq FRAME(%rbx), %rdi			/* &[site + 5, parent] */
 	movq %rbp, %rsi				/* the caller's frame pointer */
+	movq %r11, %rdx				/* the span (SAVE_XMM keeps r11) */
 	call ut_rt_func_locked
 	RESTORE_XMM
 	jmp .Ldone
@@ -227,6 +235,7 @@ ut_tramp_function:
 	SAVE_XMM
 	leaq FRAME(%rbx), %rdi			/* &[site + 5, parent, ...] */
 	movq %rbp, %rsi				/* the caller's frame pointer */
+	movq %r11, %rdx				/* the span (SAVE_XMM keeps r11) */
 	call ut_rt_stack_event
 	RESTORE_XMM
 	jmp .Ldone
@@ -234,21 +243,26 @@ ut_tramp_function:
 .Ltask:						/* r9d: the generation */
 	cmpl %r9d, %fs:THR_TASK_NO(%r10)
 	je .Ldone				/* not this thread */
+	PUSH %r11				/* the span (the top's or an instance's) */
 	SAVE_XMM
 	call ut_rt_task_check			/* decides for this generation */
 	RESTORE_XMM
+	POP %rcx
 	jmp .Lresume
 
 .Lfirst:
+	PUSH %r11
 	SAVE_XMM
 	call ut_rt_thread_first			/* tid, or 0 (recursion, detached) */
 	RESTORE_XMM
+	POP %rcx
 .Lresume:					/* eax 0: record nothing; else go on */
 	testl %eax, %eax
 	jz .Ldone
-	movq ut_rt_ctl(%rip), %r11		/* C ran: reload what it may have changed */
+	movq ut_rt_ctl(%rip), %r11		/* C ran: detached meanwhile? */
 	testq %r11, %r11
 	jz .Ldone
+	movq %rcx, %r11				/* the span (an old mapping stays mapped) */
 	movq ut_thr@gottpoff(%rip), %r10
 	movl %fs:(%r10), %eax			/* ut_thr.tid */
 	jmp .Lhave_tid

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * route.c - which instances (instances/NAME) each site's function events go to,
+ * from the instance entries of this process's section of the selection memfd
+ * (ut_sel.h ut_sel_inst).
+ *
+ * The control thread keeps a mask per site (bit slot - 1: the instances whose
+ * tracer is `function` and whose set_ftrace_filter/notrace take the site) and,
+ * per instance, which of this process's threads it records (its pid lists).
+ * patch.c then makes a site:
+ *   - that feeds the top level alone: `call stub`, as without instances;
+ *   - that feeds one instance i alone, which records every thread while the
+ *     top's pid lists take every thread too (so that the trampoline's per-thread
+ *     check, the top's, says yes): `call stub + UT_INST_STUB_OFF(i)`, which loads
+ *     instance i's span into r11 and enters ut_tramp_function after its own load
+ *     of the top's (stubs.c): the same fast path with one instruction more,
+ *     reading that instance's tracing_on and options from its control page;
+ *   - that feeds several, or an instance that records only some threads: the
+ *     probe stub, whose C (probe.c) writes the event into each instance here
+ *     (ut_route_write), then the top's as before.
+ * The masks are read by any thread (64-bit loads) while the control thread
+ * rewrites them; the thread lists are read under task_seq (odd while written).
+ */
+#include <sys/mman.h>
+
+#include "rt.h"
+#include "selread.h"
+
+struct route_tasks {
+	uint32_t tasks; /* enum ut_sel_tasks; NONE: the instance takes nothing from us */
+	uint32_t nr;
+	int32_t tids[UT_SEL_TIDS_MAX];
+};
+
+static uint64_t *masks; /* by site index, UT_MAX_SITES of them (reserved, zero) */
+static struct route_tasks tasks[UT_INST_MAX];
+static uint32_t task_seq;
+static int top_all; /* the top's pid lists record every thread of ours */
+int ut_routes_live; /* ftrace_enabled: instances take events */
+
+static int masks_ready(void)
+{
+	void *m;
+
+	if (masks)
+		return 1;
+	m = mmap(NULL, (size_t)UT_MAX_SITES * sizeof(*masks), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	__atomic_store_n(&masks, (uint64_t *)m, __ATOMIC_RELEASE);
+	return 1;
+}
+
+static void tasks_store(const struct ut_sel_copy *c)
+{
+	static uint8_t listed[UT_INST_MAX];
+
+	__atomic_store_n(&task_seq, task_seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (unsigned int s = 0; s < UT_INST_MAX; s++)
+		listed[s] = 0;
+	for (uint32_t k = 0; c && k < c->nr_insts; k++) {
+		const struct ut_sel_inst *e = &c->insts[k];
+		struct route_tasks *t = &tasks[e->slot];
+
+		listed[e->slot] = 1;
+		for (uint32_t i = 0; i < e->nr_tids; i++)
+			__atomic_store_n(&t->tids[i], c->itids[e->tids_off + i], __ATOMIC_RELAXED);
+		__atomic_store_n(&t->nr, e->nr_tids, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->tasks, e->tasks, __ATOMIC_RELAXED);
+	}
+	for (unsigned int s = 1; s < UT_INST_MAX; s++)
+		if (!listed[s])
+			__atomic_store_n(&tasks[s].tasks, UT_SEL_TASKS_NONE, __ATOMIC_RELAXED);
+	__atomic_store_n(&task_seq, task_seq + 1, __ATOMIC_RELEASE);
+}
+
+void ut_route_load(const struct ut_sel_copy *c, int top_records_all)
+{
+	top_all = top_records_all;
+	tasks_store(c);
+	if (!masks_ready())
+		return;
+	for (uint32_t i = 0; i < ut_nr_objs; i++) {
+		const struct ut_obj *o = &ut_objs[i];
+		const struct ut_sel_obj *so = NULL;
+
+		if (o->dead)
+			continue;
+		for (uint32_t j = 0; c && j < c->nr_objs; j++)
+			if (c->objs[j].obj == i && c->objs[j].base == o->base &&
+			    c->objs[j].nr_sites == o->nr)
+				so = &c->objs[j];
+		for (uint32_t k = 0; k < o->nr; k++) {
+			uint64_t m = 0;
+
+			for (uint32_t e = 0; so && e < c->nr_insts; e++)
+				if (c->iflags[c->insts[e].flags_off + so->flags_off + k] & UT_SEL_TRACE)
+					m |= 1ull << (c->insts[e].slot - 1);
+			__atomic_store_n(&masks[o->first + k], m, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+void ut_route_clear(uint32_t first, uint32_t nr)
+{
+	for (uint32_t k = 0; masks && k < nr; k++)
+		__atomic_store_n(&masks[first + k], 0, __ATOMIC_RELAXED);
+}
+
+uint64_t ut_route_mask(uint32_t site)
+{
+	uint64_t *m = __atomic_load_n(&masks, __ATOMIC_ACQUIRE);
+
+	return m && ut_routes_live ? __atomic_load_n(&m[site], __ATOMIC_RELAXED) : 0;
+}
+
+unsigned int ut_route_single(uint64_t mask)
+{
+	unsigned int slot;
+
+	if (!mask || (mask & (mask - 1)) || !top_all)
+		return 0;
+	slot = (unsigned int)__builtin_ctzll(mask) + 1;
+	return tasks[slot].tasks == UT_SEL_TASKS_ALL ? slot : 0;
+}
+
+/* Does the instance of slot record this thread? (any thread, any time) */
+static int records(unsigned int slot)
+{
+	const struct route_tasks *t = &tasks[slot];
+	int32_t tid = (int32_t)ut_thr.tid;
+
+	for (int tries = 0; tries < 1000; tries++) {
+		uint32_t s = __atomic_load_n(&task_seq, __ATOMIC_ACQUIRE), st, nr, lo = 0, hi;
+		int in = 0;
+
+		if (s & 1)
+			continue;
+		st = __atomic_load_n(&t->tasks, __ATOMIC_RELAXED);
+		nr = __atomic_load_n(&t->nr, __ATOMIC_RELAXED);
+		hi = nr < UT_SEL_TIDS_MAX ? nr : UT_SEL_TIDS_MAX;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			int32_t v = __atomic_load_n(&t->tids[mid], __ATOMIC_RELAXED);
+
+			if (v == tid) {
+				in = 1;
+				break;
+			}
+			if (v < tid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&task_seq, __ATOMIC_RELAXED) != s)
+			continue;
+		return st == UT_SEL_TASKS_ALL || (st == UT_SEL_TASKS_ONLY && in) ||
+		       (st == UT_SEL_TASKS_EXCEPT && !in);
+	}
+	return 0;
+}
+
+void ut_route_write(uint32_t site, uintptr_t *frame, uintptr_t fp)
+{
+	struct ut_ctl *top = ut_rt_ctl;
+	uint64_t m = ut_route_mask(site);
+
+	while (top && m) {
+		unsigned int slot = (unsigned int)__builtin_ctzll(m) + 1;
+		struct ut_ctl *ctl = ut_rt_slot_area(top, slot);
+
+		m &= m - 1;
+		if (ctl && __atomic_load_n(&ctl->tracing_on, __ATOMIC_RELAXED) && !ut_rt_off &&
+		    records(slot))
+			ut_rt_func_locked(frame, fp, ctl);
+	}
+}

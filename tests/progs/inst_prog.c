@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * inst_prog.c - a traced program whose function events go to several instances
+ * at once, for tests/integration/48_inst_route.sh.
+ *
+ *   inst_prog -l   prints "pid PID worker TID", then takes commands on stdin, one
+ *                  line each, answered by "done":
+ *                    run    ip_foo_one, ip_foo_two, ip_bar_one, ip_baz once here
+ *                           and once in the worker thread
+ *                    spin   a thread calls ip_foo_one without pause until `stop`;
+ *                           prints "spins N" (N calls so far) at every command
+ *                    stop   ends it
+ *                    NAME   "NAME XX": the first byte of NAME's patch site
+ *                  exits at EOF.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "site_byte.h"
+
+#define NI __attribute__((noinline, noclone))
+
+static volatile unsigned long sink;
+
+NI void ip_foo_one(void)
+{
+	sink++;
+}
+NI void ip_foo_two(void)
+{
+	sink += 2;
+}
+NI void ip_bar_one(void)
+{
+	sink += 3;
+}
+NI void ip_baz(void)
+{
+	sink += 4;
+}
+
+static void calls(void)
+{
+	ip_foo_one();
+	ip_foo_two();
+	ip_bar_one();
+	ip_baz();
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int todo, did;
+static volatile pid_t worker_tid;
+static volatile int spinning;
+static volatile unsigned long spins;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	worker_tid = (pid_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		while (todo == did)
+			pthread_cond_wait(&cond, &lock);
+		calls();
+		did++;
+		pthread_cond_broadcast(&cond);
+	}
+	return NULL;
+}
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (spinning) {
+		ip_foo_one();
+		spins++;
+	}
+	return NULL;
+}
+
+static void run_both(void)
+{
+	calls();
+	pthread_mutex_lock(&lock);
+	todo++;
+	pthread_cond_broadcast(&cond);
+	while (did != todo)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+}
+
+static void *lookup(const char *name)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} fns[] = {{"ip_foo_one", ip_foo_one},
+		   {"ip_foo_two", ip_foo_two},
+		   {"ip_bar_one", ip_bar_one},
+		   {"ip_baz", ip_baz}};
+
+	for (unsigned int i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (!strcmp(name, fns[i].name))
+			return (void *)fns[i].fn;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	char line[1024];
+	pthread_t t, spin;
+
+	if (argc < 2 || strcmp(argv[1], "-l"))
+		return 2;
+	if (pthread_create(&t, NULL, worker, NULL))
+		return 1;
+	while (!worker_tid)
+		usleep(1000);
+	printf("pid %d worker %d\n", (int)getpid(), (int)worker_tid);
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin)) {
+		for (char *s, *w = strtok_r(line, " \n", &s); w; w = strtok_r(NULL, " \n", &s)) {
+			if (!strcmp(w, "run")) {
+				run_both();
+			} else if (!strcmp(w, "spin") && !spinning) {
+				spinning = 1;
+				if (pthread_create(&spin, NULL, spinner, NULL))
+					spinning = 0;
+			} else if (!strcmp(w, "stop") && spinning) {
+				spinning = 0;
+				pthread_join(spin, NULL);
+			} else {
+				print_site(w);
+			}
+		}
+		if (spinning)
+			printf("spins %lu\n", spins);
+		printf("done\n");
+		fflush(stdout);
+	}
+	return 0;
+}

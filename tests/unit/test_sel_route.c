@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_sel_route.c - the selection memfd's instance entries (fs/sel.c, ut_sel.h
+ * ut_sel_inst): which instances each process's sites feed, from each instance's
+ * tracer, set_ftrace_filter/notrace and pid lists; then the runtime's reader
+ * (runtime/selread.c) copying them back.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core.h"
+#include "functab.h"
+#include "tfs.h"
+#include "ut_sel.h"
+
+#include "../../runtime/selread.c"
+
+#define NR_CPUS 2
+/* ids no real process has: threads are known from the task table alone */
+#define P1 3000001
+#define P1T2 3000012 /* a thread of P1 */
+#define P2 3000002
+#define EXE "/opt/app/prog"
+
+static const uint32_t offs[] = {0x100, 0x200, 0x300, 0x400};
+static const char *const names[] = {"foo_one", "foo_two", "bar_one", "baz"};
+
+static const struct ut_sel_proc *sel_proc(const struct tfs_buf *b, int32_t pid)
+{
+	const struct ut_sel_hdr *h = (const void *)b->data;
+
+	for (uint32_t i = 0; i < h->nr_procs; i++) {
+		const struct ut_sel_proc *p =
+		    (const void *)(b->data + h->procs_off + i * sizeof(struct ut_sel_proc));
+
+		if (p->pid == pid)
+			return p;
+	}
+	fail();
+	return NULL;
+}
+
+static const struct ut_sel_inst *sel_inst(const struct tfs_buf *b, const struct ut_sel_proc *p,
+					  uint32_t k)
+{
+	assert_true(k < p->nr_insts);
+	return (const void *)(b->data + p->insts_off + k * sizeof(struct ut_sel_inst));
+}
+
+/* The flag bytes of an instance entry as a string of T (traced) and . */
+static void flags_str(const struct tfs_buf *b, const struct ut_sel_inst *e, char *out)
+{
+	for (int i = 0; i < 4; i++)
+		out[i] = b->data[e->flags_off + i] & UT_SEL_TRACE ? 'T' : '.';
+	out[4] = 0;
+}
+
+static void filter(struct tfs_instance *inst, enum tfs_filter f, const char *text)
+{
+	void *p = tfs_ft_open_priv_inst(inst, f, true);
+
+	assert_non_null(p);
+	assert_int_equal(tfs_ft_write(p, text, strlen(text)), (ssize_t)strlen(text));
+	tfs_ft_close(p);
+}
+
+static struct tfs_instance *inst_named(const char *name)
+{
+	for (unsigned int s = 1; s < UT_INST_MAX; s++) {
+		const struct tfs_instance *i = tfs_inst_slot(s);
+
+		if (i && !strcmp(i->name, name))
+			return tfs_inst_of_slot(s);
+	}
+	fail();
+	return NULL;
+}
+
+static void build(struct tfs_buf *b)
+{
+	pthread_mutex_lock(&tfs_ft_lock);
+	assert_int_equal(tfs_sel_build_locked(b), 0);
+	pthread_mutex_unlock(&tfs_ft_lock);
+}
+
+static void test_routes(void **state)
+{
+	const struct tracer *function = tfs_tracer_find("function");
+	struct tfs_instance *a, *bi;
+	const struct ut_sel_proc *p;
+	const struct ut_sel_inst *e;
+	struct tfs_buf b = {0};
+	char fl[8];
+
+	assert_int_equal(tfs_ft_add_named(P1, 0, EXE, true, 0x555500000000, 4, offs, names), 1);
+	assert_int_equal(tfs_ft_add_named(P2, 0, EXE, true, 0x555600000000, 4, offs, names), 1);
+	assert_int_equal(tfs_inst_mkdir("a", 1), 0);
+	assert_int_equal(tfs_inst_mkdir("b", 1), 0);
+	a = inst_named("a");
+	bi = inst_named("b");
+
+	/* instances with nop: no entry at all */
+	build(&b);
+	assert_int_equal(sel_proc(&b, P1)->nr_insts, 0);
+
+	filter(a, TFS_FILTER_TRACE, "foo*");
+	filter(bi, TFS_FILTER_TRACE, "bar* foo_two");
+	assert_int_equal(tfs_pid_write(bi, TFS_PID_FTRACE, true, "3000012", 7), 7);
+	assert_int_equal(tfs_set_tracer(a, function), 0);
+	build(&b);
+	p = sel_proc(&b, P1);
+	assert_int_equal(p->nr_insts, 1); /* b still nop */
+	e = sel_inst(&b, p, 0);
+	assert_int_equal(e->slot, a->slot);
+	assert_int_equal(e->tasks, UT_SEL_TASKS_ALL);
+	flags_str(&b, e, fl);
+	assert_string_equal(fl, "TT..");
+	/* the top's own flags are the top's: no filter there, all traced */
+	assert_int_equal(b.data[((const struct ut_sel_obj *)(b.data + p->objs_off))->flags_off + 3],
+			 UT_SEL_TRACE);
+
+	assert_int_equal(tfs_set_tracer(bi, function), 0);
+	build(&b);
+	p = sel_proc(&b, P1);
+	assert_int_equal(p->nr_insts, 2);
+	e = sel_inst(&b, p, 0);
+	assert_int_equal(e->slot, a->slot);
+	e = sel_inst(&b, p, 1);
+	assert_int_equal(e->slot, bi->slot);
+	assert_int_equal(e->tasks, UT_SEL_TASKS_ONLY); /* one thread of P1 */
+	assert_int_equal(e->nr_tids, 1);
+	assert_int_equal(*(const int32_t *)(b.data + e->tids_off), P1T2);
+	flags_str(&b, e, fl);
+	assert_string_equal(fl, ".TT.");
+	/* P2 has no thread in b's pid list: a only */
+	p = sel_proc(&b, P2);
+	assert_int_equal(p->nr_insts, 1);
+	assert_int_equal(sel_inst(&b, p, 0)->slot, a->slot);
+
+	/* notrace wins in the instance too */
+	filter(a, TFS_FILTER_NOTRACE, "foo_two");
+	build(&b);
+	flags_str(&b, sel_inst(&b, sel_proc(&b, P1), 0), fl);
+	assert_string_equal(fl, "T...");
+
+	/* the runtime's reader: P1's copy, the flags and tids indexed in its buffers */
+	{
+		static struct ut_sel_obj objs[4];
+		static uint8_t flags[64], iflags[64];
+		static int32_t itids[(UT_INST_MAX - 1) * UT_SEL_TIDS_MAX];
+		struct ut_sel_copy c = {.objs = objs, .max_objs = 4, .flags = flags,
+					.flags_cap = sizeof(flags), .iflags = iflags,
+					.iflags_cap = 4, .itids = itids};
+
+		assert_int_equal(ut_sel_read(b.data, b.len, P1, &c), -ENOSPC); /* 2 x 4 bytes */
+		c.iflags_cap = sizeof(iflags);
+		assert_int_equal(ut_sel_read(b.data, b.len, P1, &c), 0);
+		assert_int_equal(c.nr_insts, 2);
+		assert_int_equal(c.insts[1].slot, bi->slot);
+		assert_memory_equal(c.iflags + c.insts[0].flags_off, "\1\0\0\0", 4);
+		assert_memory_equal(c.iflags + c.insts[1].flags_off, "\0\1\1\0", 4);
+		assert_int_equal(c.itids[c.insts[1].tids_off], P1T2);
+		/* a slot out of range is refused */
+		p = sel_proc(&b, P1);
+		((struct ut_sel_inst *)(b.data + p->insts_off))->slot = UT_INST_MAX;
+		assert_int_equal(ut_sel_read(b.data, b.len, P1, &c), -EINVAL);
+	}
+
+	/* an instance that goes is no longer routed */
+	assert_int_equal(tfs_set_tracer(a, tfs_tracer_find("nop")), 0);
+	assert_int_equal(tfs_inst_rmdir("a", 1), 0);
+	build(&b);
+	p = sel_proc(&b, P1);
+	assert_int_equal(p->nr_insts, 1);
+	assert_int_equal(sel_inst(&b, p, 0)->slot, bi->slot);
+	assert_int_equal(tfs_set_tracer(bi, tfs_tracer_find("nop")), 0);
+	assert_int_equal(tfs_inst_rmdir("b", 1), 0);
+	tfs_buf_free(&b);
+}
+
+static int group_setup(void **state)
+{
+	tfs_clock_init();
+	tfs_state_defaults(NR_CPUS);
+	tfs_ft_reset();
+	tfs_task_record(P1, P1, "p1");
+	tfs_task_record(P1T2, P1, "p1");
+	tfs_task_record(P2, P2, "p2");
+	return tfs_area_init(NR_CPUS);
+}
+
+static int group_teardown(void **state)
+{
+	tfs_ft_reset();
+	tfs_pid_reset();
+	tfs_area_fini();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_routes),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
