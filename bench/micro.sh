@@ -16,9 +16,11 @@
 CALLS_SRC=$BENCH_DIR/micro/calls.c
 CALLS_CFLAGS="-O2 -g -Wall -Wextra"
 
-# The configurations, in the order of the report's table.
-CALLS_CONFIGS="plain fpe ut-dormant ut-nop ut-filtered ut-probe ut-function ut-graph ut-graph-func
-ut-graph-thresh uftrace-same uftrace-entry uftrace-best lttng-off lttng"
+# The configurations, in the order of the report's table (BENCH_CALLS_CONFIGS: some of them).
+CALLS_CONFIGS_ALL="plain fpe ut-dormant ut-nop ut-filtered ut-probe ut-function ut-inst1 ut-inst2
+ut-inst4 ut-graph ut-graph-func ut-graph-thresh uftrace-same uftrace-entry uftrace-best lttng-off
+lttng"
+CALLS_CONFIGS=${BENCH_CALLS_CONFIGS:-$CALLS_CONFIGS_ALL}
 # The ut-filtered row: the function tracer on, with a filter that leaves bench_leaf out.
 # A cached mod: command, so that it holds whether or not calls-fpe's functions are known
 # to this utracefs yet; the program waits before main() for its selection.
@@ -28,6 +30,27 @@ CALLS_FILTER="main:mod:calls-fpe"
 # utrace_probe has run calls-fpe under the mount before, so bench_leaf is known.  A tenth
 # of the calls: a probed call costs far more than a traced one.
 CALLS_PROBE="bench_leaf:stacktrace:0"
+# The ut-instN rows: the top level nop, N instances (instances/bench1 ..) with tracer
+# function, each taking every call: one instance is the stub page's instance entry
+# into the fast path, more go through C (runtime/route.c), one event per instance.
+inst_names() { i=1; while [ $i -le "$1" ]; do printf 'bench%d ' $i; i=$((i + 1)); done; }
+# inst_set N TRACER: make instances bench1..N and set their tracer (nop: remove them).
+inst_set() {
+	for n in $(inst_names "$1"); do
+		if [ "$2" = nop ]; then
+			tfs_write "$BENCH_MNT/instances/$n/current_tracer" nop
+			rmdir "$BENCH_MNT/instances/$n"
+		else
+			mkdir -p "$BENCH_MNT/instances/$n" &&
+				tfs_write "$BENCH_MNT/instances/$n/current_tracer" "$2"
+		fi
+	done
+}
+# inst_events N: written and lost events summed over instances bench1..N.
+inst_events() {
+	for n in $(inst_names "$1"); do tfs_events "$BENCH_MNT/instances/$n"; done |
+		awk '{ w += $1; l += $2 } END { printf "%d %d\n", w, l }'
+}
 # The ut-graph-func row: function_graph with set_graph_function main, under which every
 # call of bench_leaf happens (known to utracefs since utrace_probe ran calls-fpe).
 CALLS_GRAPH_FUNC=main
@@ -112,6 +135,11 @@ calls_command() {
 	ut-function) echo "echo function > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer" ;;
+	ut-inst[0-9]*) n=${1#ut-inst}
+		echo "for i in \$(seq $n); do mkdir \$MNT/instances/bench\$i;" \
+			"echo function > \$MNT/instances/bench\$i/current_tracer; done;" \
+			"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
+			"for i in \$(seq $n); do rmdir \$MNT/instances/bench\$i; done" ;;
 	ut-graph) echo "echo function_graph > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer" ;;
@@ -138,7 +166,7 @@ calls_command() {
 calls_available() {
 	case $1 in
 	ut-dormant) [ "$UT_RUNTIME_OK" = 1 ] && echo ok || echo "na $UT_RUNTIME_WHY" ;;
-	ut-nop | ut-function | ut-filtered | ut-probe)
+	ut-nop | ut-function | ut-filtered | ut-probe | ut-inst[0-9]*)
 		[ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
 	ut-graph | ut-graph-func | ut-graph-thresh)
 		[ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
@@ -176,6 +204,14 @@ calls_run_one() {
 		[ "$1" = ut-filtered ] && tfs_write "$BENCH_MNT/set_ftrace_filter" ""
 		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" 0
 		[ "$1" = ut-graph-func ] && tfs_write "$BENCH_MNT/set_graph_function" "" ;;
+	ut-inst[0-9]*)
+		n=${1#ut-inst}
+		inst_set "$n" function
+		before=$(inst_events "$n")
+		line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
+			$CALLS_ARGS)
+		after=$(inst_events "$n")
+		inst_set "$n" nop ;;
 	ut-probe)
 		if tfs_write "$BENCH_MNT/set_ftrace_filter" "$CALLS_PROBE"; then
 			line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
@@ -258,7 +294,8 @@ workload_calls() {
 	echo "bench: function_graph: $UT_GRAPH_WHY" >&2
 	UFT_BEST_BIN=
 	UFT_BEST_OPTS=
-	if command -v uftrace >/dev/null; then
+	if command -v uftrace >/dev/null && case $CALLS_CONFIGS in *uftrace*) true ;; *) false ;; esac
+	then
 		echo "bench: searching uftrace's fastest mode" >&2
 		uftrace_pick_best
 	fi

@@ -16,6 +16,7 @@
 #   BENCH_CAT_KB  buffer_size_kb used to time `cat trace` on a full buffer (default 65536)
 #   BENCH_DOC     report to write (default docs/performance.md)
 #   BENCH_WORKLOADS  workloads to run (default: calls events thresh real scale)
+#   BENCH_CALLS_CONFIGS  rows of the calls workload to run (default: all, bench/micro.sh)
 #   BENCH_EVENTS_PAIRS  pairs of blocks per run of the events workload (default 100)
 #   BENCH_THRESH_US  tracing_thresh of the calls workload's ut-graph-thresh row (1000)
 #   BENCH_REAL_REPEAT, BENCH_LUA_ARGS, BENCH_SQLITE_SIZE  the real workload (bench/real.sh)
