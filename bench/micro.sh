@@ -33,22 +33,22 @@ CALLS_PROBE="bench_leaf:stacktrace:0"
 # The ut-instN rows: the top level nop, N instances (instances/bench1 ..) with tracer
 # function, each taking every call: one instance is the stub page's instance entry
 # into the fast path, more go through C (runtime/route.c), one event per instance.
-inst_names() { i=1; while [ $i -le "$1" ]; do printf 'bench%d ' $i; i=$((i + 1)); done; }
+inst_names() { ii=1; while [ $ii -le "$1" ]; do printf 'bench%d ' $ii; ii=$((ii + 1)); done; }
 # inst_set N TRACER: make instances bench1..N and set their tracer (nop: remove them).
 inst_set() {
-	for n in $(inst_names "$1"); do
+	for inst_n in $(inst_names "$1"); do
 		if [ "$2" = nop ]; then
-			tfs_write "$BENCH_MNT/instances/$n/current_tracer" nop
-			rmdir "$BENCH_MNT/instances/$n"
+			tfs_write "$BENCH_MNT/instances/$inst_n/current_tracer" nop
+			rmdir "$BENCH_MNT/instances/$inst_n"
 		else
-			mkdir -p "$BENCH_MNT/instances/$n" &&
-				tfs_write "$BENCH_MNT/instances/$n/current_tracer" "$2"
+			mkdir -p "$BENCH_MNT/instances/$inst_n" &&
+				tfs_write "$BENCH_MNT/instances/$inst_n/current_tracer" "$2"
 		fi
 	done
 }
 # inst_events N: written and lost events summed over instances bench1..N.
 inst_events() {
-	for n in $(inst_names "$1"); do tfs_events "$BENCH_MNT/instances/$n"; done |
+	for inst_n in $(inst_names "$1"); do tfs_events "$BENCH_MNT/instances/$inst_n"; done |
 		awk '{ w += $1; l += $2 } END { printf "%d %d\n", w, l }'
 }
 # The ut-graph-func row: function_graph with set_graph_function main, under which every
@@ -205,13 +205,13 @@ calls_run_one() {
 		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" 0
 		[ "$1" = ut-graph-func ] && tfs_write "$BENCH_MNT/set_graph_function" "" ;;
 	ut-inst[0-9]*)
-		n=${1#ut-inst}
-		inst_set "$n" function
-		before=$(inst_events "$n")
+		ninst=${1#ut-inst}
+		inst_set "$ninst" function
+		before=$(inst_events "$ninst")
 		line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
 			$CALLS_ARGS)
-		after=$(inst_events "$n")
-		inst_set "$n" nop ;;
+		after=$(inst_events "$ninst")
+		inst_set "$ninst" nop ;;
 	ut-probe)
 		if tfs_write "$BENCH_MNT/set_ftrace_filter" "$CALLS_PROBE"; then
 			line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
