@@ -91,6 +91,15 @@ expect_eq "b's tracing_on 0: b records nothing, a does" "8" \
 	"$(grep -c ': ip_' "$I/a/trace")$(calls "$I/b/trace")"
 echo 1 >"$I/b/tracing_on"
 
+# func_stack_trace of one instance: its events get their stacks, the others' not
+echo 1 >"$I/a/options/func_stack_trace"
+round
+expect_eq "a's func_stack_trace: a stack after each of its 8 events, none in b" "8 0" \
+	"$(grep -c '<stack trace>' "$I/a/trace") $(grep -c '<stack trace>' "$I/b/trace")"
+expect_eq "... each naming the function it follows" "yes" \
+	"$(grep -A1 '<stack trace>' "$I/a/trace" | grep -c '=> ip_foo' | sed 's/^8$/yes/')"
+echo 0 >"$I/a/options/func_stack_trace"
+
 # the instance's filters and pid list change what it takes
 echo "$QPID" >"$I/b/set_ftrace_pid"
 round
