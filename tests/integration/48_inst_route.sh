@@ -76,6 +76,11 @@ echo 'ip_baz ip_foo_one' >"$T/set_ftrace_filter"
 round
 expect_eq "a site both the top and an instance take: in both" \
 	"8 4" "$(grep -c ': ip_foo' "$I/a/trace") $(grep -c ': ip_foo_one' "$T/trace")"
+echo function_graph >"$T/current_tracer"
+round
+expect_eq "top function_graph and instance function at once: each its own events" \
+	"4 4 8" "$(grep -c 'ip_baz();' "$T/trace") $(grep -c 'ip_foo_one();' "$T/trace") $(
+		grep -c ': ip_foo' "$I/a/trace")"
 echo nop >"$T/current_tracer"
 echo >"$T/set_ftrace_filter"
 
