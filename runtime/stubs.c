@@ -123,6 +123,11 @@ void ut_stubs_set_tramp(void (*tramp)(void))
 
 void ut_stubs_set_bases(struct ut_ctl *area)
 {
+	static struct ut_ctl *cur_area;
+
+	if (area == cur_area)
+		return; /* stubs made since took cur_bases */
+	cur_area = area;
 	for (unsigned int i = 1; i < UT_INST_MAX; i++)
 		cur_bases[i] = area ? (uintptr_t)ut_rt_slot_area(area, i) : 0;
 	for (uint32_t k = 0; k < ut_nr_objs; k++) {
