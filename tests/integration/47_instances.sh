@@ -97,7 +97,7 @@ fi
 
 # ---- current_tracer in an instance ------------------------------------------------------------
 echo function > "$I/a/current_tracer"
-expect_eq "function in an instance (48_inst_route.sh traces into it)" "function nop" \
+expect_eq "function in an instance (49_inst_route.sh traces into it)" "function nop" \
 	"$(cat "$I/a/current_tracer") $(cat "$T/current_tracer")"
 expect_write_err "function_graph in an instance: EBUSY (not yet supported)" "busy" \
 	function_graph "$I/a/current_tracer"

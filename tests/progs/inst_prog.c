@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * inst_prog.c - a traced program whose function events go to several instances
- * at once, for tests/integration/48_inst_route.sh.
+ * at once, for tests/integration/49_inst_route.sh.
  *
  *   inst_prog -l   prints "pid PID worker TID", then takes commands on stdin, one
  *                  line each, answered by "done":

@@ -1,5 +1,5 @@
 #!/bin/sh
-# 48_inst_route.sh - the function tracer in instances: the same traced programs
+# 49_inst_route.sh - the function tracer in instances: the same traced programs
 # (tests/progs/inst_prog: a main thread and a worker) write into the top level
 # and two instances at once, each with its own tracer, filters and pid lists;
 # an instance's tracing_on stops only it; rmdir of an instance that processes
