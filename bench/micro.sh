@@ -54,7 +54,7 @@ inst_events() {
 # The ut-graph-func row: function_graph with set_graph_function main, under which every
 # call of bench_leaf happens (known to utracefs since utrace_probe ran calls-fpe).
 CALLS_GRAPH_FUNC=main
-, in µs: far above a call of bench_leaf, so that
+# tracing_thresh of the ut-graph-thresh row, in µs: far above a call of bench_leaf, so that
 # every call's entry is written and then removed again at its return.
 CALLS_THRESH_US=${BENCH_THRESH_US:-1000}
 
