@@ -33,7 +33,7 @@ PW=$(sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/P.out")
 QPID=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/Q.out")
 QW=$(sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/Q.out")
 i=0
-while [ $i -lt 200 ] && [ "$(grep -c '^ip_baz$' "$T/available_filter_functions")" -lt 2 ]; do
+while [ $i -lt 2000 ] && [ "$(grep -c '^ip_baz$' "$T/available_filter_functions")" -lt 2 ]; do
 	sleep 0.05; i=$((i + 1))
 done
 
@@ -123,7 +123,7 @@ expect_eq "... and a's functions that nobody takes are NOPs again" "ip_foo_one 0
 echo function >"$I/a/current_tracer"
 ip P 7 spin >/dev/null
 i=0
-while [ $i -lt 500 ] && [ "$(grep -c ': ip_foo_one' "$I/a/trace")" -lt 100 ]; do
+while [ $i -lt 3000 ] && [ "$(grep -c ': ip_foo_one' "$I/a/trace")" -lt 100 ]; do
 	sleep 0.02; i=$((i + 1))
 done
 expect_eq "a fills while the spinner runs" "yes" \
@@ -137,7 +137,7 @@ rmdir "$I/a"
 expect_eq "rmdir of an instance being written into" "gone" "$([ -e "$I/a" ] || echo gone)"
 s1=$(ip P 7 | sed -n 's/^spins //p')
 i=0
-while [ $i -lt 500 ] && [ "$(ip P 7 | sed -n 's/^spins //p')" -le "$((s1 + 1000))" ]; do
+while [ $i -lt 3000 ] && [ "$(ip P 7 | sed -n 's/^spins //p')" -le "$((s1 + 1000))" ]; do
 	sleep 0.02; i=$((i + 1))
 done
 s2=$(ip P 7 | sed -n 's/^spins //p')
