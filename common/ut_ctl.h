@@ -25,9 +25,9 @@
  * 6: the control page's own memfd; 7: rb_cpu.lock (tid and start time), rb_cpu.gen;
  * 8: rb_cpu.held (the reader page held back from no-overwrite writers until a read);
  * 9: UT_MSG_OBJECT; 10: one span and one control page per instance slot (UT_INST_MAX);
- * 11: UT_MSG_EVENT and the events memfd (ut_event.h)
+ * 11: UT_MSG_EVENT and the events memfd (ut_event.h); 12: ut_sel_hdr.routed
  */
-#define UT_PROTO_VERSION 11u
+#define UT_PROTO_VERSION 12u
 #define UT_ACK_TIMEOUT_MS 2000
 
 enum ut_tracer_id {

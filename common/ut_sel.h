@@ -51,6 +51,8 @@ struct ut_sel_hdr {
 				  * process with no section yet records nothing */
 	uint32_t probes; /* function probes exist: a process with no section yet waits
 			  * for its own before main() as under a filter */
+	uint32_t routed; /* an instance traces functions: a process with no section yet
+			  * waits for its own (its routes) before main(), as under a filter */
 	uint32_t nr_procs;
 	uint64_t procs_off; /* nr_procs struct ut_sel_proc, sorted by pid */
 };

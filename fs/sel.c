@@ -193,6 +193,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	size_t insts_off, iextra = 0;
 	char *out;
 
+	h.routed = nroute > 0;
 	if (h.probes && !(first = probes_by_func()))
 		return -ENOMEM;
 	if (h.tasks_filtered && tfs_ft.nr_procs) {

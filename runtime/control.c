@@ -553,7 +553,7 @@ static void sel_load(void)
 		sel_inherited = 0;
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
 	selective = r == 0 && (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
-			       c.hdr.graph_notrace || c.hdr.probes);
+			       c.hdr.graph_notrace || c.hdr.probes || c.hdr.routed);
 	__atomic_store_n(&sel_selective, selective, __ATOMIC_RELEASE);
 	__atomic_store_n(&sel_pending, selective && !complete, __ATOMIC_RELEASE);
 }

@@ -156,6 +156,21 @@ expect_eq "b still right after all that" \
 	"$(sorted ip_bar_one-$QPID ip_bar_one-$QW ip_foo_two-$QPID ip_foo_two-$QW)" \
 	"$(calls "$I/b/trace")"
 
+# a program that starts while only an instance traces is routed from its first call:
+# it waits before main() for its routes, as it does under a filter
+mkdir "$I/c"
+echo function >"$I/c/current_tracer"
+short=0
+for k in 1 2 3 4 5 6 7 8 9 10; do
+	echo >"$I/c/trace"
+	out=$(LD_PRELOAD=$LIBUTRACE "$PROGS/rt_calls" calls 50)
+	cpid=$(echo "$out" | sed -n 's/.* pid \([0-9]*\)$/\1/p')
+	[ "$(grep -c "rt_calls-$cpid .* leaf <-caller\$" "$I/c/trace")" -eq 50 ] || short=$((short + 1))
+done
+expect_eq "a new program's every call reaches the instance (10 runs)" 0 "$short"
+echo nop >"$I/c/current_tracer"
+rmdir "$I/c"
+
 exec 7>&- 8>&-
 wait_i=0
 while [ $wait_i -lt 250 ] && kill -0 "$PPID_" 2>/dev/null; do sleep 0.02; wait_i=$((wait_i + 1)); done
