@@ -14,7 +14,7 @@
  * Every open file holds a reference on its instance (tfs_inst_get at open,
  * tfs_inst_put at release); rmdir gives EBUSY while any is held, as the kernel
  * does.  FUSE sends a file's release after close(2) has returned, so rmdir waits
- * a little (RMDIR_WAIT_MS) for references that are on their way out before it
+ * a little (TFS_RELEASE_WAIT_MS) for references that are on their way out before it
  * answers EBUSY.  Removal: the name is unlisted first (no new open finds it),
  * then the writers are stopped (enabled = 0 and the CPU barrier) and the span's
  * memory punched out (tfs_area_inst_release), then the consumers and the log
@@ -35,7 +35,6 @@
 #include "event_defs.h"
 #include "tfs.h"
 
-#define RMDIR_WAIT_MS 500
 #define NAME_MAX_LEN 255
 
 struct tfs_instance tfs_top;
@@ -205,7 +204,7 @@ int tfs_inst_mkdir(const char *name, size_t len)
 
 int tfs_inst_rmdir(const char *name, size_t len)
 {
-	struct timespec end = tfs_deadline(CLOCK_REALTIME, RMDIR_WAIT_MS);
+	struct timespec end = tfs_deadline(CLOCK_REALTIME, TFS_RELEASE_WAIT_MS);
 	struct tfs_instance *inst;
 	unsigned int slot;
 

@@ -325,12 +325,16 @@ void tfs_ring_kick(void);
  */
 int tfs_ring_wait(uint64_t *seen_seq, int timeout_ms);
 /*
- * trace.c: is a consuming reader (trace_pipe) open?  The kernel releases a file
- * when its last close returns; FUSE sends the release after close(2) returned, so
- * a reader that just exited may still count: wait for it at most
- * TFS_RELEASE_WAIT_MS.  Called with tfs.lock held (released while waiting).
+ * The kernel releases a file when its last close returns; FUSE sends the release
+ * after close(2) has returned.  What the kernel refuses while a file is open
+ * (EBUSY: current_tracer with a trace_pipe reader, rmdir of an instance) first
+ * waits this long for releases on their way.
  */
 #define TFS_RELEASE_WAIT_MS 500
+/*
+ * trace.c: is a consuming reader (trace_pipe) open, once the releases on their
+ * way came (TFS_RELEASE_WAIT_MS)?  Called with tfs.lock held (released while waiting).
+ */
 bool tfs_trace_pipe_busy_locked(struct tfs_instance *inst);
 /* Option overwrite: switch every ring's mode of inst without emptying it. */
 void tfs_ring_set_overwrite(struct tfs_instance *inst, bool on);

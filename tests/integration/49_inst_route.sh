@@ -9,13 +9,7 @@
 ut_mount
 I=$T/instances
 
-start_ip() { # NAME FD: start inst_prog as NAME (fifo $UT_TMP/NAME.in on FD, output NAME.out)
-	mkfifo "$UT_TMP/$1.in"
-	LD_PRELOAD=$LIBUTRACE "$PROGS/inst_prog" -l <"$UT_TMP/$1.in" >"$UT_TMP/$1.out" 2>&1 &
-	eval "exec $2>\"$UT_TMP/$1.in\""
-	i=0
-	while [ $i -lt 1000 ] && ! grep -q '^pid ' "$UT_TMP/$1.out"; do sleep 0.02; i=$((i + 1)); done
-}
+start_ip() { start_driven inst_prog "$@"; } # NAME FD
 ip() { name=$1; shift; ask "$UT_TMP/$name.out" "$@"; }
 # "FUNC-TID" pairs of the ip_ functions in a trace file, sorted, on one line
 calls() {

@@ -49,13 +49,7 @@ for f in set_ftrace_pid set_ftrace_notrace_pid set_event_pid set_event_notrace_p
 done
 
 # Two traced processes, driven through stdin like 80_filter.sh's filter_many.
-start_pp() { # NAME: start pid_prog as NAME (fifo $UT_TMP/NAME.in, output NAME.out)
-	mkfifo "$UT_TMP/$1.in"
-	LD_PRELOAD=$LIBUTRACE "$PROGS/pid_prog" -l <"$UT_TMP/$1.in" >"$UT_TMP/$1.out" 2>&1 &
-	eval "exec $2>\"$UT_TMP/$1.in\""
-	i=0
-	while [ $i -lt 1000 ] && ! grep -q '^pid ' "$UT_TMP/$1.out"; do sleep 0.02; i=$((i + 1)); done
-}
+start_pp() { start_driven pid_prog "$@"; } # NAME FD
 pp() { # NAME FD CMD...: one command, print its answer
 	name=$1; shift
 	ask "$UT_TMP/$name.out" "$@"

@@ -15,11 +15,7 @@ S=$T.sock
 echo function > "$T/current_tracer"
 
 # the witness: traced from before every attack, driven through a fifo (81_pid.sh)
-mkfifo "$UT_TMP/w.in"
-LD_PRELOAD=$LIBUTRACE "$PROGS/pid_prog" -l <"$UT_TMP/w.in" >"$UT_TMP/w.out" 2>&1 &
-exec 7>"$UT_TMP/w.in"
-i=0
-while [ $i -lt 250 ] && ! grep -q '^pid ' "$UT_TMP/w.out"; do sleep 0.02; i=$((i + 1)); done
+start_driven pid_prog w 7
 WPID=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/w.out")
 
 # check NAME: after clearing the buffers, the witness's 5 calls and a new process's

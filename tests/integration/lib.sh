@@ -96,6 +96,16 @@ fake_sites() {
 
 # traced PROG ARGS...: run a program with the runtime preloaded.
 traced() { LD_PRELOAD=$LIBUTRACE "$@"; }
+# start_driven PROG NAME FD: start the traced test program PROG (-l: it reads commands)
+# from the fifo $UT_TMP/NAME.in, held open on FD here, writing to $UT_TMP/NAME.out, and
+# wait until it has said its pid (answers are read with ask).
+start_driven() {
+	mkfifo "$UT_TMP/$2.in"
+	LD_PRELOAD=$LIBUTRACE "$PROGS/$1" -l <"$UT_TMP/$2.in" >"$UT_TMP/$2.out" 2>&1 &
+	eval "exec $3>\"$UT_TMP/$2.in\""
+	i=0
+	while [ $i -lt 1000 ] && ! grep -q '^pid ' "$UT_TMP/$2.out"; do sleep 0.02; i=$((i + 1)); done
+}
 
 # ask OUT FD CMD...: send one command line on descriptor FD to a test program that
 # answers each line on its output file OUT, ending the answer with a line "done";
