@@ -157,7 +157,8 @@ expect_eq "per_cpu stats count the instance's events" "1" "$n"
 timeout 60 cat "$I/b/trace_pipe" > "$UT_TMP/pipe_b" &
 pp=$!
 i=0
-while [ $i -lt 400 ] && [ "$(grep -c only-b "$UT_TMP/pipe_b")" -eq 0 ]; do
+# (the reader's output file may not exist yet: count from cat, 0 then)
+while [ $i -lt 400 ] && [ "$(cat "$UT_TMP/pipe_b" 2>/dev/null | grep -c only-b)" -eq 0 ]; do
 	sleep 0.05; i=$((i + 1))
 done
 kill "$pp" 2>/dev/null; wait "$pp" 2>/dev/null
