@@ -29,6 +29,9 @@
  */
 #define UT_PROTO_VERSION 12u
 #define UT_ACK_TIMEOUT_MS 2000
+/* The longest a new process waits before main() for a utracefs that runs but never
+ * publishes its section (runtime/control.c wait_sel_complete). */
+#define UT_SEL_WAIT_MAX_MS 30000
 
 enum ut_tracer_id {
 	UT_TRACER_NOP = 0,

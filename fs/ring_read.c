@@ -49,6 +49,7 @@
 #include "settings.h"
 
 #define RR_RETRIES 8
+#define RR_CHASES 24 /* walks started ahead of a writer faster than the reader */
 #define RR_HALF (RB_VPAGE_MOD / 2)
 
 /* One consistent reading of a CPU's writer state. */
@@ -254,7 +255,26 @@ static unsigned int rr_age(const struct rr_view *v, unsigned int a)
 	return rb_vpage_sub(v->V, a);
 }
 
-enum { RR_OK, RR_INVALID, RR_RACED };
+/*
+ * RR_OVERTAKEN: in overwrite mode the writer reached the copied slot meanwhile (and
+ * nothing else happened): the page is gone, the pages after it may still be read.
+ */
+enum { RR_OK, RR_INVALID, RR_RACED, RR_OVERTAKEN };
+
+/*
+ * A writer faster than a reader overtook the page it was copying: where a new
+ * walk of view v starts, ahead of the oldest page by a margin that doubles with
+ * each chase (up to half the ring), so that a reader slower than the writer still
+ * gets pages.  The pages before it are lost (overrun).
+ */
+static unsigned int rr_chase_start(const struct rr_view *v, unsigned int chases)
+{
+	unsigned int ahead = v->nr / 2 > 2 ? v->nr / 2 - 2 : 0;
+
+	if (chases < 16 && (1u << chases) < ahead)
+		ahead = 1u << chases;
+	return (rr_window_start(v) + ahead) & (RB_VPAGE_MOD - 1);
+}
 
 /* Copy vpage vp of the view's CPU into pg and validate it. */
 static int rr_copy_page(const struct rr_view *v, unsigned int vp, struct rr_page *pg)
@@ -286,7 +306,9 @@ static int rr_copy_page(const struct rr_view *v, unsigned int vp, struct rr_page
 	d2 = rb_vpage_sub(rb_wpos_vpage(w2), vp);
 	if (rb_vpage_sub(rb_wpos_vpage(w2), v->V) >= RR_HALF)
 		return RR_RACED; /* wpos went back: a reset */
-	if (v->overwrite ? d2 >= v->nr - 1 : (d2 >= v->nr || rb_vpage_sub(vp, v->read_vpage) >= v->nr))
+	if (v->overwrite && d2 >= v->nr - 1)
+		return RR_OVERTAKEN;
+	if (!v->overwrite && (d2 >= v->nr || rb_vpage_sub(vp, v->read_vpage) >= v->nr))
 		return RR_RACED;
 	if (pg->hdr.magic != UT_RB_PAGE_MAGIC || pg->hdr.vpage != vp)
 		return RR_INVALID;
@@ -595,6 +617,8 @@ static int rr_cons_load(struct tfs_instance *inst, struct rr_cons *cs, unsigned 
 	 * either moves to a later page (at most nr of them are readable) or is
 	 * one of RR_RETRIES races; the budget is never renewed inside the loop.
 	 */
+	unsigned int chases = 0;
+
 	for (unsigned int steps = 0;; steps++) {
 		struct rr_view v;
 		unsigned int start;
@@ -614,8 +638,12 @@ static int rr_cons_load(struct tfs_instance *inst, struct rr_cons *cs, unsigned 
 		start = rr_window_start(&v);
 		if (rr_age(&v, cs->vp) > rr_age(&v, start)) {
 			/* the writers overwrote what we had not read yet */
+			if (chases)
+				start = rr_chase_start(&v, chases);
 			r = rr_first_page(&v, start, &cs->pg);
-			if (r == RR_RACED)
+			if (r == RR_OVERTAKEN)
+				chases++;
+			if (r == RR_RACED || r == RR_OVERTAKEN)
 				continue;
 			if (r == RR_INVALID)
 				return 0;
@@ -626,7 +654,7 @@ static int rr_cons_load(struct tfs_instance *inst, struct rr_cons *cs, unsigned 
 			cs->off = cs->idx = 0;
 		} else {
 			r = rr_copy_page(&v, cs->vp, &cs->pg);
-			if (r == RR_RACED)
+			if (r == RR_RACED || r == RR_OVERTAKEN)
 				continue;
 			if (r == RR_INVALID) {
 				if (cs->vp == v.V)
@@ -953,10 +981,10 @@ static int rr_scan(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_s
 		none.inst = inst;
 	}
 	rr_cons_settle(cs, cpu);
-	for (int tries = 0;; tries++) {
+	for (int tries = 0, chases = 0;; tries++) {
 		struct rr_view v;
 		unsigned int start, vp;
-		bool first_found = false, raced = false;
+		bool first_found = false, raced = false, overtaken = false;
 		uint64_t first = 0, last_base = 0, own_end = 0, gap = 0;
 		unsigned int last_entries = 0;
 
@@ -973,7 +1001,7 @@ static int rr_scan(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_s
 		}
 		rr_cons_check(cs, &v);
 		st->dropped = __atomic_load_n(&v.rc->dropped, __ATOMIC_RELAXED);
-		start = rr_window_start(&v);
+		start = chases ? rr_chase_start(&v, (unsigned int)chases) : rr_window_start(&v);
 		if (cs->own) {
 			unsigned int next = (cs->vp + 1) & (RB_VPAGE_MOD - 1);
 
@@ -991,6 +1019,15 @@ static int rr_scan(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_s
 
 			if (r == RR_RACED) {
 				raced = true;
+				break;
+			}
+			if (r == RR_OVERTAKEN) {
+				/*
+				 * Walk again from further ahead (the walk stays one run of
+				 * consecutive events); after RR_CHASES of them, keep what
+				 * was read before this page.
+				 */
+				overtaken = chases < RR_CHASES;
 				break;
 			}
 			if (r == RR_OK) {
@@ -1015,6 +1052,11 @@ static int rr_scan(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_s
 		}
 		if (raced && tries < RR_RETRIES)
 			continue;
+		if (overtaken) {
+			chases++;
+			tries--; /* not a race: bounded by RR_CHASES */
+			continue;
+		}
 		st->written = last_base + last_entries;
 		if (cs->own && st->written < own_end)
 			st->written = own_end;

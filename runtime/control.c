@@ -169,6 +169,8 @@ static int fd_out_of_the_way(int fd)
  * these checks; a refused socket leaves the process dormant, silently (there is
  * no utracefs of ours to report through).
  */
+static pid_t daemon_pid; /* the peer of the last connection (0: not in our pid namespace) */
+
 static int connect_daemon(void)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -197,6 +199,7 @@ static int connect_daemon(void)
 		close(fd);
 		return err;
 	}
+	daemon_pid = cred.pid;
 	return fd;
 }
 
@@ -888,13 +891,65 @@ static void wait_applied(uint32_t old, int ms)
  * A process with no patch sites at all says "n" instead and goes on.
  * The descriptor is closed in every case, so the program never sees it.
  */
-/* Wait (at most UT_ACK_TIMEOUT_MS) until utracefs published this process's section. */
+/*
+ * utracefs is stopped (SIGSTOP, a debugger) or gone: nothing it would publish can
+ * come while that lasts.  Unknown (another pid namespace) counts as running.
+ */
+static int daemon_stopped(void)
+{
+	char path[64], buf[256], *rp;
+	ssize_t n;
+	int fd;
+
+	if (daemon_pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)daemon_pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	rp = strrchr(buf, ')'); /* the state follows the command name, which may hold ')' */
+	return rp && rp[1] == ' ' && (rp[2] == 'T' || rp[2] == 't' || rp[2] == 'Z' || rp[2] == 'X');
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait until utracefs published this process's section: it comes once utracefs has
+ * read the process's objects, however long a loaded machine makes that.  The wait
+ * ends early when the connection is lost, or after UT_ACK_TIMEOUT_MS during which
+ * utracefs is seen stopped or gone; UT_SEL_WAIT_MAX_MS bounds a utracefs that runs
+ * but never answers.
+ */
 static void wait_sel_complete(void)
 {
-	for (int i = 0; i < UT_ACK_TIMEOUT_MS && !__atomic_load_n(&sel_complete, __ATOMIC_ACQUIRE);
+	int64_t start = now_ms(), stopped_since = -1;
+
+	for (unsigned int i = 0; attached && !__atomic_load_n(&sel_complete, __ATOMIC_ACQUIRE);
 	     i++) {
 		struct timespec ts = {.tv_nsec = 1000000};
+		int64_t t = now_ms();
 
+		if (t - start >= UT_SEL_WAIT_MAX_MS)
+			return;
+		if (i % 16 == 0) {
+			if (!daemon_stopped())
+				stopped_since = -1;
+			else if (stopped_since < 0)
+				stopped_since = t;
+			else if (t - stopped_since >= UT_ACK_TIMEOUT_MS)
+				return;
+		}
 		nanosleep(&ts, NULL);
 	}
 }
@@ -996,7 +1051,7 @@ int ut_control_start(void)
 	/*
 	 * Under a filter a process traces nothing until utracefs has named its sites and
 	 * published its section: wait for it before main(), so that a short program is
-	 * traced from its start as under the kernel (bounded: a hung utracefs costs 2 s).
+	 * traced from its start as under the kernel (bounded: a stopped utracefs costs 2 s).
 	 */
 	else if (!err && attached && __atomic_load_n(&sel_pending, __ATOMIC_ACQUIRE))
 		wait_sel_complete();

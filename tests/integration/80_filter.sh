@@ -234,6 +234,21 @@ expect_eq "filter: a short program is traced from its start" 20 \
 expect_eq "filter: and only the filtered function" 0 "$(grep -c ' outer <-' "$T/trace")"
 echo > "$T/set_ftrace_filter"
 echo nop > "$T/current_tracer"
+# however long utracefs takes to publish it (a loaded machine): a second daemon names
+# every site packet 2.5 s late (a test hook), longer than a stopped utracefs is waited for
+T4=$UT_TMP/t4
+mkdir "$T4"
+if UTRACEFS_TEST_SITES_DELAY_MS=2500 "$UTRACEFS" "$T4"; then
+	UTRACE_TRACING=$T4 traced "$PROGS/e2e_calls" -n 5 > /dev/null
+	echo function > "$T4/current_tracer"
+	echo work > "$T4/set_ftrace_filter"
+	UTRACE_TRACING=$T4 traced "$PROGS/e2e_calls" -n 20 > /dev/null
+	expect_eq "filter: a program whose sites utracefs reads late is traced from its start" 20 \
+		"$(grep -c ' work <-outer$' "$T4/trace")"
+	fusermount3 -u "$T4"
+else
+	fail "a second utracefs did not start"
+fi
 
 # Filters are patterns: a program utracefs meets only after they were written (here
 # exec'd by a traced program: tests/progs/launch runs tests/progs/abc, main -> a -> b
