@@ -14,6 +14,7 @@ PROGS=$UT_BUILD/tests/progs
 UT_TMP=$(mktemp -d /tmp/utrace-it.XXXXXX)
 UT_FS_PID=
 UT_KT_MOUNTED=
+UT_KT_LOCKED=
 KT=/sys/kernel/tracing
 
 pass() { echo "PASS: $1"; }
@@ -123,8 +124,17 @@ ask() {
 
 # The kernel's tracefs as an oracle.  kt_available mounts it if needed (and
 # kt_restore unmounts it again); returns 1 when there is no kernel tracefs.
+# Two test runs on one machine (a CI job beside another) share that tracefs: a
+# script holds a lock on it (descriptor 6) from its first use to its end, so that
+# no other mounts, unmounts or changes it meanwhile; one that cannot have it within
+# 10 minutes (a leftover process holding it) skips its comparisons.
 kt_available() {
 	[ "$(id -u)" -eq 0 ] || return 1
+	if [ -z "$UT_KT_LOCKED" ]; then
+		exec 6>>/tmp/utrace-kernel-tracefs.lock
+		flock -w 600 6 || { exec 6>&-; return 1; }
+		UT_KT_LOCKED=1
+	fi
 	if [ ! -e "$KT/trace" ]; then
 		grep -qw tracefs /proc/filesystems || return 1
 		mount -t tracefs nodev "$KT" 2>/dev/null || return 1
@@ -134,11 +144,13 @@ kt_available() {
 }
 # Put back what the tests may have changed, then unmount if we mounted it.
 kt_restore() {
-	[ -e "$KT/trace" ] || return 0
-	echo nop > "$KT/current_tracer" 2>/dev/null
-	echo 1 > "$KT/tracing_on" 2>/dev/null
-	echo > "$KT/trace" 2>/dev/null
-	if [ -n "$UT_KT_MOUNTED" ]; then umount "$KT" 2>/dev/null; UT_KT_MOUNTED=; fi
+	if [ -e "$KT/trace" ]; then
+		echo nop > "$KT/current_tracer" 2>/dev/null
+		echo 1 > "$KT/tracing_on" 2>/dev/null
+		echo > "$KT/trace" 2>/dev/null
+		if [ -n "$UT_KT_MOUNTED" ]; then umount "$KT" 2>/dev/null; UT_KT_MOUNTED=; fi
+	fi
+	if [ -n "$UT_KT_LOCKED" ]; then exec 6>&-; UT_KT_LOCKED=; fi
 }
 # tdiff NAME SCRIPT: run the script against the kernel and against $T with the
 # shared tracefs-diff, normalising time stamps, pids and cpus.  tracefs-diff keeps
