@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * list.c - `utrace list [-t] [-e] [-f [PATTERN]] [-o]`: what the mounted utracefs
+ * list.c - `utrace list [-t] [-e] [-f] [-o] [PATTERN]`: what the mounted utracefs
  * offers: tracers, events (SYSTEM:EVENT from the events/ tree), functions that can
- * be traced (those whose name matches the glob PATTERN), options.
+ * be traced, options; events and functions only those that match the glob PATTERN.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,8 +23,19 @@ static int cmp_names(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+/* An event matches pat (a shell glob) as SYSTEM:EVENT or by its name alone. */
+static bool event_matches(const char *pat, const char *sys, const char *name)
+{
+	char full[PATH_MAX];
+
+	if (!pat)
+		return true;
+	snprintf(full, sizeof(full), "%s:%s", sys, name);
+	return !fnmatch(pat, full, 0) || !fnmatch(pat, name, 0);
+}
+
 /* Directories under events/SYSTEM that hold a format file are events. */
-static void list_system(const char *events, const char *sys)
+static void list_system(const char *events, const char *sys, const char *pat)
 {
 	char sysdir[PATH_MAX], fmt[PATH_MAX];
 	struct dirent **ev;
@@ -37,7 +48,7 @@ static void list_system(const char *events, const char *sys)
 		if (ev[i]->d_name[0] != '.' &&
 		    snprintf(fmt, sizeof(fmt), "%s/%s/format", sysdir, ev[i]->d_name) <
 			    (int)sizeof(fmt) &&
-		    !access(fmt, F_OK))
+		    !access(fmt, F_OK) && event_matches(pat, sys, ev[i]->d_name))
 			printf("%s:%s\n", sys, ev[i]->d_name);
 		free(ev[i]);
 	}
@@ -45,7 +56,7 @@ static void list_system(const char *events, const char *sys)
 		free(ev);
 }
 
-static int list_events(const char *dir)
+static int list_events(const char *dir, const char *pat)
 {
 	char events[PATH_MAX];
 	struct dirent **sys;
@@ -61,7 +72,7 @@ static int list_events(const char *dir)
 
 		if (sys[i]->d_name[0] != '.' && !cli_path(sub, sizeof(sub), events, sys[i]->d_name) &&
 		    !stat(sub, &st) && S_ISDIR(st.st_mode))
-			list_system(events, sys[i]->d_name);
+			list_system(events, sys[i]->d_name, pat);
 		free(sys[i]);
 	}
 	free(sys);
@@ -149,7 +160,7 @@ static int list(const char *dir, unsigned int what, bool titles, const char *pat
 	if (what & LIST_EVENTS) {
 		if (titles)
 			printf("events:\n");
-		rc |= list_events(dir);
+		rc |= list_events(dir, pat);
 	}
 	if (what & LIST_TRACERS) {
 		if (titles)
@@ -200,13 +211,13 @@ static int run(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	/* -f takes an optional PATTERN, after the options */
-	if ((what & LIST_FUNCS) && optind < argc)
+	/* -e and -f take an optional PATTERN, after the options */
+	if ((what & (LIST_FUNCS | LIST_EVENTS)) && optind < argc)
 		pat = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
 	if (pat && !*pat)
-		return cli_usage_error("empty function pattern for -f");
+		return cli_usage_error("empty pattern");
 	if (cli_mounted_dir(dir, sizeof(dir)))
 		return CLI_FAIL;
 	if (!what) /* as trace-cmd: everything but the (long) function list */
@@ -219,14 +230,15 @@ const struct cli_command cli_cmd_list = {
 	.name = "list",
 	.summary = "list tracers, events, functions or options",
 	.run = run,
-	.usage = "usage: utrace list [-t] [-e] [-f [PATTERN]] [-o]\n"
+	.usage = "usage: utrace list [-t] [-e] [-f] [-o] [PATTERN]\n"
 		 "\n"
 		 "List what the mounted utracefs offers.  Without options: events,\n"
 		 "tracers and options, each under a title.  One option alone prints its\n"
 		 "list bare, one item per line.\n"
 		 "\n"
 		 "  -t  tracers (available_tracers)\n"
-		 "  -e  events, as SYSTEM:EVENT (the events/ tree)\n"
+		 "  -e  events, as SYSTEM:EVENT (the events/ tree); with PATTERN only those\n"
+		 "      that match it as SYSTEM:EVENT or by name ('sched:*', '*fork*')\n"
 		 "  -f  functions that can be traced (available_filter_functions); with\n"
 		 "      PATTERN only those whose name matches it (a shell glob: 'fm_*',\n"
 		 "      '*alloc*', 'f?o')\n"

@@ -408,6 +408,11 @@ expect_eq "list -o: trace_options" "$(cat "$T/trace_options")" "$("$UTRACE" list
 ev=$("$UTRACE" list -e)
 expect_match "list -e: ftrace:function" '^ftrace:function$' "$ev"
 expect_match "list -e: ftrace:print" '^ftrace:print$' "$ev"
+expect_eq "list -e PATTERN: a glob on SYSTEM:EVENT" "ftrace:funcgraph_entry
+ftrace:funcgraph_exit" "$("$UTRACE" list -e 'ftrace:funcgraph*')"
+expect_eq "list -e PATTERN: or on the event's name alone" "ftrace:print" \
+	"$("$UTRACE" list -e 'pri?t')"
+expect_eq "list -e PATTERN: nothing matches, nothing printed" "" "$("$UTRACE" list -e 'nosuch*')"
 all=$("$UTRACE" list)
 expect_match "list: events, tracers and options under titles" '^tracers:$' "$all"
 expect_match "list: options title" '^options:$' "$all"
