@@ -25,9 +25,10 @@
  * 6: the control page's own memfd; 7: rb_cpu.lock (tid and start time), rb_cpu.gen;
  * 8: rb_cpu.held (the reader page held back from no-overwrite writers until a read);
  * 9: UT_MSG_OBJECT; 10: one span and one control page per instance slot (UT_INST_MAX);
- * 11: UT_MSG_EVENT and the events memfd (ut_event.h); 12: ut_sel_hdr.routed
+ * 11: UT_MSG_EVENT and the events memfd (ut_event.h); 12: ut_sel_hdr.routed;
+ * 13: ut_ctl.printk_slot
  */
-#define UT_PROTO_VERSION 12u
+#define UT_PROTO_VERSION 13u
 #define UT_ACK_TIMEOUT_MS 2000
 /* The longest a new process waits before main() for a utracefs that runs but never
  * publishes its section (runtime/control.c wait_sel_complete). */
@@ -76,7 +77,9 @@ struct ut_ctl {
 	uint64_t thresh_tsc;	  /* tracing_thresh in TSC ticks; 0: off (see ut_ev_gent) */
 	uint32_t max_graph_depth; /* 0: no limit; else functions at depth >= it are not traced */
 	uint32_t graph_opts;	  /* UT_CTL_GRAPH_* */
-	uint32_t _reserved[1008];
+	/* the top's page: the instance slot trace_printk() writes to (trace_printk_dest) */
+	uint32_t printk_slot;
+	uint32_t _reserved[1007];
 };
 _Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");

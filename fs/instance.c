@@ -238,6 +238,16 @@ int tfs_inst_rmdir(const char *name, size_t len)
 	if (__atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE)->id == UT_TRACER_FUNCTION)
 		tfs_sel_publish_apply(&tfs_top);
 
+	/* trace_printk() output it took goes back to the top, before its span goes */
+	tfs_lock();
+	bool had_printk = tfs.printk_slot == slot;
+
+	if (had_printk)
+		tfs_printk_dest_locked(0);
+	tfs_unlock();
+	if (had_printk)
+		tfs_apply(&tfs_top);
+
 	tfs_area_inst_release(inst);
 	tfs_rr_free(inst);
 	tfs_error_log_free(inst);

@@ -130,6 +130,8 @@ static void tfs_publish_opts_locked(const struct tfs_instance *inst, const struc
 	__atomic_store_n(&ctl->max_graph_depth, r->max_graph_depth, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->graph_opts, r->graph_opts, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->ftrace_enabled, tfs.ftrace_enabled ? 1u : 0u, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->printk_slot, inst == &tfs_top ? tfs.printk_slot : 0u,
+			 __ATOMIC_RELAXED);
 }
 
 void tfs_publish_locked(void)

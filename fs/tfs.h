@@ -187,6 +187,7 @@ struct tfs_trace {
 	/* global settings */
 	bool ftrace_enabled; /* the ftrace_enabled file (the kernel's sysctl) */
 	unsigned int saved_cmdlines_size;
+	unsigned int printk_slot; /* the instance with trace_printk_dest set (0: the top) */
 };
 extern struct tfs_trace tfs;
 
@@ -276,6 +277,9 @@ void tfs_unlock(void);
  * not an error: it is reported in the daemon's log and left behind).
  */
 int tfs_apply(struct tfs_instance *inst);
+/* trace_printk_dest: give it to the instance of slot (0: the top), from all others;
+ * tfs.lock held (options.c).  The caller then applies the top. */
+void tfs_printk_dest_locked(unsigned int slot);
 
 /* ---- the area and the rings (area.c) --------------------------------------------- */
 

@@ -162,11 +162,19 @@ void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl)
 	errno = saved;
 }
 
+/*
+ * Where trace_printk() and trace_puts() write: the instance holding
+ * trace_printk_dest (the top's page says which), when it records and the top's
+ * trace_printk option lets them.
+ */
 static struct ut_ctl *printk_ctl(void)
 {
-	struct ut_ctl *ctl = ut_rt_ctl;
+	struct ut_ctl *top = ut_rt_ctl, *ctl;
 
-	if (!ctl || !ctl->tracing_on || ut_rt_off || !ctl->trace_printk)
+	if (!top || ut_rt_off || !top->trace_printk)
+		return NULL;
+	ctl = ut_rt_slot_area(top, __atomic_load_n(&top->printk_slot, __ATOMIC_RELAXED));
+	if (!ctl || !ctl->tracing_on)
 		return NULL;
 	return ctl;
 }

@@ -243,6 +243,20 @@ int tfs_opt_parse_bool(const char *buf, size_t size, bool *val)
 
 /* ---- changing options -------------------------------------------------------------- */
 
+void tfs_printk_dest_locked(unsigned int slot)
+{
+	uint64_t bit = 1ull << TFS_OPT_TRACE_PRINTK_DEST;
+
+	for (unsigned int i = 0; i < UT_INST_MAX; i++) {
+		struct tfs_instance *in = tfs_inst_of_slot(i);
+
+		if (in)
+			__atomic_store_n(&in->opts, i == slot ? in->opts | bit : in->opts & ~bit,
+					 __ATOMIC_RELAXED);
+	}
+	tfs.printk_slot = slot;
+}
+
 /*
  * Set core option o of inst.  The kernel refuses to clear trace_printk_dest of the
  * top instance (where trace_printk output goes); an unchanged value is a no-op.
@@ -258,9 +272,16 @@ static int set_core_opt(struct tfs_instance *inst, unsigned int o, bool on)
 		tfs_unlock();
 		return 0;
 	}
-	if (o == TFS_OPT_TRACE_PRINTK_DEST && !on && inst == &tfs_top) {
+	if (o == TFS_OPT_TRACE_PRINTK_DEST) {
+		/* one instance has it: setting moves it there, clearing it back to the top */
+		if (!on && inst == &tfs_top) {
+			tfs_unlock();
+			return -EINVAL;
+		}
+		tfs_printk_dest_locked(on ? inst->slot : 0);
 		tfs_unlock();
-		return -EINVAL;
+		tfs_apply(&tfs_top); /* the runtime reads the slot on the top's page */
+		return 0;
 	}
 	__atomic_store_n(&inst->opts, on ? inst->opts | bit : inst->opts & ~bit, __ATOMIC_RELAXED);
 	if (o == TFS_OPT_RECORD_TGID && on)

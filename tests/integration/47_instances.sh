@@ -282,4 +282,38 @@ fi
 expect_eq "the top's markers survived it all" "top-before only-top" \
 	"$(markers "$T/trace" | tr '\n' ' ' | sed 's/ $//')"
 
+# trace_printk_dest: one instance has it (the top at first); setting it moves it,
+# clearing it gives it back to the top, the top's cannot be cleared, rmdir gives it
+# back; a traced program's trace_printk() goes there (the kernel's table)
+mkdir "$I/p" "$I/q"
+dest() { cat "$T/options/trace_printk_dest" "$I/p/options/trace_printk_dest" \
+	"$I/q/options/trace_printk_dest" | tr '\n' ' ' | sed 's/ $//'; }
+expect_eq "trace_printk_dest: the top's at first" "1 0 0" "$(dest)"
+echo 1 >"$I/p/options/trace_printk_dest"
+expect_eq "trace_printk_dest: set in p, moved from the top" "0 1 0" "$(dest)"
+echo 1 >"$I/q/options/trace_printk_dest"
+expect_eq "trace_printk_dest: set in q, moved from p" "0 0 1" "$(dest)"
+echo >"$T/trace"
+traced "$PROGS/rt_calls" printk >/dev/null
+expect_eq "trace_printk() goes to the instance holding trace_printk_dest" "0 0 2" \
+	"$(grep -c 'hello 42 from printk\|a constant string' "$T/trace" "$I/p/trace" "$I/q/trace" |
+		sed 's/.*://' | tr '\n' ' ' | sed 's/ $//')"
+echo 0 >"$I/q/options/trace_printk_dest"
+expect_eq "trace_printk_dest: cleared in q, back to the top" "1 0 0" "$(dest)"
+expect_write_err "trace_printk_dest: the top's cannot be cleared" "Invalid argument" 0 \
+	"$T/options/trace_printk_dest"
+echo 0 >"$I/p/options/trace_printk_dest"
+expect_eq "trace_printk_dest: clearing where it is not changes nothing" "1 0 0" "$(dest)"
+echo 1 >"$I/p/options/trace_printk_dest"
+rmdir "$I/p"
+expect_eq "trace_printk_dest: rmdir of its instance gives it back to the top" "1 0" \
+	"$(cat "$T/options/trace_printk_dest" "$I/q/options/trace_printk_dest" | tr '\n' ' ' |
+		sed 's/ $//')"
+echo >"$T/trace"
+echo 1 >"$T/tracing_on" # rt_calls printk ends with tracing_off(), which stops the top
+traced "$PROGS/rt_calls" printk >/dev/null
+expect_eq "... and trace_printk() to the top's buffer again" 2 \
+	"$(grep -c 'hello 42 from printk\|a constant string' "$T/trace")"
+rmdir "$I/q"
+
 ut_umount && pass "utracefs exits cleanly" || fail "utracefs exits cleanly"
