@@ -30,7 +30,7 @@ struct cli_command {
 
 extern const struct cli_command cli_cmd_mount, cli_cmd_umount, cli_cmd_cflags, cli_cmd_record,
 	cli_cmd_report, cli_cmd_show, cli_cmd_start, cli_cmd_stop, cli_cmd_reset, cli_cmd_list,
-	cli_cmd_stat;
+	cli_cmd_stat, cli_cmd_snapshot;
 
 /* ---- messages (util.c) --------------------------------------------------------- */
 
@@ -78,14 +78,29 @@ int cli_read_value(const char *dir, const char *name, char **out);
 int cli_copy(const char *path, int out, const char **failed_path);
 /* Empty the trace buffer: open DIR/trace with O_TRUNC.  0 or CLI_FAIL (message printed). */
 int cli_clear_trace(const char *dir);
+/* Can NAME name a directory of instances/ (not empty, ".", ".." or with a '/')? */
+bool cli_instance_name_ok(const char *name);
 /*
  * The directory of instance NAME of the mount mnt (mnt/instances/NAME): 0, or
  * CLI_USAGE/CLI_FAIL (said) when the name is bad or there is no such instance.
  */
 int cli_instance_dir(char *buf, size_t size, const char *mnt, const char *name);
+/*
+ * The same for an instance that is made when it is missing (mkdir, as trace-cmd
+ * does for -B); *made says whether it was.  0, or CLI_USAGE/CLI_FAIL (said).
+ */
+int cli_instance_make(char *buf, size_t size, const char *mnt, const char *name, bool *made);
 /* fn(its directory, its name, arg) for every instance, by name; the OR of what fn returns. */
 int cli_for_each_instance(const char *mnt, int (*fn)(const char *dir, const char *name, void *),
 			  void *arg);
+/* The session -B NAME names: the mount mnt itself (NAME NULL) or its instance NAME. */
+int cli_session_dir(char *buf, size_t size, const char *mnt, const char *name);
+/* cli_mounted_dir into mnt, then cli_session_dir into dir: 0 or CLI_FAIL/CLI_USAGE (said). */
+int cli_mounted_session(char *mnt, size_t msize, char *dir, size_t dsize, const char *name);
+/* -c CPU: a CPU number (digits only).  0, or CLI_USAGE (said). */
+int cli_parse_cpu(const char *arg, int *cpu);
+/* FILE, or per_cpu/cpuCPU/FILE when cpu >= 0, into buf.  0 or -ENAMETOOLONG. */
+int cli_cpu_file(char *buf, size_t size, int cpu, const char *file);
 /* Does dir/name exist (an instance lacks some of the top's files)? */
 bool cli_file_exists(const char *dir, const char *name);
 /* `echo > FILE` (newline) or `: > FILE`: an open with O_TRUNC; 0 or CLI_FAIL (said). */
@@ -160,6 +175,7 @@ struct cli_record_opts {
 	const char *pids;	   /* -P PID (set_ftrace_pid), likewise; CMD is added */
 	const char *output; /* -o, default CLI_RECORD_DEFAULT_OUTPUT; "-" is stdout */
 	unsigned long buffer_kb; /* -b: buffer_size_kb for the run; 0: as it is */
+	const char *instance;	 /* -B: record into instances/NAME (made if missing); NULL: top */
 	char **cmd;	    /* NULL-terminated */
 };
 /* Returns -1 when the recording should go on, else the exit status to return. */

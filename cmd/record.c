@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * record.c - `utrace record -p TRACER [-g FUNC] [-l FUNC] [-n FUNC] [-P PID] [-b KB]
- * [-o FILE] [--] CMD [ARG...]`: trace one run of a command and save the trace.
+ * record.c - `utrace record [-B NAME] -p TRACER [-g FUNC] [-l FUNC] [-n FUNC] [-P PID]
+ * [-b KB] [-o FILE] [--] CMD [ARG...]`: trace one run of a command and save the trace.
  *
  * The steps are those a user would type: mount if nothing is mounted (and unmount
  * at the end), select the tracer (-b: the buffer size), clear the buffer, turn
@@ -24,6 +24,10 @@
  * answers "g" at once).  Like ftrace, the buffer is global: other traced
  * programs running at the same time are recorded too (unless -P).  The
  * exit status is CMD's.
+ *
+ * With -B NAME every step acts on instances/NAME instead of the top level: the
+ * same files, in the instance's directory (record_session).  Only the mount is
+ * common: CMD is pointed at it, whatever session it is recorded into.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,10 +97,31 @@ static int parse_kb(const char *arg, unsigned long *kb)
 	return 0;
 }
 
+/*
+ * -B NAME, as trace-cmd's: the options after it are the instance's.  The recording
+ * is one text file, one buffer's: so one -B, and none of the options that choose
+ * a session's tracing before it (they would be the top level's).  top_opt is the
+ * first such option seen, 0 when none.
+ */
+static int set_instance(struct cli_record_opts *o, const char *name, int top_opt)
+{
+	if (o->instance)
+		return cli_usage_error("-B %s: one -B per record (a recording holds one buffer)",
+				       name);
+	if (top_opt)
+		return cli_usage_error("-%c before -B %s would set the top level: a recording "
+				       "holds one buffer; give the options after -B",
+				       top_opt, name);
+	if (!cli_instance_name_ok(name))
+		return cli_usage_error("bad instance name '%s'", name);
+	o->instance = name;
+	return 0;
+}
+
 int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 {
 	bool first = true;
-	int c, rc;
+	int c, rc, top_opt = 0;
 
 	static struct word_list graph = {"-g"}, filter = {"-l"}, notrace = {"-n"}, pids = {"-P"};
 
@@ -107,8 +132,11 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	o->pids = NULL;
 	o->output = CLI_RECORD_DEFAULT_OUTPUT;
 	o->buffer_kb = 0;
+	o->instance = NULL;
 	o->cmd = NULL;
-	while ((c = cli_getopt(argc, argv, "+p:g:l:n:P:o:b:", &first)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+p:g:l:n:P:o:b:B:", &first)) != -1) {
+		if (!o->instance && !top_opt && c > 0 && strchr("pglnPb", c))
+			top_opt = c;
 		switch (c) {
 		case 'h':
 			return cli_print_usage(&cli_cmd_record);
@@ -138,6 +166,11 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 			break;
 		case 'b':
 			rc = parse_kb(optarg, &o->buffer_kb);
+			if (rc)
+				return rc;
+			break;
+		case 'B':
+			rc = set_instance(o, optarg, top_opt);
 			if (rc)
 				return rc;
 			break;
@@ -315,8 +348,9 @@ struct run_result {
  * with sites waits before main() until record says "g": with -g, -l, -n or -P
  * the filters are set then (st says which), and a failure there kills it.
  */
-static int run_traced(const struct cli_record_opts *o, const char *lib, const char *dir,
-		      struct setup *st, struct cli_output *out, struct run_result *res)
+static int run_traced(const struct cli_record_opts *o, const char *lib, const char *mnt,
+		      const char *dir, struct setup *st, struct cli_output *out,
+		      struct run_result *res)
 {
 	bool setup = o->graph_funcs || o->filter_funcs || o->notrace_funcs || o->pids;
 	int sv[2], ep[2], err, said;
@@ -331,7 +365,7 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 		close(sv[1]);
 		return err;
 	}
-	pid = cli_start_traced(o->cmd, lib, dir, sv[1], ep[1]);
+	pid = cli_start_traced(o->cmd, lib, mnt, sv[1], ep[1]);
 	close(sv[1]);
 	close(ep[1]);
 	if (pid < 0) {
@@ -488,9 +522,12 @@ static int restore(const char *dir, const char *was_on, struct setup *st, const 
 	return tail;
 }
 
-/* Trace one run of o->cmd through the mount at dir and save it to out. */
-static int record(const struct cli_record_opts *o, const char *dir, const char *lib,
-		  struct cli_output *out)
+/*
+ * Trace one run of o->cmd into the session at dir (the mount mnt's top level or one
+ * of its instances) and save it to out.
+ */
+static int record(const struct cli_record_opts *o, const char *mnt, const char *dir,
+		  const char *lib, struct cli_output *out)
 {
 	char *was_on = NULL, *old_kb = NULL;
 	struct setup st = {0};
@@ -513,7 +550,7 @@ static int record(const struct cli_record_opts *o, const char *dir, const char *
 		}
 		st.pids = true;
 	}
-	status = run_traced(o, lib, dir, &st, out, &res);
+	status = run_traced(o, lib, mnt, dir, &st, out, &res);
 	if (res.fail) {
 		rc = res.fail;
 		goto out;
@@ -535,6 +572,32 @@ out:
 	free(was_on);
 	free(old_kb);
 	return rc ? rc : tail ? CLI_FAIL : 0;
+}
+
+/*
+ * Record into the top level, or into the instance of -B: made for the run when
+ * missing and removed again afterwards (one that was there stays), as trace-cmd
+ * does.  The top level is not touched then.
+ */
+static int record_session(const struct cli_record_opts *o, const char *mnt, const char *lib,
+			  struct cli_output *out)
+{
+	char dir[PATH_MAX];
+	bool made;
+	int rc;
+
+	if (!o->instance)
+		return record(o, mnt, mnt, lib, out);
+	rc = cli_instance_make(dir, sizeof(dir), mnt, o->instance, &made);
+	if (rc)
+		return rc;
+	rc = record(o, mnt, dir, lib, out);
+	if (made && rmdir(dir)) {
+		int err = cli_file_error(dir, errno);
+
+		rc = rc ? rc : err;
+	}
+	return rc;
 }
 
 static int run(int argc, char **argv)
@@ -566,7 +629,7 @@ static int run(int argc, char **argv)
 	if (mounted < 0) {
 		rc = CLI_FAIL;
 	} else {
-		rc = record(&o, dir, lib, &out);
+		rc = record_session(&o, dir, lib, &out);
 		if (!mounted && cli_umount(dir, false))
 			rc = rc ? rc : CLI_FAIL;
 	}
@@ -578,8 +641,8 @@ const struct cli_command cli_cmd_record = {
 	.name = "record",
 	.summary = "trace one run of a command and save the trace",
 	.run = run,
-	.usage = "usage: utrace record -p TRACER [-g FUNC]... [-l FUNC]... [-n FUNC]...\n"
-		 "                     [-P PID]... [-b KB] [-o FILE] [--] CMD [ARG...]\n"
+	.usage = "usage: utrace record [-B NAME] -p TRACER [-g FUNC]... [-l FUNC]...\n"
+		 "                     [-n FUNC]... [-P PID]... [-b KB] [-o FILE] [--] CMD [ARG...]\n"
 		 "\n"
 		 "Run CMD with the utrace runtime (libutrace.so) preloaded, trace it with\n"
 		 "TRACER and save the trace to FILE.  utracefs is mounted for the run if it\n"
@@ -604,6 +667,12 @@ const struct cli_command cli_cmd_record = {
 		 "             programs not (set_ftrace_pid).  Repeat for more; put back as\n"
 		 "             it was at the end\n"
 		 "  -b KB      buffer_size_kb for the run (KB per CPU); put back at the end\n"
+		 "  -B NAME    record into instance NAME (instances/NAME) instead of the top\n"
+		 "             level, which is left as it is: the options after -B are the\n"
+		 "             instance's (before it they would be the top's: refused, as a\n"
+		 "             recording holds one buffer; one -B only).  NAME is made for\n"
+		 "             the run if missing and removed at the end; one that was there\n"
+		 "             stays\n"
 		 "  -o FILE    where to save the trace (default " CLI_RECORD_DEFAULT_OUTPUT
 		 "; - is stdout).\n"
 		 "             It is the text of the trace file; 'utrace report' prints it\n"

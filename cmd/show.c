@@ -15,9 +15,9 @@
 static int run(int argc, char **argv)
 {
 	char dir[PATH_MAX], mnt[PATH_MAX], name[64], path[PATH_MAX];
-	const char *cpu = NULL, *failed, *inst = NULL;
+	const char *failed, *inst = NULL;
 	bool first = true, pipe = false;
-	int c, err;
+	int c, err, cpu = -1;
 
 	while ((c = cli_getopt(argc, argv, "+pc:B:", &first)) != -1) {
 		switch (c) {
@@ -30,9 +30,8 @@ static int run(int argc, char **argv)
 			pipe = true;
 			break;
 		case 'c':
-			cpu = optarg;
-			if (!*cpu || strspn(cpu, "0123456789") != strlen(cpu) || strlen(cpu) > 5)
-				return cli_usage_error("bad CPU number '%s'", cpu);
+			if ((err = cli_parse_cpu(optarg, &cpu)))
+				return err;
 			break;
 		default:
 			return CLI_USAGE;
@@ -40,18 +39,10 @@ static int run(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
-	if (cli_mounted_dir(mnt, sizeof(mnt)))
-		return CLI_FAIL;
-	if (!inst)
-		snprintf(dir, sizeof(dir), "%s", mnt);
-	else if ((err = cli_instance_dir(dir, sizeof(dir), mnt, inst)))
+	if ((err = cli_mounted_session(mnt, sizeof(mnt), dir, sizeof(dir), inst)))
 		return err;
-	if (cpu)
-		snprintf(name, sizeof(name), "per_cpu/cpu%d/%s", atoi(cpu),
-			 pipe ? "trace_pipe" : "trace");
-	else
-		snprintf(name, sizeof(name), "%s", pipe ? "trace_pipe" : "trace");
-	if (cli_path(path, sizeof(path), dir, name))
+	if (cli_cpu_file(name, sizeof(name), cpu, pipe ? "trace_pipe" : "trace") ||
+	    cli_path(path, sizeof(path), dir, name))
 		return cli_file_error(dir, ENAMETOOLONG);
 	err = cli_copy(path, STDOUT_FILENO, &failed);
 	if (err)

@@ -267,16 +267,47 @@ int cli_copy(const char *path, int out, const char **failed_path)
 	return err;
 }
 
-int cli_instance_dir(char *buf, size_t size, const char *mnt, const char *name)
+bool cli_instance_name_ok(const char *name)
+{
+	return *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
+/* mnt/instances/NAME into buf: 0, or CLI_USAGE/CLI_FAIL (said) for a bad name. */
+static int instance_path(char *buf, size_t size, const char *mnt, const char *name)
 {
 	char rel[PATH_MAX];
-	struct stat st;
 
-	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+	if (!cli_instance_name_ok(name))
 		return cli_usage_error("bad instance name '%s'", name);
 	if (snprintf(rel, sizeof(rel), "instances/%s", name) >= (int)sizeof(rel) ||
 	    cli_path(buf, size, mnt, rel))
 		return cli_file_error(name, ENAMETOOLONG);
+	return 0;
+}
+
+int cli_instance_make(char *buf, size_t size, const char *mnt, const char *name, bool *made)
+{
+	int rc = instance_path(buf, size, mnt, name);
+
+	*made = false;
+	if (rc)
+		return rc;
+	if (!mkdir(buf, 0755)) {
+		*made = true;
+		return 0;
+	}
+	if (errno == EEXIST) /* there already: used as it is, and kept */
+		return cli_instance_dir(buf, size, mnt, name);
+	return cli_file_error(buf, errno);
+}
+
+int cli_instance_dir(char *buf, size_t size, const char *mnt, const char *name)
+{
+	struct stat st;
+	int rc = instance_path(buf, size, mnt, name);
+
+	if (rc)
+		return rc;
 	if (stat(buf, &st) || !S_ISDIR(st.st_mode)) {
 		cli_error("no instance '%s' (%s)", name, buf);
 		return CLI_FAIL;
@@ -303,6 +334,38 @@ int cli_for_each_instance(const char *mnt, int (*fn)(const char *dir, const char
 	}
 	free(names);
 	return rc;
+}
+
+int cli_session_dir(char *buf, size_t size, const char *mnt, const char *name)
+{
+	if (name)
+		return cli_instance_dir(buf, size, mnt, name);
+	if ((size_t)snprintf(buf, size, "%s", mnt) >= size)
+		return cli_file_error(mnt, ENAMETOOLONG);
+	return 0;
+}
+
+int cli_mounted_session(char *mnt, size_t msize, char *dir, size_t dsize, const char *name)
+{
+	if (cli_mounted_dir(mnt, msize))
+		return CLI_FAIL;
+	return cli_session_dir(dir, dsize, mnt, name);
+}
+
+int cli_parse_cpu(const char *arg, int *cpu)
+{
+	if (!*arg || strspn(arg, "0123456789") != strlen(arg) || strlen(arg) > 5)
+		return cli_usage_error("bad CPU number '%s'", arg);
+	*cpu = atoi(arg);
+	return 0;
+}
+
+int cli_cpu_file(char *buf, size_t size, int cpu, const char *file)
+{
+	int n = cpu < 0 ? snprintf(buf, size, "%s", file)
+			: snprintf(buf, size, "per_cpu/cpu%d/%s", cpu, file);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
 bool cli_file_exists(const char *dir, const char *name)

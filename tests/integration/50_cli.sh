@@ -50,7 +50,7 @@ daemon_of() {
 expect_rc "no command: usage, 2" 2 "usage: utrace COMMAND" "$UTRACE"
 expect_rc "unknown command: 2" 2 "unknown command 'frobnicate'" "$UTRACE" frobnicate
 out=$("$UTRACE" help); rc=$?
-for c in mount umount cflags record report show start stop reset list stat; do
+for c in mount umount cflags record report show start stop reset list stat snapshot; do
 	if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -Eq "^  $c "; then
 		fail "help lists $c" "$out"; continue
 	fi
@@ -83,7 +83,7 @@ expect_rc "report of a non-recording: 1" 1 "not a utrace recording" \
 # ---- nothing mounted: every command that needs the mount says so -----------------
 export UTRACE_TRACING=$UT_TMP/none
 mkdir -p "$UTRACE_TRACING"
-for c in show start stop reset stat "list -t"; do
+for c in show start stop reset stat "list -t" snapshot "snapshot -s"; do
 	# shellcheck disable=SC2086
 	expect_rc "$c without a mount: 1" 1 "no utracefs mounted at $UTRACE_TRACING" "$UTRACE" $c
 done
@@ -400,6 +400,87 @@ expect_match "reset -B: the top untouched" 'tracing_mark_write: top-line$' "$(ca
 expect_rc "reset -a -d" 0 NOERR "$UTRACE" reset -a -d
 expect_eq "reset -a -d: every instance removed" "" "$(ls "$T/instances")"
 expect_match "reset -a: the top untouched without -t" 'tracing_mark_write: top-line$' "$(cat "$T/trace")"
+
+# ---- record -B: into an instance, the top level untouched ------------------------------------
+echo nop > "$T/current_tracer"
+: > "$T/trace"
+echo top-before > "$T/trace_marker"
+echo 0 > "$T/tracing_on"
+top_kb=$(cat "$T/buffer_size_kb")
+expect_rc "record -B into a new instance" 0 "trace saved to $UT_TMP/inst.txt" \
+	"$UTRACE" record -B rec -p function -o "$UT_TMP/inst.txt" -- "$HELLO" 3 inst
+rec=$(cat "$UT_TMP/inst.txt")
+expect_eq "record -B: the instance's trace, with the tracer's header" "# tracer: function" \
+	"$(printf '%s\n' "$rec" | head -1)"
+expect_eq "record -B: square called 3 times" 3 \
+	"$(printf '%s\n' "$rec" | grep -c ' square\( <-sum_of_squares\)\?$')"
+expect_eq "record -B: the instance it made is removed" "" "$(ls "$T/instances")"
+expect_eq "record -B: the top's tracer, tracing_on and size untouched" "nop 0 $top_kb" \
+	"$(cat "$T/current_tracer") $(cat "$T/tracing_on") $(cat "$T/buffer_size_kb")"
+expect_eq "record -B: nothing in the top's buffer but what was there" "tracing_mark_write: top-before" \
+	"$(grep -v '^#' "$T/trace" | sed 's/.*: tracing_mark/tracing_mark/')"
+mkdir "$T/instances/keep"
+echo 0 > "$T/instances/keep/tracing_on"
+keep_kb=$(cat "$T/instances/keep/buffer_size_kb")
+expect_rc "record -B of an instance that is there, with -l and -b" 0 "" \
+	"$UTRACE" record -B keep -l square -b 200 -o "$UT_TMP/keep.txt" -- "$HELLO" 2 keep
+expect_eq "record -B -l: only the filtered function, in the instance" "square square" \
+	"$(grep -v '^#' "$UT_TMP/keep.txt" | sed 's/.*: \([a-z_]*\).*/\1/' | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "record -B: an instance that was there stays, put back as it was" \
+	"nop 0 $keep_kb #### all functions enabled ####" \
+	"$(cat "$T/instances/keep/current_tracer" "$T/instances/keep/tracing_on" \
+		"$T/instances/keep/buffer_size_kb" "$T/instances/keep/set_ftrace_filter" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "record -B -l: the top's filter untouched" "#### all functions enabled ####" \
+	"$(cat "$T/set_ftrace_filter")"
+expect_rc "record: an option before -B (the top's): 2" 2 "-p before -B keep would set the top level" \
+	"$UTRACE" record -p function -B keep -o "$UT_TMP/x.txt" -- true
+expect_rc "record: two -B: 2" 2 "one -B per record" \
+	"$UTRACE" record -B keep -B other -p function -o "$UT_TMP/x.txt" -- true
+expect_rc "record -B with a bad name: 2" 2 "bad instance name 'a/b'" \
+	"$UTRACE" record -B a/b -p function -o "$UT_TMP/x.txt" -- true
+expect_rc "record -B with an unknown tracer: 2" 2 "unknown tracer 'bogus'" \
+	"$UTRACE" record -B made -p bogus -o "$UT_TMP/x.txt" -- true
+expect_eq "a failed record -B removes the instance it made, keeps the other" "keep" \
+	"$(ls "$T/instances")"
+rmdir "$T/instances/keep"
+echo 1 > "$T/tracing_on"
+
+# ---- snapshot --------------------------------------------------------------------------------
+echo function > "$T/current_tracer"
+traced "$HELLO" 2 snap >/dev/null
+expect_eq "snapshot without options prints the snapshot file" "$(cat "$T/snapshot")" \
+	"$("$UTRACE" snapshot)"
+expect_match "snapshot: freed at first" '^# \* Snapshot is freed \*$' "$("$UTRACE" snapshot)"
+expect_rc "snapshot -s" 0 NOERR "$UTRACE" snapshot -s
+snap=$("$UTRACE" snapshot)
+expect_eq "snapshot -s: the buffer's events are in the snapshot" 2 \
+	"$(printf '%s\n' "$snap" | grep -c ' square <-sum_of_squares$')"
+expect_eq "snapshot -s: and no longer in the buffer" 0 "$(grep -c ' square <-' "$T/trace")"
+expect_eq "snapshot -c 0: CPU 0's part" "$(cat "$T/per_cpu/cpu0/snapshot")" \
+	"$("$UTRACE" snapshot -c 0)"
+expect_rc "snapshot -c 0 -f: the per-CPU file refuses 0, said with its name" 1 \
+	"per_cpu/cpu0/snapshot: Invalid argument" "$UTRACE" snapshot -c 0 -f
+expect_rc "snapshot -c of no such CPU: 1" 1 "per_cpu/cpu999/snapshot: No such file or directory" \
+	"$UTRACE" snapshot -c 999 -s
+expect_rc "snapshot -s -f: 2" 2 "not both" "$UTRACE" snapshot -s -f
+expect_rc "snapshot -r" 0 NOERR "$UTRACE" snapshot -r
+snap=$("$UTRACE" snapshot)
+expect_match "snapshot -r: cleared, still allocated" '^# \* Snapshot is allocated \*$' "$snap"
+expect_eq "snapshot -r: no event left" 0 "$(printf '%s\n' "$snap" | grep -c ' square <-')"
+expect_rc "snapshot -f" 0 NOERR "$UTRACE" snapshot -f
+expect_match "snapshot -f: freed" '^# \* Snapshot is freed \*$' "$("$UTRACE" snapshot)"
+echo nop > "$T/current_tracer"
+mkdir "$T/instances/snapi"
+echo inst-snap > "$T/instances/snapi/trace_marker"
+expect_rc "snapshot -B -s" 0 NOERR "$UTRACE" snapshot -B snapi -s
+expect_match "snapshot -B: the instance's snapshot" 'tracing_mark_write: inst-snap$' \
+	"$("$UTRACE" snapshot -B snapi)"
+expect_eq "snapshot -B: the instance's buffer swapped out" "" \
+	"$(grep -v '^#' "$T/instances/snapi/trace")"
+expect_match "snapshot -B: the top's snapshot untouched" '^# \* Snapshot is freed \*$' \
+	"$(cat "$T/snapshot")"
+expect_rc "snapshot -B of no instance: 1" 1 "no instance 'nosuch'" "$UTRACE" snapshot -B nosuch -s
+rmdir "$T/instances/snapi"
 
 # ---- list -----------------------------------------------------------------------------------
 expect_eq "list -t: one tracer a line" "$(tr ' ' '\n' < "$T/available_tracers" | grep .)" \

@@ -211,6 +211,65 @@ static void test_record_parse_buffer(void **state)
 	assert_int_equal(PARSE(&o, "record", "-p", "nop", "-b"), CLI_USAGE);
 }
 
+/*
+ * -B NAME: the options after it are the instance's.  A recording holds one
+ * buffer: a second -B, or an option before -B that would set the top level's
+ * tracing, is bad usage (-o is the recording's, anywhere).
+ */
+static void test_record_parse_instance(void **state)
+{
+	struct cli_record_opts o;
+
+	assert_int_equal(PARSE(&o, "record", "-o", "x.txt", "-B", "foo", "-p", "function", "-l",
+			       "main", "-b", "100", "ls"),
+			 -1);
+	assert_string_equal(o.instance, "foo");
+	assert_string_equal(o.tracer, "function");
+	assert_string_equal(o.filter_funcs, "main");
+	assert_int_equal(o.buffer_kb, 100);
+	assert_string_equal(o.output, "x.txt");
+	assert_int_equal(PARSE(&o, "record", "-Bfoo", "-P", "1", "ls"), -1);
+	assert_string_equal(o.instance, "foo");
+	assert_string_equal(o.tracer, "function"); /* implied by -P, as without -B */
+	assert_int_equal(PARSE(&o, "record", "-p", "function", "ls"), -1);
+	assert_null(o.instance);
+
+	for (const char *opt = "pglnPb"; *opt; opt++) {
+		char flag[3] = {'-', *opt, '\0'};
+		char arg[8];
+
+		strcpy(arg, *opt == 'P' ? "1" : *opt == 'b' ? "10" : "main");
+
+		assert_int_equal(PARSE(&o, "record", flag, arg, "-B", "foo", "ls"), CLI_USAGE);
+	}
+	assert_int_equal(PARSE(&o, "record", "-B", "a", "-B", "b", "-p", "nop", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-B", "", "-p", "nop", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-B", "a/b", "-p", "nop", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-B", "..", "-p", "nop", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-B"), CLI_USAGE);
+	assert_true(cli_instance_name_ok("foo.1"));
+	assert_false(cli_instance_name_ok("."));
+}
+
+/* -c CPU and per-CPU file names, shared by show and snapshot. */
+static void test_cpu_files(void **state)
+{
+	char buf[64];
+	int cpu = -1;
+
+	assert_int_equal(cli_parse_cpu("12", &cpu), 0);
+	assert_int_equal(cpu, 12);
+	assert_int_equal(cli_parse_cpu("", &cpu), CLI_USAGE);
+	assert_int_equal(cli_parse_cpu("-1", &cpu), CLI_USAGE);
+	assert_int_equal(cli_parse_cpu("1x", &cpu), CLI_USAGE);
+	assert_int_equal(cli_parse_cpu("123456", &cpu), CLI_USAGE);
+	assert_int_equal(cli_cpu_file(buf, sizeof(buf), 3, "snapshot"), 0);
+	assert_string_equal(buf, "per_cpu/cpu3/snapshot");
+	assert_int_equal(cli_cpu_file(buf, sizeof(buf), -1, "snapshot"), 0);
+	assert_string_equal(buf, "snapshot");
+	assert_int_equal(cli_cpu_file(buf, 8, 3, "snapshot"), -ENAMETOOLONG);
+}
+
 /* What record checks before anything is touched: can CMD be run at all? */
 static void test_find_program(void **state)
 {
@@ -361,6 +420,23 @@ static void test_misuse_exit_status(void **state)
 	assert_int_equal(cli_cmd_show.run(ARGC("show", "-c", "one"), ARGV("show", "-c", "one")),
 			 CLI_USAGE);
 	assert_int_equal(cli_cmd_show.run(ARGC("show", "-c"), ARGV("show", "-c")), CLI_USAGE);
+	/* snapshot: -s with -f, two -c or -B, a bad CPU, an operand */
+	assert_int_equal(cli_cmd_snapshot.run(ARGC("snapshot", "-s", "-f"),
+					      ARGV("snapshot", "-s", "-f")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_snapshot.run(ARGC("snapshot", "-c", "0", "-c", "1"),
+					      ARGV("snapshot", "-c", "0", "-c", "1")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_snapshot.run(ARGC("snapshot", "-B", "a", "-B", "b"),
+					      ARGV("snapshot", "-B", "a", "-B", "b")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_snapshot.run(ARGC("snapshot", "-c", "x"),
+					      ARGV("snapshot", "-c", "x")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_snapshot.run(ARGC("snapshot", "now"), ARGV("snapshot", "now")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_snapshot.run(ARGC("snapshot", "-z"), ARGV("snapshot", "-z")),
+			 CLI_USAGE);
 	assert_int_equal(cli_cmd_report.run(ARGC("report", "a"), ARGV("report", "a")), CLI_USAGE);
 	assert_int_equal(cli_cmd_mount.run(ARGC("mount", "a", "b"), ARGV("mount", "a", "b")),
 			 CLI_USAGE);
@@ -373,6 +449,9 @@ static void test_misuse_exit_status(void **state)
 	assert_int_equal(cli_cmd_show.run(ARGC("show"), ARGV("show")), CLI_FAIL);
 	assert_int_equal(cli_cmd_list.run(ARGC("list", "-t"), ARGV("list", "-t")), CLI_FAIL);
 	assert_int_equal(cli_cmd_stat.run(ARGC("stat"), ARGV("stat")), CLI_FAIL);
+	assert_int_equal(cli_cmd_snapshot.run(ARGC("snapshot", "-r", "-s"),
+					      ARGV("snapshot", "-r", "-s")),
+			 CLI_FAIL);
 	assert_int_equal(cli_cmd_umount.run(ARGC("umount"), ARGV("umount")), CLI_FAIL);
 	/* A missing recording names the file. */
 	assert_int_equal(cli_cmd_report.run(ARGC("report", "-i", "/nonexistent/rec"),
@@ -549,6 +628,8 @@ int main(void)
 		cmocka_unit_test(test_preload),
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_record_parse_buffer),
+		cmocka_unit_test(test_record_parse_instance),
+		cmocka_unit_test(test_cpu_files),
 		cmocka_unit_test(test_find_program),
 		cmocka_unit_test(test_output_file),
 		cmocka_unit_test(test_record_parse_graph),
