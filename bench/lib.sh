@@ -141,6 +141,27 @@ tfs_events() {
 		END { printf "%d %d\n", w, d }'
 }
 
+# rss PID: "VmRSS RssShmem" in kB.
+rss() {
+	awk '$1 == "VmRSS:" { v = $2 } $1 == "RssShmem:" { s = $2 } END { print v + 0, s + 0 }' \
+		"/proc/$1/status" 2>/dev/null
+}
+
+# area_kb PID: kB that utracefs PID's shared area (the memfd "utrace": every instance's
+# rings) has allocated, whichever process touched the pages; its RSS counts only those it
+# touched itself.
+area_kb() {
+	for f in /proc/"$1"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in
+		"/memfd:utrace (deleted)")
+			stat -L -c '%b %B' "$f" | awk '{ printf "%d\n", $1 * $2 / 1024 }'
+			return 0
+			;;
+		esac
+	done
+	echo 0
+}
+
 # --- what is available ------------------------------------------------------------------
 
 # utrace_probe BIN_FPE: decide which utrace rows can run.  Sets
@@ -179,6 +200,27 @@ utrace_probe() {
 	UT_GRAPH_OK=$PROBE_OK
 	UT_GRAPH_WHY=$PROBE_WHY
 	tfs_umount "$BENCH_MNT"
+}
+
+# probe_mount OUTDIR NAME TRACER: for a workload that needs TRACER (function or
+# function_graph): probe the tracers (once, with bench/out/bin/calls-fpe, which must be
+# built), then mount utracefs at $BENCH_MNT (its log: bench/out/utracefs-NAME.log).  0 when
+# mounted; 1 after writing OUTDIR/why.txt.
+probe_mount() {
+	[ -n "${UT_FUNC_OK:-}" ] || utrace_probe "$BENCH_OUT/bin/calls-fpe"
+	if [ "$3" = function_graph ]; then
+		set -- "$1" "$2" "$UT_GRAPH_OK" "$UT_GRAPH_WHY"
+	else
+		set -- "$1" "$2" "$UT_FUNC_OK" "$UT_FUNC_WHY"
+	fi
+	if [ "$3" != 1 ]; then
+		echo "$4" > "$1/why.txt"
+		return 1
+	fi
+	if ! tfs_mount "$BENCH_MNT" "$BENCH_OUT/utracefs-$2.log"; then
+		echo "utracefs did not mount" > "$1/why.txt"
+		return 1
+	fi
 }
 
 # tracer_probe BIN_FPE TRACER TEXT: with utracefs mounted at $BENCH_MNT, trace 1,010

@@ -15,13 +15,15 @@
 #                 takes fewer device interrupts than CPU 0 on a typical guest)
 #   BENCH_CAT_KB  buffer_size_kb used to time `cat trace` on a full buffer (default 65536)
 #   BENCH_DOC     report to write (default docs/performance.md)
-#   BENCH_WORKLOADS  workloads to run (default: calls events thresh real scale)
+#   BENCH_WORKLOADS  workloads to run (default: calls events thresh real scale inst)
 #   BENCH_CALLS_CONFIGS  rows of the calls workload to run (default: all, bench/micro.sh)
 #   BENCH_EVENTS_PAIRS  pairs of blocks per run of the events workload (default 100)
 #   BENCH_THRESH_US  tracing_thresh of the calls workload's ut-graph-thresh row (1000)
 #   BENCH_REAL_REPEAT, BENCH_LUA_ARGS, BENCH_SQLITE_SIZE  the real workload (bench/real.sh)
 #   BENCH_SCALE_REPEAT, BENCH_SCALE_CALLS, BENCH_SCALE_SITES  the scale workload
 #                 (bench/scale.sh)
+#   BENCH_SWAP_REPEAT, BENCH_INST_COUNT  the inst workload: snapshot swaps timed per row
+#                 (default 200), instances made to measure memory (default 16) (bench/inst.sh)
 #   BENCH_UTRACEFS, BENCH_LIBUTRACE  take utracefs or libutrace.so from elsewhere than
 #                 BUILD_DIR (relative to the repository)
 #
@@ -49,7 +51,7 @@ BENCH_BLOCK=${BENCH_BLOCK:-100000}
 BENCH_CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 BENCH_CAT_KB=${BENCH_CAT_KB:-65536}
 BENCH_DOC=${BENCH_DOC:-$TOP/docs/performance.md}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls events thresh real scale}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls events thresh real scale inst}
 BENCH_OUT=$BENCH_DIR/out
 BENCH_TMP=$(mktemp -d /tmp/utrace-bench.XXXXXX)
 BENCH_MNT=$BENCH_TMP/tracing
@@ -64,6 +66,7 @@ BENCH_FS_PID=
 . "$BENCH_DIR/thresh.sh"
 . "$BENCH_DIR/real.sh"
 . "$BENCH_DIR/scale.sh"
+. "$BENCH_DIR/inst.sh"
 . "$BENCH_DIR/report.sh"
 
 bench_cleanup() {
@@ -75,7 +78,8 @@ trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
 for v in BENCH_REPEAT BENCH_CALLS BENCH_BLOCK BENCH_CPU BENCH_CAT_KB BENCH_REAL_REPEAT \
-	BENCH_SQLITE_SIZE BENCH_SCALE_REPEAT BENCH_SCALE_CALLS CALLS_THRESH_US; do
+	BENCH_SQLITE_SIZE BENCH_SCALE_REPEAT BENCH_SCALE_CALLS CALLS_THRESH_US BENCH_SWAP_REPEAT \
+	INST_COUNT; do
 	eval "x=\$$v"
 	case $x in
 	'' | *[!0-9]*)

@@ -188,12 +188,6 @@ scale_patch() {
 
 # --- memory -----------------------------------------------------------------------------
 
-# rss PID: "VmRSS RssShmem" in kB.
-rss() {
-	awk '$1 == "VmRSS:" { v = $2 } $1 == "RssShmem:" { s = $2 } END { print v + 0, s + 0 }' \
-		"/proc/$1/status" 2>/dev/null
-}
-
 scale_memory() {
 	: > "$SCALE_OUT/memory.tsv"
 	if ! scale_build_sites 1000; then
@@ -237,15 +231,7 @@ workload_scale() {
 	# shellcheck disable=SC2086
 	gcc $CALLS_CFLAGS -fpatchable-function-entry=5 -o "$BENCH_OUT/bin/calls-fpe" "$CALLS_SRC" \
 		-lpthread || return 1
-	[ -n "${UT_FUNC_OK:-}" ] || utrace_probe "$BENCH_OUT/bin/calls-fpe"
-	if [ "$UT_FUNC_OK" != 1 ]; then
-		echo "$UT_FUNC_WHY" > "$SCALE_OUT/why.txt"
-		return 0
-	fi
-	if ! tfs_mount "$BENCH_MNT" "$BENCH_OUT/utracefs-scale.log"; then
-		echo "utracefs did not mount" > "$SCALE_OUT/why.txt"
-		return 0
-	fi
+	probe_mount "$SCALE_OUT" scale function || return 0
 	# Memory first, while utracefs has seen no other program: the patch runs register
 	# programs of up to 100,000 symbols, which utracefs keeps for formatting.
 	scale_threads

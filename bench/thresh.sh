@@ -56,16 +56,8 @@ workload_thresh() {
 	if [ -z "${UT_GRAPH_OK:-}" ]; then
 		gcc $CALLS_CFLAGS -fpatchable-function-entry=5 -o "$BENCH_OUT/bin/calls-fpe" \
 			"$CALLS_SRC" -lpthread || return 1
-		utrace_probe "$BENCH_OUT/bin/calls-fpe"
 	fi
-	if [ "$UT_GRAPH_OK" != 1 ]; then
-		echo "$UT_GRAPH_WHY" > "$THRESH_OUT/why.txt"
-		return 0
-	fi
-	if ! tfs_mount "$BENCH_MNT" "$BENCH_OUT/utracefs-thresh.log"; then
-		echo "utracefs did not mount" > "$THRESH_OUT/why.txt"
-		return 0
-	fi
+	probe_mount "$THRESH_OUT" thresh function_graph || return 0
 	THRESH_KB=$(to 10 cat "$BENCH_MNT/buffer_size_kb")
 	for t in $THRESH_VALUES; do
 		echo "bench: thresh $t us" >&2
