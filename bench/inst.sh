@@ -45,7 +45,8 @@ inst_swap_row() {
 	entries=$(cat "$BENCH_MNT"/per_cpu/cpu*/stats 2>/dev/null |
 		awk -F': ' '$1 == "entries" { n += $2 } END { print n + 0 }')
 	out=$(to 600 "$BENCH_OUT/bin/swap" "$BENCH_MNT/snapshot" "$BENCH_SWAP_REPEAT" 2>&1)
-	line=$(printf '%s\n' "$out" | sed -n 's/^swaps=\([0-9]*\) median_us=\([0-9.]*\) q1_us=\([0-9.]*\) q3_us=\([0-9.]*\) min_us=\([0-9.]*\) max_us=\([0-9.]*\)$/\1 \2 \3 \4 \5 \6/p')
+	# "swaps=N median_us=M q1_us=..." -> "N M ...": the values, in the line's order
+	line=$(printf '%s\n' "$out" | grep '^swaps=[0-9]* median_us=' | sed 's/[a-z_0-9]*=//g')
 	if [ -z "$line" ]; then
 		echo "swaps with $2 buffers of $1 kB: $(printf '%s' "$out" | head -1)" >> "$INST_OUT/why.txt"
 		return 0
@@ -80,7 +81,9 @@ inst_swap() {
 }
 
 # inst_mem STEP: one line of memory.tsv.
-inst_mem() { echo "$1 $(rss "$BENCH_FS_PID") $(area_kb "$BENCH_FS_PID")" >> "$INST_OUT/memory.tsv"; }
+inst_mem() {
+	echo "$1 $(rss "$BENCH_FS_PID") $(area_kb "$BENCH_FS_PID")" >> "$INST_OUT/memory.tsv"
+}
 
 inst_memory() {
 	: > "$INST_OUT/memory.tsv"
@@ -133,11 +136,11 @@ report_inst() {
 	echo
 	echo "\`echo 1 > snapshot\` of the top level through the mount, as"
 	echo "\`bench/out/bin/swap \$MNT/snapshot $BENCH_SWAP_REPEAT\` (bench/micro/swap.c) times it:"
-	echo "$BENCH_SWAP_REPEAT swaps per row (after 10 untimed), each an open, a write and a close, in µs.  The"
-	echo "write returns when all $INST_NCPU CPUs are swapped.  *empty*: nothing in either"
-	echo "buffer, the fixed cost; *full*: the buffer and the snapshot both full (filled by"
-	echo "calls-fpe under the function tracer on every CPU), so that every swap exchanges"
-	echo "every page of every CPU.  No program writes while the swaps are timed."
+	echo "$BENCH_SWAP_REPEAT swaps per row (after 10 untimed), each an open, a write and a"
+	echo "close, in µs.  The write returns when all $INST_NCPU CPUs are swapped.  *empty*:"
+	echo "nothing in either buffer, the fixed cost; *full*: the buffer and the snapshot both"
+	echo "full (filled by calls-fpe under the function tracer on every CPU), so that every swap"
+	echo "exchanges every page of every CPU.  No program writes while the swaps are timed."
 	echo
 	echo "| buffer_size_kb (per CPU) | buffers | events in the buffer | median | IQR | min | max |"
 	echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
