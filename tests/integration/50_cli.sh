@@ -190,6 +190,13 @@ if is_mounted "$M3"; then fail "record unmounts what it mounted"; else
 	pass "record unmounts what it mounted"
 fi
 expect_match "record (own mount) traced the program" 'sum_of_squares' "$(cat "$UT_TMP/auto.txt")"
+expect_rc "record -B with nothing mounted" 0 "trace saved to $UT_TMP/auto-b.txt" \
+	"$UTRACE" record -B auto -p function -o "$UT_TMP/auto-b.txt" -- "$HELLO"
+if is_mounted "$M3"; then fail "record -B unmounts what it mounted"; else
+	pass "record -B unmounts what it mounted"
+fi
+expect_match "record -B (own mount) traced the program" 'sum_of_squares' \
+	"$(cat "$UT_TMP/auto-b.txt")"
 
 # ---- everything else through lib.sh's mount -----------------------------------------
 ut_mount # exports UTRACE_TRACING=$T
@@ -432,6 +439,11 @@ expect_eq "record -B: an instance that was there stays, put back as it was" \
 		"$T/instances/keep/buffer_size_kb" "$T/instances/keep/set_ftrace_filter" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "record -B -l: the top's filter untouched" "#### all functions enabled ####" \
 	"$(cat "$T/set_ftrace_filter")"
+expect_rc "record -B -P: only CMD and the pids, in the instance" 0 "" \
+	"$UTRACE" record -B keep -P $$ -o "$UT_TMP/keep.txt" -- "$HELLO" 2 keep
+expect_eq "record -B -P: CMD traced" 2 "$(grep -c ' square <-' "$UT_TMP/keep.txt")"
+expect_eq "record -B -P: the instance's pid list put back, the top's untouched" "no pid no pid" \
+	"$(cat "$T/instances/keep/set_ftrace_pid" "$T/set_ftrace_pid" | tr '\n' ' ' | sed 's/ $//')"
 expect_rc "record: an option before -B (the top's): 2" 2 "-p before -B keep would set the top level" \
 	"$UTRACE" record -p function -B keep -o "$UT_TMP/x.txt" -- true
 expect_rc "record: two -B: 2" 2 "one -B per record" \
