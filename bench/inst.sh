@@ -12,7 +12,7 @@
 #          calls than a buffer holds, swapped once and filled again), so that every swap
 #          exchanges every page of every CPU.  No program runs while the swaps are timed.
 # memory   utracefs freshly mounted, then INST_COUNT instances made (mkdir, default
-#          buffer size), each given the function tracer and filled (calls-fpe on every
+#          buffer size), each given the function tracer, then filled (calls-fpe on every
 #          CPU), then each snapshot taken, then all removed: after each step, utracefs's
 #          VmRSS and RssShmem and what its shared area has allocated (area_kb); the
 #          report divides the growth by INST_COUNT.
@@ -92,6 +92,7 @@ inst_memory() {
 	for n in $names; do mkdir "$BENCH_MNT/instances/$n" || return 1; done
 	inst_mem made
 	for n in $names; do tfs_write "$BENCH_MNT/instances/$n/current_tracer" function; done
+	inst_mem tracer
 	inst_fill "$INST_DEFAULT_KB" || echo "filling the instances failed" >> "$INST_OUT/why.txt"
 	inst_mem filled
 	for n in $names; do tfs_write "$BENCH_MNT/instances/$n/snapshot" 1; done
@@ -150,7 +151,7 @@ report_inst() {
 	echo "### Memory per instance"
 	echo
 	echo "A fresh utracefs; $INST_COUNT instances made with mkdir (buffer_size_kb"
-	echo "${INST_DEFAULT_KB:-?} per CPU, their default); each given the function tracer and its"
+	echo "${INST_DEFAULT_KB:-?} per CPU, their default); each given the function tracer; their"
 	echo "buffers filled (calls-fpe on each of the $INST_NCPU CPUs); each one's snapshot taken"
 	echo "(\`echo 1 > snapshot\`); all removed.  VmRSS and RssShmem of utracefs from"
 	echo "/proc/PID/status, and *own*, the difference: utracefs's private memory (RssShmem"
