@@ -90,6 +90,8 @@ int cli_instance_dir(char *buf, size_t size, const char *mnt, const char *name);
  * does for -B); *made says whether it was.  0, or CLI_USAGE/CLI_FAIL (said).
  */
 int cli_instance_make(char *buf, size_t size, const char *mnt, const char *name, bool *made);
+/* rmdir of an instance's directory (EBUSY retried a while).  0, or CLI_FAIL (said). */
+int cli_remove_instance(const char *dir);
 /* fn(its directory, its name, arg) for every instance, by name; the OR of what fn returns. */
 int cli_for_each_instance(const char *mnt, int (*fn)(const char *dir, const char *name, void *),
 			  void *arg);

@@ -592,11 +592,8 @@ static int record_session(const struct cli_record_opts *o, const char *mnt, cons
 	if (rc)
 		return rc;
 	rc = record(o, mnt, dir, lib, out);
-	if (made && rmdir(dir)) {
-		int err = cli_file_error(dir, errno);
-
-		rc = rc ? rc : err;
-	}
+	if (made && cli_remove_instance(dir))
+		rc = rc ? rc : CLI_FAIL;
 	return rc;
 }
 

@@ -121,10 +121,8 @@ static int reset_instance(const char *dir, const char *name, void *del)
 {
 	int rc = reset_one(dir, true);
 
-	if (!rc && *(bool *)del && rmdir(dir)) {
-		cli_file_error(dir, errno);
-		rc = CLI_FAIL;
-	}
+	if (!rc && *(bool *)del)
+		rc = cli_remove_instance(dir);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +300,23 @@ int cli_instance_make(char *buf, size_t size, const char *mnt, const char *name,
 	if (errno == EEXIST) /* there already: used as it is, and kept */
 		return cli_instance_dir(buf, size, mnt, name);
 	return cli_file_error(buf, errno);
+}
+
+int cli_remove_instance(const char *dir)
+{
+	/*
+	 * FUSE tells utracefs of a close after close(2) has returned, so a file this
+	 * command has just closed may still count as open there (EBUSY).  utracefs
+	 * waits a while for such late releases; on a loaded machine that may not be
+	 * enough, so ask again a few times.
+	 */
+	for (int i = 0;; i++) {
+		if (!rmdir(dir))
+			return 0;
+		if (errno != EBUSY || i == 4)
+			return cli_file_error(dir, errno);
+		poll(NULL, 0, 100);
+	}
 }
 
 int cli_instance_dir(char *buf, size_t size, const char *mnt, const char *name)
