@@ -175,6 +175,7 @@ struct cli_record_opts {
 	const char *filter_funcs;  /* -l FUNC (set_ftrace_filter), likewise */
 	const char *notrace_funcs; /* -n FUNC (set_ftrace_notrace), likewise */
 	const char *pids;	   /* -P PID (set_ftrace_pid), likewise; CMD is added */
+	const char *events;	   /* -e SYSTEM:EVENT (set_event), likewise */
 	const char *output; /* -o, default CLI_RECORD_DEFAULT_OUTPUT; "-" is stdout */
 	unsigned long buffer_kb; /* -b: buffer_size_kb for the run; 0: as it is */
 	const char *instance;	 /* -B: record into instances/NAME (made if missing); NULL: top */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * record.c - `utrace record [-B NAME] -p TRACER [-g FUNC] [-l FUNC] [-n FUNC] [-P PID]
- * [-b KB] [-o FILE] [--] CMD [ARG...]`: trace one run of a command and save the trace.
+ * [-e EVENT] [-b KB] [-o FILE] [--] CMD [ARG...]`: trace one run of a command and save
+ * the trace.
  *
  * The steps are those a user would type: mount if nothing is mounted (and unmount
  * at the end), select the tracer (-b: the buffer size), clear the buffer, turn
@@ -13,7 +14,7 @@
  *
  * -g, -l, -n (set_graph_function, set_ftrace_filter, set_ftrace_notrace) only take
  * functions utracefs knows, those of processes that sent their sites; CMD's are
- * not known before it runs.  So CMD starts with UTRACE_RECORD_HOLD=FD, one end of
+ * not known before it runs, nor are its events (-e, set_event).  So CMD starts with UTRACE_RECORD_HOLD=FD, one end of
  * a socket pair: the runtime registers its sites before main(), says "r" and
  * waits; record then writes the filters (which the program's control thread
  * applies and acknowledges at once), clears the buffer and says "g".  -P writes
@@ -123,19 +124,21 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	bool first = true;
 	int c, rc, top_opt = 0;
 
-	static struct word_list graph = {"-g"}, filter = {"-l"}, notrace = {"-n"}, pids = {"-P"};
+	static struct word_list graph = {"-g"}, filter = {"-l"}, notrace = {"-n"}, pids = {"-P"},
+				events = {"-e"};
 
 	o->tracer = NULL;
 	o->graph_funcs = NULL;
 	o->filter_funcs = NULL;
 	o->notrace_funcs = NULL;
 	o->pids = NULL;
+	o->events = NULL;
 	o->output = CLI_RECORD_DEFAULT_OUTPUT;
 	o->buffer_kb = 0;
 	o->instance = NULL;
 	o->cmd = NULL;
-	while ((c = cli_getopt(argc, argv, "+p:g:l:n:P:o:b:B:", &first)) != -1) {
-		if (!o->instance && !top_opt && c > 0 && strchr("pglnPb", c))
+	while ((c = cli_getopt(argc, argv, "+p:g:l:n:P:e:o:b:B:", &first)) != -1) {
+		if (!o->instance && !top_opt && c > 0 && strchr("pglnPeb", c))
 			top_opt = c;
 		switch (c) {
 		case 'h':
@@ -156,6 +159,11 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 			break;
 		case 'P':
 			rc = add_pid(&pids, &o->pids, optarg);
+			if (rc)
+				return rc;
+			break;
+		case 'e':
+			rc = add_word(&events, &o->events, optarg);
 			if (rc)
 				return rc;
 			break;
@@ -184,6 +192,9 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	/* and a function filter without one means function */
 	if (!o->tracer && (o->filter_funcs || o->notrace_funcs || o->pids))
 		o->tracer = "function";
+	/* and events alone, no tracer */
+	if (!o->tracer && o->events)
+		o->tracer = "nop";
 	if (!o->tracer)
 		return cli_usage_error("no tracer given (-p TRACER; 'utrace list -t' lists them)");
 	if (o->graph_funcs && strcmp(o->tracer, CLI_GRAPH_TRACER))
@@ -288,10 +299,31 @@ static int set_funcs(const char *dir, const char *file, const char *opt, const c
 	return CLI_FAIL;
 }
 
+/*
+ * -e: enable the events (set_event), once CMD's own are known.  A name that is
+ * no event is EINVAL, as the kernel's: say so.  0 or CLI_FAIL.
+ */
+static int set_events(const char *dir, const char *events)
+{
+	char path[PATH_MAX];
+	int err = write_replace(dir, "set_event", events);
+
+	if (!err)
+		return 0;
+	cli_path(path, sizeof(path), dir, "set_event");
+	if (err == -EINVAL)
+		cli_error("-e %s: no such event (%s: %s; 'utrace list -e' lists them)", events,
+			  path, strerror(-err));
+	else
+		cli_error("-e %s: %s: %s", events, path, strerror(-err));
+	return CLI_FAIL;
+}
+
 /* What record changed for the run, put back at the end. */
 struct setup {
 	bool graph, filter, notrace; /* written: emptied again */
 	bool pids;		     /* written: old_pids put back */
+	bool events;		     /* set_event written: emptied again */
 	char *old_pids;		     /* set_ftrace_pid before ("no pid": empty) */
 };
 
@@ -332,6 +364,10 @@ static int held_setup(const struct cli_record_opts *o, const char *dir, pid_t pi
 	}
 	if (!rc && o->pids)
 		rc = add_cmd_pid(dir, pid);
+	if (!rc && o->events && !st->events) {
+		rc = set_events(dir, o->events);
+		st->events = !rc;
+	}
 	return rc;
 }
 
@@ -352,7 +388,7 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 		      const char *dir, struct setup *st, struct cli_output *out,
 		      struct run_result *res)
 {
-	bool setup = o->graph_funcs || o->filter_funcs || o->notrace_funcs || o->pids;
+	bool setup = o->graph_funcs || o->filter_funcs || o->notrace_funcs || o->pids || o->events;
 	int sv[2], ep[2], err, said;
 	pid_t pid;
 
@@ -398,6 +434,12 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 	err = cli_reap(pid);
 	if (err < 0)
 		return err;
+	if (o->events && said != 'r' && !st->events) {
+		/* CMD did not wait (not traced, exec'd away): its events from now on */
+		fprintf(stderr, "%s: warning: %s did not wait to be set up; -e applied late\n",
+			cli_name(), o->cmd[0]);
+		st->events = !set_events(dir, o->events);
+	}
 	if (o->graph_funcs && said != 'r')
 		fprintf(stderr, "%s: warning: -g %s: %s did not wait to be set up (not traced?); "
 			"set_graph_function not applied\n", cli_name(), o->graph_funcs, o->cmd[0]);
@@ -517,6 +559,12 @@ static int restore(const char *dir, const char *was_on, struct setup *st, const 
 		if (err)
 			tail |= cli_file_error("set_ftrace_pid", err);
 	}
+	if (st->events) {
+		int err = write_replace(dir, "set_event", "");
+
+		if (err)
+			tail |= cli_file_error("set_event", err);
+	}
 	if (old_kb)
 		tail |= cli_set(dir, "buffer_size_kb", old_kb);
 	return tail;
@@ -550,6 +598,9 @@ static int record(const struct cli_record_opts *o, const char *mnt, const char *
 		}
 		st.pids = true;
 	}
+	/* events known already (from earlier runs) are on from CMD's first instruction */
+	if (o->events && !write_replace(dir, "set_event", o->events))
+		st.events = true;
 	status = run_traced(o, lib, mnt, dir, &st, out, &res);
 	if (res.fail) {
 		rc = res.fail;
@@ -639,7 +690,8 @@ const struct cli_command cli_cmd_record = {
 	.summary = "trace one run of a command and save the trace",
 	.run = run,
 	.usage = "usage: utrace record [-B NAME] -p TRACER [-g FUNC]... [-l FUNC]...\n"
-		 "                     [-n FUNC]... [-P PID]... [-b KB] [-o FILE] [--] CMD [ARG...]\n"
+		 "                     [-n FUNC]... [-P PID]... [-e EVENT]... [-b KB] [-o FILE]\n"
+		 "                     [--] CMD [ARG...]\n"
 		 "\n"
 		 "Run CMD with the utrace runtime (libutrace.so) preloaded, trace it with\n"
 		 "TRACER and save the trace to FILE.  utracefs is mounted for the run if it\n"
@@ -663,6 +715,10 @@ const struct cli_command cli_cmd_record = {
 		 "  -P PID     trace only CMD and process (or thread) PID, other traced\n"
 		 "             programs not (set_ftrace_pid).  Repeat for more; put back as\n"
 		 "             it was at the end\n"
+		 "  -e EVENT   enable EVENT (set_event: SYSTEM:EVENT, SYSTEM:*, a system or\n"
+		 "             an event name), CMD's own events included.  Repeat for more.\n"
+		 "             Alone, without -p, records events only (tracer nop);\n"
+		 "             disabled again at the end\n"
 		 "  -b KB      buffer_size_kb for the run (KB per CPU); put back at the end\n"
 		 "  -B NAME    record into instance NAME (instances/NAME) instead of the top\n"
 		 "             level, which is left as it is: the options after -B are the\n"

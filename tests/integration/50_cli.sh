@@ -494,6 +494,26 @@ expect_match "snapshot -B: the top's snapshot untouched" '^# \* Snapshot is free
 expect_rc "snapshot -B of no instance: 1" 1 "no instance 'nosuch'" "$UTRACE" snapshot -B nosuch -s
 rmdir "$T/instances/snapi"
 
+# ---- record -e ---------------------------------------------------------------------------------
+# the program's own events, known only once it runs (it waits before main() meanwhile)
+"$UTRACE" record -e 'ut_test:*' -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes >/dev/null
+expect_eq "record -e SYSTEM:*: that system's events from the first call, nothing else" \
+	"# tracer: nop 1000 1000 0" \
+	"$(head -1 "$UT_TMP/ev.txt") $(grep -c ': ints: ' "$UT_TMP/ev.txt") $(
+		grep -c ': strs: ' "$UT_TMP/ev.txt") $(grep -c ': linked: ' "$UT_TMP/ev.txt")"
+expect_eq "record -e: set_event emptied again" "" "$(cat "$T/set_event")"
+"$UTRACE" record -p function -e ut_lib:linked -e ut_test:ints -o "$UT_TMP/ev.txt" \
+	"$PROGS/events_prog" bytes >/dev/null
+expect_eq "record -p function -e A -e B: both events and the function tracer" \
+	"# tracer: function 1000 0 1000 yes" \
+	"$(head -1 "$UT_TMP/ev.txt") $(grep -c ': ints: ' "$UT_TMP/ev.txt") $(
+		grep -c ': strs: ' "$UT_TMP/ev.txt") $(grep -c ': linked: ' "$UT_TMP/ev.txt") $(
+		grep -q ' <-' "$UT_TMP/ev.txt" && echo yes)"
+expect_rc "record -e of no event: 1, named" 1 "no such event" \
+	"$UTRACE" record -e nosuch:event -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes
+expect_eq "record -e of no event: set_event and the tracer as they were" "|nop" \
+	"$(cat "$T/set_event")|$(cat "$T/current_tracer")"
+
 # ---- list -----------------------------------------------------------------------------------
 expect_eq "list -t: one tracer a line" "$(tr ' ' '\n' < "$T/available_tracers" | grep .)" \
 	"$("$UTRACE" list -t)"

@@ -199,6 +199,25 @@ static void test_record_parse(void **state)
 }
 
 /* -b KB: the buffer size for the run, as trace-cmd's -b. */
+static void test_record_parse_events(void **state)
+{
+	struct cli_record_opts o;
+
+	/* events alone: no tracer (nop); repeated -e joined into one set_event write */
+	assert_int_equal(PARSE(&o, "record", "-e", "sched:*", "-e", "ut:x", "ls"), -1);
+	assert_string_equal(o.tracer, "nop");
+	assert_string_equal(o.events, "sched:* ut:x");
+	assert_int_equal(PARSE(&o, "record", "-p", "function", "-e", "a:b", "ls"), -1);
+	assert_string_equal(o.tracer, "function");
+	assert_string_equal(o.events, "a:b");
+	assert_int_equal(PARSE(&o, "record", "-l", "f", "-e", "a:b", "ls"), -1);
+	assert_string_equal(o.tracer, "function");
+	assert_int_equal(PARSE(&o, "record", "-e", "", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-e", "a:b", "-B", "x", "ls"), CLI_USAGE); /* top's */
+	assert_int_equal(PARSE(&o, "record", "-p", "nop", "ls"), -1);
+	assert_null(o.events);
+}
+
 static void test_record_parse_buffer(void **state)
 {
 	struct cli_record_opts o;
@@ -628,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_preload),
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_record_parse_buffer),
+		cmocka_unit_test(test_record_parse_events),
 		cmocka_unit_test(test_record_parse_instance),
 		cmocka_unit_test(test_cpu_files),
 		cmocka_unit_test(test_find_program),
