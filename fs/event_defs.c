@@ -39,6 +39,7 @@
 
 #include "event_defs.h"
 #include "functab.h"
+#include "output/print_fmt.h"
 #include "ut_wire.h"
 
 static pthread_mutex_t defs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -117,6 +118,7 @@ void tfs_event_defs_reset(void)
 {
 	pthread_mutex_lock(&defs_lock);
 	for (uint32_t i = 0; i < nr_defs; i++) {
+		tfs_pfmt_free(defs[i]->pfmt);
 		free(defs[i]);
 		defs[i] = NULL;
 	}
@@ -379,6 +381,7 @@ static int64_t enter_locked(struct tfs_event_def *def, bool *fresh)
 		if (!d)
 			return 0;
 		*d = *def;
+		d->pfmt = tfs_pfmt_parse(d, &d->pfmt_why);
 		d->id = UT_EVENT_ID_BASE + nr_defs;
 		e->id = d->id;
 		e->mask[0] = e->mask[1] = 0;
@@ -454,9 +457,17 @@ int tfs_event_announce(pid_t pid, const void *msg, size_t n)
 		say_refused(pid, why);
 		ret = -EINVAL;
 	} else {
+		const struct tfs_event_def *d = fresh ? tfs_event_def((uint32_t)id) : NULL;
+
 		if (fresh)
 			fprintf(stderr, "utracefs: process %d: trace event %s:%s has id %u\n", (int)pid,
 				def->system, def->name, (unsigned int)id);
+		/* the names were checked; the reason is ours */
+		if (d && !d->pfmt)
+			fprintf(stderr,
+				"utracefs: trace event %s:%s: print format not understood (%s): "
+				"its fields are shown instead\n",
+				d->system, d->name, d->pfmt_why);
 		ret = on ? 1 : 0;
 	}
 	free(def);

@@ -36,6 +36,13 @@ struct tfs_event_def {
 	uint32_t nr_fields;
 	struct tfs_event_field fields[UT_EVENT_FIELDS_MAX];
 	char print_fmt[UT_EVENT_FMT_MAX]; /* as the kernel shows it: REC-> for __entry-> */
+	/*
+	 * print_fmt parsed once, when the definition is entered (fs/output/print_fmt.c):
+	 * NULL when it was not understood (pfmt_why says why), and then the event's
+	 * lines show its fields (tfs_event_print).
+	 */
+	struct tfs_pfmt *pfmt;
+	const char *pfmt_why;
 };
 
 /*
@@ -130,7 +137,10 @@ void tfs_event_test_hook(const char *spec);
 
 /* The reader (ring_read.c): is this UT_EV_EVENT event sound?  Its length or -1. */
 int tfs_event_check(const struct ut_ev *ev, unsigned int len);
-/* Its text: "name: field=value ...\n". */
+/*
+ * The fallback text of a record whose print format cannot be rendered:
+ * "name: field=value ...\n" (fs/output/event.c shows the format otherwise).
+ */
 void tfs_event_print(struct tfs_buf *b, const struct ut_ev *ev);
 
 #endif

@@ -3,7 +3,8 @@
  * line.c - one event as a line of text, as the kernel's print_trace_line():
  * "CPU:%d [LOST %lu EVENTS]", the annotate banner, the context prefix (normal
  * or latency format), then the body of the event in the format the options
- * select (default, raw, printk-msg-only).
+ * select (default, raw, printk-msg-only; for trace events also bin, hex and
+ * fields: event.c).
  *
  * The utrace meaning of the flag column: 'd' when all async signals are
  * blocked, 'h' inside a signal handler, preempt depth 1 for events utracefs
@@ -296,7 +297,7 @@ static void print_body(const struct tfs_iter *it, const struct tfs_event *e, str
 		tfs_out_raw_data(b, (const void *)ev);
 		break;
 	case UT_EV_EVENT:
-		tfs_event_print(b, ev);
+		tfs_out_event(it, e, b);
 		break;
 	default:
 		tfs_buf_printf(b, "Unknown type %d\n", ev->type);
@@ -328,6 +329,9 @@ static void print_raw(const struct tfs_iter *it, const struct tfs_event *e, stru
 	case UT_EV_RAW_DATA:
 		tfs_out_raw_data(b, (const void *)ev);
 		break;
+	case UT_EV_EVENT:
+		tfs_out_event_raw(b, ev);
+		break;
 	default:
 		tfs_buf_printf(b, "type: %d\n", ev->type);
 	}
@@ -349,6 +353,12 @@ int tfs_out_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf 
 	if (e->ev->type == UT_EV_PRINT && tfs_opt(it->inst, TFS_OPT_TRACE_PRINTK) &&
 	    tfs_opt(it->inst, TFS_OPT_PRINTK_MSG_ONLY)) {
 		print_text(b, e->ev);
+		return 0;
+	}
+	/* the kernel's order: bin, hex, raw; only trace events have the first two so far */
+	if (e->ev->type == UT_EV_EVENT &&
+	    (tfs_opt(it->inst, TFS_OPT_BIN) || tfs_opt(it->inst, TFS_OPT_HEX))) {
+		tfs_out_event_hexbin(it, e, b, tfs_opt(it->inst, TFS_OPT_BIN));
 		return 0;
 	}
 	if (tfs_opt(it->inst, TFS_OPT_RAW)) {

@@ -69,6 +69,16 @@ void tfs_out_raw_data(struct tfs_buf *b, const struct ut_ev_raw *r);
 /* The latency tracers' header block (print_trace_header). */
 void tfs_out_lat_trace_header(struct tfs_iter *it, struct tfs_buf *b);
 
+/* ---- trace events programs define (event.c) ------------------------------------------- */
+
+/* The body of a UT_EV_EVENT in the default form: its print format, or with option fields its fields. */
+void tfs_out_event(const struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b);
+/* Its body under option raw: the kernel's trace_nop_print ("type: ID\n"). */
+void tfs_out_event_raw(struct tfs_buf *b, const struct ut_ev *ev);
+/* The whole entry under option hex or bin (print_hex_fmt, print_bin_fmt). */
+void tfs_out_event_hexbin(const struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b,
+			  bool bin);
+
 /* ---- function_graph (graph.c) ------------------------------------------------------------ */
 
 /*

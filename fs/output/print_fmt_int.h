@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * print_fmt_int.h - the parsed form of a print format, shared by the parser
+ * (print_fmt.c) and the renderer (print_fmt_render.c).
+ *
+ * A format is its text with the C escapes decoded, cut into conversions (each with
+ * the literal text before it), and one expression tree per argument.  Nodes live in
+ * one array allocated with the format (at most one node per character of the
+ * original text, so the array never grows and pointers into it stay valid); the
+ * strings of the expressions live in `pool`.
+ */
+#ifndef TFS_PRINT_FMT_INT_H
+#define TFS_PRINT_FMT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "print_fmt.h"
+#include "ut_event.h"
+
+/* The kernel's printf_spec flags. */
+enum {
+	PF_LEFT = 1,	/* - */
+	PF_PLUS = 2,	/* + */
+	PF_SPACE = 4,	/* space */
+	PF_SPECIAL = 8, /* # */
+	PF_ZEROPAD = 16 /* 0 */
+};
+#define PF_NONE (-1) /* no width or precision given */
+#define PF_STAR (-2) /* `*`: taken from the arguments */
+/* The widest width or precision shown: a hostile format must not make huge lines. */
+#define PF_WIDTH_MAX 4096
+
+struct pf_spec {
+	uint16_t lit_off, lit_len; /* the literal text before the conversion, in text[] */
+	uint8_t flags;
+	int16_t width, prec;
+	uint8_t lenbits; /* 8, 16, 32 or 64: hh, h, none, l/ll/z/t/j */
+	char conv;	 /* d i u x X o c s p % */
+	char ext;	 /* after p: S s F f B x K, or 0 */
+};
+
+enum pf_kind {
+	N_NUM,	     /* num, with size and is_signed */
+	N_STR,	     /* a string literal: str, slen */
+	N_FIELD,     /* REC->field: field */
+	N_GET_STR,   /* __get_str(field) */
+	N_GET_DYN,   /* __get_dynamic_array(field) */
+	N_DYN_LEN,   /* __get_dynamic_array_len(field) */
+	N_UNARY,     /* op a */
+	N_BINARY,    /* a op b */
+	N_COND,	     /* a ? b : c */
+	N_CAST,	     /* (type) a: size, is_signed */
+	N_SYMBOLIC,  /* __print_symbolic(a, entries from next) */
+	N_FLAGS,     /* __print_flags(a, str as delimiter, entries from next) */
+	N_HEX,	     /* __print_hex(a, b) */
+	N_HEX_STR,   /* __print_hex_str(a, b) */
+	N_ARRAY,     /* __print_array(a, b, c) */
+	N_ENT,	     /* {a, "str"}: one entry of a table, the next in next */
+};
+
+/* Operators beyond single characters. */
+enum { OP_SHL = 128, OP_SHR, OP_LE, OP_GE, OP_EQ, OP_NE, OP_AND, OP_OR };
+
+struct pf_node {
+	uint8_t kind, op, size, is_signed;
+	int field;
+	uint64_t num;
+	const char *str;
+	size_t slen;
+	struct pf_node *a, *b, *c, *next;
+};
+
+#define PF_MAX_SPECS 64
+#define PF_MAX_ARGS 64
+
+struct tfs_pfmt {
+	char text[UT_EVENT_FMT_MAX];
+	struct pf_spec specs[PF_MAX_SPECS];
+	unsigned int nspecs;
+	uint16_t tail_off, tail_len; /* the literal text after the last conversion */
+	struct pf_node *args[PF_MAX_ARGS];
+	unsigned int nargs;
+	char pool[UT_EVENT_FMT_MAX];
+	size_t npool;
+	unsigned int nnodes, cap;
+	struct pf_node nodes[];
+};
+
+#endif
