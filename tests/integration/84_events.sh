@@ -32,18 +32,66 @@ pid=$(echo "$out" | sed -n 's/^pid //p')
 expect_eq "enabled: every event, the dlopen()ed library's too, reports enabled" "enabled 1 1 1 1" \
 	"$(echo "$out" | grep '^enabled')"
 expect_eq "enabled: the executable's sites are jumps" "sites e9 e9" "$(echo "$out" | grep '^sites')"
+fn=$(echo "$out" | sed -n 's/^fn //p')
 tr=$(cat "$T/trace")
-expect_match "executable: integers of every width and sign, a pointer" \
-	"events_prog-$pid +\[[0-9]+\] [^ ]+ +[0-9.]+: ints: s8=-5 u8=250 s16=-300 u16=65000 s32=-70000 u32=4000000000 s64=-5000000000 u64=18000000000000000000 ptr=0x1234\$" \
+# the ints event's TP_printk uses the kernel's printf: every integer width and sign, a
+# pointer hashed (option hash-ptr is on by default), a function by name, flags,
+# widths and precision, __print_symbolic, __print_flags, arithmetic and ?:
+expect_match "executable: the event's print format rendered as the kernel renders it" \
+	"events_prog-$pid +\[[0-9]+\] [^ ]+ +[0-9.]+: ints: s8=-5 u8=250 s16=-300 u16=65000 s32=-70000 u32=4000000000 s64=-5000000000 u64=18000000000000000000 ptr=00000000[0-9a-f]{8} fn=print_sites at=print_sites\+0x0/0x[0-9a-f]+ hex=0xfde8/0000FDE8/372 pad=\[-300  \|  -300\|-005\] kind=MINUS_FIVE mode=HI\|SIXTY_FOUR\|TWO\|0x38 calc=114 big=yes\$" \
 	"$tr"
-expect_match "executable: an array, a dynamic string, a dynamic array" \
-	"events_prog-$pid .*: strs: tag=tagged name=first vals=\{7,-8,9\} n=3\$" "$tr"
+expect_match "executable: a char array, a dynamic string, __print_array and __print_hex" \
+	"events_prog-$pid .*: strs: tag=tagged name=first n=3 vals=\{0x7,0xfffffff8,0x9\} bytes=07 00 00 00 f8 ff ff ff 09 00 00 00\$" \
+	"$tr"
 expect_match "linked library: its own event" "events_prog-$pid .*: linked: v=42 who=linked-lib\$" "$tr"
 expect_match "dlopen()ed library: its own event" "events_prog-$pid .*: dl: v=77 who=dlopened-lib\$" "$tr"
 expect_match "dlclose()d and dlopen()ed again: its event is found anew" \
 	"events_prog-$pid .*: dl: v=78 who=dlopened-lib\$" "$tr"
 expect_eq "each event once" 5 "$(echo "$tr" | grep -c "events_prog-$pid .*: \(ints\|strs\|linked\|dl\): ")"
 
+expect_eq "hash-ptr: the pointer is hashed, not shown" 0 "$(echo "$tr" | grep -c "ptr=$fn")"
+echo 0 > "$T/options/hash-ptr"
+expect_match "nohash-ptr: %p shows the address, as the kernel's %px" \
+	"events_prog-$pid .*: ints: .* ptr=$fn fn=print_sites " "$(cat "$T/trace")"
+echo 1 > "$T/options/hash-ptr"
+
+# -- the options raw, hex, bin and fields ---------------------------------------------------
+ints_id=$(cat "$T/events/ut_test/ints/id")
+echo 1 > "$T/options/fields"
+tr=$(cat "$T/trace")
+expect_match "fields: each field as the kernel's field printer shows it, numbers in hex and decimal" \
+	"events_prog-$pid +\[[0-9]+\] [^ ]+ +[0-9.]+: ints: s8=\(251\) u8=\(250\) s16=0xfed4 \(65236\) u16=0xfde8 \(65000\) s32=0xfffeee90 \(-70000\) u32=0xee6b2800 \(-294967296\) s64=0xfffffffed5fa0e00 \(-5000000000\) u64=0xf9ccd8a1c5080000 \(-446744073709551616\) ptr=print_sites\+0x0/0x[0-9a-f]+ \(-?[0-9]+\)\$" \
+	"$tr"
+expect_match "fields: strings as text, a __data_loc array as its bytes" \
+	"events_prog-$pid .*: strs: tag=tagged name=first vals=07,00,00,00,f8,ff,ff,ff,09,00,00,00 n=0x3 \(3\)\$" \
+	"$tr"
+echo 0 > "$T/options/fields"
+echo 1 > "$T/options/raw"
+expect_match "raw: a trace event has no raw printer: pid cpu time and type: ID" \
+	"^$pid [0-9]+ [0-9]+ type: $ints_id\$" "$(cat "$T/trace")"
+echo 0 > "$T/options/context-info"
+expect_match "raw without context-info: type: ID alone" "^type: $ints_id\$" "$(cat "$T/trace")"
+echo 1 > "$T/options/context-info"
+echo 0 > "$T/options/raw"
+echo 1 > "$T/options/hex"
+hx=$(cat "$T/trace")
+expect_match "hex: pid, cpu and time as hex fields, then type: ID" \
+	"^$(printf %08x "$pid") 0000000[0-9a-f] [0-9a-f]{16} type: $ints_id\$" "$hx"
+expect_eq "hex: each entry ends with an empty line of its own" "" \
+	"$(echo "$hx" | grep -E -A1 "type: $ints_id\$" | sed -n 2p)"
+echo 0 > "$T/options/hex"
+# bin through trace_pipe (no header): pid, cpu, time as bytes, then type: ID; with
+# tracing off, trace_pipe ends once it has handed out what there is
+echo 1 > "$T/options/bin"
+echo 0 > "$T/tracing_on"
+timeout 30 cat "$T/trace_pipe" > "$UT_TMP/bin"
+echo 1 > "$T/tracing_on"
+echo 0 > "$T/options/bin"
+one=$((16 + ${#ints_id} + 7))
+expect_eq "bin: the first entry is the ints event: its pid as 4 bytes, then type: ID; the next entry follows" \
+	"$pid|type: $ints_id|$pid" \
+	"$(od -An -tu4 -N4 "$UT_TMP/bin" | tr -d ' ')|$(dd if="$UT_TMP/bin" bs=1 skip=16 count=$((one - 17)) 2>/dev/null)|$(od -An -tu4 -j$one -N4 "$UT_TMP/bin" | tr -d ' ')"
+expect_eq "trace_pipe consumed the events" 0 "$(grep -c "events_prog-$pid " "$T/trace")"
 # C++: an event in a namespace, fired from a template
 out=$(traced "$PROGS/events_cxx")
 pid=$(echo "$out" | sed -n 's/^enabled 1 pid //p')
@@ -58,6 +106,12 @@ expect_eq "a second run: enabled at once, no new id" "enabled 1 1 1 1 $ids" \
 	"$(echo "$out" | grep '^enabled') $(grep -c 'has id' "$LOG")"
 expect_eq "a second run: its events are written too" 5 \
 	"$(grep -c "events_prog-$pid2 .*: \(ints\|strs\|linked\|dl\): " "$T/trace")"
+echo 0 > "$T/tracing_on"
+timeout 30 cat "$T/trace_pipe" > "$UT_TMP/pipe"
+echo 1 > "$T/tracing_on"
+expect_match "trace_pipe: the same rendered lines" \
+	"events_prog-$pid2 .*: ints: s8=-5 .* kind=MINUS_FIVE mode=HI\|SIXTY_FOUR\|TWO\|0x38 calc=114 big=yes\$" \
+	"$(cat "$UT_TMP/pipe")"
 
 # -- hostile announcements ---------------------------------------------------------------------
 before=$(grep -c 'trace event refused' "$LOG")

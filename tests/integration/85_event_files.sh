@@ -48,7 +48,7 @@ ${tab}field:__data_loc char[] name;${tab}offset:16;${tab}size:4;${tab}signed:1;
 ${tab}field:__data_loc int[] vals;${tab}offset:20;${tab}size:4;${tab}signed:1;
 ${tab}field:int n;${tab}offset:24;${tab}size:4;${tab}signed:1;
 
-print fmt: \"tag=%s name=%s n=%d\", REC->tag, __get_str(name), REC->n" \
+print fmt: \"tag=%s name=%s n=%d vals=%s bytes=%s\", REC->tag, __get_str(name), REC->n, __print_array(__get_dynamic_array(vals), __get_dynamic_array_len(vals) / 4, 4), __print_hex(__get_dynamic_array(vals), __get_dynamic_array_len(vals))" \
 	"$(cat "$T/events/ut_test/strs/format")"
 expect_match "format: integer fields with their sizes and signs" \
 	"^${tab}field:uint64_t u64;${tab}offset:[0-9]+;${tab}size:8;${tab}signed:0;\$" \

@@ -36,10 +36,17 @@ UTRACE_EVENT(ut_test, ints,
 		__entry->u64 = h;
 		__entry->ptr = p;
 	),
-	TP_printk("s8=%d u8=%u s16=%d u16=%u s32=%d u32=%u s64=%lld u64=%llu ptr=%p",
+	/* the kernel's printf: flags, widths, %pS, helpers and C arithmetic on the fields */
+	TP_printk("s8=%d u8=%u s16=%d u16=%u s32=%d u32=%u s64=%lld u64=%llu ptr=%p fn=%ps at=%pS "
+		  "hex=%#x/%08X/%o pad=[%-6d|%6d|%+.3d] kind=%s mode=%s calc=%d big=%s",
 		  __entry->s8, __entry->u8, __entry->s16, __entry->u16, __entry->s32,
 		  __entry->u32, (long long)__entry->s64, (unsigned long long)__entry->u64,
-		  __entry->ptr)
+		  __entry->ptr, __entry->ptr, __entry->ptr, __entry->u16, __entry->u16, __entry->u8,
+		  __entry->s16, __entry->s16, __entry->s8,
+		  __print_symbolic(__entry->s8, {-5, "MINUS_FIVE"}, {0, "ZERO"}),
+		  __print_flags(__entry->u8, "|", {0x80, "HI"}, {0x40, "SIXTY_FOUR"}, {0x02, "TWO"}),
+		  (__entry->s16 + 100) * 2 - __entry->s8 % 3 & 0xff,
+		  __entry->u64 > 1000 ? "yes" : "no")
 );
 
 UTRACE_EVENT(ut_test, strs,
@@ -57,7 +64,9 @@ UTRACE_EVENT(ut_test, strs,
 		memcpy(__get_dynamic_array(vals), vals, n * sizeof(int));
 		__entry->n = n;
 	),
-	TP_printk("tag=%s name=%s n=%d", __entry->tag, __get_str(name), __entry->n)
+	TP_printk("tag=%s name=%s n=%d vals=%s bytes=%s", __entry->tag, __get_str(name), __entry->n,
+		  __print_array(__get_dynamic_array(vals), __get_dynamic_array_len(vals) / 4, 4),
+		  __print_hex(__get_dynamic_array(vals), __get_dynamic_array_len(vals)))
 );
 
 #endif

@@ -12,7 +12,8 @@
  *                         library's too, is enabled, print the sites' bytes, then
  *                         call each event once with known values; dlclose() the
  *                         library, dlopen() it again, wait until its event is
- *                         enabled and call it once more
+ *                         enabled and call it once more; print "fn ADDRESS" (the
+ *                         pointer the ints event carries) and "pid PID"
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -44,7 +45,7 @@ static void fire_all(int i)
 	static const int vals[3] = {7, -8, 9};
 
 	trace_ints(-5, 250, -300, 65000, -70000, 4000000000u, -5000000000ll,
-		   18000000000000000000ull, (const void *)0x1234);
+		   18000000000000000000ull, (const void *)print_sites);
 	trace_strs(i ? "second" : "first", vals, 3);
 	lib_a_fire(42 + i);
 }
@@ -106,6 +107,7 @@ int main(int argc, char **argv)
 		sleep_ms(1);
 	if (dl_fire)
 		dl_fire(78);
+	printf("fn %016lx\n", (unsigned long)print_sites);
 	printf("pid %d\n", (int)getpid());
 	return 0;
 }
