@@ -98,7 +98,9 @@ static void fields_value(struct tfs_buf *b, const struct ut_ev_event *e,
 	const unsigned char *pos = e->rec + f->offset;
 	uint64_t v = 0;
 
-	if (f->kind == UT_EVF_KIND_STRING) {
+	/* the kernel's filter types: a __data_loc of chars is a string, whatever its kind */
+	if (f->kind == UT_EVF_KIND_STRING ||
+	    (f->kind == UT_EVF_KIND_DYN_ARRAY && strstr(f->type, "char"))) {
 		uint32_t loc, off, len;
 
 		memcpy(&loc, pos, 4);

@@ -44,11 +44,16 @@ expect_match "executable: a char array, a dynamic string, __print_array and __pr
 	"events_prog-$pid .*: strs: tag=tagged name=first n=3 vals=\{0x7,0xfffffff8,0x9\} bytes=07 00 00 00 f8 ff ff ff 09 00 00 00\$" \
 	"$tr"
 expect_match "linked library: its own event" "events_prog-$pid .*: linked: v=42 who=linked-lib\$" "$tr"
-expect_match "dlopen()ed library: its own event" "events_prog-$pid .*: dl: v=77 who=dlopened-lib\$" "$tr"
+expect_match "dlopen()ed library: its own event (by its fields: its format has sizeof)" "events_prog-$pid .*: dl: v=77 who=dlopened-lib\$" "$tr"
 expect_match "dlclose()d and dlopen()ed again: its event is found anew" \
 	"events_prog-$pid .*: dl: v=78 who=dlopened-lib\$" "$tr"
+expect_eq "a format not understood: said once on the console, the fields shown instead" 1 \
+	"$(grep -c '^utracefs: trace event ut_lib:dl: print format not understood (an unknown identifier or helper): its fields are shown instead$' "$LOG")"
 expect_eq "each event once" 5 "$(echo "$tr" | grep -c "events_prog-$pid .*: \(ints\|strs\|linked\|dl\): ")"
 
+expect_match "per-CPU trace files: the same rendered line" \
+	"events_prog-$pid .*: ints: s8=-5 .* kind=MINUS_FIVE mode=HI\|SIXTY_FOUR\|TWO\|0x38 calc=114 big=yes\$" \
+	"$(cat "$T"/per_cpu/cpu*/trace)"
 expect_eq "hash-ptr: the pointer is hashed, not shown" 0 "$(echo "$tr" | grep -c "ptr=$fn")"
 echo 0 > "$T/options/hash-ptr"
 expect_match "nohash-ptr: %p shows the address, as the kernel's %px" \
