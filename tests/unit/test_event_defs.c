@@ -15,6 +15,9 @@
 #include <cmocka.h>
 
 #include "event_defs.h"
+#include "output/output.h"
+#include "settings.h"
+#include "tracers/tracers.h"
 #include "ut_wire.h"
 
 static union {
@@ -308,6 +311,72 @@ static void test_records(void **state)
 	tfs_buf_free(&b);
 }
 
+/* The line of a record in each form the options select (fs/output/event.c). */
+static const char *ev_line(struct tfs_buf *b)
+{
+	struct tfs_iter it = {.inst = &tfs_top};
+	struct tfs_event e = {.ev = &ev.e.h, .cpu = 1, .ts = 820094216000ull};
+
+	tfs_buf_reset(b);
+	assert_int_equal(tfs_out_line(&it, &e, b), 0);
+	return b->data;
+}
+
+/* Each option of test_lines is switched from its default and back. */
+#define FLIP(o) (tfs_top.opts ^= 1ull << (o))
+
+static void test_lines(void **state)
+{
+	size_t n = build("myapp", "req",
+			 "\"id=%-4d len=%#lx tag=%s path=%s\", __entry->id, __entry->len, "
+			 "__entry->tag, __get_str(path)");
+	struct tfs_buf b = {0};
+	char bin[64];
+
+	tfs.nr_cpus = 2;
+	tfs_top.clock = TFS_CLOCK_LOCAL;
+	tfs_top.tracer = &tfs_nop_tracer;
+	tfs_opts_init(&tfs_top, true);
+	assert_int_equal(tfs_event_announce(1, &pk, n), 0);
+	record(UT_EVENT_ID_BASE, "/index.html");
+	assert_string_equal(ev_line(&b), "           <...>-4242    [001] .....   820.094216: "
+					 "req: id=-7   len=0x200 tag=tagged path=/index.html\n");
+	/* fields: the kernel's field printer, whatever the format */
+	FLIP(TFS_OPT_FIELDS);
+	assert_string_equal(ev_line(&b), "           <...>-4242    [001] .....   820.094216: "
+					 "req: id=0xfffffff9 (-7) len=0x200 (512) tag=tagged "
+					 "path=/index.html\n");
+	/* raw, hex and bin win over fields, in the kernel's order: bin, hex, raw */
+	FLIP(TFS_OPT_RAW);
+	assert_string_equal(ev_line(&b), "4242 1 820094216000 type: 1024\n");
+	FLIP(TFS_OPT_HEX);
+	assert_string_equal(ev_line(&b), "00001092 00000001 000000bef16ca740 type: 1024\n\n");
+	FLIP(TFS_OPT_BIN);
+	ev_line(&b);
+	memcpy(bin, "\x92\x10\0\0\1\0\0\0\x40\xa7\x6c\xf1\xbe\0\0\0type: 1024\n", 27);
+	assert_int_equal(b.len, 27);
+	assert_memory_equal(b.data, bin, 27);
+	FLIP(TFS_OPT_CONTEXT_INFO);
+	assert_string_equal(ev_line(&b), "type: 1024\n");
+	FLIP(TFS_OPT_BIN);
+	assert_string_equal(ev_line(&b), "type: 1024\n\n");
+	FLIP(TFS_OPT_HEX);
+	FLIP(TFS_OPT_RAW);
+	FLIP(TFS_OPT_FIELDS);
+	assert_string_equal(ev_line(&b), "req: id=-7   len=0x200 tag=tagged path=/index.html\n");
+
+	/* a format not understood, and one a record cannot be evaluated on: the fields */
+	n = build("myapp", "odd", "\"%d\", sizeof(__entry->id)");
+	assert_int_equal(tfs_event_announce(1, &pk, n), 0);
+	record(UT_EVENT_ID_BASE + 1, "/x");
+	assert_string_equal(ev_line(&b), "odd: id=-7 len=512 tag=tagged path=/x\n");
+	n = build("myapp", "div", "\"%d\", __entry->len / (__entry->id + 7)");
+	assert_int_equal(tfs_event_announce(1, &pk, n), 0);
+	record(UT_EVENT_ID_BASE + 2, "/y");
+	assert_string_equal(ev_line(&b), "div: id=-7 len=512 tag=tagged path=/y\n");
+	tfs_buf_free(&b);
+}
+
 /* set_event's tokens: the kernel's forms, no globs but `*` for a whole part */
 static bool tok_matches(const char *tok, const char *sys, const char *name)
 {
@@ -417,6 +486,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_hook, setup),	 cmocka_unit_test_setup(test_records, setup),
 	    cmocka_unit_test_setup(test_set_event_tokens, setup),
 	    cmocka_unit_test_setup(test_tree, setup),
+	    cmocka_unit_test_setup(test_lines, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
