@@ -133,3 +133,34 @@ WIRE = [
     hello + ev_ok, hello + ev_bad + ev_ok + ev_ok,
 ]
 texts("wire", WIRE)
+
+
+# fuzz_print_fmt: byte 0 bit 0 hash-ptr, the format, a NUL, the record after its common
+# fields (the definition of tests/unit/print_fmt_fixture.h)
+def pf_record():
+    r = bytearray(76)
+
+    def at(off, b):
+        r[off - 8:off - 8 + len(b)] = b
+    at(8, struct.pack("<iIqQh", -42, 3000000000, -5000000000, 0x1010, -2) + b"A\xff")
+    at(36, struct.pack("<II", 64 | (6 << 16), 72 | (12 << 16)) + b"tag\0\0\0\0\0\xde\xad\xbe\xef")
+    at(56, struct.pack("<Q", 0x1234) + b"hello\0\0\0" + struct.pack("<3i", 1, -2, 3))
+    return bytes(r)
+
+
+PRINT_FMTS = [
+    '"i=%d u=%u l=%ld ul=%lx s=%hd c=%c", REC->i, REC->u, REC->l, REC->ul, REC->s, REC->c',
+    '"%-8s|%.3s|%*d|%-*.*x|%#o|%+05d", __get_str(str), REC->tag, 6, REC->i, 8, 3, REC->u, '
+    'REC->c, REC->sc',
+    '"%p %px %pS %ps", REC->p, REC->p, REC->ul, (void *)REC->ul',
+    '"%s %s", __print_symbolic(REC->i, {1, "one"}, {-42, "minus"}), '
+    '__print_flags(REC->c, "|", {0x1, "A"}, {0x40, "G"})',
+    '"%s %s %s", __print_hex(REC->bytes, 4), __print_hex_str(__get_dynamic_array(arr), '
+    '__get_dynamic_array_len(arr)), __print_array(__get_dynamic_array(arr), '
+    '__get_dynamic_array_len(arr) / 4, 4)',
+    '"%d %d %u", (REC->s + 100) * 2 - REC->sc % 3 & 0xff, REC->i < 0 && REC->u > 5 ? 1 << 3 : ~0, '
+    '(unsigned char)REC->i >> 1',
+    '"%s\\n", REC->i > 0 ? "pos" : REC->i == 0 ? "zero" : "neg"',
+]
+texts("print_fmt", [bytes([i & 1]) + f.encode() + b"\0" + pf_record()
+                    for i, f in enumerate(PRINT_FMTS)])

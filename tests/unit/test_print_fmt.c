@@ -19,6 +19,7 @@
 
 #include "event_defs.h"
 #include "output/print_fmt.h"
+#include "print_fmt_fixture.h"
 
 static struct tfs_event_def def;
 static union {
@@ -30,21 +31,6 @@ static bool hash_ptr;
 static char out[8192];
 static const char *why;
 
-/* The definition's fields: type, name, offset, size, element size, signed, kind. */
-static const struct tfs_event_field fields[] = {
-	{"int", "i", 8, 4, 4, 1, UT_EVF_KIND_PLAIN},
-	{"unsigned int", "u", 12, 4, 4, 0, UT_EVF_KIND_PLAIN},
-	{"long", "l", 16, 8, 8, 1, UT_EVF_KIND_PLAIN},
-	{"unsigned long", "ul", 24, 8, 8, 0, UT_EVF_KIND_PLAIN},
-	{"short", "s", 32, 2, 2, 1, UT_EVF_KIND_PLAIN},
-	{"unsigned char", "c", 34, 1, 1, 0, UT_EVF_KIND_PLAIN},
-	{"signed char", "sc", 35, 1, 1, 1, UT_EVF_KIND_PLAIN},
-	{"__data_loc char[]", "str", 36, 4, 1, 1, UT_EVF_KIND_STRING},
-	{"__data_loc int[]", "arr", 40, 4, 4, 1, UT_EVF_KIND_DYN_ARRAY},
-	{"char", "tag[8]", 44, 8, 1, 1, UT_EVF_KIND_ARRAY},
-	{"u8", "bytes[4]", 52, 4, 1, 0, UT_EVF_KIND_ARRAY},
-	{"void *", "p", 56, 8, 8, 0, UT_EVF_KIND_PLAIN},
-};
 
 /*
  * The record: int i = -42; unsigned int u = 3000000000; long l = -5000000000;
@@ -65,8 +51,8 @@ static int setup(void **state)
 	memset(&rec, 0, sizeof(rec));
 	strcpy(def.name, "ev");
 	def.size = 64;
-	def.nr_fields = sizeof(fields) / sizeof(fields[0]);
-	memcpy(def.fields, fields, sizeof(fields));
+	def.nr_fields = sizeof(pf_fixture_fields) / sizeof(pf_fixture_fields[0]);
+	memcpy(def.fields, pf_fixture_fields, sizeof(pf_fixture_fields));
 	memcpy(rec.b + 8, &i, 4);
 	memcpy(rec.b + 12, &u, 4);
 	memcpy(rec.b + 16, &l, 8);
