@@ -39,8 +39,10 @@ static int sym_name(void *arg, uint64_t addr, bool offset, struct tfs_buf *b)
 	char name[TFS_SYM_NAME_MAX];
 	uint64_t start = 0, size = 0;
 
-	if (!addr || tfs_out_sym_lookup((pid_t)a->ev->tid, a->ev->ts, addr, a->demangle, name,
-					&start, &size) || !name[0])
+	if (!addr ||
+	    tfs_out_sym_lookup((pid_t)a->ev->tid, a->ev->ts, addr, a->demangle, name, &start,
+			       &size) ||
+	    !name[0])
 		return -ENOENT;
 	if (offset)
 		tfs_buf_printf(b, "%s+0x%" PRIx64 "/0x%" PRIx64, name, addr - start, size);

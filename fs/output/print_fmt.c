@@ -108,32 +108,27 @@ static int hexval(char c)
 /* One character of a C literal at *s (after its backslash, if any): -1 when malformed. */
 static int unescape(const char **s)
 {
+	static const char simple[] = "ntrabfve\\'\"?", meaning[] = "\n\t\r\a\b\f\v\x1b\\'\"?";
 	const char *p = *s;
 	int v;
 
+	if (!*p)
+		return -1;
 	if (*p != '\\') {
 		*s = p + 1;
 		return (unsigned char)*p;
 	}
 	p++;
-	switch (*p) {
-	case 'n': v = '\n'; p++; break;
-	case 't': v = '\t'; p++; break;
-	case 'r': v = '\r'; p++; break;
-	case 'a': v = '\a'; p++; break;
-	case 'b': v = '\b'; p++; break;
-	case 'f': v = '\f'; p++; break;
-	case 'v': v = '\v'; p++; break;
-	case 'e': v = 0x1b; p++; break;
-	case '\\': case '\'': case '"': case '?': v = *p++; break;
-	case 'x':
+	if (*p && strchr(simple, *p)) {
+		v = (unsigned char)meaning[strchr(simple, *p) - simple];
+		p++;
+	} else if (*p == 'x') {
 		p++;
 		if (hexval(*p) < 0)
 			return -1;
 		for (v = 0; hexval(*p) >= 0; p++)
 			v = (v * 16 + hexval(*p)) & 0xff;
-		break;
-	default:
+	} else {
 		if (*p < '0' || *p > '7')
 			return -1;
 		v = 0;
@@ -394,10 +389,12 @@ static struct pf_node *helper(struct parser *ps, const char *name)
 		const char *name;
 		uint8_t kind, nargs;
 	} helpers[] = {
-		{"__get_str", N_GET_STR, 0},	   {"__get_dynamic_array", N_GET_DYN, 0},
-		{"__get_dynamic_array_len", N_DYN_LEN, 0},
-		{"__print_hex", N_HEX, 2},	   {"__print_hex_str", N_HEX_STR, 2},
-		{"__print_array", N_ARRAY, 3},
+	    {"__get_str", N_GET_STR, 0},
+	    {"__get_dynamic_array", N_GET_DYN, 0},
+	    {"__get_dynamic_array_len", N_DYN_LEN, 0},
+	    {"__print_hex", N_HEX, 2},
+	    {"__print_hex_str", N_HEX_STR, 2},
+	    {"__print_array", N_ARRAY, 3},
 	};
 	struct pf_node *n;
 
@@ -429,14 +426,14 @@ static const struct {
 	const char *name;
 	uint8_t size, is_signed;
 } type_words[] = {
-	{"char", 1, 1},	    {"short", 2, 1},	{"int", 4, 1},	     {"long", 8, 1},
-	{"bool", 1, 0},	    {"_Bool", 1, 0},	{"u8", 1, 0},	     {"u16", 2, 0},
-	{"u32", 4, 0},	    {"u64", 8, 0},	{"s8", 1, 1},	     {"s16", 2, 1},
-	{"s32", 4, 1},	    {"s64", 8, 1},	{"uint8_t", 1, 0},   {"uint16_t", 2, 0},
-	{"uint32_t", 4, 0}, {"uint64_t", 8, 0}, {"int8_t", 1, 1},    {"int16_t", 2, 1},
-	{"int32_t", 4, 1},  {"int64_t", 8, 1},	{"size_t", 8, 0},    {"ssize_t", 8, 1},
-	{"uintptr_t", 8, 0}, {"intptr_t", 8, 1}, {"pid_t", 4, 1},    {"void", 0, 0},
-	{"unsigned", 0, 0}, {"signed", 0, 0},	{"const", 0, 0},     {"volatile", 0, 0},
+    {"char", 1, 1},	 {"short", 2, 1},    {"int", 4, 1},	{"long", 8, 1},
+    {"bool", 1, 0},	 {"_Bool", 1, 0},    {"u8", 1, 0},	{"u16", 2, 0},
+    {"u32", 4, 0},	 {"u64", 8, 0},	     {"s8", 1, 1},	{"s16", 2, 1},
+    {"s32", 4, 1},	 {"s64", 8, 1},	     {"uint8_t", 1, 0}, {"uint16_t", 2, 0},
+    {"uint32_t", 4, 0},	 {"uint64_t", 8, 0}, {"int8_t", 1, 1},	{"int16_t", 2, 1},
+    {"int32_t", 4, 1},	 {"int64_t", 8, 1},  {"size_t", 8, 0},	{"ssize_t", 8, 1},
+    {"uintptr_t", 8, 0}, {"intptr_t", 8, 1}, {"pid_t", 4, 1},	{"void", 0, 0},
+    {"unsigned", 0, 0},	 {"signed", 0, 0},   {"const", 0, 0},	{"volatile", 0, 0},
 };
 
 static int type_word(const char *w)
@@ -585,12 +582,11 @@ static const struct {
 	const char *tok;
 	uint8_t op, prec;
 } binops[] = {
-	/* two-character tokens first, so that "<<" is not read as "<" */
-	{"||", OP_OR, 1}, {"&&", OP_AND, 2}, {"==", OP_EQ, 6}, {"!=", OP_NE, 6},
-	{"<=", OP_LE, 7}, {">=", OP_GE, 7},  {"<<", OP_SHL, 8}, {">>", OP_SHR, 8},
-	{"|", '|', 3},	  {"^", '^', 4},     {"&", '&', 5},	{"<", '<', 7},
-	{">", '>', 7},	  {"+", '+', 9},     {"-", '-', 9},	{"*", '*', 10},
-	{"/", '/', 10},	  {"%", '%', 10},
+    /* two-character tokens first, so that "<<" is not read as "<" */
+    {"||", OP_OR, 1}, {"&&", OP_AND, 2}, {"==", OP_EQ, 6},  {"!=", OP_NE, 6}, {"<=", OP_LE, 7},
+    {">=", OP_GE, 7}, {"<<", OP_SHL, 8}, {">>", OP_SHR, 8}, {"|", '|', 3},    {"^", '^', 4},
+    {"&", '&', 5},    {"<", '<', 7},	 {">", '>', 7},	    {"+", '+', 9},    {"-", '-', 9},
+    {"*", '*', 10},   {"/", '/', 10},	 {"%", '%', 10},
 };
 
 static int peek_binop(struct parser *ps, size_t *len)

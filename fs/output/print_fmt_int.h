@@ -41,22 +41,22 @@ struct pf_spec {
 };
 
 enum pf_kind {
-	N_NUM,	     /* num, with size and is_signed */
-	N_STR,	     /* a string literal: str, slen */
-	N_FIELD,     /* REC->field: field */
-	N_GET_STR,   /* __get_str(field) */
-	N_GET_DYN,   /* __get_dynamic_array(field) */
-	N_DYN_LEN,   /* __get_dynamic_array_len(field) */
-	N_UNARY,     /* op a */
-	N_BINARY,    /* a op b */
-	N_COND,	     /* a ? b : c */
-	N_CAST,	     /* (type) a: size, is_signed */
-	N_SYMBOLIC,  /* __print_symbolic(a, entries from next) */
-	N_FLAGS,     /* __print_flags(a, str as delimiter, entries from next) */
-	N_HEX,	     /* __print_hex(a, b) */
-	N_HEX_STR,   /* __print_hex_str(a, b) */
-	N_ARRAY,     /* __print_array(a, b, c) */
-	N_ENT,	     /* {a, "str"}: one entry of a table, the next in next */
+	N_NUM,	    /* num, with size and is_signed */
+	N_STR,	    /* a string literal: str, slen */
+	N_FIELD,    /* REC->field: field */
+	N_GET_STR,  /* __get_str(field) */
+	N_GET_DYN,  /* __get_dynamic_array(field) */
+	N_DYN_LEN,  /* __get_dynamic_array_len(field) */
+	N_UNARY,    /* op a */
+	N_BINARY,   /* a op b */
+	N_COND,	    /* a ? b : c */
+	N_CAST,	    /* (type) a: size, is_signed */
+	N_SYMBOLIC, /* __print_symbolic(a, entries from next) */
+	N_FLAGS,    /* __print_flags(a, str as delimiter, entries from next) */
+	N_HEX,	    /* __print_hex(a, b) */
+	N_HEX_STR,  /* __print_hex_str(a, b) */
+	N_ARRAY,    /* __print_array(a, b, c) */
+	N_ENT,	    /* {a, "str"}: one entry of a table, the next in next */
 };
 
 /* Operators beyond single characters. */

@@ -57,7 +57,9 @@ static uint64_t conv(uint64_t v, unsigned int size, bool is_signed)
 
 static struct val int_val(uint64_t v, unsigned int size, bool is_signed)
 {
-	return (struct val){.kind = V_INT, .size = (uint8_t)size, .is_signed = is_signed,
+	return (struct val){.kind = V_INT,
+			    .size = (uint8_t)size,
+			    .is_signed = is_signed,
 			    .v = conv(v, size, is_signed)};
 }
 
@@ -141,9 +143,15 @@ static bool binop(uint8_t op, const struct val *a, const struct val *b, struct v
 	x = conv(x, size, sgn);
 	y = conv(y, size, sgn);
 	switch (op) {
-	case '+': r = x + y; break;
-	case '-': r = x - y; break;
-	case '*': r = x * y; break;
+	case '+':
+		r = x + y;
+		break;
+	case '-':
+		r = x - y;
+		break;
+	case '*':
+		r = x * y;
+		break;
 	case '/':
 	case '%':
 		if (!conv(y, size, sgn) || (sgn && conv(y, size, true) == ~0ull))
@@ -155,9 +163,15 @@ static bool binop(uint8_t op, const struct val *a, const struct val *b, struct v
 			r = op == '/' ? conv(x, size, 0) / conv(y, size, 0)
 				      : conv(x, size, 0) % conv(y, size, 0);
 		break;
-	case '&': r = x & y; break;
-	case '|': r = x | y; break;
-	case '^': r = x ^ y; break;
+	case '&':
+		r = x & y;
+		break;
+	case '|':
+		r = x | y;
+		break;
+	case '^':
+		r = x ^ y;
+		break;
 	case OP_SHL:
 	case OP_SHR: {
 		/* the result has the promoted left operand's type; a shift past it is refused */
@@ -178,8 +192,12 @@ static bool binop(uint8_t op, const struct val *a, const struct val *b, struct v
 		bool lt = sgn ? (int64_t)x < (int64_t)y : conv(x, size, 0) < conv(y, size, 0);
 		bool eq = conv(x, size, 0) == conv(y, size, 0);
 
-		r = op == '<' ? lt : op == OP_LE ? lt || eq : op == '>' ? !lt && !eq
-		  : op == OP_GE ? !lt : op == OP_EQ ? eq : !eq;
+		r = op == '<'	  ? lt
+		    : op == OP_LE ? lt || eq
+		    : op == '>'	  ? !lt && !eq
+		    : op == OP_GE ? !lt
+		    : op == OP_EQ ? eq
+				  : !eq;
 		*out = int_val(r, 4, true);
 		return true;
 	}
@@ -207,8 +225,8 @@ static void sc_printf(struct scratch *sc, const char *fmt, uint64_t v)
 
 static struct val sc_val(const struct scratch *sc, size_t start)
 {
-	return (struct val){.kind = V_STR, .p = sc->buf + start, .n = (uint32_t)(sc->len - start),
-			    .elem = 1};
+	return (struct val){
+	    .kind = V_STR, .p = sc->buf + start, .n = (uint32_t)(sc->len - start), .elem = 1};
 }
 
 /* trace_print_symbols_seq and trace_print_flags_seq. */
@@ -223,7 +241,8 @@ static bool table(const struct ctx *c, const struct pf_node *n, struct val *out)
 	if (!eval_int(c, n->a, &v))
 		return false;
 	flags = v.v;
-	for (const struct pf_node *t = n->next; t && (n->kind == N_SYMBOLIC || flags); t = t->next) {
+	for (const struct pf_node *t = n->next; t && (n->kind == N_SYMBOLIC || flags);
+	     t = t->next) {
 		if (!eval_int(c, t->a, &e))
 			return false;
 		if (n->kind == N_SYMBOLIC) {
@@ -325,8 +344,10 @@ static bool eval(const struct ctx *c, const struct pf_node *n, struct val *out)
 		*out = int_val(n->num, n->size, n->is_signed);
 		return true;
 	case N_STR:
-		*out = (struct val){.kind = V_STR, .p = (const unsigned char *)n->str,
-				    .n = (uint32_t)n->slen, .elem = 1};
+		*out = (struct val){.kind = V_STR,
+				    .p = (const unsigned char *)n->str,
+				    .n = (uint32_t)n->slen,
+				    .elem = 1};
 		return true;
 	case N_FIELD:
 		*out = field_val(c, n->field);
@@ -564,8 +585,8 @@ static bool convert(const struct ctx *c, const struct pf_spec *sp, const struct 
 	default:
 		if (v->kind != V_INT)
 			return false;
-		number(b, conv(v->v, sp->lenbits / 8, sgn), sgn, base, sp->conv == 'X', flags, width,
-		       prec < 0 ? 0 : prec);
+		number(b, conv(v->v, sp->lenbits / 8, sgn), sgn, base, sp->conv == 'X', flags,
+		       width, prec < 0 ? 0 : prec);
 		return true;
 	}
 }

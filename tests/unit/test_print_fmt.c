@@ -31,7 +31,6 @@ static bool hash_ptr;
 static char out[8192];
 static const char *why;
 
-
 /*
  * The record: int i = -42; unsigned int u = 3000000000; long l = -5000000000;
  * unsigned long ul = 0x1010 (a "function"); short s = -2; unsigned char c = 'A';
@@ -89,8 +88,8 @@ static int sym(void *arg, uint64_t addr, bool offset, struct tfs_buf *b)
 /* fmt rendered on the record; "PARSE: why" or "EVAL" when it falls back. */
 static const char *render(const char *fmt)
 {
-	struct tfs_pfmt_env env = {.rec = rec.b, .size = rec_size, .hash_ptr = hash_ptr,
-				   .hash_key = 7, .sym = sym};
+	struct tfs_pfmt_env env = {
+	    .rec = rec.b, .size = rec_size, .hash_ptr = hash_ptr, .hash_key = 7, .sym = sym};
 	struct tfs_buf b = {0};
 	struct tfs_pfmt *pf;
 
@@ -119,7 +118,8 @@ static const char *render(const char *fmt)
 static void test_integers(void **state)
 {
 	EXPECT("\"i=%d u=%u\", REC->i, REC->u", "i=-42 u=3000000000");
-	EXPECT("\"%i %x %X %o\", REC->i, REC->u, REC->u, REC->u", "-42 b2d05e00 B2D05E00 26264057000");
+	EXPECT("\"%i %x %X %o\", REC->i, REC->u, REC->u, REC->u",
+	       "-42 b2d05e00 B2D05E00 26264057000");
 	EXPECT("\"%ld %lu %lld %llx\", REC->l, REC->ul, REC->l, REC->l",
 	       "-5000000000 4112 -5000000000 fffffffed5fa0e00");
 	/* the length modifier decides the C type shown, as va_arg would take it */
@@ -175,7 +175,8 @@ static void test_pointers(void **state)
 	char want[64];
 
 	/* hash-ptr off: the bare %p is the address (%px); with a width it stays hashed */
-	EXPECT("\"%p %px %p\", REC->p, REC->p, 0", "0000000000001234 0000000000001234 0000000000000000");
+	EXPECT("\"%p %px %p\", REC->p, REC->p, 0",
+	       "0000000000001234 0000000000001234 0000000000000000");
 	snprintf(want, sizeof(want), "%20" PRIx64, tfs_pfmt_hash_ptr(0x1234, 7));
 	EXPECT("\"%20p\", REC->p", want);
 	snprintf(want, sizeof(want), "%016" PRIx64, tfs_pfmt_hash_ptr(0x1234, 7));
@@ -187,7 +188,8 @@ static void test_pointers(void **state)
 	/* symbols: %pS with offset and size, %ps the name; unknown as "0x%lx" */
 	EXPECT("\"%pS %ps %pF %pf %pB\", REC->ul, REC->ul, REC->ul, REC->ul, REC->ul",
 	       "func+0x10/0x40 func func+0x10/0x40 func func+0x10/0x40");
-	EXPECT("\"%pS|%ps|%-12ps|\", 0x2000, REC->i, REC->ul", "0x2000|0xffffffffffffffd6|func        |");
+	EXPECT("\"%pS|%ps|%-12ps|\", 0x2000, REC->i, REC->ul",
+	       "0x2000|0xffffffffffffffd6|func        |");
 }
 
 static void test_helpers(void **state)
@@ -201,14 +203,16 @@ static void test_helpers(void **state)
 	EXPECT("\"%s\", __print_flags(REC->c, \" \", {0x41, \"both\"}, {0x1, \"A\"})", "both");
 	EXPECT("\"%s\", __print_hex(REC->bytes, 4)", "de ad be ef");
 	EXPECT("\"%s\", __print_hex_str(__get_dynamic_array(arr), 5)", "01000000fe");
-	EXPECT("\"%s\", __print_array(__get_dynamic_array(arr), __get_dynamic_array_len(arr) / 4, 4)",
-	       "{0x1,0xfffffffe,0x3}");
+	EXPECT(
+	    "\"%s\", __print_array(__get_dynamic_array(arr), __get_dynamic_array_len(arr) / 4, 4)",
+	    "{0x1,0xfffffffe,0x3}");
 	EXPECT("\"%s\", __print_array(REC->bytes, 2, 2)", "{0xadde,0xefbe}");
 	/* a count beyond the array is cut to it */
 	EXPECT("\"%s\", __print_hex(REC->bytes, 100)", "de ad be ef");
 	EXPECT("\"%d\", __get_dynamic_array_len(arr)", "12");
 	/* a table helper inside ?: as kernel formats write it */
-	EXPECT("\"%s\", (REC->c) ? __print_flags(REC->c, \"|\", {0x40, \"G\"}) : \"none\"", "G|0x1");
+	EXPECT("\"%s\", (REC->c) ? __print_flags(REC->c, \"|\", {0x40, \"G\"}) : \"none\"",
+	       "G|0x1");
 }
 
 static void test_expressions(void **state)
@@ -250,6 +254,8 @@ static void test_fallbacks(void **state)
 	assert_non_null(strstr(render("\"x\\q\""), "escape"));
 	assert_non_null(strstr(render("\"%d\", REC->i ? 1"), ":"));
 	assert_string_equal(render("no quotes"), "PARSE: a string is expected");
+	assert_non_null(strstr(render("\"%d\", '"), "character constant"));
+	assert_non_null(strstr(render("\"%d\", 'ab'"), "character constant"));
 	/* nesting far deeper than any format: refused, no crash */
 	{
 		char deep[1200] = "\"%d\", ";
@@ -277,13 +283,13 @@ static void test_fallbacks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_integers, setup),
-		cmocka_unit_test_setup(test_flags_width_precision, setup),
-		cmocka_unit_test_setup(test_strings, setup),
-		cmocka_unit_test_setup(test_pointers, setup),
-		cmocka_unit_test_setup(test_helpers, setup),
-		cmocka_unit_test_setup(test_expressions, setup),
-		cmocka_unit_test_setup(test_fallbacks, setup),
+	    cmocka_unit_test_setup(test_integers, setup),
+	    cmocka_unit_test_setup(test_flags_width_precision, setup),
+	    cmocka_unit_test_setup(test_strings, setup),
+	    cmocka_unit_test_setup(test_pointers, setup),
+	    cmocka_unit_test_setup(test_helpers, setup),
+	    cmocka_unit_test_setup(test_expressions, setup),
+	    cmocka_unit_test_setup(test_fallbacks, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
