@@ -650,10 +650,11 @@ static struct pf_node *expr(struct parser *ps)
 
 /* ---- the whole format --------------------------------------------------------------------- */
 
-struct tfs_pfmt *tfs_pfmt_parse(const struct tfs_event_def *d, const char **why)
+/* One parse with room for cap nodes. */
+static struct tfs_pfmt *parse_with(const struct tfs_event_def *d, unsigned int cap,
+				   const char **why)
 {
-	size_t len = strnlen(d->print_fmt, UT_EVENT_FMT_MAX);
-	struct tfs_pfmt *pf = calloc(1, sizeof(*pf) + (len + 8) * sizeof(struct pf_node));
+	struct tfs_pfmt *pf = calloc(1, sizeof(*pf) + cap * sizeof(struct pf_node));
 	struct parser ps = {.pf = pf, .d = d, .p = d->print_fmt};
 	unsigned int want;
 	size_t tlen;
@@ -662,7 +663,7 @@ struct tfs_pfmt *tfs_pfmt_parse(const struct tfs_event_def *d, const char **why)
 		*why = "out of memory";
 		return NULL;
 	}
-	pf->cap = (unsigned int)len + 8;
+	pf->cap = cap;
 	if (string_lit(&ps, pf->text, sizeof(pf->text), &tlen) && split_format(&ps, &want)) {
 		while (!ps.why && eat(&ps, ",")) {
 			struct pf_node *a = expr(&ps);
@@ -689,7 +690,46 @@ struct tfs_pfmt *tfs_pfmt_parse(const struct tfs_event_def *d, const char **why)
 	return pf;
 }
 
+/*
+ * Parsed formats are kept for the mount's life, and programs may announce up to
+ * UT_EVT_MAX_DEFS definitions: what they may hold together is bounded.
+ */
+#define PF_BUDGET (64u << 20)
+static size_t pf_bytes;
+
+struct tfs_pfmt *tfs_pfmt_parse(const struct tfs_event_def *d, const char **why)
+{
+	size_t len = strnlen(d->print_fmt, UT_EVENT_FMT_MAX), size;
+	struct tfs_pfmt *pf;
+	unsigned int n;
+
+	/*
+	 * A node takes at least one character of the text, so len + 8 nodes are always
+	 * room enough; the parse is then done again with room for exactly the nodes it
+	 * made (it makes the same ones), so that a definition keeps only what it uses.
+	 */
+	pf = parse_with(d, (unsigned int)len + 8, why);
+	if (!pf)
+		return NULL;
+	n = pf->nnodes;
+	free(pf);
+	size = sizeof(*pf) + n * sizeof(struct pf_node);
+	if (__atomic_add_fetch(&pf_bytes, size, __ATOMIC_RELAXED) > PF_BUDGET) {
+		__atomic_sub_fetch(&pf_bytes, size, __ATOMIC_RELAXED);
+		*why = "the formats of all definitions take too much memory";
+		return NULL;
+	}
+	pf = parse_with(d, n, why);
+	if (!pf)
+		__atomic_sub_fetch(&pf_bytes, size, __ATOMIC_RELAXED);
+	return pf;
+}
+
 void tfs_pfmt_free(struct tfs_pfmt *pf)
 {
+	if (!pf)
+		return;
+	__atomic_sub_fetch(&pf_bytes, sizeof(*pf) + pf->cap * sizeof(struct pf_node),
+			   __ATOMIC_RELAXED);
 	free(pf);
 }

@@ -5,9 +5,8 @@
  *
  * A format is its text with the C escapes decoded, cut into conversions (each with
  * the literal text before it), and one expression tree per argument.  Nodes live in
- * one array allocated with the format (at most one node per character of the
- * original text, so the array never grows and pointers into it stay valid); the
- * strings of the expressions live in `pool`.
+ * one array allocated with the format, of the size the parse needs (it never grows,
+ * so pointers into it stay valid); the strings of the expressions live in `pool`.
  */
 #ifndef TFS_PRINT_FMT_INT_H
 #define TFS_PRINT_FMT_INT_H
