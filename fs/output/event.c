@@ -118,6 +118,12 @@ static void fields_value(struct tfs_buf *b, const struct ut_ev_event *e,
 		fields_text(b, pos, f->size);
 		return;
 	}
+	if (!strcmp(f->type, "char *") || !strcmp(f->type, "const char *")) {
+		/* the kernel reads the string; another process's memory cannot be read */
+		memcpy(&v, pos, 8);
+		tfs_buf_printf(b, "(0x%016" PRIx64 ")", v);
+		return;
+	}
 	/* every other field is a number of its size, whatever its type */
 	memcpy(&v, pos, f->size <= 8 ? f->size : 0);
 	switch (f->size) {

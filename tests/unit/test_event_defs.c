@@ -374,6 +374,15 @@ static void test_lines(void **state)
 	assert_int_equal(tfs_event_announce(1, &pk, n), 0);
 	record(UT_EVENT_ID_BASE + 2, "/y");
 	assert_string_equal(ev_line(&b), "div: id=-7 len=512 tag=tagged path=/y\n");
+	/* fields: a char pointer is a string the kernel reads; here only its address */
+	n = build("myapp", "cp", "\"x\"");
+	strcpy(pk.m.fields[1].type, "const char *");
+	assert_int_equal(tfs_event_announce(1, &pk, n), 0);
+	record(UT_EVENT_ID_BASE + 3, "/z");
+	FLIP(TFS_OPT_FIELDS);
+	assert_string_equal(ev_line(&b),
+			    "cp: id=0xfffffff9 (-7) len=(0x0000000000000200) tag=tagged path=/z\n");
+	FLIP(TFS_OPT_FIELDS);
 	tfs_buf_free(&b);
 }
 
