@@ -329,10 +329,19 @@ static bool field_arg(struct parser *ps, struct pf_node *n)
 	return true;
 }
 
+/* NULL, 0 or ((void *)0): a null pointer constant. */
+static bool null_const(const struct pf_node *n)
+{
+	while (n && n->kind == N_CAST)
+		n = n->a;
+	return n && n->kind == N_NUM && n->num == 0;
+}
+
 /* `, {value, "name"}, ...)` of __print_symbolic/__print_flags: the entries in order. */
 static bool table(struct parser *ps, struct pf_node *n)
 {
 	struct pf_node **tail = &n->next;
+	bool ended = false;
 
 	while (eat(ps, ",")) {
 		struct pf_node *e;
@@ -341,6 +350,14 @@ static bool table(struct parser *ps, struct pf_node *n)
 
 		if (!eat(ps, "{") || !(e = node(ps, N_ENT)) || !(e->a = expr(ps)) || !eat(ps, ","))
 			return fail(ps, "a table entry is not {value, \"name\"}");
+		/* {x, NULL} ends the kernel's table: what follows is never looked at */
+		skip_ws(ps);
+		if (*ps->p != '"') {
+			if (!null_const(expr(ps)) || !eat(ps, "}"))
+				return fail(ps, "a table entry is not {value, \"name\"}");
+			ended = true;
+			continue;
+		}
 		if (!string_lit(ps, buf, sizeof(buf), &len) || !eat(ps, "}"))
 			return fail(ps, "a table entry is not {value, \"name\"}");
 		if (ps->pf->npool + len + 1 > sizeof(ps->pf->pool))
@@ -348,6 +365,8 @@ static bool table(struct parser *ps, struct pf_node *n)
 		e->str = memcpy(ps->pf->pool + ps->pf->npool, buf, len + 1);
 		e->slen = len;
 		ps->pf->npool += len + 1;
+		if (ended)
+			continue;
 		*tail = e;
 		tail = &e->next;
 	}
@@ -572,6 +591,18 @@ static struct pf_node *unary(struct parser *ps)
 		}
 	} else {
 		n = primary(ps);
+		/* REC->array[i]: an element */
+		while (n && eat(ps, "[")) {
+			struct pf_node *ix = node(ps, N_INDEX);
+
+			if (!ix)
+				return NULL;
+			ix->a = n;
+			ix->b = expr(ps);
+			if (!ix->b || !eat(ps, "]"))
+				return fail(ps, "a subscript is not closed"), NULL;
+			n = ix;
+		}
 	}
 	ps->depth--;
 	return n;

@@ -56,6 +56,7 @@ enum pf_kind {
 	N_HEX_STR,  /* __print_hex_str(a, b) */
 	N_ARRAY,    /* __print_array(a, b, c) */
 	N_ENT,	    /* {a, "str"}: one entry of a table, the next in next */
+	N_INDEX,    /* a[b]: an element of an array */
 };
 
 /* Operators beyond single characters. */

@@ -26,7 +26,7 @@ enum { V_INT, V_STR, V_BUF };
 
 /* A value: an integer with its C type, or bytes (a string or an array) of the record. */
 struct val {
-	uint8_t kind, size, is_signed, elem;
+	uint8_t kind, size, is_signed, elem, esigned; /* elem, esigned: of an array's elements */
 	uint64_t v;
 	const unsigned char *p;
 	uint32_t n;
@@ -70,7 +70,7 @@ static struct val rec_bytes(const struct ctx *c, uint32_t off, uint32_t n, uint8
 		off = c->env->size;
 	if (n > c->env->size - off)
 		n = c->env->size - off;
-	return (struct val){.kind = kind, .p = c->env->rec + off, .n = n, .elem = 1};
+	return (struct val){.kind = kind, .p = c->env->rec + off, .n = n, .elem = 1, .esigned = 1};
 }
 
 /* A __data_loc field's bytes: nothing when it points outside the record. */
@@ -87,6 +87,7 @@ static struct val data_loc(const struct ctx *c, int fi, uint8_t kind)
 		off = c->env->size, n = 0;
 	v = rec_bytes(c, off, n, kind);
 	v.elem = (uint8_t)f->elem_size;
+	v.esigned = f->is_signed;
 	return v;
 }
 
@@ -112,6 +113,7 @@ static struct val field_val(const struct ctx *c, int fi)
 		struct val a = rec_bytes(c, f->offset, f->size, V_BUF);
 
 		a.elem = (uint8_t)f->elem_size;
+		a.esigned = f->is_signed;
 		return a;
 	}
 	default: /* the __data_loc word itself, as the kernel's REC->__data_loc_x would */
@@ -225,8 +227,11 @@ static void sc_printf(struct scratch *sc, const char *fmt, uint64_t v)
 
 static struct val sc_val(const struct scratch *sc, size_t start)
 {
-	return (struct val){
-	    .kind = V_STR, .p = sc->buf + start, .n = (uint32_t)(sc->len - start), .elem = 1};
+	return (struct val){.kind = V_STR,
+			    .p = sc->buf + start,
+			    .n = (uint32_t)(sc->len - start),
+			    .elem = 1,
+			    .esigned = 1};
 }
 
 /* trace_print_symbols_seq and trace_print_flags_seq. */
@@ -319,6 +324,20 @@ static bool hex_or_array(const struct ctx *c, const struct pf_node *n, struct va
 	return true;
 }
 
+/* a[b]: the element, of the array's element type; one past the bytes fails. */
+static bool eval_index(const struct ctx *c, const struct pf_node *n, struct val *out)
+{
+	struct val a, i;
+	uint64_t v = 0;
+
+	if (!eval(c, n->a, &a) || a.kind == V_INT || !eval_int(c, n->b, &i) || !a.elem ||
+	    i.v >= a.n / a.elem)
+		return false;
+	memcpy(&v, a.p + i.v * a.elem, a.elem);
+	*out = int_val(v, a.elem, a.esigned);
+	return true;
+}
+
 static bool eval_unary(const struct ctx *c, const struct pf_node *n, struct val *out)
 {
 	struct val a;
@@ -347,7 +366,8 @@ static bool eval(const struct ctx *c, const struct pf_node *n, struct val *out)
 		*out = (struct val){.kind = V_STR,
 				    .p = (const unsigned char *)n->str,
 				    .n = (uint32_t)n->slen,
-				    .elem = 1};
+				    .elem = 1,
+				    .esigned = 1};
 		return true;
 	case N_FIELD:
 		*out = field_val(c, n->field);
@@ -363,6 +383,8 @@ static bool eval(const struct ctx *c, const struct pf_node *n, struct val *out)
 		return true;
 	case N_UNARY:
 		return eval_unary(c, n, out);
+	case N_INDEX:
+		return eval_index(c, n, out);
 	case N_BINARY:
 		if (n->op == OP_AND || n->op == OP_OR) {
 			if (!eval_int(c, n->a, &a))

@@ -196,6 +196,11 @@ static void test_helpers(void **state)
 {
 	EXPECT("\"%s\", __print_symbolic(REC->i, {1, \"one\"}, {-42, \"minus\"})", "minus");
 	EXPECT("\"%s\", __print_symbolic(REC->i, {1, \"one\"})", "0xffffffffffffffd6");
+	/* {x, NULL} ends a table, as the kernel's loop stops there */
+	EXPECT("\"%s\", __print_symbolic(REC->i, {1, \"one\"}, {-1, 0}, {-42, \"minus\"})",
+	       "0xffffffffffffffd6");
+	EXPECT("\"%s\", __print_symbolic(REC->i, {-42, \"minus\"}, { -1, ((void *)0) })", "minus");
+	EXPECT("\"%s\", __print_flags(REC->c, \"|\", {0x1, \"A\"}, {0, NULL})", "A|0x40");
 	EXPECT("\"%s\", __print_flags(REC->c, \"|\", {0x1, \"A\"}, {0x40, \"G\"})", "A|G");
 	EXPECT("\"%s\", __print_flags(REC->c, \"|\", {0x1, \"A\"})", "A|0x40");
 	EXPECT("\"%s\", __print_flags(REC->c, \"|\", {0x2, \"B\"})", "0x41");
@@ -232,6 +237,11 @@ static void test_expressions(void **state)
 	EXPECT("\"%lx %x %d\", (unsigned long)REC->p + 0x10, 0x10u, 'a'", "1244 10 97");
 	EXPECT("\"%d %d\", REC->s * REC->sc, REC->c - 66", "2 -1");
 	EXPECT("\"%llu\", 18446744073709551615ULL", "18446744073709551615");
+	/* subscripts: an element of the array's type; past its end the line fails */
+	EXPECT("\"%02x:%02x %d %c\", REC->bytes[0], REC->bytes[3], __get_dynamic_array(arr)[1], "
+	       "REC->tag[1]",
+	       "de:ef -2 a");
+	EXPECT("\"%d\", REC->bytes[4]", "EVAL");
 	/* && and || do not evaluate their right side when the left decides */
 	EXPECT("\"%d %d\", 0 && 1 / 0, 1 || 1 / 0", "0 1");
 }
