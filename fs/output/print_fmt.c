@@ -595,12 +595,9 @@ static struct pf_node *unary(struct parser *ps)
 		while (n && eat(ps, "[")) {
 			struct pf_node *ix = node(ps, N_INDEX);
 
-			if (!ix)
-				return NULL;
+			if (!ix || !(ix->b = expr(ps)) || !eat(ps, "]"))
+				return fail(ps, "a subscript is malformed"), NULL;
 			ix->a = n;
-			ix->b = expr(ps);
-			if (!ix->b || !eat(ps, "]"))
-				return fail(ps, "a subscript is not closed"), NULL;
 			n = ix;
 		}
 	}
