@@ -308,7 +308,11 @@ int tfs_event_def_parse(const void *msg, size_t n, struct tfs_event_def *def, co
 		const struct ut_msg_event_field *f = &m->fields[i];
 		struct tfs_event_field *d = &def->fields[i];
 
-		memcpy(d->type, f->type, sizeof(d->type));
+		/* C's bool, as <stdbool.h> spells it once expanded: the kernel writes bool */
+		if (!strcmp(f->type, "_Bool"))
+			snprintf(d->type, sizeof(d->type), "bool");
+		else
+			memcpy(d->type, f->type, sizeof(d->type));
 		memcpy(d->name, f->name, sizeof(d->name));
 		d->offset = f->offset;
 		d->size = f->size;

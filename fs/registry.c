@@ -912,7 +912,8 @@ void tfs_registry_drop(int fd)
 		}
 }
 
-/* Read one packet; <0 ends the connection (EOF, error, bad packet). */
+/* Read one packet: 1 when one was handled, 0 when none was there, <0 ends the
+ * connection (EOF, error, bad packet). */
 static int on_readable(int fd)
 {
 	/* the largest packet: SITES with UT_SITES_PER_MSG offsets (one thread reads) */
@@ -954,7 +955,8 @@ static int on_readable(int fd)
 	}
 	if (had_fds || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
 		return -EPROTO;
-	return on_message(fd, msg.buf, (size_t)n);
+	n = on_message(fd, msg.buf, (size_t)n);
+	return n < 0 ? (int)n : 1;
 }
 
 /* The wake pipe: 'x' stops the thread (true), 's' asks for a sync (taken now). */
@@ -994,10 +996,11 @@ void tfs_registry_sync(int timeout_ms)
 
 /*
  * A sync is done once nothing is left to read, or after this many passes over the
- * connections (each reads one packet of every one that has some): under churn new
- * packets never stop coming, and an open must not wait for them.
+ * connections (each reads up to TFS_SYNC_BURST packets of every one that has some):
+ * under churn new packets never stop coming, and an open must not wait for them.
  */
 #define TFS_SYNC_PASSES 4
+#define TFS_SYNC_BURST 64 /* packets of one connection a syncing pass reads */
 
 /* One more pass made for the syncs taken: done with them after TFS_SYNC_PASSES. */
 static void sync_pass(bool drained, uint64_t *target, unsigned int *passes)
@@ -1071,9 +1074,15 @@ static void *reg_main(void *arg)
 			break;
 		/* downwards: removing i moves the last entry, which is done or new */
 		for (unsigned int i = n; i-- > 0;) {
+			int r = 0;
+
 			if (!pfd[2 + i].revents)
 				continue;
-			if (on_readable(pfd[2 + i].fd) < 0)
+			/* a sync reads a process's burst (its registration) at once, not a packet */
+			for (unsigned int k = 0; k < (syncing ? TFS_SYNC_BURST : 1u); k++)
+				if ((r = on_readable(pfd[2 + i].fd)) <= 0)
+					break;
+			if (r < 0)
 				proc_remove(i);
 		}
 		if (pfd[1].revents & POLLIN) {

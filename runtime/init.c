@@ -120,5 +120,15 @@ __attribute__((constructor)) static void ut_init(void)
 	ut_control_start();
 out:
 	ut_notrace_leave();
+	ut_life_exec(); /* traced code: outside the runtime's own work */
+	errno = saved;
+}
+
+/* exit(): after the program's destructors (the runtime was loaded first). */
+__attribute__((destructor)) static void ut_fini(void)
+{
+	int saved = errno;
+
+	ut_life_process_exit();
 	errno = saved;
 }

@@ -59,7 +59,9 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "rt.h"
 
@@ -92,7 +94,8 @@ static struct {
     {"siglongjmp"}, {"__longjmp_chk"},	    {"backtrace"}, {"swapcontext"},
     {"setcontext"}, {"pthread_exit"},	    {"sigsuspend"}, {"ppoll"},
     {"__ppoll_chk"}, {"pselect"},	    {"epoll_pwait"}, {"epoll_pwait2"},
-    {"pthread_cancel"},
+    {"pthread_cancel"}, {"fork"},	    {"pthread_create"}, {"kill"},
+    {"tgkill"},	    {"raise"},		    {"pthread_kill"}, {"sigqueue"},
 };
 
 void ut_real_init(void)
@@ -189,6 +192,7 @@ static void wrap_handler(int sig, siginfo_t *si, void *ucv)
 	ut_thr.sigdepth++;
 	ut_thr.sigblocked = all_async_blocked(&m);
 	ut_evflags_update();
+	ut_life_deliver(sig, si, (unsigned long)a.sa_handler, (unsigned long)a.sa_flags);
 	if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(sig, si, ucv);
 	else if (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN)
@@ -552,20 +556,37 @@ UT_EXPORT int dlclose(void *h)
 	return ret;
 }
 
-/* The thread's comm changed: tell utracefs, if it already knows the thread. */
-static void comm_changed(void)
+/* The thread's comm changed from old (task_rename): tell utracefs, if it already
+ * knows the thread. */
+static void comm_changed(const char *old)
 {
 	int saved = errno;
 
+	if (old)
+		ut_life_renamed(old);
 	if (ut_thr.tid)
 		ut_send_task(ut_thr.tid);
 	errno = saved;
+}
+
+/* The calling thread's comm before a change, when task_rename wants it (else NULL). */
+static const char *comm_before(char old[16])
+{
+	int saved = errno;
+
+	if (!ut_life_rename_wanted())
+		return NULL;
+	ut_life_comm_get(old);
+	errno = saved;
+	return old;
 }
 
 UT_EXPORT int prctl(int option, ...)
 {
 	REAL(prctl_fn, prctl);
 	unsigned long a2, a3, a4, a5;
+	char oldbuf[16];
+	const char *old;
 	va_list ap;
 	int ret;
 
@@ -576,19 +597,23 @@ UT_EXPORT int prctl(int option, ...)
 	a4 = va_arg(ap, unsigned long);
 	a5 = va_arg(ap, unsigned long);
 	va_end(ap);
+	old = option == PR_SET_NAME ? comm_before(oldbuf) : NULL;
 	ret = real_prctl(option, a2, a3, a4, a5);
 	if (ret == 0 && option == PR_SET_NAME)
-		comm_changed();
+		comm_changed(old);
 	return ret;
 }
 
 UT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
 	REAL(setname_fn, pthread_setname_np);
+	char oldbuf[16];
+	bool self = pthread_equal(th, pthread_self());
+	const char *old = self ? comm_before(oldbuf) : NULL;
 	int ret = real_pthread_setname_np(th, name);
 
-	if (ret == 0 && pthread_equal(th, pthread_self()))
-		comm_changed();
+	if (ret == 0 && self)
+		comm_changed(old);
 	return ret;
 }
 
@@ -807,6 +832,96 @@ UT_EXPORT void pthread_exit(void *ret)
 	 * their depth.  The thread-exit destructor closes what is left.
 	 */
 	ut_graph_restore_all();
+	if (getpid() != (pid_t)syscall(SYS_gettid))
+		ut_life_thread_exit(); /* the main thread's end is the process's (exit()) */
 	real_pthread_exit(ret);
 	abort();
+}
+
+/* ---- the process's lifecycle: fork, threads, signals (lifecycle.c's events) ------------- */
+
+UT_EXPORT pid_t fork(void)
+{
+	typedef pid_t (*fn)(void);
+	REAL(fn, fork);
+	pid_t child = real_fork();
+
+	if (child > 0) {
+		int saved = errno;
+
+		ut_life_forked(child);
+		errno = saved;
+	}
+	return child;
+}
+
+typedef void *(*start_fn)(void *);
+
+UT_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, start_fn start, void *arg)
+{
+	typedef int (*fn)(pthread_t *, const pthread_attr_t *, start_fn, void *);
+	REAL(fn, pthread_create);
+	void *warg = arg;
+	start_fn wstart = start;
+	int ret;
+
+	if (!ut_notrace_now()) /* the runtime's own threads are not the program's */
+		ut_life_thread_wrap(&wstart, &warg);
+	ret = real_pthread_create(th, attr, wstart, warg);
+	if (ret && warg != arg)
+		ut_life_thread_unwrap(warg);
+	return ret;
+}
+
+/*
+ * signal_generate for a signal this process sends: before the system call when it
+ * may come back to us at once (its handler's signal_deliver then follows it, as in
+ * the kernel), after it otherwise, and only when it succeeded.
+ */
+#define SIGNAL_SENT(call, sig, code, target, group, to_us)                                         	do {                                                                                       		int wanted_ = ut_life_signal_wanted(sig), ret_, saved_;                                                                                                                               		if (wanted_ && (to_us)) {                                                          			saved_ = errno;                                                            			ut_life_signal(sig, code, target, group);                                  			errno = saved_;                                                            		}                                                                                  		ret_ = (call);                                                                     		if (wanted_ && !(to_us) && ret_ == 0) {                                            			saved_ = errno;                                                            			ut_life_signal(sig, code, target, group);                                  			errno = saved_;                                                            		}                                                                                  		return ret_;                                                                       	} while (0)
+
+UT_EXPORT int kill(pid_t pid, int sig)
+{
+	typedef int (*fn)(pid_t, int);
+	REAL(fn, kill);
+
+	if (pid <= 0) /* a process group: one event per process in the kernel, unknown here */
+		return real_kill(pid, sig);
+	SIGNAL_SENT(real_kill(pid, sig), sig, SI_USER, pid, 1, pid == getpid());
+}
+
+UT_EXPORT int sigqueue(pid_t pid, int sig, const union sigval val)
+{
+	typedef int (*fn)(pid_t, int, const union sigval);
+	REAL(fn, sigqueue);
+
+	if (pid <= 0)
+		return real_sigqueue(pid, sig, val);
+	SIGNAL_SENT(real_sigqueue(pid, sig, val), sig, SI_QUEUE, pid, 1, pid == getpid());
+}
+
+UT_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
+{
+	typedef int (*fn)(pid_t, pid_t, int);
+	REAL(fn, tgkill);
+
+	SIGNAL_SENT(real_tgkill(tgid, tid, sig), sig, SI_TKILL, tid, 0, tgid == getpid());
+}
+
+UT_EXPORT int raise(int sig)
+{
+	typedef int (*fn)(int);
+	REAL(fn, raise);
+
+	SIGNAL_SENT(real_raise(sig), sig, SI_TKILL, (pid_t)syscall(SYS_gettid), 0, 1);
+}
+
+UT_EXPORT int pthread_kill(pthread_t th, int sig)
+{
+	typedef int (*fn)(pthread_t, int);
+	REAL(fn, pthread_kill);
+
+	if (!pthread_equal(th, pthread_self())) /* its thread id is not known here */
+		return real_pthread_kill(th, sig);
+	SIGNAL_SENT(real_pthread_kill(th, sig), sig, SI_TKILL, (pid_t)syscall(SYS_gettid), 0, 1);
 }

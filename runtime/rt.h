@@ -31,6 +31,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -378,6 +379,24 @@ void ut_events_apply(void);
 void ut_events_detach(void);
 /* After dlopen() returned: the new objects' events. */
 void ut_events_dl_opened(void);
+
+/* ---- the runtime's own events: process and thread lifecycle (lifecycle.c) -------------- */
+
+void ut_life_exec(void);		  /* the runtime started in a new image */
+void ut_life_forked(pid_t child);	  /* fork() returned child in the parent */
+void ut_life_thread_exit(void);	  /* the calling thread ends */
+void ut_life_process_exit(void);	  /* exit() */
+/* pthread_create: replace start routine and argument by the announcing wrapper
+ * (unchanged when memory is short); unwrap when pthread_create failed. */
+void ut_life_thread_wrap(void *(**fn)(void *), void **arg);
+void ut_life_thread_unwrap(void *arg);
+bool ut_life_rename_wanted(void);
+void ut_life_comm_get(char old[16]);
+void ut_life_renamed(const char old[16]); /* the calling thread's comm changed */
+bool ut_life_signal_wanted(int sig);
+/* signal_generate: code SI_USER, SI_TKILL or SI_QUEUE; group: to the process */
+void ut_life_signal(int sig, int code, pid_t pid, int group);
+void ut_life_deliver(int sig, const siginfo_t *si, unsigned long handler, unsigned long flags);
 
 /* ---- function probes (probe.c) ----------------------------------------------------- */
 

@@ -14,13 +14,22 @@ expect_eq "no event known yet: available_events is empty, events/enable reads 0"
 	"$(cat "$T/available_events"; cat "$T/events/enable")"
 traced "$P" load >/dev/null
 # ut_test:strs and ints come from the executable, ut_lib:linked from a linked
-# library, ut_lib:dl from a dlopen()ed one; ids follow the order they were announced
+# library, ut_lib:dl from a dlopen()ed one; ids follow the order they were announced.
+# The runtime's own (sched, signal, task: 86_lifecycle.sh) come with any program.
 av=$(sort "$T/available_events")
-expect_eq "available_events lists every event of every object" "ut_lib:dl
+expect_eq "available_events lists every event of every object" "sched:sched_process_exec
+sched:sched_process_exit
+sched:sched_process_fork
+signal:signal_deliver
+signal:signal_generate
+task:task_newtask
+task:task_rename
+ut_lib:dl
 ut_lib:linked
 ut_test:ints
 ut_test:strs" "$av"
-expect_eq "events/ has the systems beside its own files" "enable ftrace header_event header_page ut_lib ut_test" \
+expect_eq "events/ has the systems beside its own files" \
+	"enable ftrace header_event header_page sched signal task ut_lib ut_test" \
 	"$(ls "$T/events" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "a system's directory: enable, filter and its events" "dl enable filter linked" \
 	"$(ls "$T/events/ut_lib" | tr '\n' ' ' | sed 's/ $//')"
@@ -143,7 +152,8 @@ echo > "$T/trace"
 mkdir "$T/instances/a"
 echo 'ut_test:*' > "$T/instances/a/set_event"
 echo 1 > "$T/instances/a/events/ut_lib/enable"
-expect_eq "instance: its own enable state; the top's is untouched" "1 1 1 1 1|0 0 0 0 0" \
+expect_eq "instance: its own enable state (all: X, the runtime's are off); the top's is untouched" \
+	"X 1 1 1 1|0 0 0 0 0" \
 	"$(rd "$T/instances/a")|$(rd "$T")"
 out=$(traced "$P" fire)
 pid=$(echo "$out" | sed -n 's/^pid //p')
