@@ -904,6 +904,7 @@ bool tfs_rr_ready(struct tfs_instance *inst, int cpu)
 struct snap_cpu {
 	unsigned char *data;
 	size_t len, cap, pos;
+	bool dropped; /* the walk was overtaken: events before the first are lost */
 };
 
 struct tfs_snap {
@@ -1057,6 +1058,8 @@ static int rr_scan(struct tfs_instance *inst, unsigned int cpu, struct tfs_cpu_s
 			tries--; /* not a race: bounded by RR_CHASES */
 			continue;
 		}
+		if (sc && chases)
+			sc->dropped = true;
 		st->written = last_base + last_entries;
 		if (cs->own && st->written < own_end)
 			st->written = own_end;
@@ -1256,9 +1259,10 @@ bool tfs_snap_next(struct tfs_snap *s, struct tfs_iter *it, struct tfs_event *e)
 	e->ev = (const struct ut_ev *)(sc->data + sc->pos);
 	e->cpu = (unsigned int)c;
 	e->ts = tfs_clock_from_tsc(s->inst, e->ev->ts);
+	/* before the CPU's first event, at each walk of the snapshot */
+	it->lost = sc->dropped && sc->pos == 0 ? TFS_LOST_UNKNOWN : 0;
 	sc->pos += e->ev->len;
 	it->cpu = e->cpu;
-	it->lost = 0;
 	it->idx = ++s->idx;
 	it->rd = s;
 	it->peek_next = snap_peek_next;

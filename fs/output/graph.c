@@ -501,8 +501,7 @@ int tfs_graph_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_bu
 		/* functions and stacks are not comments: the default line (it reports losses) */
 		return tfs_out_line(it, e, b);
 	}
-	if (it->lost)
-		tfs_buf_printf(b, "CPU:%u [LOST %lu EVENTS]\n", e->cpu, it->lost);
+	tfs_out_lost(b, e->cpu, it->lost);
 	switch (e->ev->type) {
 	case UT_EV_GRAPH_ENT:
 		print_entry(it, e, b, flags);

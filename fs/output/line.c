@@ -346,10 +346,17 @@ static bool started(struct tfs_iter *it, unsigned int cpu)
 	return was;
 }
 
+void tfs_out_lost(struct tfs_buf *b, unsigned int cpu, unsigned long lost)
+{
+	if (lost == TFS_LOST_UNKNOWN)
+		tfs_buf_printf(b, "CPU:%u [LOST EVENTS]\n", cpu);
+	else if (lost)
+		tfs_buf_printf(b, "CPU:%u [LOST %lu EVENTS]\n", cpu, lost);
+}
+
 int tfs_out_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b)
 {
-	if (it->lost)
-		tfs_buf_printf(b, "CPU:%u [LOST %lu EVENTS]\n", e->cpu, it->lost);
+	tfs_out_lost(b, e->cpu, it->lost);
 	if (e->ev->type == UT_EV_PRINT && tfs_opt(it->inst, TFS_OPT_TRACE_PRINTK) &&
 	    tfs_opt(it->inst, TFS_OPT_PRINTK_MSG_ONLY)) {
 		print_text(b, e->ev);

@@ -20,6 +20,10 @@ void tfs_out_default_header(struct tfs_iter *it, struct tfs_buf *b);
  * in the format the options select (raw, printk-msg-only, ...).
  */
 int tfs_out_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b);
+/* it->lost before an event: "CPU:N [LOST n EVENTS]", or [LOST EVENTS] when the
+ * number is not known (TFS_LOST_UNKNOWN: a walk of `trace` the writers overtook) */
+#define TFS_LOST_UNKNOWN (~0ul)
+void tfs_out_lost(struct tfs_buf *b, unsigned int cpu, unsigned long lost);
 
 /* Only the context prefix ("comm-pid [cpu] flags ts: " or the latency one). */
 void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b);

@@ -194,6 +194,10 @@ static void test_lost_and_annotate(void **state)
 	assert_string_equal(line(&it, &e),
 			    "CPU:0 [LOST 12 EVENTS]\n"
 			    "           <...>-5456    [000] ...1.   671.014606: tracing_mark_write: hi\n");
+	it.lost = TFS_LOST_UNKNOWN; /* a walk of `trace` the writers overtook */
+	assert_string_equal(line(&it, &e),
+			    "CPU:0 [LOST EVENTS]\n"
+			    "           <...>-5456    [000] ...1.   671.014606: tracing_mark_write: hi\n");
 	struct tfs_iter t = {.inst = &tfs_top, .annotate = true, .idx = 1};
 	line(&t, &e); /* the first line of the trace gets no banner */
 	assert_null(strstr(b.data, "#####"));
