@@ -87,20 +87,25 @@ struct ut_sel_proc {
 /*
  * Routing function events to instances (instances/NAME, slots 1..UT_INST_MAX-1).
  * The per-site flags above and the proc's tasks are the top level's.  Each
- * instance whose current_tracer is `function` (while ftrace_enabled is 1) and
- * which records some thread of the process has an entry in the process's list:
+ * instance whose current_tracer is `function` or `function_graph` (`tracer`,
+ * while ftrace_enabled is 1) and which records some thread of the process has an
+ * entry in the process's list:
  * its own thread selection (its set_ftrace_pid and set_ftrace_notrace_pid), and
  * one byte per site (UT_SEL_TRACE or 0: its set_ftrace_filter and
  * set_ftrace_notrace), for the process's objects in the order of its ut_sel_obj
  * list, each object's nr_sites bytes one after the other.  So a site feeds the
  * top (its own flag byte and the top's tracer say) and every listed instance
- * whose byte says UT_SEL_TRACE: the runtime makes a mask of slots per site.
+ * whose byte says UT_SEL_TRACE: the runtime makes a mask of slots per site, one
+ * for the function instances and one for the function_graph ones.
+ * set_graph_function and set_graph_notrace are top-level files that apply to
+ * every function_graph (the kernel's graph hashes are global): the top's flag
+ * bytes (UT_SEL_GRAPH_*) hold them for the instances too.
  */
 struct ut_sel_inst {
 	uint32_t slot;	    /* 1 .. UT_INST_MAX - 1 */
 	uint32_t tasks;	    /* enum ut_sel_tasks: never NONE (no entry then) */
 	uint32_t nr_tids;   /* <= UT_SEL_TIDS_MAX */
-	uint32_t _pad;
+	uint32_t tracer;    /* UT_TRACER_FUNCTION or UT_TRACER_FUNCTION_GRAPH */
 	uint64_t tids_off;  /* nr_tids int32_t, sorted ascending */
 	uint64_t flags_off; /* sum of the objects' nr_sites bytes */
 };

@@ -234,8 +234,11 @@ int tfs_inst_rmdir(const char *name, size_t len)
 	tfs_event_slot_clear(slot);
 	tfs_evtree_apply();
 
-	/* processes stop routing function events here (sel.c skips a dying slot) first */
-	if (__atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE)->id == UT_TRACER_FUNCTION)
+	/*
+	 * processes stop routing function events here (sel.c skips a dying slot) first;
+	 * a function_graph frame entered here finds the slot gone at its return (route.c)
+	 */
+	if (tfs_tracer_routed(__atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE)))
 		tfs_sel_publish_apply(&tfs_top);
 
 	/* trace_printk() output it took goes back to the top, before its span goes */

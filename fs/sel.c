@@ -86,9 +86,10 @@ struct sel_tasks {
 
 /*
  * The instances function events are routed to: slots (ascending) whose tracer is
- * function, with whether their set_ftrace_filter/notrace select (filt[k]).
+ * function or function_graph (its id in tracer[k]), with whether their
+ * set_ftrace_filter/notrace select (filt[k]).
  */
-static unsigned int routed_slots(uint32_t *slots, bool *filt)
+static unsigned int routed_slots(uint32_t *slots, bool *filt, uint32_t *tracer)
 {
 	unsigned int n = 0;
 
@@ -96,8 +97,9 @@ static unsigned int routed_slots(uint32_t *slots, bool *filt)
 		const struct tfs_instance *inst = tfs_inst_slot(slot);
 		const struct tracer *t = inst ? __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE) : NULL;
 
-		if (!t || t->id != UT_TRACER_FUNCTION)
+		if (!tfs_tracer_routed(t))
 			continue;
+		tracer[n] = (uint32_t)t->id;
 		slots[n] = slot;
 		filt[n++] = tfs_ft_inst_nonempty_locked(slot, TFS_FILTER_TRACE) ||
 			    tfs_ft_inst_nonempty_locked(slot, TFS_FILTER_NOTRACE);
@@ -134,14 +136,14 @@ static size_t proc_sites(const struct tfs_ft_proc *p)
  * and flags from out + *to on; routes: the first pass's answers (ir[k]).
  */
 static uint32_t write_insts(char *out, size_t *io, size_t *to, const struct tfs_ft_proc *p,
-			    const uint32_t *slots, const bool *filt, unsigned int nroute,
-			    const struct sel_iroute *ir)
+			    const uint32_t *slots, const bool *filt, const uint32_t *tracer,
+			    unsigned int nroute, const struct sel_iroute *ir)
 {
 	static int32_t tids[UT_SEL_TIDS_MAX];
 	uint32_t n = 0;
 
 	for (unsigned int k = 0; k < nroute; k++) {
-		struct ut_sel_inst e = {.slot = slots[k], .tasks = ir[k].tasks};
+		struct ut_sel_inst e = {.slot = slots[k], .tasks = ir[k].tasks, .tracer = tracer[k]};
 		uint32_t nr;
 		uint8_t *fl;
 
@@ -187,8 +189,9 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	uint64_t nprobes = 0;
 	struct sel_tasks *tk = NULL;
 	uint32_t *first = NULL, slots[UT_INST_MAX];
+	uint32_t itracer[UT_INST_MAX];
 	bool filt[UT_INST_MAX];
-	unsigned int nroute = routed_slots(slots, filt), ninsts = 0;
+	unsigned int nroute = routed_slots(slots, filt, itracer), ninsts = 0;
 	struct sel_iroute *ir = NULL;
 	size_t insts_off, iextra = 0;
 	char *out;
@@ -327,7 +330,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 			proc.nr_probes = 0; /* more than a process takes: none (never in practice) */
 		proc.insts_off = io;
 		if (ir && proc.nr_objs)
-			proc.nr_insts = write_insts(out, &io, &ito, p, slots, filt, nroute,
+			proc.nr_insts = write_insts(out, &io, &ito, p, slots, filt, itracer, nroute,
 						    &ir[(size_t)i * nroute]);
 		if (proc.nr_objs)
 			*sp++ = proc;
@@ -438,8 +441,8 @@ void tfs_sel_publish_apply(const struct tfs_instance *inst)
 {
 	const struct tracer *t = __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE);
 
-	/* an instance's filters and pid lists matter to processes under `function` only */
-	if (inst != &tfs_top && (!t || t->id != UT_TRACER_FUNCTION))
+	/* an instance's filters and pid lists matter to processes under its routed tracers only */
+	if (inst != &tfs_top && !tfs_tracer_routed(t))
 		return;
 	tfs_sel_publish();
 	tfs_apply(&tfs_top);

@@ -136,6 +136,14 @@ struct tracer {
 
 extern const struct tracer *const tfs_tracers[]; /* NULL-terminated, available_tracers order */
 const struct tracer *tfs_tracer_find(const char *name);
+/*
+ * A tracer whose events the runtime routes to instances (function, function_graph):
+ * what an instance may run, and whose filters and pid lists processes must know.
+ */
+static inline bool tfs_tracer_routed(const struct tracer *t)
+{
+	return t && (t->id == UT_TRACER_FUNCTION || t->id == UT_TRACER_FUNCTION_GRAPH);
+}
 
 /* ---- clocks (trace_clock) ----------------------------------------------------- */
 

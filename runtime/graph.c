@@ -170,6 +170,11 @@ struct ut_ctl *ut_graph_ctl(void)
 	return ctl;
 }
 
+int ut_graph_wanted(void)
+{
+	return ut_graph_ctl() || ut_route_graph_any();
+}
+
 struct ut_gframe *ut_gs_alloc(void)
 {
 	void *p = mmap(NULL, GSTACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
@@ -195,10 +200,55 @@ unsigned int ut_gnext_depth(struct ut_gframe *fs, uint32_t top)
 
 		if (f->flags & GF_MARKER)
 			return f->depth;
-		if (f->flags & GF_VALID)
+		if ((f->flags & (GF_VALID | GF_NOTOP)) == GF_VALID)
 			return f->depth + 1u;
 	}
 	return 0;
+}
+
+/*
+ * What the live frames say about the instances of want: each one's depth (the
+ * frames it took: as if it ran alone), and whether one of its set_graph_function
+ * (in_func) or set_graph_notrace (in_notrace) frames is open.  A walk of the
+ * stack rather than counters per thread and instance: it stays right whatever
+ * pops frames (jumps, unwinders, context switches) and costs the C path only.
+ */
+struct inst_walk {
+	uint16_t depth[UT_INST_MAX];
+	uint64_t in_func, in_notrace;
+};
+
+static void inst_walk(const struct ut_gframe *fs, uint32_t top, uint64_t want,
+		      struct inst_walk *w)
+{
+	w->in_func = w->in_notrace = 0;
+	for (uint64_t m = want; m; m &= m - 1)
+		w->depth[__builtin_ctzll(m) + 1] = 0;
+	for (uint32_t i = 0; fs && i < top; i++) {
+		const struct ut_gframe *f = &fs[i];
+		uint64_t m = f->imask & want;
+
+		if ((f->flags & (GF_VALID | GF_MARKER | GF_INST)) != (GF_VALID | GF_INST))
+			continue;
+		if (f->flags & GF_IGFUNC)
+			w->in_func |= m;
+		w->in_notrace |= f->isilent & want;
+		for (; m; m &= m - 1)
+			w->depth[__builtin_ctzll(m) + 1]++;
+	}
+}
+
+/* Instance slot's control page while it runs function_graph and records, or NULL. */
+static struct ut_ctl *inst_ctl(unsigned int slot)
+{
+	struct ut_ctl *ctl = ut_rt_ctl ? ut_rt_slot_area(ut_rt_ctl, slot) : NULL;
+
+	if (!ctl || __atomic_load_n(&ctl->tracer, __ATOMIC_RELAXED) != UT_TRACER_FUNCTION_GRAPH ||
+	    !__atomic_load_n(&ctl->tracing_on, __ATOMIC_RELAXED) || ut_rt_off)
+		return NULL;
+	if ((ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
+		return NULL;
+	return ctl;
 }
 
 /* Write ev with the thread's rseq area (or the ring's lock); returns the CPU or < 0. */
@@ -245,17 +295,11 @@ static int unwrite_entry(struct ut_ctl *ctl, const struct ut_gframe *f)
 	return ut_graph_cas_on_cpu(rs, cpu, ev, e0, f->calltime, n0) > 0;
 }
 
-/* The exit of frame f (a copy: the frame itself may be reused already). */
-void ut_gwrite_exit(const struct ut_gframe *f, uint64_t retval)
+/* f's calltime as ctl reports it: sleep-time off moves it by the time off the CPU. */
+static uint64_t exit_calltime(const struct ut_ctl *ctl, const struct ut_gframe *f)
 {
-	struct ut_ctl *ctl = ut_graph_ctl();
-	struct ut_ev_gret ev;
-	uint64_t calltime = f->calltime, post;
+	uint64_t calltime = f->calltime;
 
-	if (!ctl || !ut_thr.tid || (f->flags & GF_SILENT))
-		return;
-	if ((ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
-		return;
 	if ((ctl->graph_opts & UT_CTL_GRAPH_NOSLEEP) && f->mono_ns) {
 		uint64_t now = rdtsc(), cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		uint64_t mono = clock_ns(CLOCK_MONOTONIC), wall = mono - f->mono_ns;
@@ -264,21 +308,77 @@ void ut_gwrite_exit(const struct ut_gframe *f, uint64_t retval)
 		if (wall && off <= wall && now > calltime)
 			calltime += (uint64_t)((double)(now - calltime) * ((double)off / (double)wall));
 	}
+	return calltime;
+}
+
+static struct ut_ev_gret gret_event(const struct ut_gframe *f, uint64_t calltime,
+				    unsigned int depth, uint64_t retval)
+{
+	return (struct ut_ev_gret){.h = {.len = sizeof(struct ut_ev_gret),
+					 .type = UT_EV_GRAPH_RET,
+					 .flags = ut_thr.evflags,
+					 .tid = ut_thr.tid},
+				   .ip = f->ip,
+				   .calltime = calltime,
+				   .depth = depth,
+				   .overrun = ut_thr.goverrun,
+				   .retval = retval};
+}
+
+/*
+ * The exits of f in the instances that took it and still run function_graph as
+ * they did then (a tracer switch or an rmdir since: route.c).  Under
+ * tracing_thresh no entry was written (as the kernel's instances do), and only a
+ * long call gets its exit.  f has been popped: the frames below give the depth.
+ */
+static void inst_exits(const struct ut_gframe *f, uint64_t retval)
+{
+	const struct ut_ctl *top = ut_rt_ctl;
+	struct inst_walk w;
+	uint64_t post;
+
+	if (!top || !f->imask)
+		return;
+	inst_walk(ut_thr.gframes, ut_thr.gtop, f->imask, &w);
+	for (uint64_t m = f->imask; m; m &= m - 1) {
+		unsigned int slot = (unsigned int)__builtin_ctzll(m) + 1;
+		struct ut_ctl *ctl = inst_ctl(slot);
+		struct ut_ev_gret ev;
+		uint64_t calltime;
+
+		if (!ctl || !ut_route_graph_since(slot, f->igen))
+			continue;
+		calltime = exit_calltime(ctl, f);
+		if (top->thresh_tsc && rdtsc() - calltime < top->thresh_tsc)
+			continue;
+		ev = gret_event(f, calltime, w.depth[slot], retval);
+		gwrite(ctl, &ev.h, &post);
+	}
+}
+
+/* The exit of frame f (a copy: the frame itself may be reused already). */
+void ut_gwrite_exit(const struct ut_gframe *f, uint64_t retval)
+{
+	struct ut_ctl *ctl = ut_graph_ctl();
+	struct ut_ev_gret ev;
+	uint64_t calltime, post;
+
+	if (!ut_thr.tid)
+		return;
+	if (f->flags & GF_INST)
+		inst_exits(f, retval);
+	if (!ctl || (f->flags & (GF_SILENT | GF_NOTOP)))
+		return;
+	if ((ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
+		return;
+	calltime = exit_calltime(ctl, f);
 	if (ctl->thresh_tsc && rdtsc() - calltime < ctl->thresh_tsc) {
 		if (!f->cpu)
 			return; /* short, and no entry to take back */
 		if (unwrite_entry(ctl, f))
 			return;
 	}
-	ev = (struct ut_ev_gret){.h = {.len = sizeof(ev),
-				       .type = UT_EV_GRAPH_RET,
-				       .flags = ut_thr.evflags,
-				       .tid = ut_thr.tid},
-				 .ip = f->ip,
-				 .calltime = calltime,
-				 .depth = f->depth,
-				 .overrun = ut_thr.goverrun,
-				 .retval = retval};
+	ev = gret_event(f, calltime, f->depth, retval);
 	gwrite(ctl, &ev.h, &post);
 }
 
@@ -342,32 +442,133 @@ static struct ut_gframe *find_slot(struct ut_gframe *fs, uintptr_t S)
 }
 
 /*
- * The trampolines' slow path: slot = where the return address is, ip = site + 5,
- * landing = what the slot gets (graph.S).
+ * The top level's set_graph_function/notrace rule for a call of the site with
+ * flags sel: -1 not recorded, else the frame's kind (GF_SILENT, GF_GFUNC or 0).
  */
-void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
+static int top_kind(const struct ut_ctl *ctl, uint8_t sel)
 {
-	struct ut_ctl *ctl = ut_graph_ctl();
+	if (!(ctl->graph_opts & UT_CTL_GRAPH_SELECT))
+		return 0;
+	if (ut_thr.gnotrace)
+		return -1; /* inside a set_graph_notrace function */
+	if (ut_sel_graph_funcs && !ut_thr.gfuncs && !(sel & UT_SEL_GRAPH_FUNC))
+		return -1; /* outside every set_graph_function function */
+	if (sel & UT_SEL_GRAPH_NOTRACE)
+		return GF_SILENT;
+	return sel & UT_SEL_GRAPH_FUNC ? GF_GFUNC : 0;
+}
+
+/*
+ * The same rule for each instance of gm (set_graph_function and notrace are
+ * global, the open frames each instance's own), with its tracing_on, pid lists,
+ * funcgraph-irqs and max_graph_depth: the instances that record the call; those
+ * it is a set_graph_notrace function of go to *silent.
+ */
+static uint64_t inst_take(uint64_t gm, uint8_t sel, const struct inst_walk *w, uint64_t *silent)
+{
+	uint32_t maxd = ut_rt_ctl ? ut_rt_ctl->max_graph_depth : 0;
+	uint64_t take = 0;
+
+	for (uint64_t m = gm; m; m &= m - 1) {
+		unsigned int slot = (unsigned int)__builtin_ctzll(m) + 1;
+		uint64_t bit = 1ull << (slot - 1);
+
+		if (!inst_ctl(slot) || !ut_route_records(slot) || (w->in_notrace & bit))
+			continue;
+		if (ut_sel_graph_funcs && !(w->in_func & bit) && !(sel & UT_SEL_GRAPH_FUNC))
+			continue;
+		if (sel & UT_SEL_GRAPH_NOTRACE)
+			*silent |= bit;
+		else if (!maxd || w->depth[slot] < maxd)
+			take |= bit;
+	}
+	return take;
+}
+
+/* An entry event, with the return address when ctl's funcgraph-retaddr is on. */
+struct gent_ev {
+	struct ut_ev_gent g;
+	uint64_t retaddr;
+};
+
+static void gent_event(struct gent_ev *ev, const struct ut_ctl *ctl, uintptr_t ip,
+		       unsigned int depth, uintptr_t ret)
+{
+	ev->g = (struct ut_ev_gent){.h = {.len = sizeof(ev->g),
+					  .type = UT_EV_GRAPH_ENT,
+					  .flags = ut_thr.evflags,
+					  .tid = ut_thr.tid},
+				    .ip = ip,
+				    .depth = depth};
+	if (ctl->graph_opts & UT_CTL_GRAPH_RETADDR) {
+		ev->g.h.len += 8;
+		ev->g.nextra = 1;
+		ev->retaddr = ret;
+	}
+}
+
+/* The instances' entries (none under tracing_thresh); f->calltime: the first one's. */
+static void inst_entries(struct ut_gframe *f, const struct inst_walk *w)
+{
+	struct gent_ev ev;
+	uint64_t post;
+
+	if (!ut_rt_ctl || ut_rt_ctl->thresh_tsc)
+		return;
+	for (uint64_t m = f->imask; m; m &= m - 1) {
+		unsigned int slot = (unsigned int)__builtin_ctzll(m) + 1;
+		struct ut_ctl *ctl = inst_ctl(slot);
+
+		if (!ctl)
+			continue;
+		gent_event(&ev, ctl, f->ip, w->depth[slot], f->ret);
+		if (gwrite(ctl, &ev.g.h, &post) >= 0 && !f->calltime)
+			f->calltime = ev.g.h.ts;
+	}
+}
+
+/* Does one of the instances of m want durations without sleep (sleep-time off)? */
+static int inst_nosleep(uint64_t m)
+{
+	for (; m; m &= m - 1) {
+		struct ut_ctl *ctl = inst_ctl((unsigned int)__builtin_ctzll(m) + 1);
+
+		if (ctl && (ctl->graph_opts & UT_CTL_GRAPH_NOSLEEP))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * One call's entry for the top level (ctl, NULL: not for it) and the graph
+ * instances of gm: one frame for all who take it.  sel: the site's flags, or -1
+ * to look them up when the top needs them; igen: ut_route_ggen() read before gm.
+ */
+static void graph_enter(uintptr_t *slot, uintptr_t ip, uintptr_t landing, struct ut_ctl *ctl,
+			uint64_t gm, int sel, uint32_t igen)
+{
 	uintptr_t S = (uintptr_t)slot, ret;
 	struct ut_gframe *fs, *f, *tailf = NULL;
-	struct {
-		struct ut_ev_gent g;
-		uint64_t retaddr;
-	} ev;
-	unsigned int depth;
+	struct gent_ev ev;
+	struct inst_walk w;
+	unsigned int depth = 0;
 	uint32_t idx;
-	int saved = errno, cpu;
-	uint64_t post = 0;
-	uint16_t kind = 0; /* GF_SILENT, GF_GFUNC or 0 */
+	int saved = errno, cpu, kind = 0; /* kind: GF_SILENT, GF_GFUNC or 0 (the top's) */
+	uint64_t post = 0, take = 0, silent = 0;
+	uint16_t iflags = 0;
 
-	if (!ctl || ut_thr.guard)
+	if ((!ctl && !gm) || ut_thr.guard)
 		return;
 	if (!ut_thr.tid && !ut_rt_thread_first())
 		goto out;
-	if (!ut_rt_task_ok())
-		goto out; /* set_ftrace_pid: not this thread */
+	if (ctl && !ut_rt_task_ok())
+		ctl = NULL; /* set_ftrace_pid: not this thread */
+	if (!ctl && !gm)
+		goto out;
 	ut_thr.guard = 1;
-	if ((ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
+	if (ctl && (ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
+		ctl = NULL;
+	if (!ctl && !gm)
 		goto out_guard;
 	fs = ut_thr.gframes;
 	if (!fs && !(fs = ut_gs_alloc()))
@@ -383,24 +584,29 @@ void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 	} else {
 		close_dead(fs, S, 0);
 	}
-	if (ctl->graph_opts & UT_CTL_GRAPH_SELECT) {
-		struct ut_site *site;
-		uint8_t sel;
+	if (sel < 0 && (gm || (ctl && (ctl->graph_opts & UT_CTL_GRAPH_SELECT)))) {
+		struct ut_site *site = ut_site_find(ip - 5, NULL);
 
-		if (ut_thr.gnotrace)
-			goto out_guard; /* inside a set_graph_notrace function */
-		site = ut_site_find(ip - 5, NULL);
 		sel = site ? site->sel : 0;
-		if (ut_sel_graph_funcs && !ut_thr.gfuncs && !(sel & UT_SEL_GRAPH_FUNC))
-			goto out_guard; /* outside every set_graph_function function */
-		if (sel & UT_SEL_GRAPH_NOTRACE)
-			kind = GF_SILENT;
-		else if (sel & UT_SEL_GRAPH_FUNC)
-			kind = GF_GFUNC;
 	}
+	if (ctl && (kind = top_kind(ctl, (uint8_t)sel)) < 0)
+		ctl = NULL;
 	idx = ut_thr.gtop;
-	depth = ut_gnext_depth(fs, idx);
-	if (ctl->max_graph_depth && depth >= ctl->max_graph_depth)
+	if (ctl) {
+		depth = ut_gnext_depth(fs, idx);
+		if (ctl->max_graph_depth && depth >= ctl->max_graph_depth)
+			ctl = NULL;
+	}
+	if (!ctl)
+		kind = 0;
+	if (gm) {
+		inst_walk(fs, idx, gm, &w);
+		take = inst_take(gm, (uint8_t)sel, &w, &silent);
+		if (take | silent)
+			iflags = (uint16_t)(GF_INST | (ctl ? 0 : GF_NOTOP) |
+					    (sel & UT_SEL_GRAPH_FUNC ? GF_IGFUNC : 0));
+	}
+	if (!ctl && !iflags)
 		goto out_guard;
 	if (idx >= UT_GRAPH_STACK_MAX) {
 		ut_thr.goverrun++;
@@ -417,39 +623,37 @@ void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 	f->landing = landing;
 	f->depth = (uint16_t)depth;
 	f->evflags = ut_thr.evflags;
-	if (kind == GF_SILENT) {
-		f->calltime = rdtsc();
-		f->cpu = 0;
-		f->post = 0;
-		f->mono_ns = 0;
-		goto push;
-	}
-	ev.g = (struct ut_ev_gent){.h = {.len = sizeof(ev.g),
-					 .type = UT_EV_GRAPH_ENT,
-					 .flags = ut_thr.evflags,
-					 .tid = ut_thr.tid},
-				   .ip = ip,
-				   .depth = depth};
-	if (ctl->graph_opts & UT_CTL_GRAPH_RETADDR) {
-		ev.g.h.len += 8;
-		ev.g.nextra = 1;
-		ev.retaddr = ret;
-		f->evflags |= 0x80; /* 40-byte entry (unwrite_entry) */
-	}
-	cpu = gwrite(ctl, &ev.g.h, &post);
-	f->calltime = cpu >= 0 ? ev.g.h.ts : rdtsc();
-	f->cpu = cpu >= 0 ? (uint16_t)(cpu + 1) : 0;
-	f->post = post;
+	f->imask = take;
+	f->isilent = silent;
+	f->igen = igen;
+	f->calltime = 0;
+	f->cpu = 0;
+	f->post = 0;
 	f->mono_ns = 0;
-	if (ctl->graph_opts & UT_CTL_GRAPH_NOSLEEP) {
+	if (ctl && kind != GF_SILENT) {
+		gent_event(&ev, ctl, ip, depth, ret);
+		if (ev.g.nextra)
+			f->evflags |= 0x80; /* 40-byte entry (unwrite_entry) */
+		cpu = gwrite(ctl, &ev.g.h, &post);
+		if (cpu >= 0) {
+			f->calltime = ev.g.h.ts;
+			f->cpu = (uint16_t)(cpu + 1);
+			f->post = post;
+		}
+	}
+	if (take)
+		inst_entries(f, &w);
+	if (!f->calltime)
+		f->calltime = rdtsc();
+	if ((ctl && kind != GF_SILENT && (ctl->graph_opts & UT_CTL_GRAPH_NOSLEEP)) ||
+	    inst_nosleep(take)) {
 		uint64_t cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
 		f->mono_ns = clock_ns(CLOCK_MONOTONIC);
 		f->off_ns = f->mono_ns - cpu_ns;
 	}
-push:
 	barrier();
-	f->flags = (uint16_t)(GF_VALID | kind);
+	f->flags = (uint16_t)(GF_VALID | kind | iflags);
 	barrier();
 	if (kind == GF_SILENT)
 		ut_thr.gnotrace++;
@@ -460,6 +664,24 @@ out_guard:
 	ut_thr.guard = 0;
 out:
 	errno = saved;
+}
+
+/*
+ * The trampolines' slow path: slot = where the return address is, ip = site + 5,
+ * landing = what the slot gets (graph.S).
+ */
+void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
+{
+	graph_enter(slot, ip, landing, ut_graph_ctl(), 0, -1, 0);
+}
+
+void ut_graph_entry_routed(uintptr_t *slot, uintptr_t ip, uint32_t site, int top)
+{
+	uint32_t igen = ut_route_ggen(); /* before the mask: route.c's order */
+	uint64_t gm = ut_route_gmask(site);
+
+	graph_enter(slot, ip, (uintptr_t)ut_return_to_handler, top ? ut_graph_ctl() : NULL, gm,
+		    site < ut_nr_sites ? ut_sites[site].sel : 0, igen);
 }
 
 /*
@@ -534,8 +756,9 @@ int ut_graph_sig_enter(void *ucv, uint8_t old_depth, uint8_t old_blocked)
 
 	if (!fs) {
 		struct ut_ctl *ctl = ut_rt_ctl;
+		int graph = ctl && (ctl->tracer == UT_TRACER_FUNCTION_GRAPH || ut_route_graph_any());
 
-		if (!ctl || ctl->tracer != UT_TRACER_FUNCTION_GRAPH || !(fs = ut_gs_alloc()))
+		if (!graph || !(fs = ut_gs_alloc()))
 			return -1;
 	}
 	idx = ut_thr.gtop;

@@ -17,6 +17,10 @@
 #define GF_SILENT 0x10u	 /* set_graph_notrace: nothing is written for it or inside */
 #define GF_GFUNC 0x20u	 /* a set_graph_function function: what is inside is traced */
 #define GF_CTX 0x40u	 /* marker: a context switch (graph_ctx.c); ret = its key */
+/* function_graph instances (route.c): never plain frames, so graph.S leaves them to C */
+#define GF_INST 0x80u	  /* imask/isilent/igen say what instances made of the call */
+#define GF_NOTOP 0x100u	  /* GF_INST only: the top level did not take it (no top depth) */
+#define GF_IGFUNC 0x200u  /* GF_INST: a set_graph_function function (for its imask) */
 
 struct ut_gframe {
 	uintptr_t slot;	   /* marker: the interrupted context's rsp */
@@ -32,7 +36,11 @@ struct ut_gframe {
 	uintptr_t landing; /* what the slot holds while hijacked (C of the site's stub) */
 	uint64_t off_ns;   /* NOSLEEP: monotonic - thread CPU time at the entry */
 	uint64_t mono_ns;  /* NOSLEEP: monotonic at the entry */
-	uint64_t _spare[7];
+	uint64_t imask;	   /* GF_INST: the instances (bit slot - 1) that took the call */
+	uint64_t isilent;  /* GF_INST: those it is a set_graph_notrace function of */
+	uint32_t igen;	   /* GF_INST: ut_route_ggen() at the entry (route.c) */
+	uint32_t _pad2;
+	uint64_t _spare[4];
 };
 
 /*
@@ -65,6 +73,8 @@ static inline struct ut_gpark *ut_gparks(struct ut_gframe *fs)
 
 /* The graph tracer is on and recording in this process, or NULL. */
 struct ut_ctl *ut_graph_ctl(void);
+/* The top's graph or an instance's wants shadow stacks in this process. */
+int ut_graph_wanted(void);
 /* The thread's shadow stack, mapped now (NULL: no memory). */
 struct ut_gframe *ut_gs_alloc(void);
 /* The depth of a function called now, with top frames in use. */

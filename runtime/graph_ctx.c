@@ -161,7 +161,7 @@ static struct ut_gframe *ctx_stack(void)
 {
 	struct ut_gframe *fs = ut_thr.gframes;
 
-	return fs ? fs : ut_graph_ctl() ? ut_gs_alloc() : NULL;
+	return fs ? fs : ut_graph_wanted() ? ut_gs_alloc() : NULL;
 }
 
 /* swapcontext(save, to) is about to switch. */

@@ -237,7 +237,8 @@ static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *ob
 			struct ut_site *s = &ut_sites[o->first + k];
 			/* filtered out (set_ftrace_filter, set_ftrace_notrace): stays a NOP */
 			enum ut_site_state sst = s->sel & UT_SEL_TRACE ? st : UT_SITE_NOP5;
-			uint64_t inst = ut_route_mask(o->first + k); /* route.c */
+			uint64_t inst = ut_route_mask(o->first + k) | /* route.c */
+					ut_route_gmask(o->first + k);
 			unsigned int one = inst && sst == UT_SITE_NOP5 ? ut_route_single(inst) : 0;
 
 			if (inst && o->stub)

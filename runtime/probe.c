@@ -7,7 +7,8 @@
  * (ut_probes_set, from the selection memfd); a site with probes is patched to
  * `call` the probe stub whatever the tracer, and ut_tramp_probe (probe.S) calls
  * ut_rt_probe_hit with every register saved.  Sites whose function events go to
- * several instances come the same way (route.c): it writes them first.  As in
+ * several instances come the same way (route.c): it writes them first; so do
+ * sites that function_graph instances take: it makes their shadow frame.  As in
  * the kernel:
  *   - traceon/traceoff act only when tracing is in the other state; a counted one
  *     takes one off its count only when it acts;
@@ -312,6 +313,17 @@ uintptr_t ut_rt_probe_hit(uintptr_t *frame, uintptr_t fp)
 	n = probes_of((uint32_t)(s - ut_sites), e);
 	for (uint32_t i = 0; i < n; i++)
 		act(ctl, &e[i], frame, fp);
+	if (ut_route_gmask((uint32_t)(s - ut_sites))) {
+		/*
+		 * function_graph instances take the site: their entry, and the top's
+		 * when it graphs the site too, is one shadow frame made here (graph.c);
+		 * frame[1] is the function's return address.
+		 */
+		ut_graph_entry_routed(&frame[1], frame[0], (uint32_t)(s - ut_sites),
+				      ctl->tracer == UT_TRACER_FUNCTION_GRAPH && traced(s));
+		errno = saved;
+		return 0;
+	}
 	errno = saved;
 	return function_done ? 0 : go_on(s, o);
 }

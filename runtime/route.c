@@ -4,9 +4,10 @@
  * from the instance entries of this process's section of the selection memfd
  * (ut_sel.h ut_sel_inst).
  *
- * The control thread keeps a mask per site (bit slot - 1: the instances whose
- * tracer is `function` and whose set_ftrace_filter/notrace take the site) and,
- * per instance, which of this process's threads it records (its pid lists).
+ * The control thread keeps two masks per site (bit slot - 1: the instances whose
+ * tracer is `function`, resp. `function_graph`, and whose set_ftrace_filter/
+ * notrace take the site) and, per instance, which of this process's threads it
+ * records (its pid lists).
  * patch.c then makes a site:
  *   - that feeds the top level alone: `call stub`, as without instances;
  *   - that feeds one instance i alone, which records every thread while the
@@ -15,9 +16,15 @@
  *     instance i's span into r11 and enters ut_tramp_function after its own load
  *     of the top's (stubs.c): the same fast path with one instruction more,
  *     reading that instance's tracing_on and options from its control page;
- *   - that feeds several, or an instance that records only some threads: the
- *     probe stub, whose C (probe.c) writes the event into each instance here
- *     (ut_route_write), then the top's as before.
+ *   - that feeds several, or an instance that records only some threads, or a
+ *     function_graph instance: the probe stub, whose C (probe.c) writes the event
+ *     into each function instance here (ut_route_write), then the top's as
+ *     before, then enters the graph of every graph instance (and of the top, if
+ *     it graphs the site) in one shadow frame (graph.c ut_graph_entry_routed).
+ * A graph frame lives on after its instance stopped graphing (tracer switch,
+ * rmdir): each time a slot stops being a graph instance here, ggone[slot] takes
+ * a new generation, and a frame entered before (graph.c keeps ggen of its entry)
+ * writes no exit there.
  * The masks are read by any thread (64-bit loads) while the control thread
  * rewrites them; the thread lists are read under task_seq (odd while written).
  */
@@ -32,8 +39,11 @@ struct route_tasks {
 	int32_t tids[UT_SEL_TIDS_MAX];
 };
 
-static uint64_t *masks; /* by site index, UT_MAX_SITES of them (reserved, zero) */
+static uint64_t *masks; /* by site index: UT_MAX_SITES function masks, then as many graph
+			 * masks (reserved, zero) */
 static struct route_tasks tasks[UT_INST_MAX];
+static uint8_t graph_slot[UT_INST_MAX]; /* the slot is a function_graph instance here */
+static uint32_t ggen, ggone[UT_INST_MAX];
 static uint32_t task_seq;
 static int top_all; /* the top's pid lists record every thread of ours */
 int ut_routes_live; /* ftrace_enabled: instances take events */
@@ -44,7 +54,7 @@ static int masks_ready(void)
 
 	if (masks)
 		return 1;
-	m = mmap(NULL, (size_t)UT_MAX_SITES * sizeof(*masks), PROT_READ | PROT_WRITE,
+	m = mmap(NULL, 2 * (size_t)UT_MAX_SITES * sizeof(*masks), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return 0;
@@ -76,12 +86,32 @@ static void tasks_store(const struct ut_sel_copy *c)
 	__atomic_store_n(&task_seq, task_seq + 1, __ATOMIC_RELEASE);
 }
 
+/* Which slots are graph instances now; those that stopped get a new ggone (after the masks). */
+static void graph_slots_store(const struct ut_sel_copy *c)
+{
+	uint8_t now[UT_INST_MAX] = {0};
+
+	for (uint32_t k = 0; c && k < c->nr_insts; k++)
+		if (c->insts[k].tracer == UT_TRACER_FUNCTION_GRAPH)
+			now[c->insts[k].slot] = 1;
+	for (unsigned int s = 1; s < UT_INST_MAX; s++) {
+		if (graph_slot[s] && !now[s]) {
+			uint32_t g = __atomic_add_fetch(&ggen, 1, __ATOMIC_RELEASE);
+
+			__atomic_store_n(&ggone[s], g, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&graph_slot[s], now[s], __ATOMIC_RELEASE);
+	}
+}
+
 void ut_route_load(const struct ut_sel_copy *c, int top_records_all)
 {
 	top_all = top_records_all;
 	tasks_store(c);
-	if (!masks_ready())
+	if (!masks_ready()) {
+		graph_slots_store(NULL);
 		return;
+	}
 	for (uint32_t i = 0; i < ut_nr_objs; i++) {
 		const struct ut_obj *o = &ut_objs[i];
 		const struct ut_sel_obj *so = NULL;
@@ -93,20 +123,31 @@ void ut_route_load(const struct ut_sel_copy *c, int top_records_all)
 			    c->objs[j].nr_sites == o->nr)
 				so = &c->objs[j];
 		for (uint32_t k = 0; k < o->nr; k++) {
-			uint64_t m = 0;
+			uint64_t m = 0, g = 0;
 
-			for (uint32_t e = 0; so && e < c->nr_insts; e++)
-				if (c->iflags[c->insts[e].flags_off + so->flags_off + k] & UT_SEL_TRACE)
-					m |= 1ull << (c->insts[e].slot - 1);
+			for (uint32_t e = 0; so && e < c->nr_insts; e++) {
+				const struct ut_sel_inst *in = &c->insts[e];
+
+				if (!(c->iflags[in->flags_off + so->flags_off + k] & UT_SEL_TRACE))
+					continue;
+				if (in->tracer == UT_TRACER_FUNCTION_GRAPH)
+					g |= 1ull << (in->slot - 1);
+				else
+					m |= 1ull << (in->slot - 1);
+			}
 			__atomic_store_n(&masks[o->first + k], m, __ATOMIC_RELAXED);
+			__atomic_store_n(&masks[UT_MAX_SITES + o->first + k], g, __ATOMIC_RELAXED);
 		}
 	}
+	graph_slots_store(c);
 }
 
 void ut_route_clear(uint32_t first, uint32_t nr)
 {
-	for (uint32_t k = 0; masks && k < nr; k++)
+	for (uint32_t k = 0; masks && k < nr; k++) {
 		__atomic_store_n(&masks[first + k], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&masks[UT_MAX_SITES + first + k], 0, __ATOMIC_RELAXED);
+	}
 }
 
 uint64_t ut_route_mask(uint32_t site)
@@ -116,6 +157,34 @@ uint64_t ut_route_mask(uint32_t site)
 	return m && ut_routes_live ? __atomic_load_n(&m[site], __ATOMIC_RELAXED) : 0;
 }
 
+uint64_t ut_route_gmask(uint32_t site)
+{
+	uint64_t *m = __atomic_load_n(&masks, __ATOMIC_ACQUIRE);
+
+	return m && ut_routes_live ? __atomic_load_n(&m[UT_MAX_SITES + site], __ATOMIC_RELAXED) : 0;
+}
+
+int ut_route_graph_any(void)
+{
+	if (!ut_routes_live)
+		return 0;
+	for (unsigned int s = 1; s < UT_INST_MAX; s++)
+		if (__atomic_load_n(&graph_slot[s], __ATOMIC_RELAXED))
+			return 1;
+	return 0;
+}
+
+uint32_t ut_route_ggen(void)
+{
+	return __atomic_load_n(&ggen, __ATOMIC_ACQUIRE);
+}
+
+int ut_route_graph_since(unsigned int slot, uint32_t gen)
+{
+	return slot && slot < UT_INST_MAX && __atomic_load_n(&graph_slot[slot], __ATOMIC_ACQUIRE) &&
+	       (int32_t)(__atomic_load_n(&ggone[slot], __ATOMIC_ACQUIRE) - gen) <= 0;
+}
+
 unsigned int ut_route_single(uint64_t mask)
 {
 	unsigned int slot;
@@ -123,11 +192,13 @@ unsigned int ut_route_single(uint64_t mask)
 	if (!mask || (mask & (mask - 1)) || !top_all)
 		return 0;
 	slot = (unsigned int)__builtin_ctzll(mask) + 1;
+	if (__atomic_load_n(&graph_slot[slot], __ATOMIC_RELAXED))
+		return 0; /* a graph instance: the C path (graph.c) */
 	return tasks[slot].tasks == UT_SEL_TASKS_ALL ? slot : 0;
 }
 
 /* Does the instance of slot record this thread? (any thread, any time) */
-static int records(unsigned int slot)
+int ut_route_records(unsigned int slot)
 {
 	const struct route_tasks *t = &tasks[slot];
 	int32_t tid = (int32_t)ut_thr.tid;
@@ -174,7 +245,7 @@ void ut_route_write(uint32_t site, uintptr_t *frame, uintptr_t fp)
 
 		m &= m - 1;
 		if (ctl && __atomic_load_n(&ctl->tracing_on, __ATOMIC_RELAXED) && !ut_rt_off &&
-		    records(slot))
+		    ut_route_records(slot))
 			ut_rt_func_locked(frame, fp, ctl);
 	}
 }

@@ -264,8 +264,18 @@ extern int ut_routes_live; /* ftrace_enabled: instances take function events */
 void ut_route_load(const struct ut_sel_copy *c, int top_records_all);
 /* The sites first .. first + nr are new: no route until the selection says. */
 void ut_route_clear(uint32_t first, uint32_t nr);
-/* The instance slots (bit slot - 1) site (index in ut_sites) feeds. */
+/* The function instances (bit slot - 1) site (index in ut_sites) feeds. */
 uint64_t ut_route_mask(uint32_t site);
+/* The function_graph instances (bit slot - 1) site feeds, 0 while ftrace_enabled is 0. */
+uint64_t ut_route_gmask(uint32_t site);
+/* Some instance runs function_graph here (a thread needs its shadow stack). */
+int ut_route_graph_any(void);
+/* The generation a graph frame keeps at its entry ... */
+uint32_t ut_route_ggen(void);
+/* ... and whether slot is still the graph instance it was at generation gen. */
+int ut_route_graph_since(unsigned int slot, uint32_t gen);
+/* Does the instance of slot record the calling thread (its pid lists)? */
+int ut_route_records(unsigned int slot);
 /* The slot a site of mask may call directly (UT_SITE_INST), or 0. */
 unsigned int ut_route_single(uint64_t mask);
 /* Write the function event of frame into every instance site feeds (probe.c). */
@@ -427,6 +437,12 @@ void ut_return_to_handler(void);
 void ut_graph_init(void);
 void ut_graph_after_fork_child(void);
 void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing);
+/*
+ * probe.c: the entry of site (index in ut_sites) for the function_graph instances
+ * it feeds, and for the top level's graph too when top is set; slot = where the
+ * return address is, ip = site + 5.
+ */
+void ut_graph_entry_routed(uintptr_t *slot, uintptr_t ip, uint32_t site, int top);
 int ut_graph_return(uintptr_t *regs);
 /* A wrapped signal handler starts (returns a marker to pass to leave) and ends. */
 int ut_graph_sig_enter(void *ucontext, uint8_t old_sigdepth, uint8_t old_sigblocked);

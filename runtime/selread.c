@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "selread.h"
+#include "ut_ctl.h"
 
 #define barrier() __asm__ volatile("" ::: "memory")
 
@@ -40,6 +41,7 @@ static int read_insts(const char *m, uint64_t size, const struct ut_sel_proc *p,
 		barrier();
 		if (e.slot == 0 || e.slot >= UT_INST_MAX || e.tasks > UT_SEL_TASKS_EXCEPT ||
 		    e.tasks == UT_SEL_TASKS_NONE || e.nr_tids > UT_SEL_TIDS_MAX ||
+		    (e.tracer != UT_TRACER_FUNCTION && e.tracer != UT_TRACER_FUNCTION_GRAPH) ||
 		    !fits(e.tids_off, e.nr_tids, sizeof(int32_t), size) ||
 		    !fits(e.flags_off, sites, 1, size))
 			return -EINVAL;

@@ -750,8 +750,7 @@ static int enabled_show(struct tfs_open *o)
 
 	tfs_lock();
 	enabled = tfs.ftrace_enabled;
-	on = enabled && tfs_top.tracer &&
-	     (tfs_top.tracer->id == UT_TRACER_FUNCTION || tfs_top.tracer->id == UT_TRACER_FUNCTION_GRAPH);
+	on = enabled && tfs_tracer_routed(tfs_top.tracer);
 	tfs_unlock();
 	if (!enabled)
 		return 0;

@@ -10,8 +10,8 @@
  * acknowledged it.  Each tracer keeps its own option values across switches (as
  * the kernel keeps them in the tracer): options.c holds them.
  *
- * Each instance has its own tracer.  An instance takes nop and function (the
- * selection memfd routes function events to it: sel.c); function_graph and the
+ * Each instance has its own tracer.  An instance takes nop, function and
+ * function_graph (the selection memfd routes their events to it: sel.c); the
  * latency tracers give EBUSY there and change nothing (documented in
  * docs/user-guide.md).  An instance's tracer changes what processes patch, so
  * processes are told through the top's control page (tfs_sel_publish_apply).
@@ -55,9 +55,9 @@ int tfs_set_tracer(struct tfs_instance *inst, const struct tracer *t)
 		tfs_unlock();
 		goto out;
 	}
-	if (inst != &tfs_top && t && t->id != UT_TRACER_NOP && t->id != UT_TRACER_FUNCTION) {
+	if (inst != &tfs_top && t && t->id != UT_TRACER_NOP && !tfs_tracer_routed(t)) {
 		tfs_unlock();
-		err = -EBUSY; /* the runtime routes function events only to instances */
+		err = -EBUSY; /* the runtime routes function and graph events only to instances */
 		goto out;
 	}
 	if (tfs_trace_pipe_busy_locked(inst)) {
