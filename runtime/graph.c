@@ -209,14 +209,27 @@ unsigned int ut_gnext_depth(struct ut_gframe *fs, uint32_t top)
 /*
  * What the live frames say about the instances of want: each one's depth (the
  * frames it took: as if it ran alone), and whether one of its set_graph_function
- * (in_func) or set_graph_notrace (in_notrace) frames is open.  A walk of the
- * stack rather than counters per thread and instance: it stays right whatever
- * pops frames (jumps, unwinders, context switches) and costs the C path only.
+ * (in_func) or set_graph_notrace (in_notrace) frames is open.  Frames entered
+ * before an instance last stopped graphing (route.c) no longer count for it: its
+ * trace starts afresh.  A walk of the stack rather than counters per thread and
+ * instance: it stays right whatever pops frames (jumps, unwinders, context
+ * switches) and costs the C path only.
  */
 struct inst_walk {
 	uint16_t depth[UT_INST_MAX];
 	uint64_t in_func, in_notrace;
 };
+
+/* The instances of m that still graph as they did at generation gen. */
+static uint64_t live_since(uint64_t m, uint32_t gen)
+{
+	uint64_t live = 0;
+
+	for (; m; m &= m - 1)
+		if (ut_route_graph_since((unsigned int)__builtin_ctzll(m) + 1, gen))
+			live |= m & -m;
+	return live;
+}
 
 static void inst_walk(const struct ut_gframe *fs, uint32_t top, uint64_t want,
 		      struct inst_walk *w)
@@ -226,14 +239,15 @@ static void inst_walk(const struct ut_gframe *fs, uint32_t top, uint64_t want,
 		w->depth[__builtin_ctzll(m) + 1] = 0;
 	for (uint32_t i = 0; fs && i < top; i++) {
 		const struct ut_gframe *f = &fs[i];
-		uint64_t m = f->imask & want;
+		uint64_t m;
 
 		if ((f->flags & (GF_VALID | GF_MARKER | GF_INST)) != (GF_VALID | GF_INST))
 			continue;
+		m = live_since((f->imask | f->isilent) & want, f->igen);
 		if (f->flags & GF_IGFUNC)
-			w->in_func |= m;
-		w->in_notrace |= f->isilent & want;
-		for (; m; m &= m - 1)
+			w->in_func |= m & f->imask;
+		w->in_notrace |= m & f->isilent;
+		for (m &= f->imask; m; m &= m - 1)
 			w->depth[__builtin_ctzll(m) + 1]++;
 	}
 }
@@ -340,13 +354,13 @@ static void inst_exits(const struct ut_gframe *f, uint64_t retval)
 	if (!top || !f->imask)
 		return;
 	inst_walk(ut_thr.gframes, ut_thr.gtop, f->imask, &w);
-	for (uint64_t m = f->imask; m; m &= m - 1) {
+	for (uint64_t m = live_since(f->imask, f->igen); m; m &= m - 1) {
 		unsigned int slot = (unsigned int)__builtin_ctzll(m) + 1;
 		struct ut_ctl *ctl = inst_ctl(slot);
 		struct ut_ev_gret ev;
 		uint64_t calltime;
 
-		if (!ctl || !ut_route_graph_since(slot, f->igen))
+		if (!ctl)
 			continue;
 		calltime = exit_calltime(ctl, f);
 		if (top->thresh_tsc && rdtsc() - calltime < top->thresh_tsc)

@@ -26,7 +26,11 @@
  * a new generation, and a frame entered before (graph.c keeps ggen of its entry)
  * writes no exit there.
  * The masks are read by any thread (64-bit loads) while the control thread
- * rewrites them; the thread lists are read under task_seq (odd while written).
+ * rewrites them.  The thread lists are kept twice: the control thread writes the
+ * copy readers do not use, then makes it current (task_seq + 1, whose low bit
+ * names the current copy); a reader retries only when task_seq moved while it
+ * read.  So a control thread preempted while it writes (a loaded machine can keep
+ * it off the CPU for milliseconds) never makes a reader wait or give up.
  */
 #include <sys/mman.h>
 
@@ -41,7 +45,7 @@ struct route_tasks {
 
 static uint64_t *masks; /* by site index: UT_MAX_SITES function masks, then as many graph
 			 * masks (reserved, zero) */
-static struct route_tasks tasks[UT_INST_MAX];
+static struct route_tasks tasks[2][UT_INST_MAX]; /* [task_seq & 1]: current */
 static uint8_t graph_slot[UT_INST_MAX]; /* the slot is a function_graph instance here */
 static uint32_t ggen, ggone[UT_INST_MAX];
 static uint32_t task_seq;
@@ -65,14 +69,14 @@ static int masks_ready(void)
 static void tasks_store(const struct ut_sel_copy *c)
 {
 	static uint8_t listed[UT_INST_MAX];
+	uint32_t seq = task_seq; /* only this thread writes it */
+	struct route_tasks *next = tasks[(seq + 1) & 1];
 
-	__atomic_store_n(&task_seq, task_seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (unsigned int s = 0; s < UT_INST_MAX; s++)
 		listed[s] = 0;
 	for (uint32_t k = 0; c && k < c->nr_insts; k++) {
 		const struct ut_sel_inst *e = &c->insts[k];
-		struct route_tasks *t = &tasks[e->slot];
+		struct route_tasks *t = &next[e->slot];
 
 		listed[e->slot] = 1;
 		for (uint32_t i = 0; i < e->nr_tids; i++)
@@ -82,8 +86,8 @@ static void tasks_store(const struct ut_sel_copy *c)
 	}
 	for (unsigned int s = 1; s < UT_INST_MAX; s++)
 		if (!listed[s])
-			__atomic_store_n(&tasks[s].tasks, UT_SEL_TASKS_NONE, __ATOMIC_RELAXED);
-	__atomic_store_n(&task_seq, task_seq + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&next[s].tasks, UT_SEL_TASKS_NONE, __ATOMIC_RELAXED);
+	__atomic_store_n(&task_seq, seq + 1, __ATOMIC_RELEASE);
 }
 
 /* Which slots are graph instances now; those that stopped get a new ggone (after the masks). */
@@ -194,21 +198,19 @@ unsigned int ut_route_single(uint64_t mask)
 	slot = (unsigned int)__builtin_ctzll(mask) + 1;
 	if (__atomic_load_n(&graph_slot[slot], __ATOMIC_RELAXED))
 		return 0; /* a graph instance: the C path (graph.c) */
-	return tasks[slot].tasks == UT_SEL_TASKS_ALL ? slot : 0;
+	return tasks[task_seq & 1][slot].tasks == UT_SEL_TASKS_ALL ? slot : 0;
 }
 
 /* Does the instance of slot record this thread? (any thread, any time) */
 int ut_route_records(unsigned int slot)
 {
-	const struct route_tasks *t = &tasks[slot];
 	int32_t tid = (int32_t)ut_thr.tid;
 
 	for (int tries = 0; tries < 1000; tries++) {
 		uint32_t s = __atomic_load_n(&task_seq, __ATOMIC_ACQUIRE), st, nr, lo = 0, hi;
+		const struct route_tasks *t = &tasks[s & 1][slot];
 		int in = 0;
 
-		if (s & 1)
-			continue;
 		st = __atomic_load_n(&t->tasks, __ATOMIC_RELAXED);
 		nr = __atomic_load_n(&t->nr, __ATOMIC_RELAXED);
 		hi = nr < UT_SEL_TIDS_MAX ? nr : UT_SEL_TIDS_MAX;

@@ -3,7 +3,8 @@
 # (tests/progs/inst_prog: a main thread and a worker) write into the top level
 # and two instances at once, each with its own tracer, filters and pid lists;
 # an instance's tracing_on stops only it; rmdir of an instance that processes
-# are writing into (they go on, its memory is given back).
+# are writing into (they go on, its memory is given back).  function_graph in
+# instances: 45_inst_graph.sh.
 . "$(dirname "$0")/lib.sh"
 
 ut_mount
@@ -38,8 +39,6 @@ echo "$PW" >"$I/b/set_ftrace_pid"
 out=$( (echo function >"$I/a/current_tracer") 2>&1 )
 expect_eq "function in an instance is taken" "function" "$out$(cat "$I/a/current_tracer")"
 echo function >"$I/b/current_tracer"
-expect_write_err "function_graph in an instance: still EBUSY" "busy" function_graph \
-	"$I/b/current_tracer"
 
 round
 expect_eq "top nop: no function event in the top's trace" "" "$(calls "$T/trace")"

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * inst_prog.c - a traced program whose function events go to several instances
- * at once, for tests/integration/49_inst_route.sh.
+ * at once, for tests/integration/49_inst_route.sh and 45_inst_graph.sh.
  *
  *   inst_prog -l   prints "pid PID worker TID", then takes commands on stdin, one
  *                  line each, answered by "done":
  *                    run    ip_foo_one, ip_foo_two, ip_bar_one, ip_baz once here
  *                           and once in the worker thread
+ *                    tree   ig_top (a small call tree, below) here and in the worker
+ *                    hold   a thread enters ig_hold and stays inside it until
+ *                           `release` (which waits until it has returned)
  *                    spin   a thread calls ip_foo_one without pause until `stop`;
  *                           prints "spins N" (N calls so far) at every command
  *                    stop   ends it
@@ -42,6 +45,43 @@ NI void ip_baz(void)
 	sink += 4;
 }
 
+/*
+ * The tree of `tree`, for each thread:
+ *   ig_top { ig_outer { ig_inner { ig_leaf ig_leaf } ig_leaf ip_foo_one } ip_baz }
+ */
+NI void ig_leaf(void)
+{
+	sink += 5;
+}
+NI void ig_inner(void)
+{
+	ig_leaf();
+	ig_leaf();
+}
+NI void ig_outer(void)
+{
+	ig_inner();
+	ig_leaf();
+	ip_foo_one();
+}
+NI void ig_top(void)
+{
+	ig_outer();
+	ip_baz();
+}
+
+static volatile int holding, held;
+
+/* Called once before the hold and once after: a frame that lives while tests change things. */
+NI void ig_hold(void)
+{
+	ig_leaf();
+	held = 1;
+	while (holding)
+		usleep(1000);
+	ig_leaf();
+}
+
 static void calls(void)
 {
 	ip_foo_one();
@@ -52,7 +92,7 @@ static void calls(void)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static int todo, did;
+static int todo, did, tree;
 static volatile pid_t worker_tid;
 static volatile int spinning;
 static volatile unsigned long spins;
@@ -65,7 +105,10 @@ static void *worker(void *arg)
 	for (;;) {
 		while (todo == did)
 			pthread_cond_wait(&cond, &lock);
-		calls();
+		if (tree)
+			ig_top();
+		else
+			calls();
 		did++;
 		pthread_cond_broadcast(&cond);
 	}
@@ -82,10 +125,21 @@ static void *spinner(void *arg)
 	return NULL;
 }
 
-static void run_both(void)
+static void *holder(void *arg)
 {
-	calls();
+	(void)arg;
+	ig_hold();
+	return NULL;
+}
+
+static void run_both(int with_tree)
+{
+	if (with_tree)
+		ig_top();
+	else
+		calls();
 	pthread_mutex_lock(&lock);
+	tree = with_tree;
 	todo++;
 	pthread_cond_broadcast(&cond);
 	while (did != todo)
@@ -112,7 +166,7 @@ static void *lookup(const char *name)
 int main(int argc, char **argv)
 {
 	char line[1024];
-	pthread_t t, spin;
+	pthread_t t, spin, hold;
 
 	if (argc < 2 || strcmp(argv[1], "-l"))
 		return 2;
@@ -124,8 +178,18 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin)) {
 		for (char *s, *w = strtok_r(line, " \n", &s); w; w = strtok_r(NULL, " \n", &s)) {
-			if (!strcmp(w, "run")) {
-				run_both();
+			if (!strcmp(w, "run") || !strcmp(w, "tree")) {
+				run_both(!strcmp(w, "tree"));
+			} else if (!strcmp(w, "hold") && !holding) {
+				holding = 1;
+				held = 0;
+				if (pthread_create(&hold, NULL, holder, NULL))
+					holding = 0;
+				while (holding && !held)
+					usleep(1000);
+			} else if (!strcmp(w, "release") && holding) {
+				holding = 0;
+				pthread_join(hold, NULL);
 			} else if (!strcmp(w, "spin") && !spinning) {
 				spinning = 1;
 				if (pthread_create(&spin, NULL, spinner, NULL))
