@@ -78,19 +78,18 @@ expect_eq "... and a's" "2" "$(grep -c ': ip_foo_one <-' "$I/a/trace")"
 echo nop >"$T/current_tracer"
 echo >"$T/set_ftrace_filter"
 
-# set_graph_function and set_graph_notrace are the top's files and hold for b too
-echo ig_outer >"$T/set_graph_function"
-round
-G='0 ig_outer|1 ig_inner|2 ig_leaf|2 ig_leaf|1 ig_leaf|1 ip_foo_one'
-expect_eq "set_graph_function ig_outer: b graphs ig_outer and what it calls" \
-	"$(want "$G" "$G")" "$(trees "$I/b/trace")"
-echo >"$T/set_graph_function"
-echo ig_inner >"$T/set_graph_notrace"
-round
-N='0 ig_top|1 ig_outer|2 ig_leaf|2 ip_foo_one|1 ip_baz'
-expect_eq "set_graph_notrace ig_inner: b leaves it and what it calls out" \
-	"$(want "$N" "$N")" "$(trees "$I/b/trace")"
-echo >"$T/set_graph_notrace"
+# set_graph_function and set_graph_notrace are the top's files and hold for b too:
+# graph_file FILE FUNC TREE WHAT: with FUNC in FILE, b's tree in each thread is TREE
+graph_file() {
+	echo "$2" >"$T/$1"
+	round
+	expect_eq "$1 $2: $4" "$(want "$3" "$3")" "$(trees "$I/b/trace")"
+	echo >"$T/$1"
+}
+graph_file set_graph_function ig_outer '0 ig_outer|1 ig_inner|2 ig_leaf|2 ig_leaf|1 ig_leaf|1 ip_foo_one' \
+	"b graphs ig_outer and what it calls"
+graph_file set_graph_notrace ig_inner '0 ig_top|1 ig_outer|2 ig_leaf|2 ip_foo_one|1 ip_baz' \
+	"b leaves it and what it calls out"
 
 # b's pid list and tracing_on
 echo "$PW" >"$I/b/set_ftrace_pid"
