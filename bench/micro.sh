@@ -18,7 +18,7 @@ CALLS_CFLAGS="-O2 -g -Wall -Wextra"
 
 # The configurations, in the order of the report's table (BENCH_CALLS_CONFIGS: some of them).
 CALLS_CONFIGS_ALL="plain fpe ut-dormant ut-nop ut-filtered ut-probe ut-function ut-inst1 ut-inst2
-ut-inst4 ut-graph ut-graph-func ut-graph-thresh uftrace-same uftrace-entry uftrace-best lttng-off
+ut-inst4 ut-graph ut-graph-func ut-graph-thresh ut-igraph1 uftrace-same uftrace-entry uftrace-best lttng-off
 lttng"
 CALLS_CONFIGS=${BENCH_CALLS_CONFIGS:-$CALLS_CONFIGS_ALL}
 # The ut-filtered row: the function tracer on, with a filter that leaves bench_leaf out.
@@ -33,6 +33,8 @@ CALLS_PROBE="bench_leaf:stacktrace:0"
 # The ut-instN rows: the top level nop, N instances (instances/bench1 ..) with tracer
 # function, each taking every call: one instance is the stub page's instance entry
 # into the fast path, more go through C (runtime/route.c), one event per instance.
+# The ut-igraphN rows: the same with tracer function_graph (C: graph.c, a shadow frame
+# for all the instances that take the call).
 inst_names() { ii=1; while [ $ii -le "$1" ]; do printf 'bench%d ' $ii; ii=$((ii + 1)); done; }
 # inst_set N TRACER: make instances bench1..N and set their tracer (nop: remove them).
 inst_set() {
@@ -46,6 +48,8 @@ inst_set() {
 		fi
 	done
 }
+# inst_tracer CONFIG: the instances' tracer of a ut-instN or ut-igraphN row.
+inst_tracer() { case $1 in ut-igraph*) echo function_graph ;; *) echo function ;; esac; }
 # inst_events N: written and lost events summed over instances bench1..N.
 inst_events() {
 	for inst_n in $(inst_names "$1"); do tfs_events "$BENCH_MNT/instances/$inst_n"; done |
@@ -135,9 +139,9 @@ calls_command() {
 	ut-function) echo "echo function > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer" ;;
-	ut-inst[0-9]*) n=${1#ut-inst}
+	ut-inst[0-9]* | ut-igraph[0-9]*) n=$(echo "$1" | tr -dc 0-9)
 		echo "for i in \$(seq $n); do mkdir \$MNT/instances/bench\$i;" \
-			"echo function > \$MNT/instances/bench\$i/current_tracer; done;" \
+			"echo $(inst_tracer "$1") > \$MNT/instances/bench\$i/current_tracer; done;" \
 			"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 			"for i in \$(seq $n); do rmdir \$MNT/instances/bench\$i; done" ;;
 	ut-graph) echo "echo function_graph > \$MNT/current_tracer;" \
@@ -168,7 +172,7 @@ calls_available() {
 	ut-dormant) [ "$UT_RUNTIME_OK" = 1 ] && echo ok || echo "na $UT_RUNTIME_WHY" ;;
 	ut-nop | ut-function | ut-filtered | ut-probe | ut-inst[0-9]*)
 		[ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
-	ut-graph | ut-graph-func | ut-graph-thresh)
+	ut-graph | ut-graph-func | ut-graph-thresh | ut-igraph[0-9]*)
 		[ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
 	lttng-off) [ -x "$BENCH_OUT/bin/calls-lttng" ] && echo ok ||
 		echo "na the tracepoint build failed: $(head -1 "$BENCH_OUT/lttng-build.log")" ;;
@@ -204,9 +208,9 @@ calls_run_one() {
 		[ "$1" = ut-filtered ] && tfs_write "$BENCH_MNT/set_ftrace_filter" ""
 		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" 0
 		[ "$1" = ut-graph-func ] && tfs_write "$BENCH_MNT/set_graph_function" "" ;;
-	ut-inst[0-9]*)
-		ninst=${1#ut-inst}
-		inst_set "$ninst" function
+	ut-inst[0-9]* | ut-igraph[0-9]*)
+		ninst=$(echo "$1" | tr -dc 0-9)
+		inst_set "$ninst" "$(inst_tracer "$1")"
 		before=$(inst_events "$ninst")
 		line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
 			$CALLS_ARGS)

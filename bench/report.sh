@@ -35,6 +35,7 @@ calls_label() {
 	ut-filtered) echo "utrace, tracer function, bench_leaf filtered out (set_ftrace_filter $CALLS_FILTER)" ;;
 	ut-inst1) echo "utrace, top nop, tracer function in 1 instance" ;;
 	ut-inst[0-9]*) echo "utrace, top nop, tracer function in ${1#ut-inst} instances (each takes every call)" ;;
+	ut-igraph1) echo "utrace, top nop, tracer function_graph in 1 instance" ;;
 	ut-probe) echo "utrace, tracer nop, a function probe on bench_leaf that never acts ($CALLS_PROBE)" ;;
 	uftrace-same) echo "uftrace record -P . (same binary as utrace; entries and exits)" ;;
 	uftrace-entry) echo "uftrace record -P . -e (same binary; entries only)" ;;
