@@ -119,6 +119,7 @@ static void test_routes(void **state)
 	e = sel_inst(&b, p, 0);
 	assert_int_equal(e->slot, a->slot);
 	assert_int_equal(e->tasks, UT_SEL_TASKS_ALL);
+	assert_int_equal(e->tracer, UT_TRACER_FUNCTION);
 	flags_str(&b, e, fl);
 	assert_string_equal(fl, "TT..");
 	/* the top's own flags are the top's: no filter there, all traced */
@@ -184,6 +185,69 @@ static void test_routes(void **state)
 	tfs_buf_free(&b);
 }
 
+/*
+ * function_graph in an instance: its entry says so (the runtime graphs the sites
+ * its flags take), beside a function instance; set_graph_function is the top's
+ * flag bytes, for every graph; an unknown tracer in an entry is refused.
+ */
+static void test_graph_routes(void **state)
+{
+	struct tfs_instance *g, *f;
+	const struct ut_sel_proc *p;
+	const struct ut_sel_inst *e;
+	struct tfs_buf b = {0};
+	char fl[8];
+
+	assert_int_equal(tfs_inst_mkdir("g", 1), 0);
+	assert_int_equal(tfs_inst_mkdir("f", 1), 0);
+	g = inst_named("g");
+	f = inst_named("f");
+	filter(g, TFS_FILTER_TRACE, "foo* baz");
+	assert_int_equal(tfs_set_tracer(g, tfs_tracer_find("function_graph")), 0);
+	assert_int_equal(tfs_set_tracer(f, tfs_tracer_find("function")), 0);
+	filter(&tfs_top, TFS_FILTER_GRAPH, "foo_two");
+	build(&b);
+	assert_int_equal(((const struct ut_sel_hdr *)(const void *)b.data)->routed, 1);
+	assert_int_equal(((const struct ut_sel_hdr *)(const void *)b.data)->graph_funcs, 1);
+	p = sel_proc(&b, P2);
+	assert_int_equal(p->nr_insts, 2);
+	e = sel_inst(&b, p, 0);
+	assert_int_equal(e->slot, g->slot);
+	assert_int_equal(e->tracer, UT_TRACER_FUNCTION_GRAPH);
+	flags_str(&b, e, fl);
+	assert_string_equal(fl, "TT.T");
+	e = sel_inst(&b, p, 1);
+	assert_int_equal(e->slot, f->slot);
+	assert_int_equal(e->tracer, UT_TRACER_FUNCTION);
+	/* the top's byte of foo_two carries set_graph_function for every graph */
+	assert_true(b.data[((const struct ut_sel_obj *)(b.data + p->objs_off))->flags_off + 1] &
+		    UT_SEL_GRAPH_FUNC);
+	{
+		static struct ut_sel_obj objs[4];
+		static uint8_t flags[64], iflags[64];
+		static int32_t itids[(UT_INST_MAX - 1) * UT_SEL_TIDS_MAX];
+		struct ut_sel_copy c = {.objs = objs, .max_objs = 4, .flags = flags,
+					.flags_cap = sizeof(flags), .iflags = iflags,
+					.iflags_cap = sizeof(iflags), .itids = itids};
+
+		assert_int_equal(ut_sel_read(b.data, b.len, P2, &c), 0);
+		assert_int_equal(c.insts[0].tracer, UT_TRACER_FUNCTION_GRAPH);
+		assert_int_equal(c.insts[1].tracer, UT_TRACER_FUNCTION);
+		((struct ut_sel_inst *)(b.data + p->insts_off))->tracer = UT_TRACER_NOP;
+		assert_int_equal(ut_sel_read(b.data, b.len, P2, &c), -EINVAL);
+	}
+	/* a graph instance whose tracer changes is no longer routed as a graph */
+	assert_int_equal(tfs_set_tracer(g, tfs_tracer_find("function")), 0);
+	build(&b);
+	assert_int_equal(sel_inst(&b, sel_proc(&b, P2), 0)->tracer, UT_TRACER_FUNCTION);
+	filter(&tfs_top, TFS_FILTER_GRAPH, "");
+	assert_int_equal(tfs_set_tracer(g, tfs_tracer_find("nop")), 0);
+	assert_int_equal(tfs_set_tracer(f, tfs_tracer_find("nop")), 0);
+	assert_int_equal(tfs_inst_rmdir("g", 1), 0);
+	assert_int_equal(tfs_inst_rmdir("f", 1), 0);
+	tfs_buf_free(&b);
+}
+
 static int group_setup(void **state)
 {
 	tfs_clock_init();
@@ -207,6 +271,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_routes),
+	    cmocka_unit_test(test_graph_routes),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
