@@ -99,8 +99,9 @@ fi
 echo function > "$I/a/current_tracer"
 expect_eq "function in an instance (49_inst_route.sh traces into it)" "function nop" \
 	"$(cat "$I/a/current_tracer") $(cat "$T/current_tracer")"
-expect_write_err "function_graph in an instance: EBUSY (not yet supported)" "busy" \
-	function_graph "$I/a/current_tracer"
+echo function_graph > "$I/a/current_tracer"
+expect_eq "function_graph in an instance (45_inst_graph.sh graphs into it)" "function_graph nop" \
+	"$(cat "$I/a/current_tracer") $(cat "$T/current_tracer")"
 expect_write_err "unknown tracer in an instance: EINVAL" "Invalid argument" nosuch \
 	"$I/a/current_tracer"
 echo nop > "$I/a/current_tracer"

@@ -1359,9 +1359,10 @@ static void test_instances(void **state)
 	assert_int_equal(inst_entries(a), 1);
 	assert_int_equal(inst_entries(&tfs_top), top);
 	assert_true(area_blocks() > before);
-	/* function is routed there (sel.c); function_graph not yet */
-	assert_int_equal(tfs_set_tracer(a, tfs_tracer_find("function_graph")), -EBUSY);
-	assert_ptr_equal(a->tracer, tfs_tracer_find("nop"));
+	/* function and function_graph are routed there (sel.c) */
+	assert_int_equal(tfs_set_tracer(a, tfs_tracer_find("function_graph")), 0);
+	assert_ptr_equal(a->tracer, tfs_tracer_find("function_graph"));
+	assert_int_equal(a->ctl->tracer, UT_TRACER_FUNCTION_GRAPH);
 	assert_int_equal(tfs_set_tracer(a, tfs_tracer_find("function")), 0);
 	assert_ptr_equal(a->tracer, tfs_tracer_find("function"));
 	assert_ptr_equal(tfs_top.tracer, tfs_tracer_find("nop"));
