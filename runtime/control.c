@@ -960,18 +960,28 @@ void ut_sel_objects_added(void)
 }
 
 /*
+ * The section is complete and its sites patched.  The control thread reads the
+ * section and patches under ut_rt_lock, and says the section is complete before
+ * it patches: taking the lock once after that waits for the patching to end (a
+ * loaded machine can keep the control thread off the CPU for milliseconds in
+ * between, long enough for a short main() to run on unpatched sites).
+ */
+static void wait_sel_applied(void)
+{
+	wait_sel_complete();
+	pthread_mutex_lock(&ut_rt_lock);
+	pthread_mutex_unlock(&ut_rt_lock);
+}
+
+/*
  * The objects just announced (dlopen, before their constructors run) get their
- * flags from utracefs with a new generation; the control thread reads them and
- * patches under ut_rt_lock, so once the section is complete, taking the lock once
- * waits for that patching to end.
+ * flags from utracefs with a new generation: wait until they are patched.
  */
 void ut_sel_wait_objects(void)
 {
 	if (!attached || !__atomic_load_n(&sel_selective, __ATOMIC_ACQUIRE))
 		return;
-	wait_sel_complete();
-	pthread_mutex_lock(&ut_rt_lock);
-	pthread_mutex_unlock(&ut_rt_lock);
+	wait_sel_applied();
 }
 
 static void hold_for_record(int fd)
@@ -1054,7 +1064,7 @@ int ut_control_start(void)
 	 * traced from its start as under the kernel (bounded: a stopped utracefs costs 2 s).
 	 */
 	else if (!err && attached && __atomic_load_n(&sel_pending, __ATOMIC_ACQUIRE))
-		wait_sel_complete();
+		wait_sel_applied();
 	return err;
 }
 
