@@ -27,8 +27,11 @@ PPID_=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/P.out")
 PW=$(sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/P.out")
 QPID=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/Q.out")
 QW=$(sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/Q.out")
+# both have registered (they print their pid after the runtime's constructor); the
+# functions are listed once per program, and each open of a control file first takes
+# in whatever the processes sent
 i=0
-while [ $i -lt 2000 ] && [ "$(grep -c '^ip_baz$' "$T/available_filter_functions")" -lt 2 ]; do
+while [ $i -lt 2000 ] && ! grep -q '^ip_baz$' "$T/available_filter_functions"; do
 	sleep 0.05; i=$((i + 1))
 done
 
