@@ -118,7 +118,38 @@ struct ut_evt_ent {
 	uint64_t mask[2]; /* instance slots that want the event */
 };
 
-#define UT_EVT_SIZE (sizeof(struct ut_evt_hdr) + (uint64_t)UT_EVT_SLOTS * sizeof(struct ut_evt_ent))
+#define UT_EVT_TABLE_SIZE                                                                          \
+	(sizeof(struct ut_evt_hdr) + (uint64_t)UT_EVT_SLOTS * sizeof(struct ut_evt_ent))
+
+/*
+ * The event filters (events/.../filter), after the table: a directory of the
+ * (event id, instance slot) pairs that have one, each naming its program
+ * (ut_evfilter.h) in the heap by offset and length.  utracefs rewrites the whole
+ * area under seq (odd while it writes) and then bumps the control page's
+ * generation; each process copies the programs of its events and checks them.
+ */
+#define UT_EVF_DIR_MAX 4096u	/* filters at a time, all instances together */
+#define UT_EVF_HEAP (4u << 20) /* bytes of programs */
+
+struct ut_evf_dirent {
+	uint32_t id, slot; /* the event's id, the instance slot */
+	uint32_t off, len; /* its program in heap: 8-aligned */
+};
+
+struct ut_evf_area {
+	uint32_t seq; /* odd while utracefs rewrites the area */
+	uint32_t nr;  /* entries in use */
+	uint32_t _pad[2];
+	struct ut_evf_dirent ent[UT_EVF_DIR_MAX];
+	unsigned char heap[UT_EVF_HEAP];
+};
+
+#define UT_EVT_SIZE (UT_EVT_TABLE_SIZE + sizeof(struct ut_evf_area))
+
+static inline struct ut_evf_area *ut_evf_area_of(void *map)
+{
+	return (struct ut_evf_area *)((char *)map + UT_EVT_TABLE_SIZE);
+}
 
 static inline struct ut_evt_ent *ut_evt_table(void *map)
 {

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "event_defs.h"
+#include "event_filter.h"
 #include "functab.h"
 #include "output/print_fmt.h"
 #include "ut_wire.h"
@@ -56,6 +57,8 @@ static struct hook_pat {
 	char sys[UT_EVENT_NAME_MAX], name[UT_EVENT_NAME_MAX];
 } *hook_pats;
 static unsigned int nr_hook_pats;
+
+static void filters_drop_locked(unsigned int slot);
 
 /* ---- the memfd --------------------------------------------------------------------------- */
 
@@ -117,6 +120,7 @@ int tfs_event_defs_fd_ro(void)
 void tfs_event_defs_reset(void)
 {
 	pthread_mutex_lock(&defs_lock);
+	filters_drop_locked(UT_EVT_INSTANCE_SLOTS);
 	for (uint32_t i = 0; i < nr_defs; i++) {
 		tfs_pfmt_free(defs[i]->pfmt);
 		free(defs[i]);
@@ -545,7 +549,150 @@ void tfs_event_slot_clear(unsigned int slot)
 	for (uint32_t i = 0; i < nr_defs && evt_map; i++)
 		__atomic_fetch_and(&ut_evt_table(evt_map)[ent_of[i]].mask[slot / 64],
 				   ~(1ull << (slot % 64)), __ATOMIC_RELEASE);
+	filters_drop_locked(slot);
 	pthread_mutex_unlock(&defs_lock);
+}
+
+/* ---- filters ---------------------------------------------------------------------------- */
+
+/* Each definition's filter in each instance slot: its text and program (NULL: none
+ * applies, after a bad filter the text is the error the file shows). */
+struct evf {
+	char *text;
+	struct ut_evf_prog *prog;
+};
+static struct evf *filters[UT_EVT_INSTANCE_SLOTS]; /* by definition index, made on use */
+
+/* Write every program into the memfd's filter area (defs_lock held); -ENOSPC: full. */
+static int filters_publish_locked(void)
+{
+	struct ut_evf_area *a = evt_map ? ut_evf_area_of(evt_map) : NULL;
+	uint32_t nr = 0, off = 0;
+
+	if (!a)
+		return 0;
+	/* room first: nothing changes when it does not fit */
+	for (unsigned int s = 0; s < UT_EVT_INSTANCE_SLOTS; s++)
+		for (uint32_t i = 0; filters[s] && i < nr_defs; i++)
+			if (filters[s][i].prog) {
+				nr++;
+				off += (uint32_t)((ut_evf_size(filters[s][i].prog->nr) + 7) & ~7ul);
+			}
+	if (nr > UT_EVF_DIR_MAX || off > UT_EVF_HEAP)
+		return -ENOSPC;
+	__atomic_store_n(&a->seq, a->seq + 1, __ATOMIC_RELAXED); /* odd: being rewritten */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	nr = off = 0;
+	for (unsigned int s = 0; s < UT_EVT_INSTANCE_SLOTS; s++)
+		for (uint32_t i = 0; filters[s] && i < nr_defs; i++) {
+			const struct ut_evf_prog *p = filters[s][i].prog;
+			uint32_t len = p ? (uint32_t)ut_evf_size(p->nr) : 0;
+
+			if (!p)
+				continue;
+			a->ent[nr++] = (struct ut_evf_dirent){.id = UT_EVENT_ID_BASE + i, .slot = s,
+							      .off = off, .len = len};
+			memcpy(a->heap + off, p, len);
+			off += (len + 7) & ~7u;
+		}
+	a->nr = nr;
+	__atomic_store_n(&a->seq, a->seq + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int tfs_event_filter_set(uint32_t id, unsigned int slot, char *text, struct ut_evf_prog *prog)
+{
+	struct evf old;
+	int err = 0;
+
+	if (slot >= UT_EVT_INSTANCE_SLOTS || id < UT_EVENT_ID_BASE)
+		err = -EINVAL;
+	pthread_mutex_lock(&defs_lock);
+	if (!err && id >= UT_EVENT_ID_BASE + nr_defs)
+		err = -ENOENT;
+	if (!err && !filters[slot] && !(filters[slot] = calloc(UT_EVT_MAX_DEFS, sizeof(struct evf))))
+		err = -ENOMEM;
+	if (!err) {
+		struct evf *f = &filters[slot][id - UT_EVENT_ID_BASE];
+
+		old = *f;
+		*f = (struct evf){text, prog};
+		err = filters_publish_locked();
+		if (err) {
+			*f = old; /* the area is full: the filter as it was */
+		} else {
+			free(old.text);
+			free(old.prog);
+			text = NULL; /* taken */
+			prog = NULL;
+		}
+	}
+	pthread_mutex_unlock(&defs_lock);
+	if (err) { /* not taken */
+		free(text);
+		free(prog);
+	}
+	return err;
+}
+
+char *tfs_event_filter_text(uint32_t id, unsigned int slot)
+{
+	char *t = NULL;
+
+	pthread_mutex_lock(&defs_lock);
+	if (slot < UT_EVT_INSTANCE_SLOTS && filters[slot] && id >= UT_EVENT_ID_BASE &&
+	    id < UT_EVENT_ID_BASE + nr_defs && filters[slot][id - UT_EVENT_ID_BASE].text)
+		t = strdup(filters[slot][id - UT_EVENT_ID_BASE].text);
+	pthread_mutex_unlock(&defs_lock);
+	return t;
+}
+
+/* The filters of slot, or of every slot (UT_EVT_INSTANCE_SLOTS), gone; defs_lock held. */
+static void filters_drop_locked(unsigned int slot)
+{
+	for (unsigned int s = 0; s < UT_EVT_INSTANCE_SLOTS; s++) {
+		if ((slot != UT_EVT_INSTANCE_SLOTS && s != slot) || !filters[s])
+			continue;
+		for (uint32_t i = 0; i < UT_EVT_MAX_DEFS; i++) {
+			free(filters[s][i].text);
+			free(filters[s][i].prog);
+		}
+		free(filters[s]);
+		filters[s] = NULL;
+	}
+	filters_publish_locked();
+}
+
+int tfs_event_fields(uint32_t id, struct tfs_flt_field *out, char (*names)[UT_EVENT_TYPE_MAX],
+		     unsigned int max)
+{
+	static const struct tfs_flt_field common[] = {
+		{"common_type", 0, 2, false, UT_EVF_NUM},
+		{"common_flags", 2, 1, false, UT_EVF_NUM},
+		{"common_preempt_count", 3, 1, false, UT_EVF_NUM},
+		{"common_pid", 4, 4, true, UT_EVF_NUM},
+	};
+	const struct tfs_event_def *d = tfs_event_def(id);
+	unsigned int n = 0;
+
+	if (!d)
+		return -ENOENT;
+	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]) && n < max; i++)
+		out[n++] = common[i];
+	for (uint32_t i = 0; i < d->nr_fields && n < max; i++, n++) {
+		const struct tfs_event_field *f = &d->fields[i];
+
+		snprintf(names[n], UT_EVENT_TYPE_MAX, "%.*s", (int)base_len(f->name), f->name);
+		out[n] = (struct tfs_flt_field){names[n], f->offset, f->size, f->is_signed != 0,
+						UT_EVF_NUM};
+		if (f->kind == UT_EVF_KIND_STRING)
+			out[n].kind = UT_EVF_STR_DYN;
+		else if (f->kind == UT_EVF_KIND_ARRAY && f->elem_size == 1 && strstr(f->type, "char"))
+			out[n].kind = UT_EVF_STR_FIXED;
+		else if (f->kind == UT_EVF_KIND_DYN_ARRAY) /* the kernel compares its __data_loc word */
+			out[n].size = 4, out[n].is_signed = false;
+	}
+	return (int)n;
 }
 
 void tfs_event_test_hook(const char *spec)

@@ -78,6 +78,22 @@ bool tfs_event_enabled(uint32_t id, unsigned int slot);
 /* Disable every event for instance slot (its rmdir): the caller applies. */
 void tfs_event_slot_clear(unsigned int slot);
 
+struct tfs_flt_field;
+struct ut_evf_prog;
+/*
+ * The filter of definition id in instance slot: text (what the filter file shows)
+ * and prog (NULL: none applies), both taken (freed on failure), published to the
+ * processes at once (the caller then applies the top); -ENOSPC when the filter
+ * area is full (the filter as it was).
+ */
+int tfs_event_filter_set(uint32_t id, unsigned int slot, char *text, struct ut_evf_prog *prog);
+/* Its text, malloc'ed; NULL: none. */
+char *tfs_event_filter_text(uint32_t id, unsigned int slot);
+/* The fields a filter of definition id may name (common ones first), names kept in
+ * names; returns how many, or -ENOENT. */
+int tfs_event_fields(uint32_t id, struct tfs_flt_field *out, char (*names)[UT_EVENT_TYPE_MAX],
+		     unsigned int max);
+
 /*
  * The events/ tree's view (event_tree.c): definitions grouped by name.  A tree
  * event is one system:name, whatever number of definitions (ids) carry it;
@@ -103,6 +119,8 @@ const char *tfs_evtree_sys_name(unsigned int i);
 /* events/SYSTEM/ listing: the i-th event of system sys, *index its tree number. */
 const char *tfs_evtree_dir_entry(int sys, unsigned int i, int *index);
 /* Enable or disable every definition of tree event t in slot. */
+/* The definition ids of tree event t (its first first), at most max; how many. */
+unsigned int tfs_evtree_defs(unsigned int t, uint32_t *ids, unsigned int max);
 void tfs_evtree_set(unsigned int t, unsigned int slot, bool on);
 /* Whether tree event t is enabled in slot. */
 bool tfs_evtree_enabled(unsigned int t, unsigned int slot);

@@ -155,8 +155,8 @@ static int first_look(const char *s, unsigned int *preds, struct tfs_flt_error *
 /* ---- 3. one predicate ------------------------------------------------------------------ */
 
 static const struct tfs_flt_field pseudo[] = {
-	{"CPU", 0, 4, true, TFS_FLT_CPU},     {"cpu", 0, 4, true, TFS_FLT_CPU},
-	{"COMM", 0, 16, false, TFS_FLT_COMM}, {"comm", 0, 16, false, TFS_FLT_COMM},
+	{"CPU", 0, 4, true, UT_EVF_CPU},     {"cpu", 0, 4, true, UT_EVF_CPU},
+	{"COMM", 0, 16, false, UT_EVF_COMM}, {"comm", 0, 16, false, UT_EVF_COMM},
 };
 
 static const struct tfs_flt_field *find_field(const struct tfs_flt_field *f, unsigned int nr,
@@ -173,7 +173,7 @@ static const struct tfs_flt_field *find_field(const struct tfs_flt_field *f, uns
 
 static bool is_string(const struct tfs_flt_field *f)
 {
-	return f->kind == TFS_FLT_STR_FIXED || f->kind == TFS_FLT_STR_DYN || f->kind == TFS_FLT_COMM;
+	return f->kind == UT_EVF_STR_FIXED || f->kind == UT_EVF_STR_DYN || f->kind == UT_EVF_COMM;
 }
 
 /* Longer operators before their prefixes. */
@@ -181,8 +181,8 @@ static const struct {
 	const char *text;
 	uint8_t op;
 } ops[] = {
-	{"~", TFS_FLT_GLOB}, {"!=", TFS_FLT_NE}, {"==", TFS_FLT_EQ}, {"<=", TFS_FLT_LE},
-	{"<", TFS_FLT_LT},   {">=", TFS_FLT_GE}, {">", TFS_FLT_GT},	{"&", TFS_FLT_BAND},
+	{"~", UT_EVF_GLOB}, {"!=", UT_EVF_NE}, {"==", UT_EVF_EQ}, {"<=", UT_EVF_LE},
+	{"<", UT_EVF_LT},   {">=", UT_EVF_GE}, {">", UT_EVF_GT},	{"&", UT_EVF_BAND},
 };
 
 /*
@@ -228,7 +228,7 @@ static bool parse_number(const char *t, bool is_signed, uint64_t *val)
 static uint8_t glob_kind(char *p, uint16_t *len, uint8_t *neg)
 {
 	size_t n = strlen(p);
-	uint8_t kind = TFS_FLT_FULL;
+	uint8_t kind = UT_EVF_FULL;
 
 	*neg = 0;
 	if (p[0] == '!') {
@@ -240,18 +240,18 @@ static uint8_t glob_kind(char *p, uint16_t *len, uint8_t *neg)
 	for (size_t i = 0; i < n; i++) {
 		if (p[i] == '*') {
 			if (i == 0) {
-				kind = TFS_FLT_END;
+				kind = UT_EVF_END;
 			} else if (i == n - 1) {
-				kind = kind == TFS_FLT_END ? TFS_FLT_MIDDLE : TFS_FLT_FRONT;
+				kind = kind == UT_EVF_END ? UT_EVF_MIDDLE : UT_EVF_FRONT;
 				p[i] = 0;
 				n = i;
 				break;
 			} else {
-				kind = TFS_FLT_PATTERN;
+				kind = UT_EVF_PATTERN;
 				goto out;
 			}
 		} else if (p[i] == '[' || p[i] == '?' || p[i] == '\\') {
-			kind = TFS_FLT_PATTERN;
+			kind = UT_EVF_PATTERN;
 			goto out;
 		}
 	}
@@ -268,7 +268,7 @@ out:
  * first character).  Returns its length, or -errno with e filled.
  */
 static int parse_pred(const char *s, unsigned int pos, const struct tfs_flt_field *fields,
-		      unsigned int nr, struct tfs_flt_pred *p, struct tfs_flt_error *e)
+		      unsigned int nr, struct ut_evf_pred *p, struct tfs_flt_error *e)
 {
 	const struct tfs_flt_field *f;
 	unsigned int i = 0, start, len;
@@ -304,7 +304,7 @@ static int parse_pred(const char *s, unsigned int pos, const struct tfs_flt_fiel
 	if (s[i] == '\'' || s[i] == '"') {
 		char q = s[i];
 
-		if (p->op != TFS_FLT_EQ && p->op != TFS_FLT_NE && p->op != TFS_FLT_GLOB)
+		if (p->op != UT_EVF_EQ && p->op != UT_EVF_NE && p->op != UT_EVF_GLOB)
 			return fail(e, -EINVAL, TFS_FLT_ILLEGAL_FIELD_OP, pos + i);
 		if (!is_string(f))
 			return fail(e, -EINVAL, TFS_FLT_EXPECT_DIGIT, pos + i);
@@ -313,14 +313,14 @@ static int parse_pred(const char *s, unsigned int pos, const struct tfs_flt_fiel
 		if (!s[i])
 			return fail(e, -EINVAL, TFS_FLT_MISSING_QUOTE, pos + i);
 		len = i - start - 1;
-		if (len >= TFS_FLT_STR_MAX)
+		if (len >= UT_EVF_STR_MAX)
 			return fail(e, -EINVAL, TFS_FLT_OPERAND_TOO_LONG, pos + i);
 		memcpy(p->str, s + start + 1, len);
 		p->str[len] = 0;
 		p->len = (uint16_t)len;
-		p->neg = p->op == TFS_FLT_NE;
-		p->match = TFS_FLT_FULL;
-		if (p->op == TFS_FLT_GLOB)
+		p->neg = p->op == UT_EVF_NE;
+		p->match = UT_EVF_FULL;
+		if (p->op == UT_EVF_GLOB)
 			p->match = glob_kind(p->str, &p->len, &p->neg);
 		return (int)i + 1; /* past the closing quote */
 	}
@@ -329,7 +329,7 @@ static int parse_pred(const char *s, unsigned int pos, const struct tfs_flt_fiel
 
 		if (is_string(f))
 			return fail(e, -EINVAL, TFS_FLT_EXPECT_STRING, pos + i);
-		if (p->op == TFS_FLT_GLOB)
+		if (p->op == UT_EVF_GLOB)
 			return fail(e, -EINVAL, TFS_FLT_ILLEGAL_FIELD_OP, pos + i);
 		if (s[i] == '-')
 			i++;
@@ -342,7 +342,7 @@ static int parse_pred(const char *s, unsigned int pos, const struct tfs_flt_fiel
 		num[len] = 0;
 		if (!parse_number(num, f->is_signed, &p->val))
 			return fail(e, -EINVAL, TFS_FLT_ILLEGAL_INTVAL, pos + start);
-		p->neg = p->op == TFS_FLT_NE;
+		p->neg = p->op == UT_EVF_NE;
 		return (int)i;
 	}
 	return fail(e, -EINVAL, TFS_FLT_INVALID_VALUE, pos + i);
@@ -424,13 +424,15 @@ static struct node *parse_or(struct tree *tr)
 }
 
 /*
- * Branch labels: an entry's target is a label, resolved once placed.  Label 0 is
- * TRUE, 1 FALSE (after the last entry), the others the starts of right operands.
+ * Branch labels: a predicate's target is a label, resolved once placed.  Label 0
+ * is TRUE, 1 FALSE (after the last predicate), the others the starts of right
+ * operands.
  */
 struct gen {
-	struct tfs_flt_prog *p;
-	unsigned int *label_at; /* entry index of each label */
-	unsigned int *target;	/* per entry: its label, until resolved */
+	struct ut_evf_pred *preds;
+	unsigned int nr;	/* predicates emitted */
+	unsigned int *label_at; /* predicate index of each label */
+	unsigned int *target;	/* per predicate: its label, until resolved */
 	unsigned int labels;
 };
 
@@ -441,70 +443,65 @@ static void emit(struct gen *g, const struct node *n, unsigned int t, unsigned i
 	unsigned int l;
 
 	switch (n->type) {
-	case T_PRED: {
-		unsigned int i = g->p->nr++;
-
-		g->p->prog[i].when = next_true ? 0 : 1;
-		g->target[i] = next_true ? f : t;
-		/* the predicate of entry i: they are emitted in the order written */
+	case T_PRED: /* predicates come in the order written: n->pred == g->nr */
+		g->preds[g->nr].when = next_true ? 0 : 1;
+		g->target[g->nr++] = next_true ? f : t;
 		break;
-	}
 	case T_NOT:
 		emit(g, n->a, f, t, !next_true);
 		break;
 	case T_AND:
 		l = g->labels++;
 		emit(g, n->a, l, f, true);
-		g->label_at[l] = g->p->nr;
+		g->label_at[l] = g->nr;
 		emit(g, n->b, t, f, next_true);
 		break;
 	default: /* T_OR */
 		l = g->labels++;
 		emit(g, n->a, t, l, false);
-		g->label_at[l] = g->p->nr;
+		g->label_at[l] = g->nr;
 		emit(g, n->b, t, f, next_true);
 	}
 }
 
-static int build(struct tfs_flt_prog *p, const struct tok *toks, unsigned int nr_toks,
-		 unsigned int nr_preds)
+/* The program of the tokens over preds[nr]: NULL when memory is short. */
+static struct ut_evf_prog *build(struct ut_evf_pred *preds, unsigned int nr, const struct tok *toks,
+				 unsigned int nr_toks)
 {
 	struct tree tr = {.t = toks, .nr = nr_toks};
-	struct gen g = {.p = p, .labels = 2};
-	int err = -ENOMEM;
+	struct gen g = {.preds = preds, .labels = 2};
+	struct ut_evf_prog *p = calloc(1, ut_evf_size(nr));
 
 	tr.nodes = calloc(nr_toks + 1, sizeof(*tr.nodes));
 	g.label_at = calloc(nr_toks + 2, sizeof(*g.label_at));
-	g.target = calloc(nr_preds + 1, sizeof(*g.target));
-	p->prog = calloc(nr_preds + 1, sizeof(*p->prog));
-	if (tr.nodes && g.label_at && g.target && p->prog) {
+	g.target = calloc(nr + 1, sizeof(*g.target));
+	if (p && tr.nodes && g.label_at && g.target) {
 		emit(&g, parse_or(&tr), 0, 1, true);
-		g.label_at[0] = p->nr;	   /* TRUE */
-		g.label_at[1] = p->nr + 1; /* FALSE */
-		for (unsigned int i = 0; i < p->nr; i++)
-			p->prog[i].target = (uint16_t)g.label_at[g.target[i]];
-		err = 0;
+		g.label_at[0] = nr;	/* TRUE */
+		g.label_at[1] = nr + 1; /* FALSE */
+		p->magic = UT_EVF_MAGIC;
+		p->nr = nr;
+		for (unsigned int i = 0; i < nr; i++) {
+			preds[i].target = (uint16_t)g.label_at[g.target[i]];
+			if (preds[i].kind == UT_EVF_COMM)
+				p->flags |= UT_EVF_USES_COMM;
+			p->p[i] = preds[i];
+		}
+	} else {
+		free(p);
+		p = NULL;
 	}
 	free(tr.nodes);
 	free(g.label_at);
 	free(g.target);
-	return err;
-}
-
-void tfs_flt_free(struct tfs_flt_prog *p)
-{
-	if (!p)
-		return;
-	free(p->prog);
-	free(p->preds);
-	free(p);
+	return p;
 }
 
 int tfs_flt_compile(const char *s, const struct tfs_flt_field *fields, unsigned int nr,
-		    struct tfs_flt_prog **out, struct tfs_flt_error *e)
+		    struct ut_evf_prog **out, struct tfs_flt_error *e)
 {
 	unsigned int nr_preds, n = 0, nr_toks = 0, depth = 0, i = 0;
-	struct tfs_flt_prog *p;
+	struct ut_evf_pred *preds;
 	struct tok *toks;
 	int err;
 
@@ -513,13 +510,11 @@ int tfs_flt_compile(const char *s, const struct tfs_flt_field *fields, unsigned 
 	err = first_look(s, &nr_preds, e);
 	if (err)
 		return err;
-	p = calloc(1, sizeof(*p));
 	toks = calloc(strlen(s) + 1, sizeof(*toks));
-	if (p) /* the kernel's bound, two more than it counted */
-		p->preds = calloc(nr_preds + 2, sizeof(*p->preds));
-	if (!p || !toks || !p->preds) {
+	preds = calloc(nr_preds + 2, sizeof(*preds)); /* the kernel's bound: two more */
+	if (!preds || !toks) {
 		free(toks);
-		tfs_flt_free(p);
+		free(preds);
 		return fail(e, -ENOMEM, TFS_FLT_OK, 0);
 	}
 	/* step 2: '(' and '!' before a predicate; ')', &&, || or the end after it */
@@ -538,11 +533,11 @@ int tfs_flt_compile(const char *s, const struct tfs_flt_field *fields, unsigned 
 			toks[nr_toks++].type = T_NOT;
 			continue;
 		}
-		if (n >= nr_preds + 2) {
+		if (n >= nr_preds + 2 || n >= UT_EVF_MAX_PREDS) {
 			err = fail(e, n ? -EPERM : -ENOMEM, TFS_FLT_TOO_MANY_PREDS, at);
 			goto out;
 		}
-		len = parse_pred(s + at, i, fields, nr, &p->preds[n], e);
+		len = parse_pred(s + at, i, fields, nr, &preds[n], e);
 		if (len < 0) {
 			err = len;
 			goto out;
@@ -584,177 +579,13 @@ end:
 		err = fail(e, -EINVAL, TFS_FLT_NO_FILTER, i);
 		goto out;
 	}
-	err = build(p, toks, nr_toks, n);
-	if (err)
-		fail(e, err, TFS_FLT_OK, 0);
+	*out = build(preds, n, toks, nr_toks);
+	if (!*out)
+		err = fail(e, -ENOMEM, TFS_FLT_OK, 0);
 out:
 	free(toks);
-	if (err) {
-		tfs_flt_free(p);
-		return err;
-	}
-	*out = p;
-	return 0;
-}
-
-/* ---- matching ------------------------------------------------------------------------ */
-
-/* The kernel's glob: * ? [set] [!set] [a-z] and \ escapes. */
-static bool glob(const char *p, const char *s, const char *end)
-{
-	const char *back_p = NULL, *back_s = NULL;
-
-	for (;;) {
-		char c = s < end ? *s : 0;
-
-		if (*p == '*') {
-			back_p = ++p;
-			back_s = s;
-			continue;
-		}
-		if (c && *p == '?') {
-			p++;
-			s++;
-			continue;
-		}
-		if (c && *p == '[') {
-			const char *q = p + 1;
-			bool inv = *q == '!', hit = false;
-
-			q += inv;
-			do {
-				char a = *q++, b = a;
-
-				if (!a)
-					goto mismatch;
-				if (q[0] == '-' && q[1] && q[1] != ']') {
-					b = q[1];
-					q += 2;
-				}
-				hit |= a <= c && c <= b;
-			} while (*q != ']');
-			if (hit == inv)
-				goto mismatch;
-			p = q + 1;
-			s++;
-			continue;
-		}
-		if (*p == '\\' && p[1])
-			p++;
-		if (*p == c) {
-			if (!c)
-				return true;
-			p++;
-			s++;
-			continue;
-		}
-mismatch:
-		if (!back_p || back_s >= end || !*back_s)
-			return false;
-		p = back_p;
-		s = ++back_s;
-	}
-}
-
-/* A string predicate on str, len bytes at most (a NUL may end it sooner). */
-static bool match_string(const struct tfs_flt_pred *pr, const char *str, unsigned int len)
-{
-	unsigned int n = (unsigned int)strnlen(str, len);
-
-	switch (pr->match) {
-	case TFS_FLT_FULL:
-		return !strncmp(str, pr->str, len);
-	case TFS_FLT_FRONT:
-		return len >= pr->len && !strncmp(str, pr->str, pr->len);
-	case TFS_FLT_MIDDLE:
-		for (unsigned int i = 0; i + pr->len <= n; i++)
-			if (!memcmp(str + i, pr->str, pr->len))
-				return true;
-		return false;
-	case TFS_FLT_END:
-		/* the kernel compares the end of the field (len - 1 bytes), not of the text */
-		return len - 1 >= pr->len && !memcmp(str + len - 1 - pr->len, pr->str, pr->len);
-	default:
-		return glob(pr->str, str, str + n);
-	}
-}
-
-static bool match_number(const struct tfs_flt_pred *pr, uint64_t raw)
-{
-	unsigned int bits = pr->size * 8u;
-	uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
-	uint64_t a = raw & mask, b = pr->val & mask;
-	int64_t sa = (int64_t)a, sb = (int64_t)b;
-
-	if (pr->is_signed && bits < 64) { /* sign-extend both, as compared in the field's type */
-		uint64_t sign = 1ull << (bits - 1);
-
-		sa = (int64_t)((a ^ sign) - sign);
-		sb = (int64_t)((b ^ sign) - sign);
-	}
-	switch (pr->op) {
-	case TFS_FLT_EQ:
-		return a == b;
-	case TFS_FLT_NE:
-		return a != b;
-	case TFS_FLT_BAND:
-		return (a & b) != 0;
-	case TFS_FLT_LT:
-		return pr->is_signed ? sa < sb : a < b;
-	case TFS_FLT_LE:
-		return pr->is_signed ? sa <= sb : a <= b;
-	case TFS_FLT_GT:
-		return pr->is_signed ? sa > sb : a > b;
-	default:
-		return pr->is_signed ? sa >= sb : a >= b;
-	}
-}
-
-static bool match_pred(const struct tfs_flt_pred *pr, const unsigned char *rec, unsigned int size,
-		       unsigned int cpu, const char *comm)
-{
-	uint64_t raw = 0;
-	uint32_t loc;
-
-	switch (pr->kind) {
-	case TFS_FLT_CPU:
-		if (pr->op == TFS_FLT_BAND || pr->op == TFS_FLT_GLOB)
-			return false;
-		return match_number(pr, cpu);
-	case TFS_FLT_COMM:
-		return match_string(pr, comm, 16) != pr->neg;
-	case TFS_FLT_STR_FIXED:
-		if ((unsigned int)pr->offset + pr->size > size)
-			return false;
-		return match_string(pr, (const char *)rec + pr->offset, pr->size) != pr->neg;
-	case TFS_FLT_STR_DYN:
-		if ((unsigned int)pr->offset + 4 > size)
-			return false;
-		memcpy(&loc, rec + pr->offset, 4);
-		if ((loc & 0xffff) + (loc >> 16) > size || !(loc >> 16))
-			return false;
-		return match_string(pr, (const char *)rec + (loc & 0xffff), loc >> 16) != pr->neg;
-	default:
-		if ((unsigned int)pr->offset + pr->size > size || pr->size > 8)
-			return false;
-		memcpy(&raw, rec + pr->offset, pr->size); /* little-endian */
-		return match_number(pr, raw);
-	}
-}
-
-bool tfs_flt_match(const struct tfs_flt_prog *p, const void *rec, unsigned int size,
-		   unsigned int cpu, const char *comm)
-{
-	unsigned int i = 0;
-
-	if (!p)
-		return true;
-	while (i < p->nr) {
-		bool r = match_pred(&p->preds[i], rec, size, cpu, comm);
-
-		i = r == p->prog[i].when ? p->prog[i].target : i + 1;
-	}
-	return i == p->nr;
+	free(preds);
+	return err;
 }
 
 int tfs_flt_error_show(char *buf, size_t size, const char *str, const struct tfs_flt_error *e)

@@ -144,6 +144,19 @@ void tfs_evtree_set(unsigned int t, unsigned int slot, bool on)
 	pthread_mutex_unlock(&tree_lock);
 }
 
+unsigned int tfs_evtree_defs(unsigned int t, uint32_t *ids, unsigned int max)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&tree_lock);
+	update_locked();
+	for (uint32_t i = 0; i < nr_seen && n < max; i++)
+		if (tree_of[i] == t)
+			ids[n++] = UT_EVENT_ID_BASE + i;
+	pthread_mutex_unlock(&tree_lock);
+	return n;
+}
+
 bool tfs_evtree_enabled(unsigned int t, unsigned int slot)
 {
 	struct tfs_evtree_ent e;

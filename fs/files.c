@@ -104,11 +104,11 @@ static const struct tfs_file ftrace_events[] = {
 /*
  * The events programs define: events/SYSTEM/ (opened with cpu = the system's
  * number) and events/SYSTEM/EVENT/ (cpu = the event's number in the tree,
- * event_tree.c).  The enable files' arg is their level.
+ * event_tree.c).  The enable and filter files' arg is their level.
  */
 static const struct tfs_file event_files[] = {
     FILE_("enable", 0640, tfs_event_enable_ops, .arg = TFS_EVL_EVENT),
-    FILE_("filter", 0640, tfs_event_filter_ops),
+    FILE_("filter", 0640, tfs_event_filter_ops, .arg = TFS_EVL_EVENT),
     FILE_("format", 0440, tfs_event_def_format_ops),
     FILE_("id", 0440, tfs_event_id_ops),
     FILE_("trigger", 0640, tfs_event_trigger_ops),
@@ -119,7 +119,7 @@ static const struct tfs_file event_dir = DIR_("event", 0755, event_files);
 
 static const struct tfs_file system_files[] = {
     FILE_("enable", 0640, tfs_event_enable_ops, .arg = TFS_EVL_SYSTEM),
-    FILE_("filter", 0640, tfs_event_filter_ops),
+    FILE_("filter", 0640, tfs_event_filter_ops, .arg = TFS_EVL_SYSTEM),
     {NULL},
 };
 

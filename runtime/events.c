@@ -34,6 +34,11 @@
  */
 #include <errno.h>
 #include <link.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/rseq.h>
+#include <sys/syscall.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -41,6 +46,7 @@
 
 #include "rt.h"
 #include "ut_event.h"
+#include "ut_evfilter.h"
 #include "ut_wire.h"
 #include "utrace/event.h"
 
@@ -65,6 +71,8 @@ static struct ev_desc {
 	uint8_t bad;  /* cannot be announced (said once on the console) */
 } descs[EV_MAX_DESCS];
 static uint32_t nr_descs;
+
+static void filters_forget(const struct utrace_event *ev);
 
 static struct ev_jump {
 	uintptr_t site, target;
@@ -249,6 +257,8 @@ void ut_events_prune(void)
 		if (eobjs[descs[d].obj].used) {
 			remap[d] = n;
 			descs[n++] = descs[d];
+		} else {
+			filters_forget(descs[d].ev);
 		}
 	}
 	nr_descs = n;
@@ -364,6 +374,119 @@ static const struct ut_evt_ent *evt_lookup(uint64_t fp)
 	return NULL;
 }
 
+/*
+ * Event filters.  At each generation the control thread copies, out of the memfd's
+ * filter area (ut_event.h), the program of each (event, instance) that has one,
+ * checks it (ut_evf_valid) and publishes it for the writers in flt[]: one row per
+ * descriptor that has had a filter, found through the descriptor's _rt (row + 1).
+ * A program replaced or dropped is not freed: a writer may still be running it
+ * (each filter written leaves its program behind, a few hundred bytes).
+ */
+#define FLT_ROWS EV_MAX_DESCS
+static struct flt_row {
+	const struct utrace_event *ev; /* NULL: free */
+	struct ut_evf_prog *prog[UT_EVT_INSTANCE_SLOTS];
+	uint32_t seen; /* the refresh that last found a filter for it */
+} *flt;
+static int flt_live; /* some row holds a program: writers look */
+
+static struct flt_row *flt_row_of(struct utrace_event *ev, int make)
+{
+	unsigned int r = ev->_rt;
+
+	if (r && r <= FLT_ROWS && flt && flt[r - 1].ev == ev)
+		return &flt[r - 1];
+	if (!make)
+		return NULL;
+	if (!flt && !(flt = calloc(FLT_ROWS, sizeof(*flt))))
+		return NULL;
+	for (r = 0; r < FLT_ROWS; r++)
+		if (!flt[r].ev) {
+			flt[r].ev = ev;
+			ev->_rt = r + 1;
+			return &flt[r];
+		}
+	return NULL;
+}
+
+/* A checked copy of the program at off/len of the area, or NULL. */
+static struct ut_evf_prog *flt_copy(const struct ut_evf_area *a, const struct ut_evf_dirent *d)
+{
+	struct ut_evf_prog *p;
+
+	if (d->off > UT_EVF_HEAP || d->len > UT_EVF_HEAP - d->off || d->off % 8 ||
+	    d->len < sizeof(*p) || !(p = malloc(d->len)))
+		return NULL;
+	memcpy(p, a->heap + d->off, d->len);
+	if (!ut_evf_valid(p, d->len)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* ut_rt_lock held */
+static void filters_refresh(int on)
+{
+	static uint32_t pass;
+	const struct ut_evf_area *a = on && evt_map ? ut_evf_area_of((void *)evt_map) : NULL;
+	uint32_t seq = a ? __atomic_load_n(&a->seq, __ATOMIC_ACQUIRE) : 0, nr;
+	int live = 0;
+
+	if (seq & 1)
+		return; /* being rewritten: the next generation brings it whole */
+	pass++;
+	nr = a ? __atomic_load_n(&a->nr, __ATOMIC_RELAXED) : 0;
+	for (uint32_t k = 0; k < nr && k < UT_EVF_DIR_MAX; k++) {
+		struct ut_evf_dirent d = a->ent[k];
+
+		if (d.slot >= UT_EVT_INSTANCE_SLOTS || !d.id)
+			continue;
+		for (uint32_t i = 0; i < nr_descs; i++) {
+			struct flt_row *row;
+			struct ut_evf_prog *p, *cur;
+
+			if (descs[i].id != d.id || !(row = flt_row_of(descs[i].ev, 1)))
+				continue;
+			cur = row->prog[d.slot];
+			if (row->seen != pass) { /* first found this pass: what it had goes */
+				for (unsigned int s = 0; s < UT_EVT_INSTANCE_SLOTS; s++)
+					if (s != d.slot)
+						__atomic_store_n(&row->prog[s], NULL, __ATOMIC_RELEASE);
+				row->seen = pass;
+			}
+			if (cur && cur->nr && ut_evf_size(cur->nr) == d.len &&
+			    !memcmp(cur, a->heap + d.off, d.len))
+				continue; /* unchanged */
+			p = flt_copy(a, &d);
+			__atomic_store_n(&row->prog[d.slot], p, __ATOMIC_RELEASE);
+		}
+	}
+	if (a && __atomic_load_n(&a->seq, __ATOMIC_ACQUIRE) != seq)
+		return; /* rewritten meanwhile: the next generation again */
+	for (uint32_t r = 0; flt && r < FLT_ROWS; r++) {
+		if (!flt[r].ev)
+			continue;
+		if (flt[r].seen != pass)
+			for (unsigned int s = 0; s < UT_EVT_INSTANCE_SLOTS; s++)
+				__atomic_store_n(&flt[r].prog[s], NULL, __ATOMIC_RELEASE);
+		for (unsigned int s = 0; s < UT_EVT_INSTANCE_SLOTS; s++)
+			live |= flt[r].prog[s] != NULL;
+	}
+	__atomic_store_n(&flt_live, live, __ATOMIC_RELEASE);
+}
+
+/* A descriptor whose object is gone: its row is free again (ut_rt_lock held). */
+static void filters_forget(const struct utrace_event *ev)
+{
+	for (uint32_t r = 0; flt && r < FLT_ROWS; r++)
+		if (flt[r].ev == ev) {
+			for (unsigned int s = 0; s < UT_EVT_INSTANCE_SLOTS; s++)
+				__atomic_store_n(&flt[r].prog[s], NULL, __ATOMIC_RELEASE);
+			__atomic_store_n(&flt[r].ev, NULL, __ATOMIC_RELEASE);
+		}
+}
+
 /* Keys follow the memfd (on) or all go off; ut_rt_lock held. */
 static void switch_keys(int on)
 {
@@ -414,6 +537,7 @@ static void switch_keys(int on)
 void ut_events_apply(void)
 {
 	switch_keys(1);
+	filters_refresh(1);
 }
 
 void ut_events_attach(int fd)
@@ -447,6 +571,7 @@ void ut_events_detach(void)
 {
 	pthread_mutex_lock(&ut_rt_lock);
 	switch_keys(0);
+	filters_refresh(0);
 	if (evt_map)
 		munmap((void *)evt_map, UT_EVT_SIZE);
 	evt_map = NULL;
@@ -460,6 +585,21 @@ void ut_events_dl_opened(void)
 }
 
 /* ---- writing -------------------------------------------------------------------------------- */
+
+/* Does the record pass f?  The CPU is the one it would be written on now; comm is
+ * read (once per event) only for a filter that names it. */
+static bool filter_passes(const struct ut_evf_prog *f, const unsigned char *rec, unsigned int size,
+			  char comm[16])
+{
+	const struct rseq *rs = ut_thr.rseq;
+	int cpu = rs ? (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED) : -1;
+
+	if (cpu < 0)
+		cpu = sched_getcpu();
+	if ((f->flags & UT_EVF_USES_COMM) && !comm[0])
+		syscall(SYS_prctl, PR_GET_NAME, comm, 0, 0, 0);
+	return ut_evf_match(f, rec, size, cpu < 0 ? 0u : (unsigned int)cpu, comm);
+}
 
 UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned int size)
 {
@@ -492,15 +632,23 @@ UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned i
 	memcpy(rec + 4, &pid, 4);
 	for (unsigned int i = UT_EVENT_HDR + size; i < len; i++)
 		rec[i - UT_EVENT_HDR] = 0; /* the padding: no stack bytes in the ring */
+	struct flt_row *row = __atomic_load_n(&flt_live, __ATOMIC_ACQUIRE) ? flt_row_of(ev, 0) : NULL;
+	char comm[16] = "";
+
 	for (unsigned int slot = 0; slot < UT_EVT_INSTANCE_SLOTS; slot++) {
 		uint64_t bit = slot < 64 ? (m0 >> slot) & 1 : m1;
+		const struct ut_evf_prog *f = row ? __atomic_load_n(&row->prog[slot], __ATOMIC_ACQUIRE)
+						  : NULL;
 		void *area;
 
 		if (!bit)
 			continue;
+		if (f && !filter_passes(f, rec, size, comm))
+			goto next; /* refused: not written, not counted, as in the kernel */
 		area = ut_rt_slot_area(ctl, slot);
 		if (area)
 			ut_rt_write_ev(ctl, area, &e->h);
+next:
 		if (slot < 64 && !(m0 >> slot >> 1) && !m1)
 			break; /* no more bits */
 	}

@@ -110,6 +110,10 @@ static ssize_t set_event_write(struct tfs_open *o, const char *buf, size_t size,
 
 	if (err)
 		return err;
+	/* the boot-time buffer takes its full size at the first write, as the kernel's */
+	err = size ? tfs_buffer_expand(o->inst) : 0;
+	if (err)
+		return err;
 	each_token(o->inst, buf, size, true);
 	tfs_evtree_apply();
 	return (ssize_t)size;

@@ -134,9 +134,13 @@ expect_eq "filter reads none, trigger the (empty) list of triggers" "none
 echo 0 > "$f/filter"
 expect_eq "filter: 0 clears (nothing to clear)" "none" "$(cat "$f/filter")"
 echo > "$T/error_log"
-expect_write_err "filter: a filter is EINVAL (filters come later)" "Invalid argument" 's8 == 1' "$f/filter"
-expect_match "filter: ... with an error_log line" "event filter parse error: error: " "$(cat "$T/error_log")"
-expect_write_err "SYSTEM/filter: EINVAL too" "Invalid argument" 's8 == 1' "$T/events/ut_test/filter"
+expect_write_err "filter: a bad filter is EINVAL (87_event_filter.sh: the filters)" "Invalid argument" \
+	'nosuch == 1' "$f/filter"
+expect_match "filter: ... with an error_log line" "event filter parse error: error: Field not found" \
+	"$(cat "$T/error_log")"
+echo 0 > "$f/filter"
+expect_write_err "SYSTEM/filter: EINVAL (system filters come later)" "Invalid argument" 's8 == 1' \
+	"$T/events/ut_test/filter"
 expect_write_err "trigger: a trigger is EINVAL (triggers come later)" "Invalid argument" traceon "$f/trigger"
 
 # -- enabled events are written where they are enabled ----------------------------------------------

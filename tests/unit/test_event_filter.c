@@ -22,17 +22,17 @@
 
 /* sched_switch as the kernel's format file gives it */
 static const struct tfs_flt_field sched_switch[] = {
-	{"common_type", 0, 2, false, TFS_FLT_NUM},
-	{"common_flags", 2, 1, false, TFS_FLT_NUM},
-	{"common_preempt_count", 3, 1, false, TFS_FLT_NUM},
-	{"common_pid", 4, 4, true, TFS_FLT_NUM},
-	{"prev_comm", 8, 16, false, TFS_FLT_STR_FIXED},
-	{"prev_pid", 24, 4, true, TFS_FLT_NUM},
-	{"prev_prio", 28, 4, true, TFS_FLT_NUM},
-	{"prev_state", 32, 8, true, TFS_FLT_NUM},
-	{"next_comm", 40, 16, false, TFS_FLT_STR_FIXED},
-	{"next_pid", 56, 4, true, TFS_FLT_NUM},
-	{"next_prio", 60, 4, true, TFS_FLT_NUM},
+	{"common_type", 0, 2, false, UT_EVF_NUM},
+	{"common_flags", 2, 1, false, UT_EVF_NUM},
+	{"common_preempt_count", 3, 1, false, UT_EVF_NUM},
+	{"common_pid", 4, 4, true, UT_EVF_NUM},
+	{"prev_comm", 8, 16, false, UT_EVF_STR_FIXED},
+	{"prev_pid", 24, 4, true, UT_EVF_NUM},
+	{"prev_prio", 28, 4, true, UT_EVF_NUM},
+	{"prev_state", 32, 8, true, UT_EVF_NUM},
+	{"next_comm", 40, 16, false, UT_EVF_STR_FIXED},
+	{"next_pid", 56, 4, true, UT_EVF_NUM},
+	{"next_prio", 60, 4, true, UT_EVF_NUM},
 };
 #define NR_FIELDS (sizeof(sched_switch) / sizeof(sched_switch[0]))
 
@@ -97,7 +97,7 @@ static void test_kernel_answers(void **state)
 
 	assert_non_null(in);
 	while (next_case(in, &c, line, sizeof(line))) {
-		struct tfs_flt_prog *p = NULL;
+		struct ut_evf_prog *p = NULL;
 		struct tfs_flt_error e;
 		size_t n = strlen(c.filter);
 		int err;
@@ -114,7 +114,7 @@ static void test_kernel_answers(void **state)
 				fail_msg("[%s]: refused (%s), the kernel takes it", c.filter,
 					 tfs_flt_err_text(e.code));
 			assert_non_null(p);
-			tfs_flt_free(p);
+			free(p);
 			continue;
 		}
 		if (!err)
@@ -151,14 +151,14 @@ static void rec_fill(unsigned char *r, const char *prev, int prev_pid, long stat
 
 static bool passes(const char *filter, const unsigned char *r, unsigned int cpu, const char *comm)
 {
-	struct tfs_flt_prog *p;
+	struct ut_evf_prog *p;
 	struct tfs_flt_error e;
 	bool ok;
 
 	if (tfs_flt_compile(filter, sched_switch, NR_FIELDS, &p, &e))
 		fail_msg("[%s] does not compile: %s at %u", filter, tfs_flt_err_text(e.code), e.pos);
-	ok = tfs_flt_match(p, r, 64, cpu, comm);
-	tfs_flt_free(p);
+	ok = ut_evf_match(p, r, 64, cpu, comm);
+	free(p);
 	return ok;
 }
 
@@ -205,14 +205,14 @@ static void test_matching(void **state)
 	assert_true(passes("comm ~ \"work*\"", r, 1, "worker"));
 	/* a record shorter than a field never matches it; no program passes everything */
 	{
-		struct tfs_flt_prog *p;
+		struct ut_evf_prog *p;
 		struct tfs_flt_error e;
 
 		assert_int_equal(tfs_flt_compile("prev_pid == -5", sched_switch, NR_FIELDS, &p, &e), 0);
-		assert_true(tfs_flt_match(p, r, 64, 0, ""));
-		assert_false(tfs_flt_match(p, r, 27, 0, ""));
-		tfs_flt_free(p);
-		assert_true(tfs_flt_match(NULL, r, 0, 0, ""));
+		assert_true(ut_evf_match(p, r, 64, 0, ""));
+		assert_false(ut_evf_match(p, r, 27, 0, ""));
+		free(p);
+		assert_true(ut_evf_match(NULL, r, 0, 0, ""));
 	}
 }
 
@@ -329,7 +329,7 @@ static void test_random_expressions(void **state)
 	struct rnd r = {.seed = 7};
 
 	for (int n = 0; n < 2000; n++) {
-		struct tfs_flt_prog *p;
+		struct ut_evf_prog *p;
 		struct tfs_flt_error e;
 
 		r.len = 0;
@@ -349,11 +349,11 @@ static void test_random_expressions(void **state)
 				memcpy(rec + 28, &one, 4);
 			if (bits & 8)
 				memcpy(rec + 60, &one, 4);
-			if (tfs_flt_match(p, rec, 64, 0, "") != ev_or(&v))
+			if (ut_evf_match(p, rec, 64, 0, "") != ev_or(&v))
 				fail_msg("[%s] with a=%u b=%u c=%u d=%u", r.buf, bits & 1,
 					 (bits >> 1) & 1, (bits >> 2) & 1, bits >> 3);
 		}
-		tfs_flt_free(p);
+		free(p);
 	}
 }
 
@@ -366,13 +366,13 @@ static void test_programs_move_forward(void **state)
 	    "!(!(!(prev_pid == 1)))"};
 
 	for (size_t k = 0; k < sizeof(filters) / sizeof(filters[0]); k++) {
-		struct tfs_flt_prog *p;
+		struct ut_evf_prog *p;
 		struct tfs_flt_error e;
 
 		assert_int_equal(tfs_flt_compile(filters[k], sched_switch, NR_FIELDS, &p, &e), 0);
 		for (unsigned int i = 0; i < p->nr; i++)
-			assert_true(p->prog[i].target > i && p->prog[i].target <= p->nr + 1);
-		tfs_flt_free(p);
+			assert_true(p->p[i].target > i && p->p[i].target <= p->nr + 1 && ut_evf_valid(p, ut_evf_size(p->nr)));
+		free(p);
 	}
 }
 
