@@ -11,12 +11,11 @@
  * EINVAL.  An event's enable reads `0` or `1`; a system's and events/enable read
  * `1` when all their events are enabled, `0` when none is, `X` when some are.
  *
- * An event's filter takes the kernel's filter language (event_filter.c); a
- * system's filter and triggers come with their own issue items: those files
- * exist, read as the kernel's with none set (`none`; the triggers header with no
- * trigger available), take `0` (filter) or blank (trigger) as the kernel does when
- * there is nothing to clear, and refuse anything else with EINVAL (a filter also
- * leaves an error_log line).
+ * The filter files take the kernel's filter language (event_filter.c), an event's
+ * for that event, a system's for each of its events.  Triggers come with their
+ * own issue item: the file exists, reads as the kernel's with none available,
+ * takes blank as the kernel does when there is nothing to clear, and refuses
+ * anything else with EINVAL.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -84,6 +83,13 @@ static int id_show(struct tfs_open *o)
 #define FILTER_TEXT_MAX 4096 /* a filter write, as the kernel's page */
 #define FILTER_DEFS_MAX 64    /* definitions of one name a filter applies to */
 
+/* A system's filter file, as the kernel's: this text whatever was written to it. */
+static const char sys_filter_text[] =
+	"### global filter ###\n"
+	"# Use this to set filters for multiple events.\n"
+	"# Only events with the given fields will be affected.\n"
+	"# If no events are modified, an error message will be displayed here\n";
+
 /* An event's filter reads as written, or the error of the last bad one, or none. */
 static int filter_show(struct tfs_open *o)
 {
@@ -91,7 +97,9 @@ static int filter_show(struct tfs_open *o)
 	char *text = NULL;
 	int err;
 
-	if (o->file->arg == TFS_EVL_EVENT && tfs_evtree_defs((unsigned int)o->cpu, &id, 1))
+	if (o->file->arg == TFS_EVL_SYSTEM)
+		return tfs_buf_append(&o->content, sys_filter_text, sizeof(sys_filter_text) - 1);
+	if (tfs_evtree_defs((unsigned int)o->cpu, &id, 1))
 		text = tfs_event_filter_text(id, o->inst->slot);
 	err = tfs_buf_printf(&o->content, "%s\n", text ? text : "none");
 	free(text);
@@ -130,34 +138,31 @@ static struct ut_evf_prog *filter_compile(uint32_t id, const char *text, struct 
 }
 
 /*
- * events/SYSTEM/EVENT/filter: compiled against each definition of the name; a
- * bad filter (against the first) leaves its error in the file and in error_log,
- * no filter in force, and the kernel's errno.  Writers run the programs
- * (runtime/events.c): an event a filter refuses is not written.
+ * Set (text) or clear (NULL) the filter of tree event t: compiled against each
+ * definition of the name.  A bad filter (against the first) leaves its error in
+ * the file and in error_log and no filter in force; from a system's filter file
+ * the error is the kernel's "Couldn't find or set field in one of a subsystem's
+ * events".  0 or -errno (the kernel's for the parse error).
  */
-static ssize_t event_filter_write(struct tfs_open *o, const char *buf, size_t size)
+static int filter_set_event(struct tfs_open *o, unsigned int t, const char *text, bool from_system)
 {
 	static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER; /* filter_compile's */
+	static char shown[FILTER_TEXT_MAX + 512];
 	uint32_t ids[FILTER_DEFS_MAX];
-	unsigned int nr = tfs_evtree_defs((unsigned int)o->cpu, ids, FILTER_DEFS_MAX);
-	char *text = malloc(size + 1), shown[FILTER_TEXT_MAX + 512];
+	unsigned int nr = tfs_evtree_defs(t, ids, FILTER_DEFS_MAX);
 	struct tfs_flt_error e = {0};
 	struct ut_evf_prog *first = NULL;
-	bool clear;
 	int err = 0;
 
-	if (!text)
-		return -ENOMEM;
-	if (!nr) {
-		free(text);
+	if (!nr)
 		return -ENOENT;
-	}
-	clear = filter_text(buf, size, text);
 	pthread_mutex_lock(&compile_lock);
-	if (!clear)
+	if (text)
 		first = filter_compile(ids[0], text, &e);
-	if (!clear && !first) {
+	if (text && !first) {
 		err = e.err ? e.err : -EINVAL;
+		if (from_system)
+			e = (struct tfs_flt_error){.err = err, .code = TFS_FLT_BAD_SUBSYS_FILTER};
 		tfs_flt_error_show(shown, sizeof(shown), text, &e);
 		tfs_error_log(o->inst, "event filter parse error",
 			      e.code ? tfs_flt_err_text(e.code) : "Error", text, e.pos);
@@ -165,39 +170,47 @@ static ssize_t event_filter_write(struct tfs_open *o, const char *buf, size_t si
 	for (unsigned int i = 0; i < nr; i++) {
 		struct ut_evf_prog *p = NULL;
 		struct tfs_flt_error e2;
-		const char *keep = clear ? NULL : err ? shown : text;
+		const char *keep = !text ? NULL : err ? shown : text;
 		int r;
 
-		if (!clear && !err)
+		if (text && !err)
 			p = i ? filter_compile(ids[i], text, &e2) : first;
 		r = tfs_event_filter_set(ids[i], o->inst->slot, keep ? strdup(keep) : NULL, p);
 		if (r && !err)
 			err = r;
 	}
 	pthread_mutex_unlock(&compile_lock);
-	free(text);
-	tfs_evtree_apply();
-	return err ? err : (ssize_t)size;
+	return err;
 }
 
+/*
+ * events/SYSTEM/EVENT/filter sets its event's; events/SYSTEM/filter every event
+ * of the system (one that cannot take it shows the error, as the kernel's) and
+ * succeeds whatever they said.  Writers run the programs (runtime/events.c): an
+ * event a filter refuses is not written.
+ */
 static ssize_t filter_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
 {
-	char text[256];
+	unsigned int n = tfs_evtree_nr();
+	char *text;
+	bool clear;
+	int err = 0;
 
 	if (size > FILTER_TEXT_MAX)
 		return -EINVAL;
-	if (o->file->arg == TFS_EVL_EVENT)
-		return event_filter_write(o, buf, size);
-	/* a system's filter: not yet */
-	if (tfs_strip(buf, size, text, sizeof(text))) { /* long: the log shows its start */
-		memcpy(text, buf, sizeof(text) - 1);
-		text[sizeof(text) - 1] = '\0';
+	if (!(text = malloc(size + 1)))
+		return -ENOMEM;
+	clear = filter_text(buf, size, text);
+	if (o->file->arg == TFS_EVL_EVENT) {
+		err = filter_set_event(o, (unsigned int)o->cpu, clear ? NULL : text, false);
+	} else {
+		for (unsigned int t = 0; t < n; t++)
+			if (covers(o, t))
+				filter_set_event(o, t, clear ? NULL : text, true);
 	}
-	if (!strcmp(text, "0"))
-		return (ssize_t)size; /* clears: there is nothing to clear */
-	tfs_error_log(o->inst, "event filter parse error",
-		      "System filters are not supported yet", text, 0);
-	return -EINVAL;
+	free(text);
+	tfs_evtree_apply();
+	return err ? err : (ssize_t)size;
 }
 
 static int trigger_show(struct tfs_open *o)

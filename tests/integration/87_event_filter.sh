@@ -4,7 +4,7 @@
 # "linked-lib"; ut_test:strs: tag "tagged", name "first" once then "second"),
 # applied by the writing processes: an event a filter refuses is not written and not
 # counted.  Bad filters: the kernel's errno, the error in the file and error_log,
-# no filter in force.  Per instance.
+# no filter in force.  A system's filter file sets each of its events.  Per instance.
 . "$(dirname "$0")/lib.sh"
 
 P=$PROGS/events_prog
@@ -63,6 +63,30 @@ expect_match "a ) too many: EPERM, as the kernel" "Operation not permitted" "$ou
 out=$( (/bin/echo 'who == "x' >"$F") 2>&1 )
 expect_match "a missing quote: ESRCH, as the kernel" "No such process" "$out"
 echo 0 >"$F"
+
+# a system's filter: set on each of its events that can take it, the others show why
+# (as the kernel: the write succeeds, the system's file always reads its header)
+: >"$T/error_log"
+echo 's8 == -5' >"$T/events/ut_test/filter"
+expect_eq "system filter: its file reads the kernel's header" "### global filter ###
+# Use this to set filters for multiple events.
+# Only events with the given fields will be affected.
+# If no events are modified, an error message will be displayed here" \
+	"$(cat "$T/events/ut_test/filter")"
+expect_eq "system filter: an event with the field takes it" "s8 == -5" \
+	"$(cat "$T/events/ut_test/ints/filter")"
+expect_eq "system filter: one without shows the kernel's error" "s8 == -5
+^
+parse_error: Couldn't find or set field in one of a subsystem's events" \
+	"$(cat "$S")"
+expect_eq "system filter: error_log names it" \
+	"event filter parse error: error: Couldn't find or set field in one of a subsystem's events
+  Command: s8 == -5
+           ^" "$(sed 's/^\[ *[0-9.]*\] //' "$T/error_log")"
+expect_eq "system filter: no filter in force where it failed" "1000 1000" "$(run)"
+echo 0 >"$T/events/ut_test/filter"
+expect_eq "system filter 0: every event of the system cleared" "none none" \
+	"$(cat "$T/events/ut_test/ints/filter") $(cat "$S")"
 
 # per instance: the same run, each instance its own filter
 mkdir "$T/instances/a"
