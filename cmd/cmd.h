@@ -169,6 +169,7 @@ int cli_run_wait(char *const argv[]);
 #define CLI_RECORD_DEFAULT_OUTPUT "utrace.txt"
 #define CLI_GRAPH_TRACER "function_graph" /* the tracer -g selects functions for */
 
+#define CLI_RECORD_FILTERS_MAX 64
 struct cli_record_opts {
 	const char *tracer; /* -p; -g alone implies function_graph */
 	const char *graph_funcs; /* -g FUNC, space-separated when repeated; NULL: none */
@@ -176,6 +177,11 @@ struct cli_record_opts {
 	const char *notrace_funcs; /* -n FUNC (set_ftrace_notrace), likewise */
 	const char *pids;	   /* -P PID (set_ftrace_pid), likewise; CMD is added */
 	const char *events;	   /* -e SYSTEM:EVENT (set_event), likewise */
+	/* -f FILTER after -e EVENT: that event's (or system's) filter, as trace-cmd */
+	unsigned int nr_filters;
+	struct cli_event_filter {
+		const char *event, *filter;
+	} filters[CLI_RECORD_FILTERS_MAX];
 	const char *output; /* -o, default CLI_RECORD_DEFAULT_OUTPUT; "-" is stdout */
 	unsigned long buffer_kb; /* -b: buffer_size_kb for the run; 0: as it is */
 	const char *instance;	 /* -B: record into instances/NAME (made if missing); NULL: top */

@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -133,12 +134,13 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	o->notrace_funcs = NULL;
 	o->pids = NULL;
 	o->events = NULL;
+	o->nr_filters = 0;
 	o->output = CLI_RECORD_DEFAULT_OUTPUT;
 	o->buffer_kb = 0;
 	o->instance = NULL;
 	o->cmd = NULL;
-	while ((c = cli_getopt(argc, argv, "+p:g:l:n:P:e:o:b:B:", &first)) != -1) {
-		if (!o->instance && !top_opt && c > 0 && strchr("pglnPeb", c))
+	while ((c = cli_getopt(argc, argv, "+p:g:l:n:P:e:f:o:b:B:", &first)) != -1) {
+		if (!o->instance && !top_opt && c > 0 && strchr("pglnPefb", c))
 			top_opt = c;
 		switch (c) {
 		case 'h':
@@ -166,6 +168,17 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 			rc = add_word(&events, &o->events, optarg);
 			if (rc)
 				return rc;
+			if (o->nr_filters == CLI_RECORD_FILTERS_MAX)
+				return cli_usage_error("too many -e arguments");
+			o->filters[o->nr_filters++] = (struct cli_event_filter){optarg, NULL};
+			break;
+		case 'f':
+			if (!o->nr_filters || o->filters[o->nr_filters - 1].filter)
+				return cli_usage_error("-f %s: a filter follows the -e EVENT it is for",
+						       optarg);
+			if (!*optarg)
+				return cli_usage_error("empty filter for -f");
+			o->filters[o->nr_filters - 1].filter = optarg;
 			break;
 		case 'o':
 			if (!*optarg)
@@ -319,11 +332,96 @@ static int set_events(const char *dir, const char *events)
 	return CLI_FAIL;
 }
 
+/*
+ * The filter file of -e EVENT: events/SYSTEM/EVENT/filter, or events/SYSTEM/filter
+ * for a whole system (SYSTEM:*, SYSTEM: or a bare word naming a system).
+ */
+static void filter_file(const char *dir, const char *event, char *path, size_t size)
+{
+	const char *colon = strchr(event, ':');
+	char sys[256];
+	struct stat st;
+
+	if (colon && colon[1] && strcmp(colon + 1, "*")) {
+		snprintf(path, size, "%s/events/%.*s/%s/filter", dir, (int)(colon - event), event,
+			 colon + 1);
+		return;
+	}
+	snprintf(sys, sizeof(sys), "%.*s", colon ? (int)(colon - event) : (int)strlen(event), event);
+	snprintf(path, size, "%s/events/%s/filter", dir, sys);
+	if (!colon && stat(path, &st)) { /* a bare event name: find its system */
+		glob_t g;
+		char pat[PATH_MAX];
+
+		snprintf(pat, sizeof(pat), "%s/events/*/%s/filter", dir, event);
+		if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc)
+			snprintf(path, size, "%s", g.gl_pathv[0]);
+		globfree(&g);
+	}
+}
+
+/* -f: each filter into its event's (or system's) file; set: how many were written. */
+static int set_filters(const struct cli_record_opts *o, const char *dir, unsigned int *set)
+{
+	char path[PATH_MAX];
+
+	for (unsigned int i = 0; i < o->nr_filters; i++) {
+		const struct cli_event_filter *f = &o->filters[i];
+		int fd, err = 0;
+
+		if (!f->filter)
+			continue;
+		filter_file(dir, f->event, path, sizeof(path));
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0 || write(fd, f->filter, strlen(f->filter)) != (ssize_t)strlen(f->filter))
+			err = errno;
+		if (fd >= 0 && close(fd) && !err)
+			err = errno;
+		if (err) {
+			cli_error("-f %s: %s: %s (error_log says where)", f->filter, path, strerror(err));
+			/* the file shows the error now: back to none, as it was */
+			fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+			if (fd >= 0) {
+				if (write(fd, "0\n", 2) != 2) {
+					/* nothing more to do: the message above says it failed */
+				}
+				close(fd);
+			}
+			return CLI_FAIL;
+		}
+		(*set)++;
+	}
+	return 0;
+}
+
+/* Every filter record set back to none. */
+static int clear_filters(const struct cli_record_opts *o, const char *dir, unsigned int set)
+{
+	char path[PATH_MAX];
+	int tail = 0;
+
+	for (unsigned int i = 0; i < o->nr_filters && set; i++) {
+		int fd;
+
+		if (!o->filters[i].filter)
+			continue;
+		set--;
+		filter_file(dir, o->filters[i].event, path, sizeof(path));
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0 || write(fd, "0\n", 2) != 2)
+			tail |= cli_file_error(path, errno);
+		if (fd >= 0)
+			close(fd);
+	}
+	return tail;
+}
+
 /* What record changed for the run, put back at the end. */
 struct setup {
 	bool graph, filter, notrace; /* written: emptied again */
 	bool pids;		     /* written: old_pids put back */
 	bool events;		     /* set_event written: emptied again */
+	unsigned int filters;	     /* -f filters written: set back to none */
 	char *old_pids;		     /* set_ftrace_pid before ("no pid": empty) */
 };
 
@@ -368,6 +466,8 @@ static int held_setup(const struct cli_record_opts *o, const char *dir, pid_t pi
 		rc = set_events(dir, o->events);
 		st->events = !rc;
 	}
+	if (!rc && st->events && !st->filters)
+		rc = set_filters(o, dir, &st->filters);
 	return rc;
 }
 
@@ -529,7 +629,8 @@ static int finish(const struct cli_record_opts *o, const char *dir, struct cli_o
 }
 
 /* Put back what record changed: tracer, tracing_on, filters, pid list, buffer size. */
-static int restore(const char *dir, const char *was_on, struct setup *st, const char *old_kb)
+static int restore(const struct cli_record_opts *o, const char *dir, const char *was_on,
+		   struct setup *st, const char *old_kb)
 {
 	static const char *const files[] = {"set_graph_function", "set_ftrace_filter",
 					    "set_ftrace_notrace"};
@@ -559,6 +660,7 @@ static int restore(const char *dir, const char *was_on, struct setup *st, const 
 		if (err)
 			tail |= cli_file_error("set_ftrace_pid", err);
 	}
+	tail |= clear_filters(o, dir, st->filters);
 	if (st->events) {
 		int err = write_replace(dir, "set_event", "");
 
@@ -599,8 +701,12 @@ static int record(const struct cli_record_opts *o, const char *mnt, const char *
 		st.pids = true;
 	}
 	/* events known already (from earlier runs) are on from CMD's first instruction */
-	if (o->events && !write_replace(dir, "set_event", o->events))
+	if (o->events && !write_replace(dir, "set_event", o->events)) {
 		st.events = true;
+		rc = set_filters(o, dir, &st.filters);
+		if (rc)
+			goto out;
+	}
 	status = run_traced(o, lib, mnt, dir, &st, out, &res);
 	if (res.fail) {
 		rc = res.fail;
@@ -618,7 +724,7 @@ static int record(const struct cli_record_opts *o, const char *mnt, const char *
 	if (status)
 		rc = status; /* CMD's failure says more than ours */
 out:
-	tail = restore(dir, was_on, &st, old_kb);
+	tail = restore(o, dir, was_on, &st, old_kb);
 	free(st.old_pids);
 	free(was_on);
 	free(old_kb);
@@ -690,7 +796,8 @@ const struct cli_command cli_cmd_record = {
 	.summary = "trace one run of a command and save the trace",
 	.run = run,
 	.usage = "usage: utrace record [-B NAME] -p TRACER [-g FUNC]... [-l FUNC]...\n"
-		 "                     [-n FUNC]... [-P PID]... [-e EVENT]... [-b KB] [-o FILE]\n"
+		 "                     [-n FUNC]... [-P PID]... [-e EVENT [-f FILTER]]... [-b KB]\n"
+		 "                     [-o FILE]\n"
 		 "                     [--] CMD [ARG...]\n"
 		 "\n"
 		 "Run CMD with the utrace runtime (libutrace.so) preloaded, trace it with\n"
@@ -719,6 +826,9 @@ const struct cli_command cli_cmd_record = {
 		 "             an event name), CMD's own events included.  Repeat for more.\n"
 		 "             Alone, without -p, records events only (tracer nop);\n"
 		 "             disabled again at the end\n"
+		 "  -f FILTER  the filter of the -e EVENT before it (its filter file; a\n"
+		 "             system's for SYSTEM:*), the kernel's language: 'pid > 10 &&\n"
+		 "             comm ~ \"w*\"'; set back to none at the end\n"
 		 "  -b KB      buffer_size_kb for the run (KB per CPU); put back at the end\n"
 		 "  -B NAME    record into instance NAME (instances/NAME) instead of the top\n"
 		 "             level, which is left as it is: the options after -B are the\n"

@@ -509,6 +509,22 @@ expect_eq "record -p function -e A -e B: both events and the function tracer" \
 	"$(head -1 "$UT_TMP/ev.txt") $(grep -c ': ints: ' "$UT_TMP/ev.txt") $(
 		grep -c ': strs: ' "$UT_TMP/ev.txt") $(grep -c ': linked: ' "$UT_TMP/ev.txt") $(
 		grep -q ' <-' "$UT_TMP/ev.txt" && echo yes)"
+"$UTRACE" record -e ut_lib:linked -f 'v < 52' -e ut_test:strs -o "$UT_TMP/ev.txt" \
+	"$PROGS/events_prog" bytes >/dev/null
+expect_eq "record -e EVENT -f FILTER: that event filtered, the other not" "10 1000" \
+	"$(grep -c ': linked: ' "$UT_TMP/ev.txt") $(grep -c ': strs: ' "$UT_TMP/ev.txt")"
+expect_eq "record -f: the filter set back to none" none \
+	"$(cat "$T/events/ut_lib/linked/filter")"
+"$UTRACE" record -e 'ut_lib:*' -f 'v >= 1040' -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes \
+	>/dev/null
+expect_eq "record -e SYSTEM:* -f FILTER: the system's filter" 2 \
+	"$(grep -c ': linked: ' "$UT_TMP/ev.txt")"
+expect_rc "record -f of a bad filter: 1, the file named" 1 "linked/filter: Invalid argument" \
+	"$UTRACE" record -e ut_lib:linked -f 'nosuch == 1' -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes
+expect_eq "record -f of a bad filter: set back to none" none \
+	"$(cat "$T/events/ut_lib/linked/filter")"
+expect_rc "record -f without -e before it: usage, 2" 2 "follows the -e EVENT" \
+	"$UTRACE" record -f 'v < 1' -e ut_lib:linked "$PROGS/events_prog" bytes
 expect_rc "record -e of no event: 1, named" 1 "no such event" \
 	"$UTRACE" record -e nosuch:event -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes
 expect_eq "record -e of no event: set_event and the tracer as they were" "|nop" \

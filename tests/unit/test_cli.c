@@ -216,6 +216,16 @@ static void test_record_parse_events(void **state)
 	assert_int_equal(PARSE(&o, "record", "-e", "a:b", "-B", "x", "ls"), CLI_USAGE); /* top's */
 	assert_int_equal(PARSE(&o, "record", "-p", "nop", "ls"), -1);
 	assert_null(o.events);
+	assert_int_equal(o.nr_filters, 0);
+	/* -f is the filter of the -e before it */
+	assert_int_equal(PARSE(&o, "record", "-e", "a:b", "-f", "x == 1", "-e", "c:*", "ls"), -1);
+	assert_int_equal(o.nr_filters, 2);
+	assert_string_equal(o.filters[0].event, "a:b");
+	assert_string_equal(o.filters[0].filter, "x == 1");
+	assert_null(o.filters[1].filter);
+	assert_int_equal(PARSE(&o, "record", "-f", "x == 1", "-e", "a:b", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-e", "a:b", "-f", "x", "-f", "y", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-e", "a:b", "-f", "", "ls"), CLI_USAGE);
 }
 
 static void test_record_parse_buffer(void **state)
