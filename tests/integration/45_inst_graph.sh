@@ -31,12 +31,9 @@ lines() { grep -v '^#' "$1" | grep -c .; }
 
 start_driven inst_prog P 7
 ip() { ask "$UT_TMP/P.out" 7 "$@"; }
-PPID_=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/P.out")
-PW=$(sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/P.out")
-i=0
-while [ $i -lt 2000 ] && ! grep -q '^ig_top$' "$T/available_filter_functions"; do
-	sleep 0.05; i=$((i + 1))
-done
+PPID_=$(driven_pid P)
+PW=$(driven_worker P)
+wait_listed ig_top
 
 mkdir "$I/a" "$I/b"
 expect_eq "an instance has no set_graph_function, set_graph_notrace, max_graph_depth" \

@@ -23,17 +23,14 @@ round() { clear_all; ip P 7 run >/dev/null; ip Q 8 run >/dev/null; }
 
 start_ip P 7
 start_ip Q 8
-PPID_=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/P.out")
-PW=$(sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/P.out")
-QPID=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/Q.out")
-QW=$(sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/Q.out")
+PPID_=$(driven_pid P)
+PW=$(driven_worker P)
+QPID=$(driven_pid Q)
+QW=$(driven_worker Q)
 # both have registered (they print their pid after the runtime's constructor); the
 # functions are listed once per program, and each open of a control file first takes
 # in whatever the processes sent
-i=0
-while [ $i -lt 2000 ] && ! grep -q '^ip_baz$' "$T/available_filter_functions"; do
-	sleep 0.05; i=$((i + 1))
-done
+wait_listed ip_baz
 
 mkdir "$I/a" "$I/b"
 echo 'ip_foo*' >"$I/a/set_ftrace_filter"

@@ -63,10 +63,10 @@ bytes() { pp "$@" | tr '\n' ' ' | sed 's/ $//'; }
 
 start_pp A 7
 start_pp B 8
-APID=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/A.out")
-AW=$(sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/A.out")
-BPID=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/B.out")
-BW=$(sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/B.out")
+APID=$(driven_pid A)
+AW=$(driven_worker A)
+BPID=$(driven_pid B)
+BW=$(driven_worker B)
 i=0
 while [ $i -lt 200 ] && [ "$(grep -c '^pp_main$' "$T/available_filter_functions")" -lt 2 ]; do
 	sleep 0.05; i=$((i + 1))

@@ -16,7 +16,7 @@ echo function > "$T/current_tracer"
 
 # the witness: traced from before every attack, driven through a fifo (81_pid.sh)
 start_driven pid_prog w 7
-WPID=$(sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/w.out")
+WPID=$(driven_pid w)
 
 # check NAME: after clearing the buffers, the witness's 5 calls and a new process's
 # 50 calls are all in the trace, exactly, and utracefs still runs.

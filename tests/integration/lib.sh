@@ -108,6 +108,18 @@ start_driven() {
 	while [ $i -lt 1000 ] && ! grep -q '^pid ' "$UT_TMP/$2.out"; do sleep 0.02; i=$((i + 1)); done
 }
 
+# driven_pid NAME, driven_worker NAME: the process id and the worker's thread id a
+# program started by start_driven printed ("pid N worker M")
+driven_pid() { sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/$1.out"; }
+driven_worker() { sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/$1.out"; }
+# wait_listed FUNC: until available_filter_functions lists FUNC (at most 100 s)
+wait_listed() {
+	i=0
+	while [ $i -lt 2000 ] && ! grep -q "^$1\$" "$T/available_filter_functions"; do
+		sleep 0.05; i=$((i + 1))
+	done
+}
+
 # ask OUT FD CMD...: send one command line on descriptor FD to a test program that
 # answers each line on its output file OUT, ending the answer with a line "done";
 # print the answer (waits up to 5 s).
