@@ -67,6 +67,7 @@ static struct ev_desc {
 	uint64_t fp;  /* of its announcement; 0: not built yet */
 	uint32_t obj; /* eobjs index */
 	uint32_t id;
+	uint64_t want[2]; /* the mask switch_keys() is moving to */
 	uint8_t sent; /* announced on this connection (or a twin was) */
 	uint8_t bad;  /* cannot be announced (said once on the console) */
 } descs[EV_MAX_DESCS];
@@ -487,7 +488,12 @@ static void filters_forget(const struct utrace_event *ev)
 		}
 }
 
-/* Keys follow the memfd (on) or all go off; ut_rt_lock held. */
+/*
+ * Keys follow the memfd (on) or all go off; ut_rt_lock held.  As the kernel's
+ * static keys: an event that goes off reads disabled before its sites become
+ * NOPs, and one that comes on reads enabled only once its sites jump, so that
+ * trace_NAME_enabled() returning 1 means the next call is recorded.
+ */
 static void switch_keys(int on)
 {
 	struct ut_poke *p = pokes[poke_turn];
@@ -496,21 +502,21 @@ static void switch_keys(int on)
 	for (uint32_t i = 0; i < nr_descs; i++) {
 		struct ev_desc *d = &descs[i];
 		const struct ut_evt_ent *e = on && evt_map && d->fp ? evt_lookup(d->fp) : NULL;
-		uint64_t m0 = 0, m1 = 0;
+		bool was_on = (d->ev->mask[0] | d->ev->mask[1]) != 0;
 
 		d->id = e ? e->id : 0;
-		if (e) {
-			m0 = __atomic_load_n(&e->mask[0], __ATOMIC_RELAXED);
-			m1 = __atomic_load_n(&e->mask[1], __ATOMIC_RELAXED) & 1;
-		}
+		d->want[0] = e ? __atomic_load_n(&e->mask[0], __ATOMIC_RELAXED) : 0;
+		d->want[1] = e ? __atomic_load_n(&e->mask[1], __ATOMIC_RELAXED) & 1 : 0;
 		d->ev->id = d->id;
-		__atomic_store_n(&d->ev->mask[0], m0, __ATOMIC_RELAXED);
-		__atomic_store_n(&d->ev->mask[1], m1, __ATOMIC_RELAXED);
+		if (was_on || !(d->want[0] | d->want[1])) {
+			__atomic_store_n(&d->ev->mask[0], d->want[0], __ATOMIC_RELEASE);
+			__atomic_store_n(&d->ev->mask[1], d->want[1], __ATOMIC_RELEASE);
+		}
 	}
 	for (uint32_t j = 0; p && j < nr_jumps; j++) {
 		struct ev_jump *jp = &jumps[j];
-		const struct utrace_event *ev = descs[jp->desc].ev;
-		uint8_t want = (ev->mask[0] | ev->mask[1]) != 0;
+		const struct ev_desc *d = &descs[jp->desc];
+		uint8_t want = (d->want[0] | d->want[1]) != 0;
 		int32_t rel = (int32_t)(jp->target - (jp->site + 5));
 
 		if (want == jp->on)
@@ -531,6 +537,10 @@ static void switch_keys(int on)
 				jumps[j].on = p[k].bytes[0] == 0xe9;
 				k++;
 			}
+	}
+	for (uint32_t i = 0; i < nr_descs; i++) {
+		__atomic_store_n(&descs[i].ev->mask[0], descs[i].want[0], __ATOMIC_RELEASE);
+		__atomic_store_n(&descs[i].ev->mask[1], descs[i].want[1], __ATOMIC_RELEASE);
 	}
 }
 
