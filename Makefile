@@ -18,8 +18,9 @@ SAN ?=
 CC ?= gcc
 
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (make fuzz, make test);
-# llvm-14: llvm-cov and llvm-profdata (make fuzz-cov).
-DEPS_BUILD := gcc g++ clang libclang-rt-14-dev llvm-14 make pkg-config libfuse3-dev fuse3 \
+# llvm-14: llvm-cov and llvm-profdata (make fuzz-cov); binutils: objdump, the reference
+# of the instruction decoder's test (test_insn).
+DEPS_BUILD := gcc g++ binutils clang libclang-rt-14-dev llvm-14 make pkg-config libfuse3-dev fuse3 \
 	libelf-dev libcmocka-dev
 # tcl8.6: SQLite's makefile generates sqlite3.c with tclsh (bench/real.sh).
 DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6
@@ -53,7 +54,7 @@ TRACED_CFLAGS := -O2 -g -fpatchable-function-entry=5 -Iinclude
 
 COMMON_SRC := $(wildcard common/*.c)
 COMMON_ASM := $(wildcard common/arch/x86_64/*.S)
-RT_SRC := $(wildcard runtime/*.c)
+RT_SRC := $(wildcard runtime/*.c runtime/arch/x86_64/*.c)
 RT_ASM := $(wildcard runtime/arch/x86_64/*.S)
 FS_SRC := $(filter-out fs/main.c,$(wildcard fs/*.c fs/control/*.c fs/tracers/*.c fs/output/*.c))
 CMD_SRC := $(filter-out cmd/main.c,$(wildcard cmd/*.c))
