@@ -28,12 +28,14 @@
  * (interpose.c); only where that hook cannot be set does it come after dlopen()
  * returns.
  *
- * Other 5-byte spots (the static keys of trace events, events.c) go through the
- * same protocol with ut_poke_batch(): each poke says what a thread that traps
- * there meanwhile does (go on after the NOP, or take the jmp).  The handler finds
- * pokes in the current batch and the one before (two tables in turn), so a
- * thread that trapped during a batch and runs its handler a little later still
- * finds its spot.
+ * Other 5-byte spots (the static keys of trace events, events.c, and the probes at
+ * any instruction, xol.c) go through the same protocol with ut_poke_batch():
+ * each poke says what a thread that traps there meanwhile does (go on after the
+ * NOP, or take the jmp).  The handler finds pokes in the current batch and the
+ * one before (two tables in turn), so a thread that trapped during a batch and
+ * runs its handler a little later still finds its spot.  XOL probes are found
+ * first (ut_xol_trap), and a SIGTRAP that xol.c sent with tgkill to ask a thread
+ * where it is (ut_xol_tkill) is answered here too.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -123,13 +125,20 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	if (!s && si->si_code == SI_KERNEL && ut_dl_hook_hit(addr, ucv))
 		return; /* the dynamic loader's debugger hook (interpose.c) */
 	if (!s && si->si_code == SI_KERNEL) {
-		const struct ut_poke *pk = poke_find(addr);
+		uintptr_t to = ut_xol_trap(addr); /* a probe at any instruction (xol.c) */
+		const struct ut_poke *pk = to ? NULL : poke_find(addr);
 
+		if (to) {
+			g[REG_RIP] = (greg_t)to;
+			return;
+		}
 		if (pk) { /* an event's static key in transition: what it becomes */
 			g[REG_RIP] = (greg_t)(*(volatile unsigned char *)addr == 0xcc ? pk->to : addr);
 			return;
 		}
 	}
+	if (!s && si->si_code == SI_TKILL && ut_xol_tkill(ucv))
+		return; /* xol.c asked this thread where it is */
 	if (!s)
 		return chain_sigtrap(sig, si, ucv);
 	if (*(volatile unsigned char *)addr != 0xcc) {

@@ -234,12 +234,24 @@ int ut_poke_batch(const struct ut_poke *p, uint32_t nr);
 int ut_sigtrap_set_chained(const struct sigaction *act, struct sigaction *old);
 enum ut_site_state ut_patch_current_want(void);
 
+/* ---- probes at any instruction (xol.c, xol.h) ------------------------------------- */
+
+/*
+ * The SIGTRAP handler met an int3 at addr: where the thread goes on (an XOL
+ * probe's slot, or addr itself when the int3 is gone), 0 if no probe is there.
+ */
+uintptr_t ut_xol_trap(uintptr_t addr);
+/* A SIGTRAP sent by tgkill: 1 if it was xol.c's question to this thread (answered). */
+int ut_xol_tkill(void *ucontext);
+
 /* ---- stubs (stubs.c) ------------------------------------------------------------- */
 
 uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi);
 /* The stub can be called from every byte of [lo, hi) (a new object in a dead one's slot). */
 int ut_stub_reaches(uintptr_t stub, uintptr_t lo, uintptr_t hi);
 void ut_stub_free(uintptr_t stub);
+/* size bytes (read + write) placed within rel32 reach of [lo, hi), 0 if none (xol.c) */
+uintptr_t ut_near_alloc(uintptr_t lo, uintptr_t hi, size_t size);
 /* The per-site stubs (32 bytes each) of ut_sites[first .. first + nr), room for cap. */
 uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr, uint32_t cap);
 void ut_gstub_free(uintptr_t gstub, uint32_t cap);

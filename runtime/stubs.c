@@ -97,6 +97,11 @@ static uintptr_t place(uintptr_t lo, uintptr_t hi, size_t size)
 	return 0;
 }
 
+uintptr_t ut_near_alloc(uintptr_t lo, uintptr_t hi, size_t size)
+{
+	return hi - lo < REACH_OF(size) ? place(lo, hi, size) : 0;
+}
+
 int ut_stub_reaches(uintptr_t stub, uintptr_t lo, uintptr_t hi)
 {
 	return hi - lo < REACH && within(stub, lo, hi);

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xol.S - ut_xol_entry: the body every probe at an arbitrary instruction goes
+ * through (xol.c), and the per-site code that leads to it.
+ *
+ * A probed address addr either holds int3 (TRAP mode: the SIGTRAP handler sets
+ * rip to the site's slot) or jmp slot (JMP mode).  Either way the slot runs with
+ * every register as it was before addr's instruction, and the program's rsp.  A
+ * slot, written by xol.c near the object (jmp rel32 reaches it), is:
+ *
+ *   lea -128(%rsp), %rsp     leave the red zone alone: addr may be in a leaf
+ *   pushq cont(%rip)         where to go on: the relocated copy below
+ *   pushq site(%rip)         the struct ut_xol
+ *   pushfq                   the flags, before anything here changes them
+ *   pushq addr(%rip)         rip as the program would have it
+ *   jmp *entry(%rip)         here
+ *   (at UT_XOL_COPY_OFF) the displaced instructions, relocated, then jmp back
+ *
+ * so on entry [rsp] = addr, [rsp + 8] = flags, [rsp + 16] = site, [rsp + 24] =
+ * the copy, and the program's rsp is rsp + 160.  The entry pushes the general
+ * registers so that the frame reads as struct ut_xol_regs (rax at the lowest
+ * address, then rbx ... r15, rip, flags), fills in the program's rsp, saves the
+ * whole vector and x87 state (fpsave.h: addr may be anywhere, even amid x87
+ * code), and calls ut_xol_hit(site, regs); then it restores everything and
+ * `ret $128` jumps to the copy with the program's own rsp.
+ *
+ * CFI: the frame is described as a signal frame whose CFA is the program's rsp
+ * and whose return address is addr (at CFA - 160), so an unwinder started in the
+ * handler walks on into the probed function as if it stood at addr.
+ */
+
+#include "fpsave.h"
+#include "regs.h"
+
+#define RED 128		/* the red zone */
+#define SLOT_PUSHED 32	/* addr, flags, site, cont */
+#define GPRS 128	/* rax ... r15 */
+#define REGS_RSP 56	/* offsetof(struct ut_xol_regs, rsp) */
+
+	.text
+	.globl ut_xol_entry
+	.hidden ut_xol_entry
+	.type ut_xol_entry, @function
+	.balign 64
+ut_xol_entry:
+	.cfi_startproc simple
+	.cfi_signal_frame
+	.cfi_def_cfa %rsp, RED + SLOT_PUSHED
+	.cfi_offset %rip, -(RED + SLOT_PUSHED)
+	PUSH %r15
+	PUSH %r14
+	PUSH %r13
+	PUSH %r12
+	PUSH %r11
+	PUSH %r10
+	PUSH %r9
+	PUSH %r8
+	pushq %rsp				/* filled in below */
+	.cfi_adjust_cfa_offset 8
+	PUSH %rbp
+	PUSH %rdi
+	PUSH %rsi
+	PUSH %rdx
+	PUSH %rcx
+	PUSH %rbx
+	PUSH %rax
+	leaq GPRS + SLOT_PUSHED + RED(%rsp), %rax
+	movq %rax, REGS_RSP(%rsp)		/* the program's rsp */
+	movq GPRS + 16(%rsp), %rdi		/* the site */
+	movq %rsp, %rsi				/* the registers */
+	cld					/* the C ABI's direction flag */
+	SAVE_FP 1, 1				/* x87 too (1) */
+	fninit					/* C expects an empty x87 stack */
+	call ut_xol_hit
+	RESTORE_FP 1, 0, 1
+	POP %rax
+	POP %rbx
+	POP %rcx
+	POP %rdx
+	POP %rsi
+	POP %rdi
+	POP %rbp
+	leaq 8(%rsp), %rsp			/* the rsp slot; lea keeps the flags */
+	.cfi_adjust_cfa_offset -8
+	POP %r8
+	POP %r9
+	POP %r10
+	POP %r11
+	POP %r12
+	POP %r13
+	POP %r14
+	POP %r15
+	leaq 8(%rsp), %rsp			/* addr */
+	.cfi_adjust_cfa_offset -8
+	popfq
+	.cfi_adjust_cfa_offset -8
+	leaq 8(%rsp), %rsp			/* the site */
+	.cfi_adjust_cfa_offset -8
+	ret $RED				/* to the copy, rsp the program's */
+	.cfi_endproc
+	.size ut_xol_entry, . - ut_xol_entry
+
+	.section .note.GNU-stack, "", @progbits

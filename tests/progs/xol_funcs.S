@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xol_funcs.S - functions whose instructions xol_prog probes (tests/unit/test_xol.c).
+ * Written in assembly so that each probed instruction, and what JMP mode would
+ * displace after it, is exactly known.  Every xf_NAME_at label is a probe point;
+ * xf_NAME_end (the .size) bounds the function.
+ */
+
+	.macro FUNC name
+	.text
+	.globl \name
+	.type \name, @function
+	.p2align 4
+\name:
+	.cfi_startproc
+	.endm
+
+	.macro END name
+	.cfi_endproc
+	.size \name, . - \name
+	.endm
+
+	.macro LABEL name
+	.globl \name
+\name:
+	.endm
+
+	.bss
+	.globl xf_rsp_seen, xf_ret_seen
+xf_rsp_seen: .quad 0	/* rsp just before xf_regs_at */
+xf_ret_seen: .quad 0	/* the return address xf_helper saw */
+	.data
+	.globl xf_data
+xf_data: .quad 0x1234567887654321
+
+	.section .rodata
+	.p2align 2
+xf_table:
+	.long 10f - xf_table, 11f - xf_table, 12f - xf_table, 13f - xf_table
+
+/*
+ * long xf_regs(void): every register set to a known value (rax = 0x1000 ...
+ * r15 = 0xf000, CF set), then xf_regs_at: `adc $0, %rax` (so the result shows
+ * the flags survived); returns 0x1001.
+ */
+FUNC xf_regs
+	push %rbx
+	.cfi_adjust_cfa_offset 8
+	push %rbp
+	.cfi_adjust_cfa_offset 8
+	push %r12
+	.cfi_adjust_cfa_offset 8
+	push %r13
+	.cfi_adjust_cfa_offset 8
+	push %r14
+	.cfi_adjust_cfa_offset 8
+	push %r15
+	.cfi_adjust_cfa_offset 8
+	movq %rsp, xf_rsp_seen(%rip)
+	mov $0x1000, %rax
+	mov $0x2000, %rbx
+	mov $0x3000, %rcx
+	mov $0x4000, %rdx
+	mov $0x5000, %rsi
+	mov $0x6000, %rdi
+	mov $0x7000, %rbp
+	mov $0x8000, %r8
+	mov $0x9000, %r9
+	mov $0xa000, %r10
+	mov $0xb000, %r11
+	mov $0xc000, %r12
+	mov $0xd000, %r13
+	mov $0xe000, %r14
+	mov $0xf000, %r15
+	stc
+LABEL xf_regs_at
+	adc $0, %rax
+	add $0, %rbx			/* displaced too in JMP mode */
+	pop %r15
+	.cfi_adjust_cfa_offset -8
+	pop %r14
+	.cfi_adjust_cfa_offset -8
+	pop %r13
+	.cfi_adjust_cfa_offset -8
+	pop %r12
+	.cfi_adjust_cfa_offset -8
+	pop %rbp
+	.cfi_adjust_cfa_offset -8
+	pop %rbx
+	.cfi_adjust_cfa_offset -8
+	ret
+END xf_regs
+
+/* long xf_helper(long x): x + 1, and the return address it was called with */
+FUNC xf_helper
+	movq (%rsp), %rax
+	movq %rax, xf_ret_seen(%rip)
+	lea 1(%rdi), %rax
+	ret
+END xf_helper
+
+/* long xf_call(long x): xf_call_at is a 3-byte mov followed by the call */
+FUNC xf_call
+	sub $8, %rsp
+	.cfi_adjust_cfa_offset 8
+LABEL xf_call_at
+	mov %rdi, %rdi
+	call xf_helper
+LABEL xf_call_ret
+	add $8, %rsp
+	.cfi_adjust_cfa_offset -8
+	ret
+END xf_call
+
+/* long xf_rip(long x): x + xf_data, loaded RIP-relative at xf_rip_at */
+FUNC xf_rip
+LABEL xf_rip_at
+	movq xf_data(%rip), %rax
+	add %rdi, %rax
+	ret
+END xf_rip
+
+/* long xf_jcc(long x): 2 if x < 10 else 1; xf_jcc_at is the jl */
+FUNC xf_jcc
+	cmp $10, %rdi
+LABEL xf_jcc_at
+	jl 1f
+	mov $1, %eax
+	ret
+1:	mov $2, %eax
+	ret
+END xf_jcc
+
+/*
+ * long xf_loop(long n): n + (n - 1) + ... + 1.  xf_loop_at is the 3-byte mov just
+ * before the loop head, which a branch comes back to: JMP mode would displace
+ * it, so the probe must stay TRAP.  xf_loop_head (the head itself) is safe.
+ */
+FUNC xf_loop
+	xor %eax, %eax
+LABEL xf_loop_at
+	mov %rdi, %rcx
+LABEL xf_loop_head
+	add %rcx, %rax
+	sub $1, %rcx
+	jnz xf_loop_head
+	ret
+END xf_loop
+
+/* long xf_switch(long x): a jump table (x & 3) -> 100 + (x & 3); xf_switch_at its first insn */
+FUNC xf_switch
+LABEL xf_switch_at
+	mov %rdi, %rax
+	and $3, %eax
+	lea xf_table(%rip), %rdx
+	movslq (%rdx,%rax,4), %rax
+	add %rdx, %rax
+	jmp *%rax
+10:	mov $100, %eax
+	ret
+11:	mov $101, %eax
+	ret
+12:	mov $102, %eax
+	ret
+13:	mov $103, %eax
+	ret
+END xf_switch
+
+/* long xf_sys(void): getpid() by syscall, which starts 4 bytes after xf_sys_at */
+FUNC xf_sys
+LABEL xf_sys_at
+	xor %eax, %eax
+	mov $39, %al
+	syscall
+	ret
+END xf_sys
+
+/* long xf_work(long x): x * 2 + 1, the function threads hammer; xf_work_at its 1st insn */
+FUNC xf_work
+LABEL xf_work_at
+	lea (%rdi,%rdi), %rax
+	add $1, %rax
+	ret
+END xf_work
+
+/* never called: an int3 that is not ours */
+FUNC xf_int3
+	int3
+	ret
+END xf_int3
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xol_prog.c - probes at any instruction (runtime/xol.c) in a live program, for
+ * tests/unit/test_xol.c.  The runtime is linked in (not preloaded) so that this
+ * program can call its hidden ut_xol_* API; without a daemon it stays dormant.
+ *
+ *   xol_prog CASE     one case below; prints "ok CASE ..." and exits 0, or says
+ *                     what went wrong and exits 1
+ *
+ * Under UTRACE_TEST_XOL=trap every probe must be in TRAP mode; otherwise each
+ * case says which mode its probe must reach.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt.h"
+#include "xol.h"
+
+extern char xf_regs[], xf_regs_at[], xf_call[], xf_call_at[], xf_call_ret[], xf_rip[],
+	xf_rip_at[], xf_jcc[], xf_jcc_at[], xf_loop[], xf_loop_at[], xf_loop_head[], xf_switch[],
+	xf_switch_at[], xf_sys[], xf_sys_at[], xf_work[], xf_work_at[], xf_int3[];
+extern uint64_t xf_rsp_seen, xf_ret_seen, xf_data;
+long xf_regs_fn(void) __asm__("xf_regs");
+long xf_call_fn(long) __asm__("xf_call");
+long xf_rip_fn(long) __asm__("xf_rip");
+long xf_jcc_fn(long) __asm__("xf_jcc");
+long xf_loop_fn(long) __asm__("xf_loop");
+long xf_switch_fn(long) __asm__("xf_switch");
+long xf_sys_fn(void) __asm__("xf_sys");
+long xf_work_fn(long) __asm__("xf_work");
+long cf_mul_pfe(long, long), cf_mul_plain(long, long);
+long cf_print_pfe(char *, long), cf_print_plain(char *, long);
+
+static int force_trap;
+static int failed;
+
+#define CHECK(cond, ...)                                                  \
+	do {                                                              \
+		if (!(cond)) {                                            \
+			printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
+			printf(__VA_ARGS__);                              \
+			printf("\n");                                     \
+			failed = 1;                                       \
+		}                                                         \
+	} while (0)
+
+struct hit {
+	long n;
+	struct ut_xol_regs last;
+	int want_bt;
+	int nbt;
+	void *bt[16];
+};
+
+static void on_hit(void *ctx, const struct ut_xol_regs *r)
+{
+	struct hit *h = ctx;
+
+	__atomic_add_fetch(&h->n, 1, __ATOMIC_RELAXED);
+	h->last = *r;
+	if (h->want_bt)
+		h->nbt = backtrace(h->bt, 16);
+}
+
+/* [lo, hi) of the function at f (its symbol: -rdynamic) */
+static void bounds(const void *f, uintptr_t *lo, uintptr_t *hi)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	if (!dladdr1(f, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym) {
+		printf("FAIL no symbol for %p\n", f);
+		exit(1);
+	}
+	*lo = (uintptr_t)info.dli_saddr;
+	*hi = *lo + sym->st_size;
+}
+
+/* The first instruction of a C function: after endbr64 and the patchable NOP. */
+static void *first_insn(void *f)
+{
+	unsigned char *p = f;
+
+	if (!memcmp(p, "\xf3\x0f\x1e\xfa", 4))
+		p += 4;
+	if (!memcmp(p, "\x0f\x1f\x44\x00\x00", 5))
+		p += 5;
+	return p;
+}
+
+static int arm(void *at, void *fn, int bounded, struct hit *h, struct ut_xol **x)
+{
+	uintptr_t lo = 0, hi = 0;
+	int err;
+
+	if (bounded)
+		bounds(fn, &lo, &hi);
+	pthread_mutex_lock(&ut_rt_lock);
+	err = ut_xol_arm((uintptr_t)at, lo, hi, on_hit, h, x);
+	pthread_mutex_unlock(&ut_rt_lock);
+	return err;
+}
+
+static int disarm(struct ut_xol *x)
+{
+	int err;
+
+	pthread_mutex_lock(&ut_rt_lock);
+	err = ut_xol_disarm(x);
+	pthread_mutex_unlock(&ut_rt_lock);
+	return err;
+}
+
+static const char *mode_name(int m)
+{
+	return m == UT_XOL_JMP ? "JMP" : m == UT_XOL_TRAP ? "TRAP" : "OFF";
+}
+
+static void expect_mode(struct ut_xol *x, int want)
+{
+	int m = ut_xol_mode(x);
+
+	if (force_trap)
+		want = UT_XOL_TRAP;
+	CHECK(m == want, "mode %s, want %s", mode_name(m), mode_name(want));
+}
+
+/*
+ * One probe: armed at `at` (mode want, -1: either), f(arg) called `calls` times
+ * must give `result` and `per_call` hits each; disarmed, the bytes are back and
+ * no more hits come.
+ */
+struct one {
+	void *at, *fn;
+	int want;
+	long (*f)(long);
+	long arg, result, per_call;
+};
+
+static void run_one(const char *name, const struct one *c)
+{
+	unsigned char before[16];
+	struct hit h = {0};
+	struct ut_xol *x;
+	int err;
+
+	memcpy(before, c->at, sizeof(before));
+	err = arm(c->at, c->fn, 1, &h, &x);
+	CHECK(err == 0, "%s: arm %d", name, err);
+	if (err)
+		return;
+	if (c->want >= 0)
+		expect_mode(x, c->want);
+	printf("%s: %s\n", name, mode_name(ut_xol_mode(x)));
+	for (int i = 0; i < 1000; i++) {
+		long r = c->f(c->arg);
+
+		if (r != c->result) {
+			CHECK(r == c->result, "%s: result %ld, want %ld", name, r, c->result);
+			break;
+		}
+	}
+	CHECK(h.n == 1000 * c->per_call, "%s: %ld hits, want %ld", name, h.n, 1000 * c->per_call);
+	CHECK(h.last.rip == (uintptr_t)c->at, "%s: rip %#lx", name, (long)h.last.rip);
+	CHECK(disarm(x) == 0, "%s: disarm", name);
+	CHECK(ut_xol_mode(x) == UT_XOL_OFF, "%s: mode after disarm", name);
+	CHECK(!memcmp(before, c->at, sizeof(before)), "%s: bytes not restored", name);
+	h.n = 0;
+	CHECK(c->f(c->arg) == c->result && h.n == 0, "%s: after disarm", name);
+	printf("ok %s\n", name);
+}
+
+static long call_regs(long unused)
+{
+	return xf_regs_fn();
+}
+
+static long call_sys(long unused)
+{
+	return xf_sys_fn();
+}
+
+static long mul_pfe(long a)
+{
+	return cf_mul_pfe(a, 3);
+}
+
+static long mul_plain(long a)
+{
+	return cf_mul_plain(a, 3);
+}
+
+static long print_pfe(long n)
+{
+	char buf[32];
+
+	return cf_print_pfe(buf, n) + (strcmp(buf, "n=42") ? 1000 : 0);
+}
+
+static long print_plain(long n)
+{
+	char buf[32];
+
+	return cf_print_plain(buf, n) + (strcmp(buf, "n=42") ? 1000 : 0);
+}
+
+/* The registers the handler sees, the flags kept, and an unwinder that walks on. */
+void case_regs(void);
+void case_regs(void)
+{
+	static const uint64_t want[16] = {0x1000, 0x2000, 0x3000, 0x4000, 0x5000, 0x6000,
+					  0x7000, 0,	  0x8000, 0x9000, 0xa000, 0xb000,
+					  0xc000, 0xd000, 0xe000, 0xf000};
+	struct hit h = {.want_bt = 1};
+	struct ut_xol *x;
+	uintptr_t lo, hi, clo, chi;
+	int in_fn = 0, in_caller = 0;
+	long r;
+
+	backtrace(h.bt, 16); /* its first call loads libgcc: not in the handler */
+	CHECK(arm(xf_regs_at, xf_regs, 1, &h, &x) == 0, "arm");
+	expect_mode(x, UT_XOL_JMP);
+	r = xf_regs_fn();
+	CHECK(r == 0x1001, "result %#lx (the carry flag lost?)", r);
+	CHECK(h.n == 1, "%ld hits", h.n);
+	for (int i = 0; i < 16; i++)
+		if (i != 7)
+			CHECK((&h.last.rax)[i] == want[i], "register %d: %#lx", i,
+			      (long)(&h.last.rax)[i]);
+	CHECK(h.last.rsp == xf_rsp_seen, "rsp %#lx, want %#lx", (long)h.last.rsp,
+	      (long)xf_rsp_seen);
+	CHECK(h.last.rip == (uintptr_t)xf_regs_at, "rip");
+	CHECK(h.last.flags & 1, "CF not set in flags %#lx", (long)h.last.flags);
+	bounds(xf_regs, &lo, &hi);
+	bounds((void *)case_regs, &clo, &chi);
+	for (int i = 0; i < h.nbt; i++) {
+		uintptr_t a = (uintptr_t)h.bt[i];
+
+		in_fn |= a >= lo && a < hi;
+		in_caller |= a > clo && a <= chi;
+	}
+	CHECK(in_fn && in_caller, "backtrace from the handler: %d frames, probed function %d, "
+				  "its caller %d", h.nbt, in_fn, in_caller);
+	CHECK(disarm(x) == 0, "disarm");
+	printf("ok regs\n");
+}
+
+static void case_call(void)
+{
+	struct one c = {xf_call_at, xf_call, UT_XOL_JMP, xf_call_fn, 41, 42, 1};
+
+	run_one("call", &c);
+	{
+		struct hit h = {0};
+		struct ut_xol *x;
+
+		CHECK(arm(xf_call_at, xf_call, 1, &h, &x) == 0, "arm");
+		xf_ret_seen = 0;
+		xf_call_fn(1);
+		CHECK(xf_ret_seen == (uintptr_t)xf_call_ret, "the call returned to %#lx, not %p",
+		      (long)xf_ret_seen, (void *)xf_call_ret);
+		disarm(x);
+	}
+}
+
+static void case_simple(void)
+{
+	const struct {
+		const char *name;
+		struct one c;
+	} cases[] = {
+		{"rip", {xf_rip_at, xf_rip, UT_XOL_JMP, xf_rip_fn, 1, 0x1234567887654322, 1}},
+		{"jcc_taken", {xf_jcc_at, xf_jcc, UT_XOL_JMP, xf_jcc_fn, 5, 2, 1}},
+		{"jcc_not", {xf_jcc_at, xf_jcc, UT_XOL_JMP, xf_jcc_fn, 20, 1, 1}},
+		/* a branch target inside what JMP would displace: TRAP */
+		{"loop_before_head", {xf_loop_at, xf_loop, UT_XOL_TRAP, xf_loop_fn, 10, 55, 1}},
+		{"loop_head", {xf_loop_head, xf_loop, UT_XOL_JMP, xf_loop_fn, 10, 55, 10}},
+		/* an indirect jmp in the function (a jump table): TRAP */
+		{"switch", {xf_switch_at, xf_switch, UT_XOL_TRAP, xf_switch_fn, 6, 102, 1}},
+		/* a syscall among the displaced instructions: TRAP */
+		{"syscall", {xf_sys_at, xf_sys, UT_XOL_TRAP, call_sys, 0, getpid(), 1}},
+		{"work", {xf_work_at, xf_work, UT_XOL_JMP, xf_work_fn, 20, 41, 1}},
+		{"regs_fn", {xf_regs_at, xf_regs, UT_XOL_JMP, call_regs, 0, 0x1001, 1}},
+		/* C, first instruction, with and without -fpatchable-function-entry */
+		{"c_mul_pfe", {NULL, (void *)cf_mul_pfe, -1, mul_pfe, 5, 22, 1}},
+		{"c_mul_plain", {NULL, (void *)cf_mul_plain, -1, mul_plain, 5, 22, 1}},
+		{"c_print_pfe", {NULL, (void *)cf_print_pfe, -1, print_pfe, 42, 46, 1}},
+		{"c_print_plain", {NULL, (void *)cf_print_plain, -1, print_plain, 42, 46, 1}},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct one c = cases[i].c;
+
+		if (!c.at)
+			c.at = first_insn(c.fn);
+		run_one(cases[i].name, &c);
+	}
+}
+
+/* Without the function's bounds: TRAP, and the API's errors. */
+static void case_api(void)
+{
+	struct hit h = {0};
+	struct ut_xol *x, *y;
+
+	CHECK(arm(xf_work_at, xf_work, 0, &h, &x) == 0, "arm");
+	CHECK(ut_xol_mode(x) == UT_XOL_TRAP, "unbounded: %s", mode_name(ut_xol_mode(x)));
+	CHECK(xf_work_fn(1) == 3 && h.n == 1, "hits %ld", h.n);
+	CHECK(arm(xf_work_at, xf_work, 0, &h, &y) == -EEXIST, "twice");
+	CHECK(disarm(x) == 0, "disarm");
+	CHECK(disarm(x) == 0, "disarm twice");
+	/* inside the displaced bytes of another probe */
+	CHECK(arm(xf_regs_at, xf_regs, 1, &h, &x) == 0, "arm regs");
+	CHECK(arm(xf_regs_at + 4, xf_regs, 1, &h, &y) == -EBUSY, "inside another");
+	disarm(x);
+	/* someone's int3 is not moved */
+	CHECK(arm(xf_int3, xf_int3, 0, &h, &y) == -EINVAL, "int3");
+	pthread_mutex_lock(&ut_rt_lock);
+	ut_xol_forget((uintptr_t)xf_regs, (uintptr_t)xf_regs + 1000);
+	pthread_mutex_unlock(&ut_rt_lock);
+	h.n = 0;
+	CHECK(arm(xf_regs_at, xf_regs, 1, &h, &x) == 0, "arm after forget");
+	CHECK(xf_regs_fn() == 0x1001 && h.n == 1, "after forget");
+	disarm(x);
+	printf("ok api\n");
+}
+
+/* ---- threads --------------------------------------------------------------------- */
+
+static volatile int stop;
+static long per_thread;
+
+static void *hammer(void *arg)
+{
+	long bad = 0, n = per_thread;
+
+	for (long i = 0; n ? i < n : !stop; i++)
+		bad += xf_work_fn(i) != 2 * i + 1;
+	return (void *)bad;
+}
+
+/* arm/disarm while two threads run the function; then exact counts once armed */
+static void case_threads(void)
+{
+	long calls = force_trap ? 100000 : 1000000;
+	pthread_t t[2];
+	struct hit h = {0};
+	struct ut_xol *x;
+	void *bad;
+	int jmp = 0;
+
+	stop = 0;
+	per_thread = 0;
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, hammer, NULL);
+	for (int k = 0; k < 200; k++) {
+		CHECK(arm(xf_work_at, xf_work, 1, &h, &x) == 0, "arm %d", k);
+		jmp += ut_xol_mode(x) == UT_XOL_JMP;
+		CHECK(disarm(x) == 0, "disarm %d", k);
+	}
+	stop = 1;
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], &bad);
+		CHECK(bad == NULL, "wrong results under arm/disarm: %ld", (long)bad);
+	}
+	/* how many reach JMP depends on where the threads are: only counted */
+	CHECK(!force_trap || jmp == 0, "%d of 200 arms reached JMP", jmp);
+	printf("ok threads_cycle (%d of 200 in JMP)\n", jmp);
+
+	h.n = 0;
+	CHECK(arm(xf_work_at, xf_work, 1, &h, &x) == 0, "arm");
+	per_thread = calls;
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, hammer, NULL);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], &bad);
+		CHECK(bad == NULL, "wrong results: %ld", (long)bad);
+	}
+	CHECK(h.n == 2 * calls, "%ld hits, want %ld", h.n, 2 * calls);
+	printf("ok threads_count (%ld calls, %s)\n", 2 * calls, mode_name(ut_xol_mode(x)));
+	disarm(x);
+}
+
+static volatile int spinning;
+
+static void *spin_blocked(void *arg)
+{
+	uint64_t set = 1ull << (SIGTRAP - 1);
+
+	/* the raw system call: the runtime keeps SIGTRAP out of sigprocmask's masks */
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, NULL, 8);
+	spinning = 1;
+	while (!stop)
+		__asm__ volatile("pause");
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &set, NULL, 8);
+	return NULL;
+}
+
+/* a thread with SIGTRAP blocked never answers: the site stays TRAP */
+static void case_blocked(void)
+{
+	struct hit h = {0};
+	struct ut_xol *x;
+	pthread_t t;
+
+	stop = 0;
+	spinning = 0;
+	pthread_create(&t, NULL, spin_blocked, NULL);
+	while (!spinning)
+		usleep(1000);
+	CHECK(arm(xf_work_at, xf_work, 1, &h, &x) == 0, "arm");
+	CHECK(ut_xol_mode(x) == UT_XOL_TRAP, "mode %s", mode_name(ut_xol_mode(x)));
+	CHECK(xf_work_fn(3) == 7 && h.n == 1, "hits %ld", h.n);
+	stop = 1;
+	pthread_join(t, NULL);
+	disarm(x);
+	printf("ok blocked\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*run)(void);
+	} cases[] = {
+		{"regs", case_regs},   {"call", case_call},	  {"simple", case_simple},
+		{"api", case_api},     {"threads", case_threads}, {"blocked", case_blocked},
+	};
+	const char *e = getenv("UTRACE_TEST_XOL");
+
+	force_trap = e && !strcmp(e, "trap");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (!strcmp(argv[1], cases[i].name)) {
+			cases[i].run();
+			return failed;
+		}
+	return 2;
+}
