@@ -135,8 +135,9 @@ $(B)/tests/test_%: tests/unit/test_%.c $(FS_OBJ) $(CMD_OBJ) $(B)/common.a
 		$(SAN_LDFLAGS) -lcmocka $(FS_LIBS)
 
 # libFuzzer harnesses (tests/fuzz/): linked like unit tests; fuzz_sites includes
-# runtime/sites.c itself.  Built with clang in $(FUZZ_B) by fuzz-build.
+# runtime/sites.c itself, fuzz_insn runtime/arch/x86_64/insn.c.  Built with clang in $(FUZZ_B) by fuzz-build.
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h runtime/sites.c runtime/rt.h \
+		runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn.h \
 		$(FS_OBJ) $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(FUSE_CFLAGS) -Ifs -Icmd -o $@ $< $(FS_OBJ) $(CMD_OBJ) $(B)/common.a \

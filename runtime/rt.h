@@ -19,6 +19,8 @@
  *   graph_ctx.c  function_graph across swapcontext/setcontext (coroutines)
  *   vfork.c      a vfork child runs untraced (with arch/x86_64/vfork.S)
  *   unwind.c     unwind information for the graph's landings (pthread_cancel)
+ *   xol.c        probes at any instruction, run out of line (xol.h; with
+ *                arch/x86_64/xol.S and the decoder arch/x86_64/insn.c)
  *   arch/x86_64/tramp.S   the function tracer's hot path
  *   arch/x86_64/graph.S   function_graph's entry and return trampolines
  *   arch/x86_64/vfork.S   vfork: the return address kept in a register

@@ -22,6 +22,7 @@ for f in "$b"/fuzz/fuzz_*; do
 	wire) files="fs/registry.c" ;;
 	ring) files="fs/ring_read.c fs/output/line.c fs/output/graph.c fs/output/header.c" ;;
 	sites) files="runtime/sites.c" ;;
+	insn) files="runtime/arch/x86_64/insn.c" ;;
 	symfile) files="fs/symfile.c" ;;
 	*) files="" ;;
 	esac

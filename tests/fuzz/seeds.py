@@ -164,3 +164,17 @@ PRINT_FMTS = [
 ]
 texts("print_fmt", [bytes([i & 1]) + f.encode() + b"\0" + pf_record()
                     for i, f in enumerate(PRINT_FMTS)])
+
+# fuzz_insn: bytes 0-3 the distance to relocate by (signed, in 16-byte units), then code:
+# a function prologue, every branch kind, RIP-relative operands, prefixes, VEX/EVEX, x87
+INSN = [
+    (0x1000, "f30f1efa554889e54883ec10897dfc8b45fc83c0015dc3"),
+    (-0x1000, "7410eb0ee9000000000f8500010000e8f0ffffffe2fee3fc"),
+    (0x7ffffff0, "488b0510000000833d0400000005ff2500000000ff15f0ffffff"),
+    (0x10, "66662e0f1f840000000000f20f1000c5f877c4e3790fc10862f1fe486f4001"),
+    (0x20, "9bd97c2402dfe0d9c9dd1c24f6c101f7d966f7c10102a101020304050607086"
+     "7a101020304c8080001c7f801000000cc0f050f0b0f0f c1b4"),
+    (0x30, "41ffd3ff1424ff5508ffe03effe0c3c21000"),
+]
+for i, (delta, hexcode) in enumerate(INSN):
+    put("insn", i, struct.pack("<i", delta) + bytes.fromhex(hexcode.replace(" ", "")))
