@@ -58,8 +58,8 @@
 #define SLOTS 16u			/* per chunk: one code page, one data page */
 #define CHUNK_SIZE 8192u
 #define MAX_CHUNKS 256u
-#define COPY_OFF 32u			/* the copy in a slot */
-#define DATA_ENTRY (SLOTS * 32u)	/* the data page's pointer to ut_xol_entry */
+#define COPY_OFF 23u			/* the copy in a slot (xol.S) */
+#define DATA_ENTRY (SLOTS * 16u)	/* the data page's pointer to ut_xol_entry */
 #define JMP_LEN 5u
 #define REACH ((int64_t)(1l << 31) - 2 * CHUNK_SIZE)
 #define ANSWER_NS 200000000l		/* (b): how long threads have to answer */
@@ -177,7 +177,7 @@ static void slot_free(uintptr_t slot)
 			chunk_used[c] &= (uint16_t)~(1u << ((slot - chunks[c]) / SLOT_LEN));
 }
 
-/* pushq data[k](%rip) or jmp *data[k](%rip) (op 0x35 / 0x25) at code + at */
+/* pushq / call * / jmp * of the quad at data, RIP-relative (op 0x35, 0x15, 0x25) */
 static void rip_op(uint8_t *code, uintptr_t slot, unsigned int at, uint8_t op, uintptr_t data)
 {
 	int32_t rel = (int32_t)((int64_t)data - (int64_t)(slot + at + 6));
@@ -190,20 +190,17 @@ static void rip_op(uint8_t *code, uintptr_t slot, unsigned int at, uint8_t op, u
 /* The slot's entry (xol.S describes it) before the copy of len bytes; its data. */
 static int slot_write(struct ut_xol *x, const uint8_t *copy, size_t len)
 {
-	uintptr_t page = x->slot & ~4095ul, data = page + 4096 + (x->slot - page) / SLOT_LEN * 32;
+	uintptr_t page = x->slot & ~4095ul, data = page + 4096 + (x->slot - page) / SLOT_LEN * 16;
 	uint8_t code[SLOT_LEN];
 
 	memset(code, 0xcc, sizeof(code));
 	memcpy(code, (const uint8_t[]){0x48, 0x8d, 0x64, 0x24, 0x80}, 5); /* lea -128(%rsp) */
-	rip_op(code, x->slot, 5, 0x35, data);	    /* pushq cont */
-	rip_op(code, x->slot, 11, 0x35, data + 8);  /* pushq site */
-	code[17] = 0x9c;			    /* pushfq */
-	rip_op(code, x->slot, 18, 0x35, data + 16); /* pushq addr */
-	rip_op(code, x->slot, 24, 0x25, page + 4096 + DATA_ENTRY);
+	rip_op(code, x->slot, 5, 0x35, data);	   /* pushq site */
+	rip_op(code, x->slot, 11, 0x35, data + 8); /* pushq addr */
+	rip_op(code, x->slot, 17, 0x15, page + 4096 + DATA_ENTRY); /* call *entry */
 	memcpy(code + COPY_OFF, copy, len);
-	((uintptr_t *)data)[0] = x->slot + COPY_OFF;
-	((uintptr_t *)data)[1] = (uintptr_t)x;
-	((uintptr_t *)data)[2] = x->addr;
+	((uintptr_t *)data)[0] = (uintptr_t)x;
+	((uintptr_t *)data)[1] = x->addr;
 	/* the page stays executable throughout: other slots on it may be running */
 	if (mprotect((void *)page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -errno;

@@ -9,23 +9,23 @@
  * slot, written by xol.c near the object (jmp rel32 reaches it), is:
  *
  *   lea -128(%rsp), %rsp     leave the red zone alone: addr may be in a leaf
- *   pushq cont(%rip)         where to go on: the relocated copy below
  *   pushq site(%rip)         the struct ut_xol
- *   pushfq                   the flags, before anything here changes them
  *   pushq addr(%rip)         rip as the program would have it
- *   jmp *entry(%rip)         here
+ *   call *entry(%rip)        here; its return address is the copy right after
  *   (at UT_XOL_COPY_OFF) the displaced instructions, relocated, then jmp back
  *
- * so on entry [rsp] = addr, [rsp + 8] = flags, [rsp + 16] = site, [rsp + 24] =
- * the copy, and the program's rsp is rsp + 160.  The entry pushes the general
- * registers so that the frame reads as struct ut_xol_regs (rax at the lowest
- * address, then rbx ... r15, rip, flags), fills in the program's rsp, saves the
- * whole vector and x87 state (fpsave.h: addr may be anywhere, even amid x87
- * code), and calls ut_xol_hit(site, regs); then it restores everything and
- * `ret $128` jumps to the copy with the program's own rsp.
+ * A call and a ret, so that a shadow stack (CET) and the return predictor agree.
+ * On entry [rsp] = the copy, [rsp + 8] = addr, [rsp + 16] = site, and the
+ * program's rsp is rsp + 152.  The entry pushes the flags (nothing before has
+ * changed them), addr again and the general registers, so that the frame reads
+ * as struct ut_xol_regs (rax at the lowest address, then rbx ... r15, rip,
+ * flags), fills in the program's rsp, saves the whole vector and x87 state
+ * (fpsave.h: addr may be anywhere, even amid x87 code), and calls
+ * ut_xol_hit(site, regs); then it restores everything and `ret $144` returns
+ * into the copy with the program's own rsp.
  *
  * CFI: the frame is described as a signal frame whose CFA is the program's rsp
- * and whose return address is addr (at CFA - 160), so an unwinder started in the
+ * and whose return address is addr (at CFA - 144), so an unwinder started in the
  * handler walks on into the probed function as if it stood at addr.
  */
 
@@ -33,9 +33,10 @@
 #include "regs.h"
 
 #define RED 128		/* the red zone */
-#define SLOT_PUSHED 32	/* addr, flags, site, cont */
+#define SLOT_PUSHED 24	/* the copy (call), addr, site */
 #define GPRS 128	/* rax ... r15 */
 #define REGS_RSP 56	/* offsetof(struct ut_xol_regs, rsp) */
+#define CFA0 (RED + SLOT_PUSHED)
 
 	.text
 	.globl ut_xol_entry
@@ -45,8 +46,12 @@
 ut_xol_entry:
 	.cfi_startproc simple
 	.cfi_signal_frame
-	.cfi_def_cfa %rsp, RED + SLOT_PUSHED
-	.cfi_offset %rip, -(RED + SLOT_PUSHED)
+	.cfi_def_cfa %rsp, CFA0
+	.cfi_offset %rip, -(CFA0 - 8)
+	pushfq
+	.cfi_adjust_cfa_offset 8
+	pushq 16(%rsp)				/* addr, again: regs->rip */
+	.cfi_adjust_cfa_offset 8
 	PUSH %r15
 	PUSH %r14
 	PUSH %r13
@@ -64,9 +69,9 @@ ut_xol_entry:
 	PUSH %rcx
 	PUSH %rbx
 	PUSH %rax
-	leaq GPRS + SLOT_PUSHED + RED(%rsp), %rax
+	leaq GPRS + 16 + CFA0(%rsp), %rax
 	movq %rax, REGS_RSP(%rsp)		/* the program's rsp */
-	movq GPRS + 16(%rsp), %rdi		/* the site */
+	movq GPRS + 16 + 16(%rsp), %rdi		/* the site */
 	movq %rsp, %rsi				/* the registers */
 	cld					/* the C ABI's direction flag */
 	SAVE_FP 1, 1				/* x87 too (1) */
@@ -90,13 +95,11 @@ ut_xol_entry:
 	POP %r13
 	POP %r14
 	POP %r15
-	leaq 8(%rsp), %rsp			/* addr */
+	leaq 8(%rsp), %rsp			/* addr's copy */
 	.cfi_adjust_cfa_offset -8
 	popfq
 	.cfi_adjust_cfa_offset -8
-	leaq 8(%rsp), %rsp			/* the site */
-	.cfi_adjust_cfa_offset -8
-	ret $RED				/* to the copy, rsp the program's */
+	ret $(CFA0 - 8)				/* into the copy, rsp the program's */
 	.cfi_endproc
 	.size ut_xol_entry, . - ut_xol_entry
 
