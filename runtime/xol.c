@@ -12,7 +12,7 @@
  *         Works for every instruction the relocator can move.  The copy holds
  *         the one instruction at addr, or, when JMP mode is possible, all those
  *         JMP mode displaces (so that no thread runs them in place any more).
- *   JMP   a 5-byte jmp to the slot: no signal, a few ns.  It overwrites every
+ *   JMP   a 5-byte jmp to the slot: no signal.  It overwrites every
  *         instruction that starts in [addr, addr + 5), so it is taken only when
  *         that is safe:
  *           (a) the function [lo, hi) is known and decodes linearly, none of its
@@ -649,7 +649,11 @@ int ut_xol_arm(uintptr_t addr, uintptr_t lo, uintptr_t hi, ut_xol_fn fn, void *c
 			return -EBUSY;
 	if (displaced(x, addr))
 		return -EBUSY;
-	if (fresh) {
+	/*
+	 * Other bounds than last time: a new slot, as (a) may now say otherwise; the
+	 * old one stays, a thread may still be in its copy.
+	 */
+	if (fresh || x->lo != lo || x->hi != hi) {
 		err = prepare(x, addr, lo, hi);
 		if (err)
 			return err;

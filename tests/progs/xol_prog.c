@@ -6,6 +6,7 @@
  *
  *   xol_prog CASE     one case below; prints "ok CASE ..." and exits 0, or says
  *                     what went wrong and exits 1
+ *   xol_prog cost     not a test: the cost of a hit in each mode
  *
  * Under UTRACE_TEST_XOL=trap every probe must be in TRAP mode; otherwise each
  * case says which mode its probe must reach.
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt.h"
@@ -319,6 +321,11 @@ static void case_api(void)
 	CHECK(arm(xf_work_at, xf_work, 0, &h, &y) == -EEXIST, "twice");
 	CHECK(disarm(x) == 0, "disarm");
 	CHECK(disarm(x) == 0, "disarm twice");
+	/* armed again with its bounds: JMP mode is possible now */
+	CHECK(arm(xf_work_at, xf_work, 1, &h, &x) == 0, "arm with bounds");
+	expect_mode(x, UT_XOL_JMP);
+	CHECK(xf_work_fn(2) == 5 && h.n == 2, "hits %ld", h.n);
+	CHECK(disarm(x) == 0, "disarm");
 	/* inside the displaced bytes of another probe */
 	CHECK(arm(xf_regs_at, xf_regs, 1, &h, &x) == 0, "arm regs");
 	CHECK(arm(xf_regs_at + 4, xf_regs, 1, &h, &y) == -EBUSY, "inside another");
@@ -427,6 +434,42 @@ static void case_blocked(void)
 	printf("ok blocked\n");
 }
 
+static double ns_per_call(long n)
+{
+	struct timespec a, b;
+	long bad = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (long i = 0; i < n; i++)
+		bad += xf_work_fn(i) != 2 * i + 1;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	CHECK(!bad, "wrong results");
+	return ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;
+}
+
+/* not a test: what a hit costs in each mode (the best of 5 runs), for the docs */
+static void case_cost(void)
+{
+	double best[2] = {1e9, 1e9}, off = 1e9;
+	struct hit h = {0};
+	struct ut_xol *x;
+
+	for (int r = 0; r < 5; r++) {
+		double t = ns_per_call(1000000);
+
+		off = t < off ? t : off;
+		for (int m = 0; m < 2; m++) {
+			CHECK(arm(xf_work_at, xf_work, m, &h, &x) == 0, "arm");
+			t = ns_per_call(m ? 1000000 : 100000);
+			if (t < best[ut_xol_mode(x) == UT_XOL_JMP])
+				best[ut_xol_mode(x) == UT_XOL_JMP] = t;
+			disarm(x);
+		}
+	}
+	printf("ok cost: %.1f ns a call unprobed, +%.1f ns a hit in JMP mode, +%.1f ns in TRAP "
+	       "mode\n", off, best[1] - off, best[0] - off);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -435,6 +478,7 @@ int main(int argc, char **argv)
 	} cases[] = {
 		{"regs", case_regs},   {"call", case_call},	  {"simple", case_simple},
 		{"api", case_api},     {"threads", case_threads}, {"blocked", case_blocked},
+		{"cost", case_cost},
 	};
 	const char *e = getenv("UTRACE_TEST_XOL");
 
