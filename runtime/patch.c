@@ -119,10 +119,18 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	greg_t *g = uc->uc_mcontext.gregs;
 	uintptr_t addr = (uintptr_t)g[REG_RIP] - 1;
 	struct ut_obj *o;
-	struct ut_site *s = si->si_code == SI_KERNEL ? ut_site_find(addr, &o) : NULL;
+	/*
+	 * Two SIGTRAPs pending at once merge into one, with the first one's siginfo:
+	 * a SIGTRAP sent by tgkill (xol.c asking where a thread is) may stand for an
+	 * int3 the thread met meanwhile.  rip just past a site's or the loader hook's
+	 * int3 can mean nothing else (no instruction starts there), so it is that
+	 * int3's (the question is asked again).
+	 */
+	int trapped = si->si_code == SI_KERNEL || si->si_code == SI_TKILL;
+	struct ut_site *s = trapped ? ut_site_find(addr, &o) : NULL;
 	uint8_t want;
 
-	if (!s && si->si_code == SI_KERNEL && ut_dl_hook_hit(addr, ucv))
+	if (!s && trapped && ut_dl_hook_hit(addr, ucv))
 		return; /* the dynamic loader's debugger hook (interpose.c) */
 	if (!s && si->si_code == SI_KERNEL) {
 		uintptr_t to = ut_xol_trap(addr); /* a probe at any instruction (xol.c) */
