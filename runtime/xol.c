@@ -54,26 +54,26 @@
 #include "xol.h"
 
 #define XOL_MAX 1024u
-#define SLOT_LEN 256u			/* code per probe */
-#define SLOTS 16u			/* per chunk: one code page, one data page */
+#define SLOT_LEN 256u /* code per probe */
+#define SLOTS 16u     /* per chunk: one code page, one data page */
 #define CHUNK_SIZE 8192u
 #define MAX_CHUNKS 256u
-#define COPY_OFF 23u			/* the copy in a slot (xol.S) */
-#define DATA_ENTRY (SLOTS * 16u)	/* the data page's pointer to ut_xol_entry */
+#define COPY_OFF 23u		 /* the copy in a slot (xol.S) */
+#define DATA_ENTRY (SLOTS * 16u) /* the data page's pointer to ut_xol_entry */
 #define JMP_LEN 5u
 #define REACH ((int64_t)(1l << 31) - 2 * CHUNK_SIZE)
-#define ANSWER_NS 200000000l		/* (b): how long threads have to answer */
+#define ANSWER_NS 200000000l /* (b): how long threads have to answer */
 
 struct ut_xol {
 	uintptr_t addr, lo, hi;
 	ut_xol_fn fn;
 	void *ctx;
-	uintptr_t slot;	     /* its code; 0: a free entry (never used, or forgotten) */
-	uint8_t mode;	     /* enum ut_xol_mode: what addr holds now */
-	uint8_t disp;	     /* bytes of addr's instructions the copy stands for */
-	uint8_t jmp_ok;	     /* the copy is the one JMP mode needs: (a) holds */
-	uint8_t n;	     /* instructions in the copy: at ioff in addr, coff in the copy */
-	uint8_t len1;	     /* the length of addr's instruction */
+	uintptr_t slot; /* its code; 0: a free entry (never used, or forgotten) */
+	uint8_t mode;	/* enum ut_xol_mode: what addr holds now */
+	uint8_t disp;	/* bytes of addr's instructions the copy stands for */
+	uint8_t jmp_ok; /* the copy is the one JMP mode needs: (a) holds */
+	uint8_t n;	/* instructions in the copy: at ioff in addr, coff in the copy */
+	uint8_t len1;	/* the length of addr's instruction */
 	uint8_t ioff[JMP_LEN], coff[JMP_LEN];
 	uint8_t orig[JMP_LEN]; /* addr's bytes before it was armed */
 	struct ut_poke poke;   /* the last change (ut_poke_batch keeps a pointer) */
@@ -174,7 +174,7 @@ static void slot_free(uintptr_t slot)
 {
 	for (uint32_t c = 0; c < nr_chunks; c++)
 		if (slot >= chunks[c] && slot < chunks[c] + 4096)
-			chunk_used[c] &= (uint16_t)~(1u << ((slot - chunks[c]) / SLOT_LEN));
+			chunk_used[c] &= (uint16_t) ~(1u << ((slot - chunks[c]) / SLOT_LEN));
 }
 
 /* pushq / call * / jmp * of the quad at data, RIP-relative (op 0x35, 0x15, 0x25) */
@@ -195,9 +195,9 @@ static int slot_write(struct ut_xol *x, const uint8_t *copy, size_t len)
 
 	memset(code, 0xcc, sizeof(code));
 	memcpy(code, (const uint8_t[]){0x48, 0x8d, 0x64, 0x24, 0x80}, 5); /* lea -128(%rsp) */
-	rip_op(code, x->slot, 5, 0x35, data);	   /* pushq site */
-	rip_op(code, x->slot, 11, 0x35, data + 8); /* pushq addr */
-	rip_op(code, x->slot, 17, 0x15, page + 4096 + DATA_ENTRY); /* call *entry */
+	rip_op(code, x->slot, 5, 0x35, data);				  /* pushq site */
+	rip_op(code, x->slot, 11, 0x35, data + 8);			  /* pushq addr */
+	rip_op(code, x->slot, 17, 0x15, page + 4096 + DATA_ENTRY);	  /* call *entry */
 	memcpy(code + COPY_OFF, copy, len);
 	((uintptr_t *)data)[0] = (uintptr_t)x;
 	((uintptr_t *)data)[1] = x->addr;
@@ -234,9 +234,9 @@ static int build_copy(struct ut_xol *x, unsigned int want, uint8_t *copy)
 			return -1;
 		if (in.kind == UT_INSN_INT3 || in.kind == UT_INSN_XBEGIN)
 			return -1;
-		if (want > 1 && (in.kind == UT_INSN_SYS || ((in.kind == UT_INSN_CALL ||
-							       in.kind == UT_INSN_CALL_IND) &&
-							      off + in.len < want)))
+		if (want > 1 && (in.kind == UT_INSN_SYS ||
+				 ((in.kind == UT_INSN_CALL || in.kind == UT_INSN_CALL_IND) &&
+				  off + in.len < want)))
 			return -1;
 		n = ut_insn_relocate(buf + off, &in, x->addr + off, copy + out,
 				     SLOT_LEN - COPY_OFF - JMP_LEN - out, at + out);
@@ -413,8 +413,8 @@ static int wait_answers(uintptr_t lo, uintptr_t hi, uint8_t *sent)
 			else if (blocked_outside(ask.tid[i], lo, hi))
 				__atomic_store_n(&ask.answer[i], 3, __ATOMIC_RELEASE);
 			else if ((!sent[i] || round % 10 == 0) && !blocks_sigtrap(ask.tid[i]) &&
-				 (sent[i] = 1) &&
-				 syscall(SYS_tgkill, pid, ask.tid[i], SIGTRAP) && errno == ESRCH)
+				 (sent[i] = 1) && syscall(SYS_tgkill, pid, ask.tid[i], SIGTRAP) &&
+				 errno == ESRCH)
 				__atomic_store_n(&ask.answer[i], 3, __ATOMIC_RELEASE); /* gone */
 			done += __atomic_load_n(&ask.answer[i], __ATOMIC_ACQUIRE) != 0;
 		}

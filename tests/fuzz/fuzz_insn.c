@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (n > 0 && !ut_insn_decode(out, (size_t)n, to + off, &again))
 			abort();
-		if (n > 0 && (in.kind == UT_INSN_PLAIN || in.kind == UT_INSN_RET) && again.len != len)
+		if (n > 0 && (in.kind == UT_INSN_PLAIN || in.kind == UT_INSN_RET) &&
+		    again.len != len)
 			abort();
 		off += (size_t)len;
 	}

@@ -28,9 +28,9 @@
 #include "rt.h"
 #include "xol.h"
 
-extern char xf_regs[], xf_regs_at[], xf_call[], xf_call_at[], xf_call_ret[], xf_rip[],
-	xf_rip_at[], xf_jcc[], xf_jcc_at[], xf_loop[], xf_loop_at[], xf_loop_head[], xf_switch[],
-	xf_switch_at[], xf_sys[], xf_sys_at[], xf_work[], xf_work_at[], xf_int3[];
+extern char xf_regs[], xf_regs_at[], xf_call[], xf_call_at[], xf_call_ret[], xf_rip[], xf_rip_at[],
+    xf_jcc[], xf_jcc_at[], xf_loop[], xf_loop_at[], xf_loop_head[], xf_switch[], xf_switch_at[],
+    xf_sys[], xf_sys_at[], xf_work[], xf_work_at[], xf_int3[];
 extern uint64_t xf_rsp_seen, xf_ret_seen, xf_data;
 long xf_regs_fn(void) __asm__("xf_regs");
 long xf_call_fn(long) __asm__("xf_call");
@@ -46,14 +46,14 @@ long cf_print_pfe(char *, long), cf_print_plain(char *, long);
 static int force_trap;
 static int failed;
 
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
-			printf(__VA_ARGS__);                              \
-			printf("\n");                                     \
-			failed = 1;                                       \
-		}                                                         \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond);                     \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+			failed = 1;                                                                \
+		}                                                                                  \
 	} while (0)
 
 struct hit {
@@ -251,8 +251,10 @@ void case_regs(void)
 		in_fn |= a >= lo && a < hi;
 		in_caller |= a > clo && a <= chi;
 	}
-	CHECK(in_fn && in_caller, "backtrace from the handler: %d frames, probed function %d, "
-				  "its caller %d", h.nbt, in_fn, in_caller);
+	CHECK(in_fn && in_caller,
+	      "backtrace from the handler: %d frames, probed function %d, "
+	      "its caller %d",
+	      h.nbt, in_fn, in_caller);
 	CHECK(disarm(x) == 0, "disarm");
 	printf("ok regs\n");
 }
@@ -281,23 +283,23 @@ static void case_simple(void)
 		const char *name;
 		struct one c;
 	} cases[] = {
-		{"rip", {xf_rip_at, xf_rip, UT_XOL_JMP, xf_rip_fn, 1, 0x1234567887654322, 1}},
-		{"jcc_taken", {xf_jcc_at, xf_jcc, UT_XOL_JMP, xf_jcc_fn, 5, 2, 1}},
-		{"jcc_not", {xf_jcc_at, xf_jcc, UT_XOL_JMP, xf_jcc_fn, 20, 1, 1}},
-		/* a branch target inside what JMP would displace: TRAP */
-		{"loop_before_head", {xf_loop_at, xf_loop, UT_XOL_TRAP, xf_loop_fn, 10, 55, 1}},
-		{"loop_head", {xf_loop_head, xf_loop, UT_XOL_JMP, xf_loop_fn, 10, 55, 10}},
-		/* an indirect jmp in the function (a jump table): TRAP */
-		{"switch", {xf_switch_at, xf_switch, UT_XOL_TRAP, xf_switch_fn, 6, 102, 1}},
-		/* a syscall among the displaced instructions: TRAP */
-		{"syscall", {xf_sys_at, xf_sys, UT_XOL_TRAP, call_sys, 0, getpid(), 1}},
-		{"work", {xf_work_at, xf_work, UT_XOL_JMP, xf_work_fn, 20, 41, 1}},
-		{"regs_fn", {xf_regs_at, xf_regs, UT_XOL_JMP, call_regs, 0, 0x1001, 1}},
-		/* C, first instruction, with and without -fpatchable-function-entry */
-		{"c_mul_pfe", {NULL, (void *)cf_mul_pfe, -1, mul_pfe, 5, 22, 1}},
-		{"c_mul_plain", {NULL, (void *)cf_mul_plain, -1, mul_plain, 5, 22, 1}},
-		{"c_print_pfe", {NULL, (void *)cf_print_pfe, -1, print_pfe, 42, 46, 1}},
-		{"c_print_plain", {NULL, (void *)cf_print_plain, -1, print_plain, 42, 46, 1}},
+	    {"rip", {xf_rip_at, xf_rip, UT_XOL_JMP, xf_rip_fn, 1, 0x1234567887654322, 1}},
+	    {"jcc_taken", {xf_jcc_at, xf_jcc, UT_XOL_JMP, xf_jcc_fn, 5, 2, 1}},
+	    {"jcc_not", {xf_jcc_at, xf_jcc, UT_XOL_JMP, xf_jcc_fn, 20, 1, 1}},
+	    /* a branch target inside what JMP would displace: TRAP */
+	    {"loop_before_head", {xf_loop_at, xf_loop, UT_XOL_TRAP, xf_loop_fn, 10, 55, 1}},
+	    {"loop_head", {xf_loop_head, xf_loop, UT_XOL_JMP, xf_loop_fn, 10, 55, 10}},
+	    /* an indirect jmp in the function (a jump table): TRAP */
+	    {"switch", {xf_switch_at, xf_switch, UT_XOL_TRAP, xf_switch_fn, 6, 102, 1}},
+	    /* a syscall among the displaced instructions: TRAP */
+	    {"syscall", {xf_sys_at, xf_sys, UT_XOL_TRAP, call_sys, 0, getpid(), 1}},
+	    {"work", {xf_work_at, xf_work, UT_XOL_JMP, xf_work_fn, 20, 41, 1}},
+	    {"regs_fn", {xf_regs_at, xf_regs, UT_XOL_JMP, call_regs, 0, 0x1001, 1}},
+	    /* C, first instruction, with and without -fpatchable-function-entry */
+	    {"c_mul_pfe", {NULL, (void *)cf_mul_pfe, -1, mul_pfe, 5, 22, 1}},
+	    {"c_mul_plain", {NULL, (void *)cf_mul_plain, -1, mul_plain, 5, 22, 1}},
+	    {"c_print_pfe", {NULL, (void *)cf_print_pfe, -1, print_pfe, 42, 46, 1}},
+	    {"c_print_plain", {NULL, (void *)cf_print_plain, -1, print_plain, 42, 46, 1}},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -467,7 +469,8 @@ static void case_cost(void)
 		}
 	}
 	printf("ok cost: %.1f ns a call unprobed, +%.1f ns a hit in JMP mode, +%.1f ns in TRAP "
-	       "mode\n", off, best[1] - off, best[0] - off);
+	       "mode\n",
+	       off, best[1] - off, best[0] - off);
 }
 
 int main(int argc, char **argv)
@@ -476,9 +479,9 @@ int main(int argc, char **argv)
 		const char *name;
 		void (*run)(void);
 	} cases[] = {
-		{"regs", case_regs},   {"call", case_call},	  {"simple", case_simple},
-		{"api", case_api},     {"threads", case_threads}, {"blocked", case_blocked},
-		{"cost", case_cost},
+	    {"regs", case_regs}, {"call", case_call},	    {"simple", case_simple},
+	    {"api", case_api},	 {"threads", case_threads}, {"blocked", case_blocked},
+	    {"cost", case_cost},
 	};
 	const char *e = getenv("UTRACE_TEST_XOL");
 

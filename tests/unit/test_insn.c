@@ -83,22 +83,22 @@ static long compare_objdump(const char *path, long *nr_insn, long *nr_bad, long 
 			bad++;
 			continue;
 		}
-		got = ut_insn_decode(bytes + lines[i].off, n - lines[i].off, 0x400000 + lines[i].off,
-				     &in);
+		got = ut_insn_decode(bytes + lines[i].off, n - lines[i].off,
+				     0x400000 + lines[i].off, &in);
 		/*
 		 * objdump prints fwait (9b) and the x87 instruction after it as one
 		 * (fstcw = fwait; fnstcw); the CPU runs them as two.
 		 */
 		if (got == 1 && bytes[lines[i].off] == 0x9b && lines[i].len > 1 &&
 		    ut_insn_decode(bytes + lines[i].off + 1, n - lines[i].off - 1, 0, &in) ==
-			    lines[i].len - 1) {
+			lines[i].len - 1) {
 			(*nr_fwait)++;
 			continue;
 		}
 		if (got != lines[i].len) {
 			if (mism++ < 20) {
-				fprintf(stderr, "%s +%#x: objdump %d, decoder %d:", path, lines[i].off,
-					lines[i].len, got);
+				fprintf(stderr, "%s +%#x: objdump %d, decoder %d:", path,
+					lines[i].off, lines[i].len, got);
 				for (int k = 0; k < lines[i].len; k++)
 					fprintf(stderr, " %02x", bytes[lines[i].off + k]);
 				fprintf(stderr, "\n");
@@ -176,8 +176,8 @@ static void test_objdump_own(void **state)
 	check_object(path);
 }
 
-#define DEC(in, addr, ...)                                                                 \
-	ut_insn_decode((const uint8_t[]){__VA_ARGS__}, sizeof((const uint8_t[]){__VA_ARGS__}), \
+#define DEC(in, addr, ...)                                                                         \
+	ut_insn_decode((const uint8_t[]){__VA_ARGS__}, sizeof((const uint8_t[]){__VA_ARGS__}),     \
 		       addr, &(in))
 
 static void test_kinds(void **state)
@@ -217,14 +217,14 @@ static void test_kinds(void **state)
 	assert_int_equal(in.kind, UT_INSN_INT3);
 	assert_int_equal(DEC(in, 0, 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8), 10); /* movabs */
 	assert_int_equal(DEC(in, 0, 0x66, 0xb8, 1, 2), 4);
-	assert_int_equal(DEC(in, 0, 0xa1, 1, 2, 3, 4, 5, 6, 7, 8), 9);	/* moffs */
+	assert_int_equal(DEC(in, 0, 0xa1, 1, 2, 3, 4, 5, 6, 7, 8), 9); /* moffs */
 	assert_int_equal(DEC(in, 0, 0x67, 0xa1, 1, 2, 3, 4), 6);
-	assert_int_equal(DEC(in, 0, 0xf6, 0xc1, 1), 3);	 /* test $1, %cl */
-	assert_int_equal(DEC(in, 0, 0xf7, 0xd9), 2);	 /* neg %ecx */
-	assert_int_equal(DEC(in, 0, 0x66, 0xf7, 0xc1, 1, 2), 5); /* test $0x201, %cx */
-	assert_int_equal(DEC(in, 0, 0xc8, 8, 0, 1), 4);		  /* enter */
-	assert_int_equal(DEC(in, 0, 0x0f, 0x0f, 0xc1, 0xb4), 4);  /* pfmul (3DNow!) */
-	assert_int_equal(DEC(in, 0, 0xc5, 0xf8, 0x77), 3);	  /* vzeroupper */
+	assert_int_equal(DEC(in, 0, 0xf6, 0xc1, 1), 3);			  /* test $1, %cl */
+	assert_int_equal(DEC(in, 0, 0xf7, 0xd9), 2);			  /* neg %ecx */
+	assert_int_equal(DEC(in, 0, 0x66, 0xf7, 0xc1, 1, 2), 5);	  /* test $0x201, %cx */
+	assert_int_equal(DEC(in, 0, 0xc8, 8, 0, 1), 4);			  /* enter */
+	assert_int_equal(DEC(in, 0, 0x0f, 0x0f, 0xc1, 0xb4), 4);	  /* pfmul (3DNow!) */
+	assert_int_equal(DEC(in, 0, 0xc5, 0xf8, 0x77), 3);		  /* vzeroupper */
 	assert_int_equal(DEC(in, 0, 0xc4, 0xe3, 0x79, 0x0f, 0xc1, 8), 6); /* vpalignr */
 	/* vmovdqu64 0x40(%rax), %zmm0: EVEX, compressed disp8 */
 	assert_int_equal(DEC(in, 0, 0x62, 0xf1, 0xfe, 0x48, 0x6f, 0x40, 0x01), 7);
@@ -243,8 +243,7 @@ static void test_relocate(void **state)
 {
 	const uint8_t jcc8[] = {0x74, 0x10}, call[] = {0xe8, 0, 1, 0, 0},
 		      rip[] = {0x48, 0x8b, 0x05, 0x10, 0, 0, 0}, loop[] = {0xe2, 0xf0},
-		      callr[] = {0x41, 0xff, 0xd3}, callsp[] = {0xff, 0x14, 0x24},
-		      int3[] = {0xcc};
+		      callr[] = {0x41, 0xff, 0xd3}, callsp[] = {0xff, 0x14, 0x24}, int3[] = {0xcc};
 	uint8_t out[UT_INSN_RELOC_MAX];
 	struct ut_insn in;
 	int32_t r;
@@ -258,8 +257,8 @@ static void test_relocate(void **state)
 	assert_int_equal(0x20000 + 6 + r, 0x10012);
 
 	ut_insn_decode(call, 5, 0x7f0000001000, &in);
-	assert_int_equal(ut_insn_relocate(call, &in, 0x7f0000001000, out, sizeof(out),
-					  0x7f0000100000), 18);
+	assert_int_equal(
+	    ut_insn_relocate(call, &in, 0x7f0000001000, out, sizeof(out), 0x7f0000100000), 18);
 	assert_int_equal(out[0], 0x68);
 	ret = 0;
 	memcpy(&ret, out + 1, 4);
@@ -322,8 +321,7 @@ static void test_relocate_run(void **state)
 	/* copy: mov %rdi,%rcx; (relocated loop); jmp orig + 5 */
 	memcpy(copy, orig, 3);
 	ut_insn_decode(orig + 3, 2, (uintptr_t)orig + 3, &in);
-	n = ut_insn_relocate(orig + 3, &in, (uintptr_t)orig + 3, copy + 3, 32,
-			     (uintptr_t)copy + 3);
+	n = ut_insn_relocate(orig + 3, &in, (uintptr_t)orig + 3, copy + 3, 32, (uintptr_t)copy + 3);
 	assert_true(n > 0);
 	assert_int_equal(ut_insn_jmp32(copy + 3 + n, (uintptr_t)copy + 3 + n, (uintptr_t)orig + 5),
 			 0);
@@ -358,11 +356,9 @@ static void test_relocate_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kinds),
-		cmocka_unit_test(test_relocate),
-		cmocka_unit_test(test_relocate_run),
-		cmocka_unit_test(test_objdump_libs),
-		cmocka_unit_test(test_objdump_own),
+	    cmocka_unit_test(test_kinds),	 cmocka_unit_test(test_relocate),
+	    cmocka_unit_test(test_relocate_run), cmocka_unit_test(test_objdump_libs),
+	    cmocka_unit_test(test_objdump_own),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

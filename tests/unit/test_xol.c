@@ -57,11 +57,11 @@ static int run_case(const char *name, int trap)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-#define CASE(name)                                         \
-	static void test_##name(void **state)              \
-	{                                                  \
-		assert_int_equal(run_case(#name, 0), 0);   \
-		assert_int_equal(run_case(#name, 1), 0);   \
+#define CASE(name)                                                                                 \
+	static void test_##name(void **state)                                                      \
+	{                                                                                          \
+		assert_int_equal(run_case(#name, 0), 0);                                           \
+		assert_int_equal(run_case(#name, 1), 0);                                           \
 	}
 
 CASE(regs)
@@ -75,9 +75,9 @@ int main(void)
 {
 	char self[PATH_MAX] = {0};
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_regs),   cmocka_unit_test(test_call),
-		cmocka_unit_test(test_simple), cmocka_unit_test(test_api),
-		cmocka_unit_test(test_threads), cmocka_unit_test(test_blocked),
+	    cmocka_unit_test(test_regs),    cmocka_unit_test(test_call),
+	    cmocka_unit_test(test_simple),  cmocka_unit_test(test_api),
+	    cmocka_unit_test(test_threads), cmocka_unit_test(test_blocked),
 	};
 
 	/* this binary is BUILD/tests/test_xol, the program BUILD/tests/progs/xol_prog */

@@ -32,14 +32,16 @@ enum {
 	I_WB,	 /* enter: imm16 + imm8 */
 	I_MOFFS, /* 8 bytes, 4 with 67 */
 	I_REL8,
-	I_RELZ,	  /* rel32 */
+	I_RELZ, /* rel32 */
 	I_MASK = 0x0f,
-	F_M = 0x10,	/* a ModRM byte */
-	F_BAD = 0x20,	/* invalid in 64-bit mode */
-	F_PFX = 0x40,	/* a legacy prefix */
+	F_M = 0x10,	  /* a ModRM byte */
+	F_BAD = 0x20,	  /* invalid in 64-bit mode */
+	F_PFX = 0x40,	  /* a legacy prefix */
 	F_SPECIAL = 0x80, /* decoded by hand: 0f, c4, c5, 62 */
 };
 
+/* one row of the opcode map per line */
+/* clang-format off */
 #define ALU(b) [b] = F_M, [b + 1] = F_M, [b + 2] = F_M, [b + 3] = F_M, [b + 4] = I_B, [b + 5] = I_Z
 
 static const uint8_t map0[256] = {
@@ -82,6 +84,7 @@ static const uint8_t map1[256] = {
 	[0xc2] = F_M | I_B, [0xc3] = F_M, [0xc4 ... 0xc6] = F_M | I_B, [0xc7] = F_M,
 	[0xd0 ... 0xff] = F_M,
 };
+/* clang-format on */
 
 struct dec {
 	const uint8_t *p;
@@ -411,8 +414,8 @@ static int call_ind(const uint8_t *code, const struct ut_insn *in, uint64_t from
 		    uint64_t to)
 {
 	uint8_t m = code[in->modrm_off];
-	int rex_b = in->nprefix && (code[in->nprefix - 1] & 0xf0) == 0x40 &&
-		    (code[in->nprefix - 1] & 1);
+	int rex_b =
+	    in->nprefix && (code[in->nprefix - 1] & 0xf0) == 0x40 && (code[in->nprefix - 1] & 1);
 	int n;
 
 	if (((m >> 3) & 7) != 2)

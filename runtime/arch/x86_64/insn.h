@@ -21,30 +21,30 @@
 #define UT_INSN_MAX 15 /* the architecture's limit */
 
 enum ut_insn_kind {
-	UT_INSN_BAD = 0,   /* not an instruction the decoder knows (or longer than 15) */
-	UT_INSN_PLAIN,	   /* anything else: runs anywhere (maybe with a RIP-relative operand) */
-	UT_INSN_JMP,	   /* jmp rel8 / rel32 */
-	UT_INSN_JCC,	   /* jcc rel8 / rel32: cond holds the condition (0-15) */
-	UT_INSN_CALL,	   /* call rel32 */
-	UT_INSN_LOOP,	   /* loop, loope, loopne, jrcxz (rel8, on rcx) */
-	UT_INSN_RET,	   /* ret, ret imm16, far returns, iret */
-	UT_INSN_JMP_IND,   /* jmp r/m (ff /4, /5) */
-	UT_INSN_CALL_IND,  /* call r/m (ff /2, /3) */
-	UT_INSN_SYS,	   /* syscall, sysenter, int n, int1, ud0/1/2, hlt: the kernel's */
-	UT_INSN_INT3,	   /* someone's breakpoint */
-	UT_INSN_XBEGIN,	   /* xbegin rel: a branch taken on abort */
+	UT_INSN_BAD = 0,  /* not an instruction the decoder knows (or longer than 15) */
+	UT_INSN_PLAIN,	  /* anything else: runs anywhere (maybe with a RIP-relative operand) */
+	UT_INSN_JMP,	  /* jmp rel8 / rel32 */
+	UT_INSN_JCC,	  /* jcc rel8 / rel32: cond holds the condition (0-15) */
+	UT_INSN_CALL,	  /* call rel32 */
+	UT_INSN_LOOP,	  /* loop, loope, loopne, jrcxz (rel8, on rcx) */
+	UT_INSN_RET,	  /* ret, ret imm16, far returns, iret */
+	UT_INSN_JMP_IND,  /* jmp r/m (ff /4, /5) */
+	UT_INSN_CALL_IND, /* call r/m (ff /2, /3) */
+	UT_INSN_SYS,	  /* syscall, sysenter, int n, int1, ud0/1/2, hlt: the kernel's */
+	UT_INSN_INT3,	  /* someone's breakpoint */
+	UT_INSN_XBEGIN,	  /* xbegin rel: a branch taken on abort */
 };
 
 struct ut_insn {
-	uint8_t len;	    /* bytes */
-	uint8_t kind;	    /* enum ut_insn_kind */
-	uint8_t nprefix;    /* legacy prefixes and REX before the opcode */
-	uint8_t cond;	    /* UT_INSN_JCC: the condition, LOOP: the opcode (e0-e3) */
-	uint8_t rel_off;    /* relative branches: offset of the rel8/rel32 */
-	uint8_t rel_size;   /* 1, 2 or 4 */
-	uint8_t rip_off;    /* offset of a RIP-relative disp32, 0: none */
-	uint8_t modrm_off;  /* offset of the ModRM byte, 0: none */
-	uint64_t target;    /* relative branches: where they go (decoded at addr) */
+	uint8_t len;	   /* bytes */
+	uint8_t kind;	   /* enum ut_insn_kind */
+	uint8_t nprefix;   /* legacy prefixes and REX before the opcode */
+	uint8_t cond;	   /* UT_INSN_JCC: the condition, LOOP: the opcode (e0-e3) */
+	uint8_t rel_off;   /* relative branches: offset of the rel8/rel32 */
+	uint8_t rel_size;  /* 1, 2 or 4 */
+	uint8_t rip_off;   /* offset of a RIP-relative disp32, 0: none */
+	uint8_t modrm_off; /* offset of the ModRM byte, 0: none */
+	uint64_t target;   /* relative branches: where they go (decoded at addr) */
 };
 
 /*
