@@ -14,10 +14,14 @@
  *   - the moffs of a0-a3 are 8 bytes, 4 with 67;
  *   - f6 /0 /1 and f7 /0 /1 (test) have an immediate, the rest of their group none;
  *   - enter takes imm16 and imm8; 3DNow! (0f 0f) ends with an imm8 opcode suffix;
- *   - ModRM mod 0 with r/m 5 is RIP-relative (disp32), in 64-bit mode even with 67.
+ *   - ModRM mod 0 with r/m 5 is RIP-relative (disp32), in 64-bit mode even with 67;
+ *   - 8f with ModRM.reg 0 is pop r/m, any other is AMD's XOP prefix (maps 8-10).
  *
- * In 64-bit mode the near branches ignore 66 (Intel's rule, which GNU objdump
- * follows), so rel32 stays 4 bytes.
+ * A near branch with 66 (and no REX.W, which wins over it: the TLS sequence
+ * `66 66 48 e8 call __tls_get_addr`) takes rel16 on AMD's processors and rel32 on Intel's:
+ * its length depends on the machine, so it is not decoded (compilers never emit
+ * it).  mov to or from a control or debug register (0f 20-23) has register
+ * operands whatever ModRM's mod says.
  */
 #include <string.h>
 
@@ -78,7 +82,7 @@ static const uint8_t map1[256] = {
 	[0x40 ... 0x6f] = F_M, [0x70 ... 0x73] = F_M | I_B, [0x74 ... 0x76] = F_M,
 	[0x78 ... 0x79] = F_M, [0x7a ... 0x7b] = F_BAD, [0x7c ... 0x7f] = F_M,
 	[0x80 ... 0x8f] = I_RELZ, [0x90 ... 0x9f] = F_M,
-	[0xa3] = F_M, [0xa4] = F_M | I_B, [0xa5] = F_M, [0xa6 ... 0xa7] = F_BAD,
+	[0xa3] = F_M, [0xa4] = F_M | I_B, [0xa5] = F_M, [0xa6 ... 0xa7] = F_M, /* VIA PadLock */
 	[0xab] = F_M, [0xac] = F_M | I_B, [0xad ... 0xb9] = F_M, [0xba] = F_M | I_B,
 	[0xbb ... 0xc1] = F_M,
 	[0xc2] = F_M | I_B, [0xc3] = F_M, [0xc4 ... 0xc6] = F_M | I_B, [0xc7] = F_M,
@@ -198,7 +202,10 @@ static void kind1(struct ut_insn *in, uint8_t op)
 	}
 }
 
-/* VEX (c4, c5) and EVEX (62): the opcode map, then opcode, ModRM, maybe imm8. */
+/*
+ * VEX (c4, c5), EVEX (62) and AMD's XOP (8f): the opcode map, then opcode, ModRM and
+ * the map's immediate.
+ */
 static int vex(struct dec *d, struct ut_insn *in, uint8_t esc)
 {
 	unsigned int map;
@@ -210,7 +217,7 @@ static int vex(struct dec *d, struct ut_insn *in, uint8_t esc)
 			return -1;
 		map = 1;
 		d->pos += 1;
-	} else if (esc == 0xc4) {
+	} else if (esc == 0xc4 || esc == 0x8f) {
 		if (!need(d, 3))
 			return -1;
 		map = d->p[d->pos] & 0x1f;
@@ -226,7 +233,9 @@ static int vex(struct dec *d, struct ut_insn *in, uint8_t esc)
 	if (!need(d, 1))
 		return -1;
 	op = d->p[d->pos++];
-	if (map == 1) {
+	if (esc == 0x8f && map < 8) {
+		return -1;
+	} else if (map == 1) {
 		if (esc != 0x62 && op == 0x77)
 			return 0; /* vzeroupper, vzeroall */
 		ib = (map1[op] & I_MASK) == I_B;
@@ -236,6 +245,8 @@ static int vex(struct dec *d, struct ut_insn *in, uint8_t esc)
 			return -1;
 	} else if (map == 3) {
 		ib = 1;
+	} else if (esc == 0x8f && (map == 8 || map == 9 || map == 10)) {
+		ib = map == 8 ? 1 : map == 10 ? 4 : 0; /* XOP: imm8, none, imm32 */
 	} else {
 		return -1;
 	}
@@ -266,12 +277,20 @@ static int escape0f(struct dec *d, struct ut_insn *in)
 		return need(d, 0) ? 0 : -1;
 	}
 	kind1(in, op);
+	if (op >= 0x20 && op <= 0x23) { /* mov to/from cr, dr: register operands, any mod */
+		if (!need(d, 1))
+			return -1;
+		in->modrm_off = (uint8_t)d->pos++;
+		return 0;
+	}
 	if ((attr & F_M) && modrm(d, in))
 		return -1;
 	/* SSE4a extrq / insertq with their two imm8 */
 	if (op == 0x78 && (d->opsize16 || d->rep == 0xf2))
 		d->pos += 2;
 	if ((attr & I_MASK) == I_RELZ) {
+		if (d->opsize16 && !d->rex_w)
+			return -1; /* 66 jcc: rel16 on AMD, rel32 on Intel */
 		in->rel_off = (uint8_t)d->pos;
 		in->rel_size = 4;
 	}
@@ -319,8 +338,10 @@ static int decode(struct dec *d, struct ut_insn *in)
 		if (!need(d, 1))
 			return -1;
 		reg = (d->p[d->pos] >> 3) & 7;
-		if (op == 0x8f && reg)
-			return -1; /* AMD's XOP */
+		if (op == 0x8f && reg) { /* AMD's XOP (map 8 and up); pop r/m is /0 */
+			in->kind = UT_INSN_PLAIN;
+			return vex(d, in, op);
+		}
 		if (modrm(d, in))
 			return -1;
 	}
@@ -332,6 +353,8 @@ static int decode(struct dec *d, struct ut_insn *in)
 		type = I_RELZ;
 	}
 	kind0(in, op, reg);
+	if (type == I_RELZ && d->opsize16 && !d->rex_w)
+		return -1; /* 66 call/jmp/xbegin: rel16 on AMD, rel32 on Intel */
 	if (type == I_REL8 || type == I_RELZ) {
 		in->rel_off = (uint8_t)d->pos;
 		in->rel_size = (uint8_t)imm_size(d, type);
