@@ -175,6 +175,7 @@ INSN = [
     (0x20, "9bd97c2402dfe0d9c9dd1c24f6c101f7d966f7c10102a101020304050607086"
      "7a101020304c8080001c7f801000000cc0f050f0b0f0f c1b4"),
     (0x30, "41ffd3ff1424ff5508ffe03effe0c3c21000"),
+    (-0x30, "8f6878c2ec0e8f00f30fa7c80f23876666 48e8000000 0066e90000"),
 ]
 for i, (delta, hexcode) in enumerate(INSN):
     put("insn", i, struct.pack("<i", delta) + bytes.fromhex(hexcode.replace(" ", "")))
