@@ -138,6 +138,26 @@ static void expect_mode(struct ut_xol *x, int want)
 }
 
 /*
+ * Arm, and where JMP mode is wanted, arm again (up to 20 times) while a thread
+ * that did not answer in time (the runtime's control thread, preempted on a busy
+ * machine) left the probe in TRAP mode: the verdict must not depend on scheduling.
+ */
+static int arm_mode(void *at, void *fn, struct hit *h, struct ut_xol **x, int want)
+{
+	int err = arm(at, fn, 1, h, x);
+
+	for (int i = 0;
+	     !err && want == UT_XOL_JMP && !force_trap && i < 20 && ut_xol_mode(*x) == UT_XOL_TRAP;
+	     i++) {
+		disarm(*x);
+		err = arm(at, fn, 1, h, x);
+	}
+	if (!err && want >= 0)
+		expect_mode(*x, want);
+	return err;
+}
+
+/*
  * One probe: armed at `at` (mode want, -1: either), f(arg) called `calls` times
  * must give `result` and `per_call` hits each; disarmed, the bytes are back and
  * no more hits come.
@@ -157,12 +177,10 @@ static void run_one(const char *name, const struct one *c)
 	int err;
 
 	memcpy(before, c->at, sizeof(before));
-	err = arm(c->at, c->fn, 1, &h, &x);
+	err = arm_mode(c->at, c->fn, &h, &x, c->want);
 	CHECK(err == 0, "%s: arm %d", name, err);
 	if (err)
 		return;
-	if (c->want >= 0)
-		expect_mode(x, c->want);
 	printf("%s: %s\n", name, mode_name(ut_xol_mode(x)));
 	for (int i = 0; i < 1000; i++) {
 		long r = c->f(c->arg);
@@ -230,8 +248,7 @@ void case_regs(void)
 	long r;
 
 	backtrace(h.bt, 16); /* its first call loads libgcc: not in the handler */
-	CHECK(arm(xf_regs_at, xf_regs, 1, &h, &x) == 0, "arm");
-	expect_mode(x, UT_XOL_JMP);
+	CHECK(arm_mode(xf_regs_at, xf_regs, &h, &x, UT_XOL_JMP) == 0, "arm");
 	r = xf_regs_fn();
 	CHECK(r == 0x1001, "result %#lx (the carry flag lost?)", r);
 	CHECK(h.n == 1, "%ld hits", h.n);
@@ -324,8 +341,7 @@ static void case_api(void)
 	CHECK(disarm(x) == 0, "disarm");
 	CHECK(disarm(x) == 0, "disarm twice");
 	/* armed again with its bounds: JMP mode is possible now */
-	CHECK(arm(xf_work_at, xf_work, 1, &h, &x) == 0, "arm with bounds");
-	expect_mode(x, UT_XOL_JMP);
+	CHECK(arm_mode(xf_work_at, xf_work, &h, &x, UT_XOL_JMP) == 0, "arm with bounds");
 	CHECK(xf_work_fn(2) == 5 && h.n == 2, "hits %ld", h.n);
 	CHECK(disarm(x) == 0, "disarm");
 	/* inside the displaced bytes of another probe */
