@@ -56,6 +56,13 @@ expect_eq "pkg-config: the tracing flag and the headers" "-fpatchable-function-e
 expect_match "pkg-config: the link line keeps the runtime NEEDED" \
 	"^-L$U/lib -Wl,-rpath,$U/lib -Wl,--push-state,--no-as-needed -lutrace -Wl,--pop-state" "$(pc --libs)"
 expect_eq "pkg-config: the version" "$version" "$(pc --modversion)"
+bad=
+for ex in "$UT_TOP"/examples/*.c; do
+	# shellcheck disable=SC2046
+	cc $(pc --cflags) -O2 -o "$UT_TMP/ex" "$ex" $(pc --libs) -lpthread 2>>"$UT_TMP/cc.log" ||
+		bad="$bad $(basename "$ex")"
+done
+expect_eq "every program of examples/ builds with pkg-config's flags alone" "" "$bad"
 # shellcheck disable=SC2046
 if cc $(pc --cflags) -O2 -o "$UT_TMP/hello" "$UT_TOP/examples/hello.c" $(pc --libs) 2>"$UT_TMP/cc.log"; then
 	expect_match "examples/hello built with pkg-config's flags alone needs libutrace.so.0" \
