@@ -311,6 +311,16 @@ int ut_send_wait(const void *msg, size_t len);
 void ut_send_maps(void);
 /* The executable's real path, as HELLO named it. */
 const char *ut_exe_path(void);
+/* ---- trace_printk formats (printk_fmt.c) ------------------------------------------- */
+
+/*
+ * Whether utracefs knows the text at this address (sent now if it was not): false
+ * when it cannot be told at once, and the caller then writes a print record.
+ */
+bool ut_printk_fmt_known(const char *text);
+/* Every text is to be sent again when next used (a new connection, an unloaded object). */
+void ut_printk_fmt_forget(void);
+
 /* A line for utracefs's console (UT_MSG_NOTE), printf-style; any thread. */
 void ut_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Send UT_MSG_SITES for every object utracefs does not know as it is (new, gone). */
