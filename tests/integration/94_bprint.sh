@@ -123,28 +123,23 @@ expect_match "function_graph: a bputs record is a comment" \
 echo nop >"$T/current_tracer"
 
 # ---- events/ftrace/bprint and bputs: the kernel's formats ---------------------------------
-expect_eq "events/ftrace/bprint/format" "name: bprint
-ID: 6
-format:
+HEAD="format:
 	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
 	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
 	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
 	field:int common_pid;	offset:4;	size:4;	signed:1;
 
-	field:unsigned long ip;	offset:8;	size:8;	signed:0;
+	field:unsigned long ip;	offset:8;	size:8;	signed:0;"
+expect_eq "events/ftrace/bprint/format" "name: bprint
+ID: 6
+$HEAD
 	field:const char * fmt;	offset:16;	size:8;	signed:0;
 	field:u32 buf[];	offset:24;	size:0;	signed:0;
 
 print fmt: \"%ps: %s\", (void *)REC->ip, REC->fmt" "$(cat "$T/events/ftrace/bprint/format")"
 expect_eq "events/ftrace/bputs/format" "name: bputs
 ID: 15
-format:
-	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
-	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
-	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
-	field:int common_pid;	offset:4;	size:4;	signed:1;
-
-	field:unsigned long ip;	offset:8;	size:8;	signed:0;
+$HEAD
 	field:const char * str;	offset:16;	size:8;	signed:0;
 
 print fmt: \"%ps: %s\", (void *)REC->ip, REC->str" "$(cat "$T/events/ftrace/bputs/format")"
