@@ -3,8 +3,9 @@
  * line.c - one event as a line of text, as the kernel's print_trace_line():
  * "CPU:%d [LOST %lu EVENTS]", the annotate banner, the context prefix (normal
  * or latency format), then the body of the event in the format the options
- * select (default, raw, printk-msg-only; for trace events also bin, hex and
- * fields: event.c).
+ * select, in the kernel's order: printk-msg-only, bin, hex, raw, then the default
+ * form, where fields applies (trace events' bodies and the text of trace_printk
+ * records are event.c's).
  *
  * The utrace meaning of the flag column: 'd' when all async signals are
  * blocked, 'h' inside a signal handler, preempt depth 1 for events utracefs
