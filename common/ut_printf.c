@@ -18,7 +18,8 @@ static void put(unsigned char *buf, uint32_t room, uint32_t *off, int size, uint
 	uint32_t at = ut_pf_align(*off, size);
 
 	if (at <= room && (uint32_t)size <= room - at) {
-		memset(buf + *off, 0, at - *off); /* the alignment gap: no stale bytes in the record */
+		/* the alignment gap: no stale bytes in the record */
+		memset(buf + *off, 0, at - *off);
 		memcpy(buf + at, &v, (size_t)size); /* little-endian: the low bytes */
 	}
 	*off = at + (uint32_t)size;

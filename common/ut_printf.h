@@ -112,8 +112,16 @@ static inline bool ut_pf_decode(const char **s, struct ut_pf_conv *c)
 	else if (*p == 'l' || *p == 'L' || *p == 'q' || *p == 'z' || *p == 't' || *p == 'j')
 		c->lenbits = 64, p++;
 	switch (*p) {
-	case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
-	case 'c': case 's': case 'p': case '%':
+	case 'd':
+	case 'i':
+	case 'u':
+	case 'x':
+	case 'X':
+	case 'o':
+	case 'c':
+	case 's':
+	case 'p':
+	case '%':
 		break;
 	default:
 		return false;

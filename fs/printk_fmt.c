@@ -63,8 +63,8 @@ int tfs_printk_fmt_add(pid_t pid, uint64_t addr, uint64_t tsc, const char *text)
 		}
 		ents = n, cap = ncap;
 	}
-	ents[nents] = (struct fmt_ent){.pid = pid, .next = heads[h], .addr = addr, .tsc = tsc,
-				       .text = strdup(text)};
+	ents[nents] = (struct fmt_ent){
+	    .pid = pid, .next = heads[h], .addr = addr, .tsc = tsc, .text = strdup(text)};
 	if (!ents[nents].text) {
 		ret = -ENOSPC;
 		goto out;

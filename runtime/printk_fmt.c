@@ -53,10 +53,10 @@ static int send_text(uintptr_t addr, const char *text)
 
 	if (len == UT_PRINTK_FMT_MAX)
 		return -E2BIG;
-	pk.m = (struct ut_msg_printk_fmt){.h = {UT_MSG_PRINTK_FMT,
-						(uint32_t)(sizeof(pk.m) + len + 1)},
-					  .addr = addr,
-					  .tsc = __builtin_ia32_rdtsc()};
+	pk.m =
+	    (struct ut_msg_printk_fmt){.h = {UT_MSG_PRINTK_FMT, (uint32_t)(sizeof(pk.m) + len + 1)},
+				       .addr = addr,
+				       .tsc = __builtin_ia32_rdtsc()};
 	memcpy(pk.text, text, len + 1);
 	return ut_send(&pk, pk.m.h.len);
 }

@@ -59,7 +59,7 @@ __attribute__((noinline)) void emit_fallbacks(const char *fmt)
 	int cnt = 0;
 
 	trace_printk("count%n %d\n", &cnt, 5); /* %n: formatted here, a print record */
-	trace_printk(fmt, 3);			/* not a constant: a print record too */
+	trace_printk(fmt, 3);		       /* not a constant: a print record too */
 }
 
 int main(int argc, char **argv)

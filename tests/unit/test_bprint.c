@@ -60,14 +60,14 @@ static const char *render(const char *fmt, int n)
 static void test_pack_layout(void **state)
 {
 	static const unsigned char want[] = {
-	    0xfb,		    /* %hhd -5 */
-	    0,	  0x34, 0x12,	    /* %hd 0x1234 at 2 */
-	    7,	  0,	0,    0,    /* %d 7 at 4 */
-	    'x',		    /* %c at 8 */
-	    0,	  0,	0,	    /* gap to 12 */
+	    0xfb,					    /* %hhd -5 */
+	    0,	  0x34, 0x12,				    /* %hd 0x1234 at 2 */
+	    7,	  0,	0,    0,			    /* %d 7 at 4 */
+	    'x',					    /* %c at 8 */
+	    0,	  0,	0,				    /* gap to 12 */
 	    0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, /* %llx at 12 (not 16) */
-	    'h',  'i',	0,	    /* %s with its NUL at 20 */
-	    0,			    /* to a whole word */
+	    'h',  'i',	0,				    /* %s with its NUL at 20 */
+	    0,						    /* to a whole word */
 	};
 	int n = pack("%hhd %hd %d %c %llx %s", (signed char)-5, (short)0x1234, 7, 'x',
 		     0x1122334455667788ull, "hi");
@@ -138,8 +138,7 @@ static void test_render_kernel(void **state)
 
 	n = pack("[%#x] [%#o] [%.0d] [%s]\n", 0, 0, 0, (char *)NULL);
 	assert_string_equal(render("[%#x] [%#o] [%.0d] [%s]\n", n), "[0x0] [0] [0] [(null)]\n");
-	n = pack("%px %px|%p %p\n", (void *)0x1234, (void *)NULL, (void *)NULL,
-		 (void *)0x1234);
+	n = pack("%px %px|%p %p\n", (void *)0x1234, (void *)NULL, (void *)NULL, (void *)0x1234);
 	/* %p is hashed (bprint always, as the kernel's), NULL never */
 	assert_memory_equal(render("%px %px|%p %p\n", n),
 			    "0000000000001234 0000000000000000|0000000000000000 ", 51);
@@ -216,9 +215,9 @@ static void test_formats_msg(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pack_layout),	  cmocka_unit_test(test_pack_refused),
-	    cmocka_unit_test(test_render_as_c),	  cmocka_unit_test(test_render_kernel),
-	    cmocka_unit_test(test_render_short),  cmocka_unit_test(test_formats_table),
+	    cmocka_unit_test(test_pack_layout),		cmocka_unit_test(test_pack_refused),
+	    cmocka_unit_test(test_render_as_c),		cmocka_unit_test(test_render_kernel),
+	    cmocka_unit_test(test_render_short),	cmocka_unit_test(test_formats_table),
 	    cmocka_unit_test(test_printk_formats_file), cmocka_unit_test(test_formats_msg),
 	};
 
