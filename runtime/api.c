@@ -305,11 +305,6 @@ static int bputs_at(uintptr_t ip, const char *str)
 	return 1;
 }
 
-/*
- * The header's trace_printk()/trace_puts() pass the address of their call site
- * (UTRACE_THIS_IP), as the kernel records _THIS_IP_: the return address would name
- * the caller's caller when the call is a tail call.
- */
 /* The body of a variadic entry point: its arguments handed to fn(ip, fmt, ap). */
 #define WITH_VA(fn, ip, fmt)                                                                       \
 	__extension__({                                                                            \
@@ -321,6 +316,11 @@ static int bputs_at(uintptr_t ip, const char *str)
 		ret;                                                                               \
 	})
 
+/*
+ * The header's trace_printk()/trace_puts() pass the address of their call site
+ * (UTRACE_THIS_IP), as the kernel records _THIS_IP_: the return address would name
+ * the caller's caller when the call is a tail call.
+ */
 UT_EXPORT int utrace_printk_at(unsigned long ip, const char *fmt, ...)
 {
 	return WITH_VA(vprintk_at, ip, fmt);
