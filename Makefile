@@ -8,6 +8,9 @@
 #   make fuzz-cov   line coverage that the fuzzing corpora reach (after make fuzz)
 #   make bench      performance runs (bench/), writes docs/performance.md
 #   make soak       endurance run for SOAK_MINUTES (default 30), tests/soak/ (docs/endurance.md)
+#   make install    PREFIX (default /usr/local) and DESTDIR: programs, libutrace.so,
+#                   headers, utrace.pc, manual pages, bash completion (pkg/install.sh)
+#   make uninstall  removes what make install put there
 #
 # Source lists are found by wildcard: a new .c file in a directory is built
 # without touching this file.  fs/main.c and cmd/main.c hold only main(), so the
@@ -16,12 +19,18 @@
 B ?= build
 SAN ?=
 CC ?= gcc
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/^\#define UT_VERSION "\(.*\)"/\1/p' common/ut_version.h)
+# The runtime's soname: a program linked with -lutrace needs libutrace.so.0.
+SONAME := libutrace.so.0
 
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (make fuzz, make test);
-# llvm-14: llvm-cov and llvm-profdata (make fuzz-cov); binutils: objdump, the reference
-# of the instruction decoder's test (test_insn).
-DEPS_BUILD := gcc g++ binutils clang libclang-rt-14-dev llvm-14 make pkg-config libfuse3-dev fuse3 \
-	libelf-dev libcmocka-dev
+# llvm-14: llvm-cov and llvm-profdata (make fuzz-cov); groff-base: 97_install.sh renders
+# the manual pages; binutils: objdump, the reference of the instruction decoder's test
+# (test_insn).
+DEPS_BUILD := gcc g++ binutils clang libclang-rt-14-dev llvm-14 make pkg-config libfuse3-dev \
+	fuse3 libelf-dev libcmocka-dev groff-base
 # tcl8.6: SQLite's makefile generates sqlite3.c with tclsh (bench/real.sh).
 DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6
 
@@ -95,7 +104,7 @@ GRAPH_PROGS := $(foreach v,$(GRAPH_VARIANTS),$(addprefix $(B)/tests/progs/$(v)/,
 
 FS_LIBS := $(FUSE_LIBS) -lelf -lpthread -lstdc++
 .PHONY: all deps deps-bench run test test-build bench soak clean format fuzz fuzz-build fuzz-cov fuzzers \
-	tsan-build tsan-units
+	tsan-build tsan-units man install uninstall
 all: $(LIB) $(FSBIN) $(CLI)
 
 # fs/'s headers are found from its subfolders (control/, output/, tracers/) too
@@ -118,7 +127,8 @@ $(B)/common.a: $(COMMON_OBJ)
 
 $(LIB): $(RT_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-z,defs -Wl,-soname,libutrace.so $(RT_LDFLAGS) -o $@ $(RT_OBJ) -ldl -lpthread
+	$(CC) -shared -Wl,-z,defs -Wl,-soname,$(SONAME) $(RT_LDFLAGS) -o $@ $(RT_OBJ) -ldl -lpthread
+	ln -sf libutrace.so $(dir $@)$(SONAME)
 
 $(FSBIN): $(B)/obj/host/fs/main.o $(FS_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
@@ -206,7 +216,17 @@ $(eval $(call graph_rules,gcc-O2,gcc,g++,O2))
 $(eval $(call graph_rules,clang-O0,clang,clang++,O0))
 $(eval $(call graph_rules,clang-O2,clang,clang++,O2))
 
-test-build: all $(UNITS) $(PROGS) $(GRAPH_PROGS) $(EXAMPLES)
+# The manual pages of utrace and its commands, from the CLI's own help.
+man: $(B)/man/utrace.1
+$(B)/man/utrace.1: $(CLI) pkg/man/gen.sh
+	rm -rf $(B)/man && sh pkg/man/gen.sh $(CLI) $(B)/man
+
+install: all man
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) sh pkg/install.sh install $(B) $(VERSION)
+uninstall:
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) sh pkg/install.sh uninstall $(B) $(VERSION)
+
+test-build: all man $(UNITS) $(PROGS) $(GRAPH_PROGS) $(EXAMPLES)
 
 deps:
 	@missing=""; for p in $(DEPS_BUILD); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

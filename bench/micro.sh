@@ -296,6 +296,7 @@ workload_calls() {
 	echo "bench: runtime: $UT_RUNTIME_WHY" >&2
 	echo "bench: utracefs: $UT_FUNC_WHY" >&2
 	echo "bench: function_graph: $UT_GRAPH_WHY" >&2
+	UFT_BEST=
 	UFT_BEST_BIN=
 	UFT_BEST_OPTS=
 	if command -v uftrace >/dev/null && case $CALLS_CONFIGS in *uftrace*) true ;; *) false ;; esac

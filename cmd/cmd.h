@@ -149,8 +149,9 @@ enum cli_mnt_state cli_mount_state(const char *dir);
  * live one is there already; a stale one is unmounted first.  A DIR whose socket
  * name (DIR.sock) does not fit in sun_path is refused before anything is created.  Returns 0 when it
  * mounted, 1 when one was mounted already, -errno after printing why it failed.
+ * opts: utracefs's -o (FUSE mount options), or NULL.
  */
-int cli_mount(const char *dir);
+int cli_mount(const char *dir, const char *opts);
 /* Unmount DIR with fusermount3 (lazy: -z, even if busy).  0, or -errno after printing why. */
 int cli_umount(const char *dir, bool lazy);
 /* For commands that need the mount: 0, or CLI_FAIL after "no utracefs mounted at DIR". */

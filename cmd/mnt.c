@@ -305,7 +305,7 @@ static int wait_mounted(const char *dir, pid_t pid)
 	return -ETIMEDOUT;
 }
 
-int cli_mount(const char *dir)
+int cli_mount(const char *dir, const char *opts)
 {
 	struct sockaddr_un sa;
 	char fsbin[PATH_MAX];
@@ -346,7 +346,10 @@ int cli_mount(const char *dir)
 		cli_file_error(fsbin, err);
 		return err;
 	}
-	err = spawn(fsbin, (char *const[]){fsbin, (char *)dir, NULL}, true, &pid);
+	err = spawn(fsbin,
+		    opts ? (char *const[]){fsbin, "-o", (char *)opts, (char *)dir, NULL}
+			 : (char *const[]){fsbin, (char *)dir, NULL},
+		    true, &pid);
 	if (err) {
 		cli_file_error(fsbin, err);
 		return err;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* mount.c - `utrace mount [MOUNTPOINT]`: start utracefs and wait for its mount. */
+/* mount.c - `utrace mount [-o OPTIONS] [MOUNTPOINT]`: start utracefs, wait for its mount. */
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,15 +9,24 @@
 
 static int run(int argc, char **argv)
 {
-	char dir[PATH_MAX], *arg;
-	int rc = cli_parse_simple(argc, argv, &cli_cmd_mount, 1, &arg), err;
+	char dir[PATH_MAX], *arg, *opts = NULL;
+	bool first = true;
+	int c, err;
 
-	if (rc >= 0)
-		return rc;
+	while ((c = cli_getopt(argc, argv, "+o:", &first)) != -1) {
+		if (c == 'h')
+			return cli_print_usage(&cli_cmd_mount);
+		if (c != 'o')
+			return CLI_USAGE;
+		opts = optarg; /* utracefs checks them (one -o: the last wins) */
+	}
+	if (argc - optind > 1)
+		return cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
+	arg = optind < argc ? argv[optind] : NULL;
 	err = cli_tracing_dir(dir, sizeof(dir), arg);
 	if (err)
 		return cli_usage_error("bad mount point '%s'", arg ? arg : "");
-	err = cli_mount(dir);
+	err = cli_mount(dir, opts);
 	if (err < 0)
 		return CLI_FAIL;
 	printf(err ? "utracefs already mounted at %s\n" : "utracefs mounted at %s\n", dir);
@@ -31,7 +41,7 @@ const struct cli_command cli_cmd_mount = {
 	.name = "mount",
 	.summary = "mount utracefs (the tracing directory)",
 	.run = run,
-	.usage = "usage: utrace mount [MOUNTPOINT]\n"
+	.usage = "usage: utrace mount [-o OPTIONS] [MOUNTPOINT]\n"
 		 "\n"
 		 "Mount utracefs, utrace's tracefs, and return once it answers.  Without\n"
 		 "MOUNTPOINT it goes where traced programs and the other commands look for it:\n"
@@ -43,5 +53,12 @@ const struct cli_command cli_cmd_mount = {
 		 "If a live utracefs is mounted there already, nothing changes and the exit\n"
 		 "status is 0.  A dead mount (its daemon gone) is unmounted and mounted again.\n"
 		 "Programs traced through another MOUNTPOINT find it with\n"
-		 "UTRACE_TRACING=MOUNTPOINT in their environment.\n",
+		 "UTRACE_TRACING=MOUNTPOINT in their environment.\n"
+		 "\n"
+		 "  -o OPTIONS  FUSE mount options for utracefs, comma-separated:\n"
+		 "              fsname=NAME (the mount table's source), allow_other or\n"
+		 "              allow_root (others may then use the tree as far as its\n"
+		 "              files' modes let them: nothing until you chmod or chown\n"
+		 "              them; a user other than root needs user_allow_other in\n"
+		 "              /etc/fuse.conf), default_permissions (always on)\n",
 };

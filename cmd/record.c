@@ -779,7 +779,7 @@ static int run(int argc, char **argv)
 	if (cli_output_open(&out, o.output))
 		return CLI_FAIL;
 	cli_catch_stop_signals();
-	mounted = cli_mount(dir);
+	mounted = cli_mount(dir, NULL);
 	if (mounted < 0) {
 		rc = CLI_FAIL;
 	} else {

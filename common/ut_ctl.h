@@ -27,9 +27,10 @@
  * 9: UT_MSG_OBJECT; 10: one span and one control page per instance slot (UT_INST_MAX);
  * 11: UT_MSG_EVENT and the events memfd (ut_event.h); 12: ut_sel_hdr.routed;
  * 13: ut_ctl.printk_slot; 14: ut_sel_inst.tracer (function_graph in instances);
- * 15: event filters after the events memfd's table (ut_event.h, ut_evfilter.h)
+ * 15: event filters after the events memfd's table (ut_event.h, ut_evfilter.h);
+ * 16: UT_MSG_PRINTK_FMT and the bprint and bputs records
  */
-#define UT_PROTO_VERSION 15u
+#define UT_PROTO_VERSION 16u
 #define UT_ACK_TIMEOUT_MS 2000
 /* The longest a new process waits before main() for a utracefs that runs but never
  * publishes its section (runtime/control.c wait_sel_complete). */

@@ -235,8 +235,10 @@ enum {
 	UT_EV_FUNCTION = 1,	    /* struct ut_ev_func */
 	UT_EV_KERNEL_STACK = 4,	    /* struct ut_ev_stack: func_stack_trace */
 	UT_EV_PRINT = 5,	    /* struct ut_ev_print: trace_printk, trace_puts, trace_marker */
+	UT_EV_BPRINT = 6,	    /* struct ut_ev_bprint: trace_printk of a constant format */
 	UT_EV_GRAPH_RET = 10,	    /* struct ut_ev_gret: function_graph exit */
 	UT_EV_GRAPH_ENT = 11,	    /* struct ut_ev_gent: function_graph entry */
+	UT_EV_BPUTS = 15,	    /* struct ut_ev_bputs: trace_puts of a constant string */
 	UT_EV_RAW_DATA = 19,	    /* struct ut_ev_raw: trace_marker_raw */
 	UT_EV_EVENT = 64,	    /* struct ut_ev_event (ut_event.h): a program's trace event */
 };
@@ -331,6 +333,31 @@ static inline uint64_t ut_ev_print_ip(const struct ut_ev *ev)
 {
 	return (ev->flags & UT_EVF_MARKER) ? UT_IP_MARKER : ((const struct ut_ev_print *)ev)->ip;
 }
+
+/*
+ * bprint: trace_printk() with a constant format and arguments, as the kernel
+ * records it: the format's address in the process (utracefs learnt its text from
+ * UT_MSG_PRINTK_FMT, ut_wire.h) and the arguments packed as ut_printf.h lays them
+ * out, size bytes of buf (a multiple of 4, at most UT_BPRINT_MAX).
+ */
+struct ut_ev_bprint {
+	struct ut_ev h;
+	uint64_t ip; /* the call site, as print's */
+	uint64_t fmt;
+	uint32_t size;
+	uint32_t _pad;
+	uint32_t buf[];
+};
+_Static_assert(sizeof(struct ut_ev_bprint) == 40, "ut_ev_bprint layout");
+#define UT_BPRINT_MAX 1024u /* the kernel's TRACE_BUF_SIZE: longer arguments drop the event */
+
+/* bputs: trace_puts() of a constant string, known to utracefs as a bprint format is. */
+struct ut_ev_bputs {
+	struct ut_ev h;
+	uint64_t ip;
+	uint64_t str;
+};
+_Static_assert(sizeof(struct ut_ev_bputs) == 32, "ut_ev_bputs layout");
 
 /* trace_marker_raw: a 4-byte id then the payload. */
 struct ut_ev_raw {

@@ -26,6 +26,8 @@
  *   PROBE {cmd, cpu, ip}     --->   (a dump, cpudump or snapshot probe fired: utracefs acts)
  *   EVENT {system, name, fields, print fmt}  --->  (after WELCOME and dlopen: each
  *                                   trace event of each object, ut_event.h)
+ *   PRINTK_FMT {addr, tsc, text}  --->  (the first time a trace_printk format or a
+ *                                   trace_puts string is used, before its record)
  *   NOTE {tid, text}         --->   (what the runtime has to say: utracefs prints it on
  *                                   its console; the runtime never writes to the
  *                                   program's stdout or stderr)
@@ -52,6 +54,7 @@ enum ut_msg_type {
 	UT_MSG_NOTE = 9,    /* a message of the runtime for utracefs's console */
 	UT_MSG_OBJECT = 10, /* an object the loader mapped or unmapped */
 	UT_MSG_EVENT = 11,  /* one trace event a process defines (ut_event.h) */
+	UT_MSG_PRINTK_FMT = 12, /* the text of a bprint format or bputs string (ut_ring.h) */
 };
 
 struct ut_msg_hdr {
@@ -165,6 +168,21 @@ struct ut_msg_object {
 	uint64_t tsc;
 	uint64_t ino;
 	char path[256];
+};
+
+/*
+ * The text at addr in the sender, which its bprint and bputs records name: a
+ * packet of sizeof(struct ut_msg_printk_fmt) + strlen(text) + 1 bytes.  tsc: read
+ * before the first record that uses it, so that a record finds the text its
+ * process had there at its time (after an exec, or a dlclose and dlopen, the same
+ * address may hold another text, sent again).
+ */
+#define UT_PRINTK_FMT_MAX 1024u /* text bytes with the NUL; a longer one is not sent */
+struct ut_msg_printk_fmt {
+	struct ut_msg_hdr h;
+	uint64_t addr;
+	uint64_t tsc;
+	char text[]; /* NUL-terminated, the packet ends with the NUL */
 };
 
 #endif

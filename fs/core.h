@@ -56,7 +56,8 @@ void tfs_registry_drop(int fd);
 void tfs_fuse_poll_wake(void);
 /* fuse_ops.c: mount (NULL on failure), serve until unmounted or signalled, unmount. */
 struct fuse;
-struct fuse *tfs_fuse_mount(const char *mountpoint, bool debug);
+/* opts: ",OPT,..." more FUSE mount options (main.c checked them), or "". */
+struct fuse *tfs_fuse_mount(const char *mountpoint, bool debug, const char *opts);
 int tfs_fuse_loop(struct fuse *f);
 void tfs_fuse_unmount(struct fuse *f);
 

@@ -89,9 +89,13 @@ EVENT_DIR(funcgraph_entry, UT_EV_GRAPH_ENT);
 EVENT_DIR(funcgraph_exit, UT_EV_GRAPH_RET);
 EVENT_DIR(kernel_stack, UT_EV_KERNEL_STACK);
 EVENT_DIR(print, UT_EV_PRINT);
+EVENT_DIR(bprint, UT_EV_BPRINT);
+EVENT_DIR(bputs, UT_EV_BPUTS);
 EVENT_DIR(raw_data, UT_EV_RAW_DATA);
 
 static const struct tfs_file ftrace_events[] = {
+    DIR_("bprint", 0755, event_bprint),
+    DIR_("bputs", 0755, event_bputs),
     DIR_("function", 0755, event_function),
     DIR_("funcgraph_entry", 0755, event_funcgraph_entry),
     DIR_("funcgraph_exit", 0755, event_funcgraph_exit),
@@ -173,6 +177,7 @@ static const struct tfs_file root_files[] = {
     FILE_("saved_cmdlines", 0440, tfs_saved_cmdlines_ops),
     FILE_("saved_cmdlines_size", 0640, tfs_saved_cmdlines_size_ops),
     FILE_("saved_tgids", 0440, tfs_saved_tgids_ops),
+    FILE_("printk_formats", 0440, tfs_printk_formats_ops),
     FILE_("error_log", 0640, tfs_error_log_ops, .inst = TFS_INST_BOTH),
     FILE_("tracing_thresh", 0640, tfs_tracing_thresh_ops),
     FILE_("max_graph_depth", 0640, tfs_max_graph_depth_ops),

@@ -609,16 +609,23 @@ static const struct fuse_operations tfs_fuse_ops = {
     .rename = tfs_rename,
 };
 
-struct fuse *tfs_fuse_mount(const char *mountpoint, bool debug)
+struct fuse *tfs_fuse_mount(const char *mountpoint, bool debug, const char *opts)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	char all[1200];
 	struct fuse *f;
 
 	clock_gettime(CLOCK_REALTIME, &mount_time);
-	/* no allow_other: only the owner may use the tree; the kernel checks the modes */
+	/*
+	 * Only the owner may use the tree unless opts has allow_other (or allow_root):
+	 * then default_permissions has the kernel check the files' modes, which keep
+	 * everyone else out until the owner changes them.  A later fsname= wins.
+	 */
+	if (snprintf(all, sizeof(all), "fsname=utracefs,subtype=utracefs,default_permissions%s",
+		     opts ? opts : "") >= (int)sizeof(all))
+		return NULL;
 	if (fuse_opt_add_arg(&args, "utracefs") || fuse_opt_add_arg(&args, "-o") ||
-	    fuse_opt_add_arg(&args, "fsname=utracefs,subtype=utracefs,default_permissions") ||
-	    (debug && fuse_opt_add_arg(&args, "-d"))) {
+	    fuse_opt_add_arg(&args, all) || (debug && fuse_opt_add_arg(&args, "-d"))) {
 		fuse_opt_free_args(&args);
 		return NULL;
 	}

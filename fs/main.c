@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * main.c - utracefs [-f] [-d] MOUNTPOINT: set up the tracing state, the shared
+ * main.c - utracefs [-f] [-d] [-o OPTIONS] MOUNTPOINT: set up the tracing state, the shared
  * area and the control socket, mount the tree and serve it until unmounted
  * (fusermount3 -u) or told to stop (SIGTERM, SIGINT).
  *
@@ -9,6 +9,14 @@
  * files next to it if they exist (in a sticky directory such as /tmp another user
  * could have made them): another user who could put things there could
  * impersonate the daemon or read what it writes.
+ *
+ * -o takes the FUSE mount options that make sense for this tree (mount_opts):
+ * fsname= (the mount table's source), allow_other and allow_root (others may
+ * then open what the files' modes let them: the tree stays the owner's until
+ * the owner chmods or chowns it, as default_permissions, always on, makes the
+ * kernel check), default_permissions.  Anything else is refused: an option FUSE
+ * would take silently (subtype=, which utrace mount looks for) or one that would
+ * loosen the checks.
  *
  * Without -f it becomes a daemon, and the command returns only once the mount
  * and the socket are up (or with an error if they could not be set up), so that
@@ -31,9 +39,38 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: utracefs [-f] [-d] MOUNTPOINT\n"
-		     "  -f  stay in the foreground\n"
-		     "  -d  FUSE debug output (implies -f)\n");
+	fprintf(out, "usage: utracefs [-f] [-d] [-o OPTIONS] MOUNTPOINT\n"
+		     "  -f          stay in the foreground\n"
+		     "  -d          FUSE debug output (implies -f)\n"
+		     "  -o OPTIONS  FUSE mount options, comma-separated: fsname=NAME,\n"
+		     "              allow_other, allow_root, default_permissions\n");
+}
+
+/*
+ * Add the comma-separated options of one -o to opts (a string of them, for
+ * tfs_fuse_mount).  0, or -EINVAL with *bad naming the option refused.
+ */
+static int mount_opts(char *opts, size_t size, char *arg, const char **bad)
+{
+	static const char *const plain[] = {"allow_other", "allow_root", "default_permissions"};
+
+	for (char *sp, *o = strtok_r(arg, ",", &sp); o; o = strtok_r(NULL, ",", &sp)) {
+		bool ok = !strncmp(o, "fsname=", 7) && o[7] && !strpbrk(o + 7, " \t\n\\");
+
+		for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]) && !ok; i++)
+			ok = !strcmp(o, plain[i]);
+		if (!ok) {
+			*bad = o;
+			return -EINVAL;
+		}
+		if (strlen(opts) + strlen(o) + 2 > size) {
+			*bad = o;
+			return -ENAMETOOLONG;
+		}
+		strcat(opts, ",");
+		strcat(opts, o);
+	}
+	return 0;
 }
 
 /*
@@ -96,14 +133,22 @@ static void daemon_ready(int fd, const char *console)
 int main(int argc, char **argv)
 {
 	char mnt[PATH_MAX], sock[PATH_MAX], console[PATH_MAX + 16];
-	char real[PATH_MAX], why[PATH_MAX + 64];
+	char real[PATH_MAX], why[PATH_MAX + 64], opts[1024] = "";
+	const char *bad;
 	bool foreground = false, debug = false;
 	struct fuse *f;
 	struct stat st;
 	int c, err, ready = -1;
 
-	while ((c = getopt(argc, argv, "+fdh")) != -1) {
+	while ((c = getopt(argc, argv, "+fdho:")) != -1) {
 		switch (c) {
+		case 'o':
+			if (mount_opts(opts, sizeof(opts), optarg, &bad)) {
+				fprintf(stderr, "utracefs: mount option not supported: %s\n", bad);
+				usage(stderr);
+				return 2;
+			}
+			break;
 		case 'f':
 			foreground = true;
 			break;
@@ -164,7 +209,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "utracefs: %s: %s\n", sock, strerror(-err));
 		return 1;
 	}
-	f = tfs_fuse_mount(mnt, debug);
+	f = tfs_fuse_mount(mnt, debug, opts);
 	if (!f) {
 		fprintf(stderr, "utracefs: cannot mount %s\n", mnt);
 		tfs_registry_stop();

@@ -23,6 +23,7 @@
  * memfd (sealed against writes), the area's, the selection memfd and the events
  * memfd (both read-only).  UT_MSG_EVENT packets go to event_defs.c; one that is
  * refused there costs its sender that event only, not the connection.
+ * UT_MSG_PRINTK_FMT packets (a trace_printk format's text) go to printk_fmt.c.
  *
  * A process may send its sites or maps and exit before this thread has read them;
  * the control files must still see them ("run it once, then set the filter"), as
@@ -51,6 +52,7 @@
 #include "core.h"
 #include "event_defs.h"
 #include "functab.h"
+#include "printk_fmt.h"
 #include "tfs.h"
 #include "ut_sel.h"
 #include "ut_wire.h"
@@ -800,9 +802,11 @@ static int on_message(int fd, const void *buf, size_t n)
 	if (n < sizeof(h))
 		return -EPROTO;
 	memcpy(&h, buf, sizeof(h));
-	if (h.len != n || (h.type == UT_MSG_SITES  ? !sites_size_ok(buf, n)
-			   : h.type == UT_MSG_EVENT ? n > UT_EVENT_MSG_MAX
-						    : msg_size(h.type) != n))
+	if (h.len != n || (h.type == UT_MSG_SITES	? !sites_size_ok(buf, n)
+			   : h.type == UT_MSG_EVENT	? n > UT_EVENT_MSG_MAX
+			   : h.type == UT_MSG_PRINTK_FMT ? n > sizeof(struct ut_msg_printk_fmt) +
+								     UT_PRINTK_FMT_MAX
+							 : msg_size(h.type) != n))
 		return -EPROTO;
 	pthread_mutex_lock(&reg_lock);
 	p = proc_of_fd(fd);
@@ -884,6 +888,8 @@ static int on_message(int fd, const void *buf, size_t n)
 		if (tfs_event_announce(pid, buf, n) > 0)
 			apply_later(); /* enabled already: the process looks its id up */
 		return 0;
+	case UT_MSG_PRINTK_FMT:
+		return tfs_printk_fmt_msg(pid, buf, n);
 	}
 	return -EPROTO;
 }

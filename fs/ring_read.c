@@ -173,6 +173,16 @@ int tfs_rr_check_event(const void *p, unsigned int room)
 			return -1;
 		return (int)len;
 	}
+	case UT_EV_BPRINT: {
+		const struct ut_ev_bprint *b = p;
+
+		if (len < sizeof(*b) || b->size > UT_BPRINT_MAX || (b->size & 3) ||
+		    b->size > len - sizeof(*b))
+			return -1;
+		return (int)len;
+	}
+	case UT_EV_BPUTS:
+		return len == sizeof(struct ut_ev_bputs) ? (int)len : -1;
 	case UT_EV_KERNEL_STACK: {
 		const struct ut_ev_stack *st = p;
 

@@ -593,7 +593,7 @@ extern const struct tfs_file_ops tfs_readme_ops, tfs_available_tracers_ops,
 	tfs_available_filter_functions_addrs_ops, tfs_dyn_ftrace_total_info_ops,
 	tfs_enabled_functions_ops, tfs_snapshot_ops, tfs_available_events_ops, tfs_set_event_ops,
 	tfs_event_enable_ops, tfs_event_id_ops, tfs_event_filter_ops, tfs_event_trigger_ops,
-	tfs_event_def_format_ops;
+	tfs_event_def_format_ops, tfs_printk_formats_ops;
 /* tfs_file.arg of per_cpu/cpuN/snapshot_raw (tfs_trace_pipe_raw_ops on the snapshot) */
 #define TFS_RAW_SNAPSHOT 1
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rt.h"
+#include "ut_printf.h"
 #include "ut_ring_write.h"
 #include "ut_wire.h"
 
@@ -25,6 +26,7 @@
 #define PUTS_MAX (UT_RB_PAGE_DATA - sizeof(struct ut_ev_print) - 1) /* one event fits a page */
 
 static __thread char printk_bufs[PRINTK_LEVELS][PRINTK_EV_MAX] __attribute__((aligned(8)));
+_Static_assert(sizeof(struct ut_ev_bprint) + UT_BPRINT_MAX <= PRINTK_EV_MAX, "bprint fits");
 
 void ut_rt_thread_register(void)
 {
@@ -235,19 +237,93 @@ static int puts_at(uintptr_t ip, const char *str)
 }
 
 /*
+ * trace_printk() with a constant format: a bprint record, the arguments packed
+ * as the kernel's vbin_printf packs them (ut_printf.h) and the format named by
+ * its address, once utracefs knows its text.  Arguments that take more than
+ * UT_BPRINT_MAX bytes, or none at all, drop the event as the kernel drops it; a
+ * format that cannot be packed (%n, %f) or told to utracefs is written as the
+ * formatted text of a print record instead.  Returns the words packed, as the
+ * kernel's, or the print record's length.
+ */
+static int bprintk_at(uintptr_t ip, const char *fmt, va_list ap)
+{
+	struct ut_ctl *ctl = printk_ctl();
+	int saved = errno, n, ret = 0;
+	uint32_t depth = ut_thr.printk_depth;
+	struct ut_ev_bprint *ev;
+	va_list aq;
+
+	if (!ctl || !fmt || depth >= PRINTK_LEVELS)
+		return 0;
+	ut_thr.printk_depth = depth + 1;
+	ev = (struct ut_ev_bprint *)printk_bufs[depth];
+	va_copy(aq, ap);
+	n = ut_pf_pack(ev->buf, UT_BPRINT_MAX, fmt, aq);
+	va_end(aq);
+	if (n > 0 && ut_printk_fmt_known(fmt) && (ut_thr.tid || ut_rt_thread_first())) {
+		ev->h = (struct ut_ev){.len = (uint16_t)((sizeof(*ev) + (unsigned int)n + 7) & ~7u),
+				       .type = UT_EV_BPRINT,
+				       .flags = ut_thr.evflags,
+				       .tid = ut_thr.tid};
+		ev->ip = ip;
+		ev->fmt = (uintptr_t)fmt;
+		ev->size = (uint32_t)n;
+		ev->_pad = 0;
+		ev->buf[n / 4] = 0; /* the padding to 8 bytes, when there is any */
+		ut_rt_write_ev(ctl, ctl, &ev->h);
+		ret = n / 4;
+		n = 0;
+	}
+	ut_thr.printk_depth = depth;
+	errno = saved;
+	if (n == -EINVAL || n > 0)
+		return vprintk_at(ip, fmt, ap);
+	return ret;
+}
+
+/* trace_puts() of a constant string: a bputs record naming it, once utracefs knows it. */
+static int bputs_at(uintptr_t ip, const char *str)
+{
+	struct ut_ctl *ctl = printk_ctl();
+	int saved = errno;
+	struct ut_ev_bputs ev;
+
+	if (!ctl || !str)
+		return 0;
+	if (!ut_printk_fmt_known(str) || (!ut_thr.tid && !ut_rt_thread_first())) {
+		errno = saved;
+		return puts_at(ip, str);
+	}
+	ev = (struct ut_ev_bputs){.h = {.len = sizeof(ev),
+					.type = UT_EV_BPUTS,
+					.flags = ut_thr.evflags,
+					.tid = ut_thr.tid},
+				  .ip = ip,
+				  .str = (uintptr_t)str};
+	ut_rt_write_ev(ctl, ctl, &ev.h);
+	errno = saved;
+	return 1;
+}
+
+/* The body of a variadic entry point: its arguments handed to fn(ip, fmt, ap). */
+#define WITH_VA(fn, ip, fmt)                                                                       \
+	__extension__({                                                                            \
+		va_list ap;                                                                        \
+		int ret;                                                                           \
+		va_start(ap, fmt);                                                                 \
+		ret = fn(ip, fmt, ap);                                                             \
+		va_end(ap);                                                                        \
+		ret;                                                                               \
+	})
+
+/*
  * The header's trace_printk()/trace_puts() pass the address of their call site
  * (UTRACE_THIS_IP), as the kernel records _THIS_IP_: the return address would name
  * the caller's caller when the call is a tail call.
  */
 UT_EXPORT int utrace_printk_at(unsigned long ip, const char *fmt, ...)
 {
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = vprintk_at(ip, fmt, ap);
-	va_end(ap);
-	return ret;
+	return WITH_VA(vprintk_at, ip, fmt);
 }
 
 UT_EXPORT int utrace_puts_at(unsigned long ip, const char *str)
@@ -255,17 +331,21 @@ UT_EXPORT int utrace_puts_at(unsigned long ip, const char *str)
 	return puts_at(ip, str);
 }
 
+/* The header's trace_printk()/trace_puts() when the format or string is a constant. */
+UT_EXPORT int utrace_bprintk_at(unsigned long ip, const char *fmt, ...)
+{
+	return WITH_VA(bprintk_at, ip, fmt);
+}
+
+UT_EXPORT int utrace_bputs_at(unsigned long ip, const char *str)
+{
+	return bputs_at(ip, str);
+}
+
 /* Programs built with an older header: the return address is all there is. */
 UT_EXPORT int utrace_printk(const char *fmt, ...)
 {
-	uintptr_t ip = (uintptr_t)__builtin_return_address(0);
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = vprintk_at(ip, fmt, ap);
-	va_end(ap);
-	return ret;
+	return WITH_VA(vprintk_at, (uintptr_t)__builtin_return_address(0), fmt);
 }
 
 UT_EXPORT int utrace_puts(const char *str)

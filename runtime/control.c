@@ -743,6 +743,7 @@ static int attach(void)
 	attached = 1;
 	/* a new connection is a new process for utracefs: it knows none of our objects */
 	memset(announced, 0, sizeof(announced));
+	ut_printk_fmt_forget();
 	ut_sites_announce();
 	ut_objects_announce(1);
 	ut_events_attach(fds[3]);

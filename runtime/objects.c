@@ -120,6 +120,7 @@ void ut_objects_announce(int fresh)
 		if (!m->seen) {
 			if (m->sent)
 				send_one(m, 0);
+			ut_printk_fmt_forget(); /* its addresses may come back with other texts */
 			m->used = 0;
 		} else if (!m->sent) {
 			m->sent = send_one(m, 1) == 0;

@@ -103,13 +103,24 @@ static void chain_sigtrap(int sig, siginfo_t *si, void *uc)
 	}
 }
 
-/* Where a site in state st (CALL, PROBE, INST) calls: an entry of its object's stub. */
+/* Does a site in state st call an entry of its object's stub? */
+static int calls_stub(uint8_t st)
+{
+	return st == UT_SITE_CALL || st == UT_SITE_PROBE || st == UT_SITE_INST ||
+	       st == UT_SITE_MULTI;
+}
+
+/* Where a site in state st (calls_stub) calls: an entry of its object's stub. */
 static uintptr_t stub_entry(const struct ut_obj *o, const struct ut_site *s, uint8_t st)
 {
+	unsigned int to = __atomic_load_n(&s->inst_want, __ATOMIC_ACQUIRE);
+
 	if (st == UT_SITE_PROBE)
 		return o->stub + UT_PROBE_STUB_OFF;
 	if (st == UT_SITE_INST)
-		return o->stub + UT_INST_STUB_OFF(__atomic_load_n(&s->inst_want, __ATOMIC_ACQUIRE));
+		return o->stub + UT_INST_STUB_OFF(to);
+	if (st == UT_SITE_MULTI)
+		return o->stub + UT_MULTI_STUB_OFF(to);
 	return o->stub;
 }
 
@@ -156,8 +167,7 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	want = __atomic_load_n(&s->want, __ATOMIC_ACQUIRE);
 	if (want == UT_SITE_JMP && o->gstub) {
 		g[REG_RIP] = (greg_t)(o->gstub + (uintptr_t)(s - (ut_sites + o->first)) * UT_GSTUB_LEN);
-	} else if ((want == UT_SITE_CALL || want == UT_SITE_PROBE || want == UT_SITE_INST) &&
-		   o->stub) {
+	} else if (calls_stub(want) && o->stub) {
 		uintptr_t sp = (uintptr_t)g[REG_RSP] - 8;
 
 		*(uintptr_t *)sp = addr + 5;
@@ -206,7 +216,7 @@ enum ut_site_state ut_patch_current_want(void)
 static void site_bytes(const struct ut_obj *o, const struct ut_site *s, enum ut_site_state st,
 		       unsigned char out[5])
 {
-	if (st == UT_SITE_CALL || st == UT_SITE_PROBE || st == UT_SITE_INST) {
+	if (calls_stub(st)) {
 		uintptr_t to = stub_entry(o, s, st);
 		int32_t rel = (int32_t)(to - (s->addr + 5));
 
@@ -234,6 +244,29 @@ static int text_protect(const struct ut_obj *o, int prot)
  * Mark the sites of objects [from, nr) that must change: to `want`, or to a NOP
  * when their selection leaves them out; returns how many.
  */
+/*
+ * A site that several spans take (inst: its function and function_graph
+ * instances, fmask the function ones; sst: what the top wants of it) goes
+ * through its object's entry of that set (ut_tramp_function_multi) when only
+ * function tracers take it, the top's included, and each records every thread;
+ * *to: the entry.  Otherwise the probe stub's C path serves it.
+ */
+static int multi_to(const struct ut_obj *o, enum ut_site_state sst, uint64_t inst,
+		    uint64_t fmask, unsigned int *to)
+{
+	int top = sst == UT_SITE_CALL, j;
+
+	if (inst != fmask || !ut_route_multi(fmask))
+		return 0;
+	if (sst != UT_SITE_NOP5 && !(top && ut_stubs_tramp() == (uintptr_t)ut_tramp_function))
+		return 0; /* the top runs function_graph */
+	j = ut_stub_multi(o, fmask, top);
+	if (j < 0)
+		return 0;
+	*to = (unsigned int)j;
+	return 1;
+}
+
 static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *objs)
 {
 	uint32_t n = 0;
@@ -254,19 +287,22 @@ static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *ob
 			struct ut_site *s = &ut_sites[o->first + k];
 			/* filtered out (set_ftrace_filter, set_ftrace_notrace): stays a NOP */
 			enum ut_site_state sst = s->sel & UT_SEL_TRACE ? st : UT_SITE_NOP5;
-			uint64_t inst = ut_route_mask(o->first + k) | /* route.c */
-					ut_route_gmask(o->first + k);
-			unsigned int one = inst && sst == UT_SITE_NOP5 ? ut_route_single(inst) : 0;
+			uint64_t fmask = ut_route_mask(o->first + k); /* route.c */
+			uint64_t inst = fmask | ut_route_gmask(o->first + k);
+			unsigned int to = inst && sst == UT_SITE_NOP5 ? ut_route_single(inst) : 0;
 
 			if (inst && o->stub)
-				sst = one ? UT_SITE_INST : UT_SITE_PROBE; /* probe.c: each instance */
+				sst = to			  ? UT_SITE_INST
+				      : multi_to(o, sst, inst, fmask, &to) ? UT_SITE_MULTI
+									: UT_SITE_PROBE;
 			if (ut_probes_live && (s->sel & UT_SEL_PROBE) && o->stub)
 				sst = UT_SITE_PROBE; /* probe.c goes on to the tracer */
 
-			s->busy = s->state != sst || (sst == UT_SITE_INST && s->inst != one);
+			s->busy = s->state != sst ||
+				  ((sst == UT_SITE_INST || sst == UT_SITE_MULTI) && s->inst != to);
 			if (s->busy) {
-				if (sst == UT_SITE_INST)
-					__atomic_store_n(&s->inst_want, (uint8_t)one, __ATOMIC_RELEASE);
+				if (sst == UT_SITE_INST || sst == UT_SITE_MULTI)
+					__atomic_store_n(&s->inst_want, (uint8_t)to, __ATOMIC_RELEASE);
 				__atomic_store_n(&s->want, sst, __ATOMIC_RELEASE);
 				objs[i] = 1;
 				n++;

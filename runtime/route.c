@@ -189,16 +189,26 @@ int ut_route_graph_since(unsigned int slot, uint32_t gen)
 	       (int32_t)(__atomic_load_n(&ggone[slot], __ATOMIC_ACQUIRE) - gen) <= 0;
 }
 
+int ut_route_multi(uint64_t mask)
+{
+	if (!mask || !top_all)
+		return 0;
+	for (; mask; mask &= mask - 1) {
+		unsigned int slot = (unsigned int)__builtin_ctzll(mask) + 1;
+
+		if (__atomic_load_n(&graph_slot[slot], __ATOMIC_RELAXED))
+			return 0; /* a graph instance: the C path (graph.c) */
+		if (tasks[task_seq & 1][slot].tasks != UT_SEL_TASKS_ALL)
+			return 0; /* it picks threads: ut_route_records, in C */
+	}
+	return 1;
+}
+
 unsigned int ut_route_single(uint64_t mask)
 {
-	unsigned int slot;
-
-	if (!mask || (mask & (mask - 1)) || !top_all)
+	if (mask & (mask - 1) || !ut_route_multi(mask))
 		return 0;
-	slot = (unsigned int)__builtin_ctzll(mask) + 1;
-	if (__atomic_load_n(&graph_slot[slot], __ATOMIC_RELAXED))
-		return 0; /* a graph instance: the C path (graph.c) */
-	return tasks[task_seq & 1][slot].tasks == UT_SEL_TASKS_ALL ? slot : 0;
+	return (unsigned int)__builtin_ctzll(mask) + 1;
 }
 
 /* Does the instance of slot record this thread? (any thread, any time) */

@@ -154,6 +154,7 @@ enum ut_site_state {
 	UT_SITE_PROBE,	    /* call rel32 to the object's probe stub (function probes, and
 			     * sites routed to several instances: route.c) */
 	UT_SITE_INST,	    /* call rel32 to the object's entry of one instance (route.c) */
+	UT_SITE_MULTI,	    /* call rel32 to the object's entry of a set of spans (route.c) */
 };
 
 struct ut_site {
@@ -162,7 +163,8 @@ struct ut_site {
 	uint8_t want;  /* what they are becoming (read by the SIGTRAP handler) */
 	uint8_t busy;  /* in the current patch batch */
 	uint8_t sel;   /* UT_SEL_* (ut_sel.h): patched only with UT_SEL_TRACE or _PROBE */
-	uint8_t inst;  /* UT_SITE_INST: the instance slot its bytes call */
+	uint8_t inst;  /* UT_SITE_INST: the instance slot its bytes call; UT_SITE_MULTI:
+			* the stub page's entry of its set of spans (ut_stub_multi) */
 	uint8_t inst_want; /* ... and the one they are becoming (the SIGTRAP handler) */
 	uint8_t _pad[2];
 };
@@ -269,6 +271,17 @@ void ut_tramp_function_inst(void);
 #define UT_INST_STUB_OFF(slot) (64u + 16u * ((slot) - 1u))
 /* Every stub's instance entries address the spans of area (NULL: detached). */
 void ut_stubs_set_bases(struct ut_ctl *area);
+/* The span of each instance slot (0: none), as the stubs' entries have them. */
+extern uintptr_t ut_stub_bases[UT_INST_MAX];
+/* tramp.S: from a stub page's entry of a set of spans, r11 = its {mask, top} */
+void ut_tramp_function_multi(void);
+/* The stub page's entries of sets of spans: up to UT_MULTI_MAX per object. */
+#define UT_MULTI_STUB_OFF(j) (UT_INST_STUB_OFF(UT_INST_MAX) + 16u * (j))
+#define UT_MULTI_MAX 188u
+/* The entry (0 .. UT_MULTI_MAX - 1) of o's stub page that sends an event to the
+ * instance slots of mask (bit slot - 1) and, with top, to the top level; -1 when
+ * o's page has no room for one more set.  ut_rt_lock held. */
+int ut_stub_multi(const struct ut_obj *o, uint64_t mask, int top);
 
 /* ---- routing to instances (route.c) ---------------------------------------------- */
 
@@ -292,6 +305,8 @@ int ut_route_graph_since(unsigned int slot, uint32_t gen);
 int ut_route_records(unsigned int slot);
 /* The slot a site of mask may call directly (UT_SITE_INST), or 0. */
 unsigned int ut_route_single(uint64_t mask);
+/* May a site of mask go through the several-spans entry (UT_SITE_MULTI)? */
+int ut_route_multi(uint64_t mask);
 /* Write the function event of frame into every instance site feeds (probe.c). */
 void ut_route_write(uint32_t site, uintptr_t *frame, uintptr_t fp);
 /* Where the object's stub sends calls now (the current tracer's trampoline). */
@@ -310,6 +325,16 @@ int ut_send_wait(const void *msg, size_t len);
 void ut_send_maps(void);
 /* The executable's real path, as HELLO named it. */
 const char *ut_exe_path(void);
+/* ---- trace_printk formats (printk_fmt.c) ------------------------------------------- */
+
+/*
+ * Whether utracefs knows the text at this address (sent now if it was not): false
+ * when it cannot be told at once, and the caller then writes a print record.
+ */
+bool ut_printk_fmt_known(const char *text);
+/* Every text is to be sent again when next used (a new connection, an unloaded object). */
+void ut_printk_fmt_forget(void);
+
 /* A line for utracefs's console (UT_MSG_NOTE), printf-style; any thread. */
 void ut_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Send UT_MSG_SITES for every object utracefs does not know as it is (new, gone). */

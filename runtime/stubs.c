@@ -17,6 +17,13 @@
  *
  * so such a site runs the function tracer's fast path with one instruction more;
  * base[i] is slot[3 + i - 1], written by ut_stubs_set_bases at every attach.
+ * At UT_MULTI_STUB_OFF(j), for each set j of spans some site feeds (the top and
+ * instances, each under the function tracer: route.c), its entry:
+ *
+ *   lea set[j](%rip), %r11    {instance mask, top?} in the data page (MULTI_DATA)
+ *   jmp *slot[67](%rip)       ut_tramp_function_multi: the fast path per span
+ *
+ * Sets are filled in as sites need them (ut_stub_multi) and never rewritten.
  *
  * The graph tracer also gets one 32-byte stub per site (ut_gstub_alloc), in
  * pages placed the same way, and a site then becomes `jmp A` to its own stub:
@@ -48,11 +55,13 @@
 
 /* Where the slots point: the current tracer's trampoline. */
 static void (*cur_tramp)(void) = ut_tramp_function;
-/* Every instance slot's span in the mapped area, 0: none (detached). */
-static uintptr_t cur_bases[UT_INST_MAX];
+/* Every instance slot's span in the mapped area, 0: none (detached); tramp.S reads it. */
+uintptr_t ut_stub_bases[UT_INST_MAX];
 
 #define SLOT_INST_TRAMP 2	     /* slot[2]: ut_tramp_function_inst */
 #define SLOT_BASE(i) (3u + (i) - 1u) /* slot[3 ..]: the span of instance slot i */
+#define SLOT_MULTI_TRAMP SLOT_BASE(UT_INST_MAX) /* ut_tramp_function_multi */
+#define MULTI_DATA(j) (1024u + 16u * (j)) /* {mask, top} of entry j, in the data page */
 
 static int within_size(uintptr_t stub, uintptr_t lo, uintptr_t hi, size_t size)
 {
@@ -131,17 +140,17 @@ void ut_stubs_set_bases(struct ut_ctl *area)
 	static struct ut_ctl *cur_area;
 
 	if (area == cur_area)
-		return; /* stubs made since took cur_bases */
+		return; /* stubs made since took ut_stub_bases */
 	cur_area = area;
 	for (unsigned int i = 1; i < UT_INST_MAX; i++)
-		cur_bases[i] = area ? (uintptr_t)ut_rt_slot_area(area, i) : 0;
+		ut_stub_bases[i] = area ? (uintptr_t)ut_rt_slot_area(area, i) : 0;
 	for (uint32_t k = 0; k < ut_nr_objs; k++) {
 		uint64_t *slot = (uint64_t *)(ut_objs[k].stub + 4096);
 
 		if (!ut_objs[k].stub)
 			continue;
 		for (unsigned int i = 1; i < UT_INST_MAX; i++)
-			__atomic_store_n(&slot[SLOT_BASE(i)], cur_bases[i], __ATOMIC_RELEASE);
+			__atomic_store_n(&slot[SLOT_BASE(i)], ut_stub_bases[i], __ATOMIC_RELEASE);
 	}
 }
 
@@ -161,6 +170,50 @@ static void inst_entry(unsigned char *code, unsigned int i)
 	memcpy(code + off + 9, &rel, 4);
 }
 
+_Static_assert(UT_MULTI_STUB_OFF(UT_MULTI_MAX) <= 4096 && MULTI_DATA(UT_MULTI_MAX) <= 4096 &&
+		       8 * (SLOT_MULTI_TRAMP + 1) <= MULTI_DATA(0),
+	       "the entries of sets of spans fit the stub's code and data pages");
+
+/* Entry j of a set of spans: lea MULTI_DATA(j)(%rip), %r11; jmp *slot(%rip). */
+static void multi_entry(unsigned char *code, unsigned int j)
+{
+	unsigned int off = UT_MULTI_STUB_OFF(j);
+	int32_t rel = (int32_t)(4096 + MULTI_DATA(j) - (off + 7));
+
+	code[off] = 0x4c;
+	code[off + 1] = 0x8d;
+	code[off + 2] = 0x1d;
+	memcpy(code + off + 3, &rel, 4);
+	rel = (int32_t)(4096 + 8 * SLOT_MULTI_TRAMP - (off + 13));
+	code[off + 7] = 0xff;
+	code[off + 8] = 0x25;
+	memcpy(code + off + 9, &rel, 4);
+}
+
+/*
+ * A set is never written again once a site may call it: sets are found by value,
+ * and a page that has no room left sends further sets through the probe stub
+ * (UT_SITE_PROBE), which reaches every instance too.
+ */
+int ut_stub_multi(const struct ut_obj *o, uint64_t mask, int top)
+{
+	uint64_t *data;
+
+	if (!o->stub || !mask)
+		return -1;
+	data = (uint64_t *)(o->stub + 4096 + MULTI_DATA(0));
+	for (unsigned int j = 0; j < UT_MULTI_MAX; j++, data += 2) {
+		if (data[0] == mask && data[1] == (uint64_t)!!top)
+			return (int)j;
+		if (!data[0]) {
+			data[1] = (uint64_t)!!top;
+			__atomic_store_n(&data[0], mask, __ATOMIC_RELEASE);
+			return (int)j;
+		}
+	}
+	return -1;
+}
+
 uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 {
 	uintptr_t stub;
@@ -178,8 +231,9 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 	slot[0] = (uint64_t)(uintptr_t)cur_tramp;
 	slot[1] = (uint64_t)(uintptr_t)ut_tramp_probe;
 	slot[SLOT_INST_TRAMP] = (uint64_t)(uintptr_t)ut_tramp_function_inst;
+	slot[SLOT_MULTI_TRAMP] = (uint64_t)(uintptr_t)ut_tramp_function_multi;
 	for (unsigned int i = 1; i < UT_INST_MAX; i++)
-		slot[SLOT_BASE(i)] = cur_bases[i];
+		slot[SLOT_BASE(i)] = ut_stub_bases[i];
 	memset(code, 0xcc, 4096);
 	rel = 4096 - 6; /* jmp *rel(%rip): rip is the end of the 6-byte instruction */
 	code[0] = 0xff;
@@ -191,6 +245,8 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 	memcpy(code + UT_PROBE_STUB_OFF + 2, &rel, 4);
 	for (unsigned int i = 1; i < UT_INST_MAX; i++)
 		inst_entry(code, i);
+	for (unsigned int j = 0; j < UT_MULTI_MAX; j++)
+		multi_entry(code, j);
 	if (mprotect(code, 4096, PROT_READ | PROT_EXEC)) {
 		munmap(code, STUB_SIZE);
 		return 0;

@@ -58,6 +58,8 @@ static const char readme_text[] =
 	"  saved_cmdlines_size\t- How many task names are remembered\n"
 	"  saved_cmdlines\t- The remembered names: PID COMM\n"
 	"  saved_tgids\t\t- Thread group of remembered tasks: PID TGID\n"
+	"  printk_formats\t- The formats of trace_printk() and strings of trace_puts()\n"
+	"\t\t\t  the traced programs use: ADDRESS : \"TEXT\"\n"
 	"  tracing_thresh\t- function_graph keeps only the functions that lasted\n"
 	"\t\t\t  at least this many microseconds (0: all of them)\n"
 	"  max_graph_depth\t- How deep function_graph follows nested calls (0: no limit)\n"

@@ -15,6 +15,10 @@
  *
  * The line code (line.c) chooses among them in the kernel's order: bin, hex,
  * raw, then the default form (where fields applies).
+ *
+ * Also the text of trace_printk() and trace_puts() records (tfs_out_printk_text):
+ * a bprint record's format rendered with its packed arguments, with the same
+ * symbols and pointer hashing as the events' formats.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,6 +27,7 @@
 #include <sys/random.h>
 
 #include "../event_defs.h"
+#include "../printk_fmt.h"
 #include "../settings.h"
 #include "output.h"
 #include "print_fmt.h"
@@ -206,30 +211,60 @@ void tfs_out_event_raw(struct tfs_buf *b, const struct ut_ev *ev)
 		tfs_buf_printf(b, "%u ?\n", e->id);
 }
 
-/* SEQ_PUT_HEX_FIELD: the value's bytes from the most significant, then a space. */
-static void put_hex(struct tfs_buf *b, uint64_t v, unsigned int size)
+/*
+ * A bprint record: its format, as its process had it at the record's time, with
+ * the packed arguments.  Plain %p is always hashed: the kernel gives hash-ptr's
+ * %px only to the formats of trace events.  A format never learnt, or arguments
+ * that do not fit it, show what the kernel's printf shows for a pointer it cannot
+ * read, on a line of its own.
+ */
+static void bprint_text(const struct tfs_iter *it, const struct ut_ev_bprint *p, struct tfs_buf *b)
 {
-	tfs_buf_printf(b, "%0*" PRIx64 " ", (int)size * 2, v);
+	const char *fmt = tfs_printk_fmt_find((pid_t)p->h.tid, p->fmt, p->h.ts);
+	struct sym_arg a = {&p->h, tfs_out_demangle(it->inst)};
+	struct tfs_pfmt_env env = {.hash_ptr = true, .sym = sym_name, .sym_arg = &a};
+	size_t start = b->len;
+
+	pthread_once(&key_once, key_init);
+	env.hash_key = hash_key;
+	if (fmt && tfs_pfmt_render_bin(fmt, (const unsigned char *)p->buf, p->size, &env, b) == 0)
+		return;
+	b->len = start;
+	tfs_buf_append(b, "(efault)\n", 9);
 }
 
-void tfs_out_event_hexbin(const struct tfs_iter *it, const struct tfs_event *te, struct tfs_buf *b,
-			  bool bin)
+void tfs_out_printk_text(const struct tfs_iter *it, const struct ut_ev *ev, struct tfs_buf *b)
 {
-	int32_t pid = (int32_t)te->ev->tid, cpu = (int32_t)te->cpu;
-	uint64_t ts = te->ts;
+	switch (ev->type) {
+	case UT_EV_PRINT: {
+		unsigned int room;
+		const char *text = ut_ev_print_text(ev, &room);
+		size_t n = strnlen(text, room);
 
-	if (tfs_opt(it->inst, TFS_OPT_CONTEXT_INFO)) {
-		if (bin) { /* SEQ_PUT_FIELD: the bytes as they are (little-endian) */
-			tfs_buf_append(b, &pid, 4);
-			tfs_buf_append(b, &cpu, 4);
-			tfs_buf_append(b, &ts, 8);
-		} else {
-			put_hex(b, (uint32_t)pid, 4);
-			put_hex(b, (uint32_t)cpu, 4);
-			put_hex(b, ts, 8);
-		}
+		tfs_buf_append(b, text, n);
+		/* markers get the newline the kernel adds */
+		if (ut_ev_print_ip(ev) == UT_IP_MARKER && (n == 0 || text[n - 1] != '\n'))
+			tfs_buf_append(b, "\n", 1);
+		break;
 	}
-	tfs_out_event_raw(b, te->ev);
-	if (!bin) /* print_hex_fmt ends every entry with a newline of its own */
-		tfs_buf_append(b, "\n", 1);
+	case UT_EV_BPRINT:
+		bprint_text(it, (const struct ut_ev_bprint *)ev, b);
+		break;
+	case UT_EV_BPUTS: {
+		const struct ut_ev_bputs *p = (const void *)ev;
+		const char *str = tfs_printk_fmt_find((pid_t)ev->tid, p->str, ev->ts);
+
+		tfs_buf_printf(b, "%s", str ? str : "(efault)\n");
+		break;
+	}
+	}
+}
+
+uint64_t tfs_out_printk_ip(const struct ut_ev *ev)
+{
+	if (ev->type == UT_EV_BPRINT)
+		return ((const struct ut_ev_bprint *)ev)->ip;
+	if (ev->type == UT_EV_BPUTS)
+		return ((const struct ut_ev_bputs *)ev)->ip;
+	return ut_ev_print_ip(ev);
 }

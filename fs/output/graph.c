@@ -474,11 +474,8 @@ static void print_comment(struct tfs_iter *it, const struct tfs_event *e, struct
 		indent(b, depth + 1);
 	tfs_buf_append(b, "/* ", 3);
 	start = b->len;
-	if (e->ev->type == UT_EV_PRINT) {
-		unsigned int room;
-		const char *text = ut_ev_print_text(e->ev, &room);
-
-		tfs_buf_append(b, text, strnlen(text, room));
+	if (tfs_out_is_printk(e->ev)) {
+		tfs_out_printk_text(it, e->ev, b);
 	} else {
 		tfs_out_raw_data(b, (const void *)e->ev);
 	}
@@ -495,6 +492,8 @@ int tfs_graph_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_bu
 	case UT_EV_GRAPH_ENT:
 	case UT_EV_GRAPH_RET:
 	case UT_EV_PRINT:
+	case UT_EV_BPRINT:
+	case UT_EV_BPUTS:
 	case UT_EV_RAW_DATA:
 		break;
 	default:

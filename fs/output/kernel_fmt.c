@@ -33,6 +33,10 @@ unsigned int tfs_kfmt_payload(const struct ut_ev *ev)
 			n--;
 		return 16 + n + 2;
 	}
+	case UT_EV_BPRINT:
+		return 24 + ((const struct ut_ev_bprint *)ev)->size; /* ip, fmt, the packed words */
+	case UT_EV_BPUTS:
+		return 24; /* ip, str */
 	case UT_EV_KERNEL_STACK:
 		return 16 + (unsigned int)((const struct ut_ev_stack *)ev)->nr * 8;
 	case UT_EV_RAW_DATA:
@@ -126,6 +130,22 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 		memcpy(out + 16, text, n);
 		if (ip == UT_IP_MARKER && (n == 0 || text[n - 1] != '\n'))
 			out[16 + n] = '\n';
+		break;
+	}
+	case UT_EV_BPRINT: {
+		const struct ut_ev_bprint *p = (const void *)ev;
+
+		/* fmt: the address in the process, as printk_formats lists it */
+		put64(out + 8, p->ip);
+		put64(out + 16, p->fmt);
+		memcpy(out + 24, p->buf, p->size);
+		break;
+	}
+	case UT_EV_BPUTS: {
+		const struct ut_ev_bputs *p = (const void *)ev;
+
+		put64(out + 8, p->ip);
+		put64(out + 16, p->str);
 		break;
 	}
 	case UT_EV_GRAPH_ENT: {

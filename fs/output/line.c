@@ -3,8 +3,9 @@
  * line.c - one event as a line of text, as the kernel's print_trace_line():
  * "CPU:%d [LOST %lu EVENTS]", the annotate banner, the context prefix (normal
  * or latency format), then the body of the event in the format the options
- * select (default, raw, printk-msg-only; for trace events also bin, hex and
- * fields: event.c).
+ * select, in the kernel's order: printk-msg-only, bin, hex, raw, then the default
+ * form, where fields applies (trace events' bodies and the text of trace_printk
+ * records are event.c's).
  *
  * The utrace meaning of the flag column: 'd' when all async signals are
  * blocked, 'h' inside a signal handler, preempt depth 1 for events utracefs
@@ -208,18 +209,6 @@ void tfs_out_context(struct tfs_iter *it, const struct tfs_event *e, struct tfs_
 	tfs_buf_append(b, ": ", 2);
 }
 
-/* The text of a print event; markers get the newline the kernel adds. */
-static void print_text(struct tfs_buf *b, const struct ut_ev *ev)
-{
-	unsigned int room;
-	const char *text = ut_ev_print_text(ev, &room);
-	size_t n = strnlen(text, room);
-
-	tfs_buf_append(b, text, n);
-	if (ut_ev_print_ip(ev) == UT_IP_MARKER && (n == 0 || text[n - 1] != '\n'))
-		tfs_buf_append(b, "\n", 1);
-}
-
 /*
  * The kernel's "tracing_mark_write+0x8a/0x170 <ffffffff8149ab1a>": the same
  * name, with the address, offset and size of utracefs's own write op.
@@ -239,16 +228,18 @@ static void print_marker_sym(struct tfs_buf *b, unsigned int sf)
 		tfs_buf_printf(b, " <%016" PRIx64 ">", ip);
 }
 
-static void print_print(struct tfs_buf *b, const struct ut_ev *ev, unsigned int sf)
+/* print, bprint, bputs: "func: text" (trace_print_print, trace_bprint_print, ...). */
+static void print_print(const struct tfs_iter *it, struct tfs_buf *b, const struct ut_ev *ev,
+			unsigned int sf)
 {
-	uint64_t ip = ut_ev_print_ip(ev);
+	uint64_t ip = tfs_out_printk_ip(ev);
 
 	if (ip == UT_IP_MARKER)
 		print_marker_sym(b, sf);
 	else
 		tfs_out_ip_sym(b, ev, ip, sf);
 	tfs_buf_append(b, ": ", 2);
-	print_text(b, ev);
+	tfs_out_printk_text(it, ev, b);
 }
 
 void tfs_out_raw_data(struct tfs_buf *b, const struct ut_ev_raw *r)
@@ -267,6 +258,14 @@ static void print_body(const struct tfs_iter *it, const struct tfs_event *e, str
 {
 	const struct ut_ev *ev = e->ev;
 
+	/*
+	 * The kernel's print_event_fields() looks the ftrace entries up in a list
+	 * that does not hold them: it prints this for each (seen on 6.x kernels)
+	 */
+	if (ev->type != UT_EV_EVENT && tfs_opt(it->inst, TFS_OPT_FIELDS)) {
+		tfs_buf_printf(b, "UNKNOWN TYPE %d\n", ev->type);
+		return;
+	}
 	switch (ev->type) {
 	case UT_EV_FUNCTION: {
 		const struct ut_ev_func *f = (const void *)ev;
@@ -280,7 +279,9 @@ static void print_body(const struct tfs_iter *it, const struct tfs_event *e, str
 		break;
 	}
 	case UT_EV_PRINT:
-		print_print(b, ev, sf);
+	case UT_EV_BPRINT:
+	case UT_EV_BPUTS:
+		print_print(it, b, ev, sf);
 		break;
 	case UT_EV_KERNEL_STACK: {
 		const struct ut_ev_stack *st = (const void *)ev;
@@ -323,9 +324,14 @@ static void print_raw(const struct tfs_iter *it, const struct tfs_event *e, stru
 		uint64_t ip = ut_ev_print_ip(ev);
 
 		tfs_buf_printf(b, "# %" PRIx64 " ", ip == UT_IP_MARKER ? tfs_marker_ip() : ip);
-		print_text(b, ev);
+		tfs_out_printk_text(it, ev, b);
 		break;
 	}
+	case UT_EV_BPRINT:
+	case UT_EV_BPUTS:
+		tfs_buf_printf(b, ": %" PRIx64 " : ", tfs_out_printk_ip(ev));
+		tfs_out_printk_text(it, ev, b);
+		break;
 	case UT_EV_RAW_DATA:
 		tfs_out_raw_data(b, (const void *)ev);
 		break;
@@ -335,6 +341,50 @@ static void print_raw(const struct tfs_iter *it, const struct tfs_event *e, stru
 	default:
 		tfs_buf_printf(b, "type: %d\n", ev->type);
 	}
+}
+
+/* SEQ_PUT_HEX_FIELD: the value's bytes from the most significant, then a space. */
+static void put_hex(struct tfs_buf *b, uint64_t v, unsigned int size)
+{
+	tfs_buf_printf(b, "%0*" PRIx64 " ", (int)size * 2, v);
+}
+
+/* A field as option hex (its digits) or bin (its bytes as they are) shows it. */
+static void put_field(struct tfs_buf *b, uint64_t v, unsigned int size, bool bin)
+{
+	if (bin)
+		tfs_buf_append(b, &v, size); /* SEQ_PUT_FIELD: little-endian, as in memory */
+	else
+		put_hex(b, v, size);
+}
+
+/*
+ * Options hex and bin (print_hex_fmt, print_bin_fmt): the context as fields, then
+ * the entry's own hex or binary form: the function entry's ip and parent_ip;
+ * every other entry has none and shows trace_nop_print's "type: N".
+ */
+static void print_hexbin(const struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b,
+			 bool bin)
+{
+	const struct ut_ev *ev = e->ev;
+
+	if (tfs_opt(it->inst, TFS_OPT_CONTEXT_INFO)) {
+		put_field(b, (uint32_t)ev->tid, 4, bin);
+		put_field(b, e->cpu, 4, bin);
+		put_field(b, e->ts, 8, bin);
+	}
+	if (ev->type == UT_EV_FUNCTION) {
+		const struct ut_ev_func *f = (const void *)ev;
+
+		put_field(b, f->ip - UT_SITE_CALL_LEN, 8, bin);
+		put_field(b, f->parent_ip, 8, bin);
+	} else if (ev->type == UT_EV_EVENT) {
+		tfs_out_event_raw(b, ev);
+	} else {
+		tfs_buf_printf(b, "type: %d\n", ev->type);
+	}
+	if (!bin) /* print_hex_fmt ends every entry with a newline of its own */
+		tfs_buf_append(b, "\n", 1);
 }
 
 static bool started(struct tfs_iter *it, unsigned int cpu)
@@ -357,15 +407,14 @@ void tfs_out_lost(struct tfs_buf *b, unsigned int cpu, unsigned long lost)
 int tfs_out_line(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b)
 {
 	tfs_out_lost(b, e->cpu, it->lost);
-	if (e->ev->type == UT_EV_PRINT && tfs_opt(it->inst, TFS_OPT_TRACE_PRINTK) &&
+	if (tfs_out_is_printk(e->ev) && tfs_opt(it->inst, TFS_OPT_TRACE_PRINTK) &&
 	    tfs_opt(it->inst, TFS_OPT_PRINTK_MSG_ONLY)) {
-		print_text(b, e->ev);
+		tfs_out_printk_text(it, e->ev, b);
 		return 0;
 	}
-	/* the kernel's order: bin, hex, raw; only trace events have the first two so far */
-	if (e->ev->type == UT_EV_EVENT &&
-	    (tfs_opt(it->inst, TFS_OPT_BIN) || tfs_opt(it->inst, TFS_OPT_HEX))) {
-		tfs_out_event_hexbin(it, e, b, tfs_opt(it->inst, TFS_OPT_BIN));
+	/* the kernel's order: bin, hex, raw */
+	if (tfs_opt(it->inst, TFS_OPT_BIN) || tfs_opt(it->inst, TFS_OPT_HEX)) {
+		print_hexbin(it, e, b, tfs_opt(it->inst, TFS_OPT_BIN));
 		return 0;
 	}
 	if (tfs_opt(it->inst, TFS_OPT_RAW)) {

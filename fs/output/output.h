@@ -79,9 +79,19 @@ void tfs_out_lat_trace_header(struct tfs_iter *it, struct tfs_buf *b);
 void tfs_out_event(const struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b);
 /* Its body under option raw: the kernel's trace_nop_print ("type: ID\n"). */
 void tfs_out_event_raw(struct tfs_buf *b, const struct ut_ev *ev);
-/* The whole entry under option hex or bin (print_hex_fmt, print_bin_fmt). */
-void tfs_out_event_hexbin(const struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b,
-			  bool bin);
+
+/*
+ * The text of a trace_printk()/trace_puts()/trace_marker record (print, bprint,
+ * bputs), as printk-msg-only shows it, and the address it names (UT_IP_MARKER for
+ * a marker).
+ */
+void tfs_out_printk_text(const struct tfs_iter *it, const struct ut_ev *ev, struct tfs_buf *b);
+uint64_t tfs_out_printk_ip(const struct ut_ev *ev);
+/* A print, bprint or bputs record. */
+static inline bool tfs_out_is_printk(const struct ut_ev *ev)
+{
+	return ev->type == UT_EV_PRINT || ev->type == UT_EV_BPRINT || ev->type == UT_EV_BPUTS;
+}
 
 /* ---- function_graph (graph.c) ------------------------------------------------------------ */
 

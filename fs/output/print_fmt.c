@@ -171,70 +171,12 @@ static bool string_lit(struct parser *ps, char *out, size_t room, size_t *len)
 
 /* ---- the format string -------------------------------------------------------------------- */
 
-static int num_at(const char **s)
-{
-	int v = 0;
-
-	while (**s >= '0' && **s <= '9') {
-		if (v < PF_WIDTH_MAX)
-			v = v * 10 + (**s - '0');
-		(*s)++;
-	}
-	return v > PF_WIDTH_MAX ? PF_WIDTH_MAX : v;
-}
-
 static bool conv_spec(struct parser *ps, const char **s, struct pf_spec *sp)
 {
-	const char *p = *s;
-
-	for (;; p++) {
-		if (*p == '-')
-			sp->flags |= PF_LEFT;
-		else if (*p == '+')
-			sp->flags |= PF_PLUS;
-		else if (*p == ' ')
-			sp->flags |= PF_SPACE;
-		else if (*p == '#')
-			sp->flags |= PF_SPECIAL;
-		else if (*p == '0')
-			sp->flags |= PF_ZEROPAD;
-		else
-			break;
-	}
-	sp->width = PF_NONE;
-	if (*p == '*')
-		sp->width = PF_STAR, p++;
-	else if (*p >= '0' && *p <= '9')
-		sp->width = (int16_t)num_at(&p);
-	sp->prec = PF_NONE;
-	if (*p == '.') {
-		p++;
-		if (*p == '*')
-			sp->prec = PF_STAR, p++;
-		else
-			sp->prec = (int16_t)num_at(&p); /* "%.d": precision 0 */
-	}
-	sp->lenbits = 32;
-	if (p[0] == 'h' && p[1] == 'h')
-		sp->lenbits = 8, p += 2;
-	else if (*p == 'h')
-		sp->lenbits = 16, p++;
-	else if (p[0] == 'l' && p[1] == 'l')
-		sp->lenbits = 64, p += 2;
-	else if (strchr("lLqztj", *p) && *p)
-		sp->lenbits = 64, p++;
-	if (!*p || !strchr("diuxXocsp%", *p))
+	if (!ut_pf_decode(s, &sp->c))
 		return fail(ps, "a conversion is not one the kernel's printf knows");
-	sp->conv = *p++;
-	if (sp->conv == 'p' && is_ident(*p, false)) {
-		if (!strchr("SsFfBxK", *p))
-			return fail(ps, "a %p extension is not supported");
-		sp->ext = *p++;
-		/* the kernel's vsnprintf skips what follows the extension letter */
-		while (is_ident(*p, false))
-			p++;
-	}
-	*s = p;
+	if (!ut_pf_ext_known(sp->c.ext))
+		return fail(ps, "a %p extension is not supported");
 	return true;
 }
 
@@ -260,8 +202,8 @@ static bool split_format(struct parser *ps, unsigned int *nargs)
 		if (pf->nspecs == PF_MAX_SPECS)
 			return fail(ps, "too many conversions");
 		pf->specs[pf->nspecs++] = sp;
-		if (sp.conv != '%')
-			*nargs += 1 + (sp.width == PF_STAR) + (sp.prec == PF_STAR);
+		if (sp.c.conv != '%')
+			*nargs += 1 + (sp.c.width == UT_PF_STAR) + (sp.c.prec == UT_PF_STAR);
 		lit = s;
 	}
 	pf->tail_off = (uint16_t)(lit - pf->text);

@@ -45,6 +45,16 @@ struct tfs_pfmt_env {
 int tfs_pfmt_render(const struct tfs_pfmt *pf, const struct tfs_event_def *d,
 		    const struct tfs_pfmt_env *env, struct tfs_buf *b);
 
+/*
+ * A bprint record's text, as the kernel's bstr_printf makes it: fmt with the
+ * arguments packed in buf (n bytes) as ut_printf.h lays them out; strings and the
+ * format's own text as they are.  0, or -EINVAL when a conversion is not one the
+ * kernel's printf knows or the arguments end before the conversions do: the text
+ * up to there is in b (a record cut short shows nothing made up).
+ */
+int tfs_pfmt_render_bin(const char *fmt, const unsigned char *buf, uint32_t n,
+			const struct tfs_pfmt_env *env, struct tfs_buf *b);
+
 /* The kernel's hashed pointer (ptr_to_id): a 32-bit keyed hash, 0 and errors as is. */
 uint64_t tfs_pfmt_hash_ptr(uint64_t ptr, uint64_t key);
 

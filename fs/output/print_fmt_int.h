@@ -16,27 +16,12 @@
 
 #include "print_fmt.h"
 #include "ut_event.h"
+#include "ut_printf.h"
 
-/* The kernel's printf_spec flags. */
-enum {
-	PF_LEFT = 1,	/* - */
-	PF_PLUS = 2,	/* + */
-	PF_SPACE = 4,	/* space */
-	PF_SPECIAL = 8, /* # */
-	PF_ZEROPAD = 16 /* 0 */
-};
-#define PF_NONE (-1) /* no width or precision given */
-#define PF_STAR (-2) /* `*`: taken from the arguments */
-/* The widest width or precision shown: a hostile format must not make huge lines. */
-#define PF_WIDTH_MAX 4096
-
+/* A conversion (ut_printf.h) and the literal text before it, in text[]. */
 struct pf_spec {
-	uint16_t lit_off, lit_len; /* the literal text before the conversion, in text[] */
-	uint8_t flags;
-	int16_t width, prec;
-	uint8_t lenbits; /* 8, 16, 32 or 64: hh, h, none, l/ll/z/t/j */
-	char conv;	 /* d i u x X o c s p % */
-	char ext;	 /* after p: S s F f B x K, or 0 */
+	uint16_t lit_off, lit_len;
+	struct ut_pf_conv c;
 };
 
 enum pf_kind {

@@ -39,9 +39,10 @@ struct scratch {
 };
 
 struct ctx {
-	const struct tfs_event_def *d;
+	const struct tfs_event_def *d; /* NULL for a bprint record */
 	const struct tfs_pfmt_env *env;
 	struct scratch *sc;
+	bool raw; /* strings as they are (bprint, as the kernel's bstr_printf), else '?' */
 };
 
 /* v as a C value of size bytes and signedness is_signed, in 64 bits. */
@@ -446,20 +447,20 @@ static void number(struct tfs_buf *b, uint64_t num, bool is_signed, int base, bo
 {
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	char tmp[24], sign = 0;
-	bool need_pfx = (flags & PF_SPECIAL) && base != 10, is_zero = num == 0;
+	bool need_pfx = (flags & UT_PF_SPECIAL) && base != 10, is_zero = num == 0;
 	int i = 0;
 
-	if (flags & PF_LEFT)
-		flags &= (uint8_t)~PF_ZEROPAD;
+	if (flags & UT_PF_LEFT)
+		flags &= (uint8_t)~UT_PF_ZEROPAD;
 	if (is_signed) {
 		if ((int64_t)num < 0) {
 			sign = '-';
 			num = -num;
 			width--;
-		} else if (flags & PF_PLUS) {
+		} else if (flags & UT_PF_PLUS) {
 			sign = '+';
 			width--;
-		} else if (flags & PF_SPACE) {
+		} else if (flags & UT_PF_SPACE) {
 			sign = ' ';
 			width--;
 		}
@@ -473,7 +474,7 @@ static void number(struct tfs_buf *b, uint64_t num, bool is_signed, int base, bo
 	if (i > prec)
 		prec = i;
 	width -= prec;
-	if (!(flags & (PF_ZEROPAD | PF_LEFT)))
+	if (!(flags & (UT_PF_ZEROPAD | UT_PF_LEFT)))
 		pad(b, ' ', width), width = 0;
 	if (sign)
 		tfs_buf_append(b, &sign, 1);
@@ -481,30 +482,30 @@ static void number(struct tfs_buf *b, uint64_t num, bool is_signed, int base, bo
 		tfs_buf_append(b, "0", 1);
 	if (need_pfx && base == 16)
 		tfs_buf_append(b, upper ? "X" : "x", 1);
-	if (!(flags & PF_LEFT))
-		pad(b, flags & PF_ZEROPAD ? '0' : ' ', width), width = 0;
+	if (!(flags & UT_PF_LEFT))
+		pad(b, flags & UT_PF_ZEROPAD ? '0' : ' ', width), width = 0;
 	pad(b, '0', prec - i);
 	while (--i >= 0)
 		tfs_buf_append(b, &tmp[i], 1);
 	pad(b, ' ', width);
 }
 
-/* The kernel's string(): precision cuts, width pads; unprintable bytes as '?'. */
+/* The kernel's string(): precision cuts, width pads; unprintable bytes as '?' unless raw. */
 static void string(struct tfs_buf *b, const unsigned char *s, uint32_t n, uint8_t flags, int width,
-		   int prec)
+		   int prec, bool raw)
 {
 	uint32_t len = 0;
 
 	while (len < n && s[len] && (prec < 0 || len < (uint32_t)prec))
 		len++;
-	if (!(flags & PF_LEFT))
+	if (!(flags & UT_PF_LEFT))
 		pad(b, ' ', width - (int)len);
 	for (uint32_t i = 0; i < len; i++) {
-		char ch = s[i] < 0x20 || s[i] >= 0x7f ? '?' : (char)s[i];
+		char ch = !raw && (s[i] < 0x20 || s[i] >= 0x7f) ? '?' : (char)s[i];
 
 		tfs_buf_append(b, &ch, 1);
 	}
-	if (flags & PF_LEFT)
+	if (flags & UT_PF_LEFT)
 		pad(b, ' ', width - (int)len);
 }
 
@@ -519,7 +520,7 @@ uint64_t tfs_pfmt_hash_ptr(uint64_t ptr, uint64_t key)
 	return z >> 32;
 }
 
-static void pointer(const struct ctx *c, const struct pf_spec *sp, uint64_t v, int width, int prec,
+static void pointer(const struct ctx *c, const struct ut_pf_conv *sp, uint64_t v, int width, int prec,
 		    struct tfs_buf *b)
 {
 	uint8_t flags = sp->flags;
@@ -532,7 +533,7 @@ static void pointer(const struct ctx *c, const struct pf_spec *sp, uint64_t v, i
 			tfs_buf_reset(&t);
 			tfs_buf_printf(&t, "0x%llx", (unsigned long long)v);
 		}
-		string(b, (const unsigned char *)t.data, (uint32_t)t.len, flags, width, prec);
+		string(b, (const unsigned char *)t.data, (uint32_t)t.len, flags, width, prec, false);
 		tfs_buf_free(&t);
 		return;
 	}
@@ -542,49 +543,54 @@ static void pointer(const struct ctx *c, const struct pf_spec *sp, uint64_t v, i
 	 * error values are never hashed.
 	 */
 	if (sp->ext != 'x' && v && v < (uint64_t)-4095 &&
-	    (c->env->hash_ptr || sp->ext || sp->flags || sp->width != PF_NONE ||
-	     sp->prec != PF_NONE || sp->lenbits != 32))
+	    (c->env->hash_ptr || sp->ext || sp->flags || sp->width != UT_PF_NONE ||
+	     sp->prec != UT_PF_NONE || sp->lenbits != 32))
 		v = tfs_pfmt_hash_ptr(v, c->env->hash_key);
-	if (width == PF_NONE) {
+	if (width == UT_PF_NONE) {
 		width = 16;
-		flags |= PF_ZEROPAD;
+		flags |= UT_PF_ZEROPAD;
 	}
 	number(b, v, false, 16, false, flags, width, prec < 0 ? 0 : prec);
 }
 
 /* An argument for `*`: an int, clamped as the widths written out are. */
+static int star_clamp(uint64_t v)
+{
+	int64_t x = (int64_t)conv(v, 4, true);
+
+	return (int)(x > UT_PF_WIDTH_MAX ? UT_PF_WIDTH_MAX : x < -UT_PF_WIDTH_MAX ? -UT_PF_WIDTH_MAX : x);
+}
+
 static bool star(const struct ctx *c, const struct pf_node *n, int *out)
 {
 	struct val v;
-	int64_t x;
 
 	if (!eval_int(c, n, &v))
 		return false;
-	x = (int64_t)conv(v.v, 4, true);
-	*out = (int)(x > PF_WIDTH_MAX ? PF_WIDTH_MAX : x < -PF_WIDTH_MAX ? -PF_WIDTH_MAX : x);
+	*out = star_clamp(v.v);
 	return true;
 }
 
-static bool convert(const struct ctx *c, const struct pf_spec *sp, const struct val *v, int width,
+static bool convert(const struct ctx *c, const struct ut_pf_conv *sp, const struct val *v, int width,
 		    int prec, struct tfs_buf *b)
 {
 	uint8_t flags = sp->flags;
 	bool sgn = sp->conv == 'd' || sp->conv == 'i';
 	int base = sp->conv == 'o' ? 8 : sp->conv == 'x' || sp->conv == 'X' ? 16 : 10;
 
-	if (width < 0 && width != PF_NONE) { /* a negative `*` width: left-justified */
-		flags |= PF_LEFT;
+	if (width < 0 && width != UT_PF_NONE) { /* a negative `*` width: left-justified */
+		flags |= UT_PF_LEFT;
 		width = -width;
 	}
-	if (width == PF_NONE && sp->conv != 'p')
+	if (width == UT_PF_NONE && sp->conv != 'p')
 		width = 0;
 	switch (sp->conv) {
 	case 's':
 		if (v->kind != V_INT)
-			string(b, v->p, v->n, flags, width, prec);
+			string(b, v->p, v->n, flags, width, prec, c->raw);
 		else /* another process's pointer cannot be read: the kernel's words for it */
 			string(b, (const unsigned char *)(v->v ? "(efault)" : "(null)"), 8, flags,
-			       width, prec);
+			       width, prec, false);
 		return true;
 	case 'c': {
 		unsigned char ch;
@@ -592,10 +598,10 @@ static bool convert(const struct ctx *c, const struct pf_spec *sp, const struct 
 		if (v->kind != V_INT)
 			return false;
 		ch = (unsigned char)v->v;
-		if (!(flags & PF_LEFT))
+		if (!(flags & UT_PF_LEFT))
 			pad(b, ' ', width - 1);
-		string(b, &ch, 1, 0, 0, -1);
-		if (flags & PF_LEFT)
+		string(b, &ch, 1, 0, 0, -1, c->raw);
+		if (flags & UT_PF_LEFT)
 			pad(b, ' ', width - 1);
 		return true;
 	}
@@ -626,22 +632,22 @@ int tfs_pfmt_render(const struct tfs_pfmt *pf, const struct tfs_event_def *d,
 		sc->len = 0;
 	for (unsigned int i = 0; ok && i < pf->nspecs; i++) {
 		const struct pf_spec *sp = &pf->specs[i];
-		int width = sp->width, prec = sp->prec;
+		int width = sp->c.width, prec = sp->c.prec;
 		struct val v;
 
 		tfs_buf_append(b, pf->text + sp->lit_off, sp->lit_len);
-		if (sp->conv == '%') {
+		if (sp->c.conv == '%') {
 			tfs_buf_append(b, "%", 1);
 			continue;
 		}
-		if (width == PF_STAR)
+		if (width == UT_PF_STAR)
 			ok = star(&c, pf->args[ai++], &width);
-		if (ok && prec == PF_STAR) {
+		if (ok && prec == UT_PF_STAR) {
 			ok = star(&c, pf->args[ai++], &prec);
 			if (prec < 0)
 				prec = 0;
 		}
-		ok = ok && eval(&c, pf->args[ai++], &v) && convert(&c, sp, &v, width, prec, b);
+		ok = ok && eval(&c, pf->args[ai++], &v) && convert(&c, &sp->c, &v, width, prec, b);
 	}
 	if (ok)
 		tfs_buf_append(b, pf->text + pf->tail_off, pf->tail_len);
@@ -652,5 +658,75 @@ int tfs_pfmt_render(const struct tfs_pfmt *pf, const struct tfs_event_def *d,
 			b->data[start] = 0;
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* ---- bprint records: the kernel's bstr_printf ---------------------------------------------- */
+
+/* The next packed argument of size bytes (ut_printf.h) at *off, or false past the end. */
+static bool bin_arg(const unsigned char *buf, uint32_t n, uint32_t *off, int size, struct val *v)
+{
+	uint64_t x = 0;
+	uint32_t at;
+
+	if (size == 0) { /* a string and its NUL */
+		const unsigned char *nul;
+
+		if (*off >= n || !(nul = memchr(buf + *off, 0, n - *off)))
+			return false;
+		*v = (struct val){.kind = V_STR, .p = buf + *off, .n = (uint32_t)(nul - (buf + *off))};
+		*off += v->n + 1;
+		return true;
+	}
+	at = ut_pf_align(*off, size);
+	if (at > n || (uint32_t)size > n - at)
+		return false;
+	memcpy(&x, buf + at, (size_t)size); /* little-endian */
+	*off = at + (uint32_t)size;
+	*v = int_val(x, (unsigned int)size, false);
+	return true;
+}
+
+int tfs_pfmt_render_bin(const char *fmt, const unsigned char *buf, uint32_t n,
+			const struct tfs_pfmt_env *env, struct tfs_buf *b)
+{
+	struct ctx c = {.env = env, .raw = true};
+	const char *s = fmt, *lit = fmt;
+	uint32_t off = 0;
+
+	while (*s) {
+		struct ut_pf_conv cv;
+		struct val v, w;
+		int width, prec;
+
+		if (*s != '%') {
+			s++;
+			continue;
+		}
+		tfs_buf_append(b, lit, (size_t)(s - lit));
+		s++;
+		if (!ut_pf_decode(&s, &cv))
+			return -EINVAL; /* the kernel's printf stops at a conversion it does not know */
+		lit = s;
+		if (cv.conv == '%') {
+			tfs_buf_append(b, "%", 1);
+			continue;
+		}
+		width = cv.width, prec = cv.prec;
+		if (width == UT_PF_STAR) {
+			if (!bin_arg(buf, n, &off, 4, &w))
+				return -EINVAL;
+			width = star_clamp(w.v);
+		}
+		if (prec == UT_PF_STAR) {
+			if (!bin_arg(buf, n, &off, 4, &w))
+				return -EINVAL;
+			prec = star_clamp(w.v) < 0 ? 0 : star_clamp(w.v);
+		}
+		if (!bin_arg(buf, n, &off, ut_pf_arg_size(&cv), &v) ||
+		    !convert(&c, &cv, &v, width, prec, b))
+			return -EINVAL;
+	}
+	tfs_buf_append(b, lit, (size_t)(s - lit));
 	return 0;
 }

@@ -13,6 +13,14 @@
  *                           stops this process at once and every other one as soon
  *                           as utracefs has seen it
  *
+ * As the kernel's: a trace_printk() with a constant format and arguments records
+ * the format's address and the arguments in binary (a bprint event, formatted
+ * only when the trace is read; the format is listed in printk_formats), one
+ * without arguments is a trace_puts() of its format (its text as it is, "%%" and
+ * all), and trace_puts() of a constant string records its address (bputs).  A
+ * format that is not a constant, or has a conversion the kernel's printf does not
+ * know (%n, %f, ...), is formatted at once into a print event.
+ *
  * The program does not have to be linked with -lutrace: the entry points are weak,
  * so it runs unchanged without the runtime (the calls do nothing and
  * tracing_is_on() is 0), picks them up when libutrace.so is preloaded, and the
@@ -28,6 +36,10 @@ extern "C" {
 int utrace_printk_at(unsigned long ip, const char *fmt, ...)
     __attribute__((weak, format(printf, 2, 3)));
 int utrace_puts_at(unsigned long ip, const char *str) __attribute__((weak));
+/* The same for a constant format or string: fmt and str must stay where they are. */
+int utrace_bprintk_at(unsigned long ip, const char *fmt, ...)
+    __attribute__((weak, format(printf, 2, 3)));
+int utrace_bputs_at(unsigned long ip, const char *str) __attribute__((weak));
 /* The same, credited to the caller's return address (programs built before _at). */
 int utrace_printk(const char *fmt, ...) __attribute__((weak, format(printf, 1, 2)));
 int utrace_puts(const char *str) __attribute__((weak));
@@ -52,9 +64,22 @@ int utrace_tracing_is_on(void) __attribute__((weak));
 	})
 #endif
 
+/*
+ * A runtime older than the bprint entry points has only the _at ones: those are
+ * used then, and for what is not a constant.  No arguments: trace_puts, as the
+ * kernel's macro decides by the text of the arguments.
+ */
 #define trace_printk(fmt, ...)                                                                     \
-	(utrace_printk_at ? utrace_printk_at(UTRACE_THIS_IP, fmt, ##__VA_ARGS__) : 0)
-#define trace_puts(str) (utrace_puts_at ? utrace_puts_at(UTRACE_THIS_IP, str) : 0)
+	(sizeof(#__VA_ARGS__) > 1 ? __utrace_printk(fmt, ##__VA_ARGS__) : trace_puts(fmt))
+#define __utrace_printk(fmt, ...)                                                                  \
+	(__builtin_constant_p(fmt) && utrace_bprintk_at                                            \
+	     ? utrace_bprintk_at(UTRACE_THIS_IP, fmt, ##__VA_ARGS__)                               \
+	 : utrace_printk_at ? utrace_printk_at(UTRACE_THIS_IP, fmt, ##__VA_ARGS__)                 \
+			    : 0)
+#define trace_puts(str)                                                                            \
+	(__builtin_constant_p(str) && utrace_bputs_at ? utrace_bputs_at(UTRACE_THIS_IP, str)       \
+	 : utrace_puts_at			       ? utrace_puts_at(UTRACE_THIS_IP, str)                   \
+						       : 0)
 
 static inline void tracing_on(void)
 {

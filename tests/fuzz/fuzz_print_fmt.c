@@ -8,6 +8,10 @@
  * Input: byte 0 bit 0 the option hash-ptr; then the format text up to a NUL (the
  * form the format file shows: `"text", REC->field, ...`); the rest is the record
  * after its common fields (cut to 248 bytes, at least the definition's 64 with zeros).
+ *
+ * The same text is also a bprint record's format (a trace_printk format as a
+ * process could send it) and the rest its packed arguments, rendered as the
+ * kernel's bstr_printf (tfs_pfmt_render_bin): nothing may be read past them.
  */
 #include "fuzz.h"
 #include "event_defs.h"
@@ -45,6 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rlen)
 		memcpy(rec + 8, nul + 1, rlen);
 	env.size = (unsigned int)(rlen + 8 < 64 ? 64 : rlen + 8);
+	tfs_pfmt_render_bin(d.print_fmt, rec + 8, (uint32_t)rlen, &env, &b);
+	tfs_buf_free(&b);
 	pf = tfs_pfmt_parse(&d, &why);
 	if (!pf)
 		return 0;

@@ -162,8 +162,11 @@ PRINT_FMTS = [
     '(unsigned char)REC->i >> 1',
     '"%s\\n", REC->i > 0 ? "pos" : REC->i == 0 ? "zero" : "neg"',
 ]
+# the same input is a bprint record's format and packed arguments (common/ut_printf.h)
+BPRINT = (b"\1bprint %d %s %*.*x %hhd %llu %c %pS %px\n\0" + struct.pack("<i", 5) + b"hello\0\0\0" +
+          struct.pack("<iiIb3xQb3xQQ", 8, 3, 0x1f, -5, 2**64 - 1, ord("z"), 0x1010, 0x1234))
 texts("print_fmt", [bytes([i & 1]) + f.encode() + b"\0" + pf_record()
-                    for i, f in enumerate(PRINT_FMTS)])
+                    for i, f in enumerate(PRINT_FMTS)] + [BPRINT])
 
 # fuzz_insn: bytes 0-3 the distance to relocate by (signed, in 16-byte units), then code:
 # a function prologue, every branch kind, RIP-relative operands, prefixes, VEX/EVEX, x87

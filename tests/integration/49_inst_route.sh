@@ -51,6 +51,10 @@ expect_eq "instance b (ip_bar* ip_foo_two, set_ftrace_pid one thread): that thre
 expect_eq "sites an instance takes are calls, the others NOPs" \
 	"ip_foo_one e8 ip_foo_two e8 ip_bar_one e8 ip_baz 0f" \
 	"$(ip P 7 ip_foo_one ip_foo_two ip_bar_one ip_baz | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "a site an instance that picks threads shares: the probe stub (C)" \
+	"ip_foo_two probe" "$(ip P 7 entry ip_foo_two)"
+expect_eq "a site one instance takes for every thread: that instance's entry" \
+	"ip_foo_one inst" "$(ip P 7 entry ip_foo_one)"
 expect_eq "a process b's pid list leaves out: ip_bar_one stays a NOP there" \
 	"ip_bar_one 0f" "$(ip Q 8 ip_bar_one)"
 expect_eq "each event once: a's count of lines" "8" \
@@ -69,11 +73,15 @@ echo 'ip_baz ip_foo_one' >"$T/set_ftrace_filter"
 round
 expect_eq "a site both the top and an instance take: in both" \
 	"8 4" "$(grep -c ': ip_foo' "$I/a/trace") $(grep -c ': ip_foo_one' "$T/trace")"
+expect_eq "... through the entry of that set of spans (the assembly path)" \
+	"ip_foo_one multi" "$(ip P 7 entry ip_foo_one)"
 echo function_graph >"$T/current_tracer"
 round
 expect_eq "top function_graph and instance function at once: each its own events" \
 	"4 4 8" "$(grep -c 'ip_baz();' "$T/trace") $(grep -c 'ip_foo_one();' "$T/trace") $(
 		grep -c ': ip_foo' "$I/a/trace")"
+expect_eq "... through the probe stub (C makes the top's graph frame)" \
+	"ip_foo_one probe" "$(ip P 7 entry ip_foo_one)"
 echo nop >"$T/current_tracer"
 echo >"$T/set_ftrace_filter"
 
@@ -104,6 +112,10 @@ round
 expect_eq "b's pid list moved to the other process (all its threads)" \
 	"$(sorted ip_bar_one-$QPID ip_bar_one-$QW ip_foo_two-$QPID ip_foo_two-$QW)" \
 	"$(calls "$I/b/trace")"
+expect_eq "a site two instances take for every thread: the entry of that set" \
+	"ip_foo_two multi" "$(ip Q 8 entry ip_foo_two)"
+expect_eq "... and each event once in each (a: both processes, b: this one)" "4 2" \
+	"$(grep -c ': ip_foo_two' "$I/a/trace") $(grep -c ': ip_foo_two' "$I/b/trace")"
 echo nop >"$I/a/current_tracer"
 round
 expect_eq "a back to nop: nothing more in a, b as before" \

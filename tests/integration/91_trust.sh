@@ -19,7 +19,7 @@ LPIDS=
 tr_cleanup() {
 	for p in $LPIDS; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	for m in "$UT_TMP"/run/utrace-0/tracing "$UT_TMP"/run/utrace-0/t2 "$UT_TMP"/run/tc \
-		"$UT_TMP"/gw/tracing; do
+		"$UT_TMP"/gw/tracing "$UT_TMP"/ao/tracing; do
 		mountpoint -q "$m" 2>/dev/null && fusermount3 -u "$m"
 	done
 	# userdel refuses while a process of the user is still being torn down
@@ -150,3 +150,31 @@ expect_eq "our own mount: a traced program is traced" 7 \
 	"$(grep -c "rt_calls-$pid .* leaf <-caller\$" "$T/trace")"
 out=$("$UTRACE" mount 2>&1)
 expect_eq "our own mount: utrace mount finds it" "utracefs already mounted at $T" "$out"
+
+# -- -o allow_other: others only as far as the owner's modes let them --------------------
+AO=$UT_TMP/ao/tracing
+mkdir -p -m 0755 "$UT_TMP/ao"
+out=$("$UTRACE" mount -o allow_other,fsname=aotrace "$AO" 2>&1)
+expect_match "-o allow_other,fsname=: mounted with both" \
+	" $AO .* fuse.utracefs aotrace .*allow_other" "$(grep " $AO " /proc/self/mountinfo)"
+expect_eq "-o allow_other: the tree stays the owner's (another user cannot read trace)" "denied" \
+	"$(as_other cat "$AO/trace" >/dev/null 2>&1 && echo read || echo denied)"
+chmod 0755 "$AO"
+chmod 0644 "$AO/trace"
+expect_match "-o allow_other: once the owner opens the modes, the other user reads trace" \
+	"^# tracer: nop" "$(as_other cat "$AO/trace" 2>&1 | head -1)"
+expect_eq "-o allow_other: a file the owner left closed stays closed" "denied" \
+	"$(as_other sh -c 'echo function > "$1"' sh "$AO/current_tracer" 2>/dev/null && echo written ||
+		echo denied)"
+expect_eq "... and its value is unchanged" "nop" "$(cat "$AO/current_tracer")"
+fusermount3 -u "$AO"
+out=$("$UTRACE" mount "$AO" 2>&1)
+chmod 0755 "$AO"
+chmod 0644 "$AO/trace"
+expect_eq "without allow_other: another user is kept out even with open modes" "denied" \
+	"$(as_other cat "$AO/trace" >/dev/null 2>&1 && echo read || echo denied)"
+fusermount3 -u "$AO"
+out=$("$UTRACEFS" -o subtype=x "$AO" 2>&1); rc=$?
+expect_eq "-o: an option not offered is refused, nothing mounted" \
+	"2 utracefs: mount option not supported: subtype=x no" \
+	"$rc $(echo "$out" | head -1) $(mountpoint -q "$AO" && echo yes || echo no)"

@@ -14,9 +14,13 @@
  *                           prints "spins N" (N calls so far) at every command
  *                    stop   ends it
  *                    NAME   "NAME XX": the first byte of NAME's patch site
+ *                    entry NAME  "NAME KIND": the entry of its object's stub page
+ *                           NAME's site calls (runtime/rt.h): tracer, probe, inst
+ *                           (one instance), multi (a set of spans), or none
  *                  exits at EOF.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -147,6 +151,28 @@ static void run_both(int with_tree)
 	pthread_mutex_unlock(&lock);
 }
 
+/* The stub page entry NAME's site calls, by its offset in the page (runtime/rt.h:
+ * the tracer's at 0, UT_PROBE_STUB_OFF 16, UT_INST_STUB_OFF(1 .. 64) from 64,
+ * UT_MULTI_STUB_OFF(j) from 1088). */
+static void print_entry(const char *name)
+{
+	const unsigned char *p = lookup(name);
+	uintptr_t to, off;
+	int32_t rel;
+
+	if (p && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+		p += 4;
+	if (!p || p[0] != 0xe8) {
+		printf("%s none\n", name);
+		return;
+	}
+	memcpy(&rel, p + 1, 4);
+	to = (uintptr_t)p + 5 + (uintptr_t)(intptr_t)rel;
+	off = to & 4095;
+	printf("%s %s\n", name,
+	       off == 0 ? "tracer" : off == 16 ? "probe" : off < 1088 ? "inst" : "multi");
+}
+
 static void *lookup(const char *name)
 {
 	static const struct {
@@ -194,6 +220,10 @@ int main(int argc, char **argv)
 				spinning = 1;
 				if (pthread_create(&spin, NULL, spinner, NULL))
 					spinning = 0;
+			} else if (!strcmp(w, "entry")) {
+				w = strtok_r(NULL, " \n", &s);
+				if (w)
+					print_entry(w);
 			} else if (!strcmp(w, "stop") && spinning) {
 				spinning = 0;
 				pthread_join(spin, NULL);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -29,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "output/print_fmt.h"
 #include "ut_ctl.h"
 #include "ut_ring_write.h"
 #include "ut_sel.h"
@@ -59,6 +61,7 @@ struct fake_daemon {
 	struct ut_ctl *ctl;
 	pthread_t th, rd;
 	volatile int stop, paused; /* paused: the reader thread leaves the rings alone */
+	int receiving;		   /* the server is between a recv and its handling */
 	pthread_mutex_t mu;	   /* everything below */
 	struct fd_conn conns[FD_MAX_CONN];
 	int nconn, hellos, tasks, tracing_msgs, last_tracing, maps_msgs;
@@ -70,6 +73,11 @@ struct fake_daemon {
 	int nfuncs, nprints;
 	char prints[FD_MAX_PRINTS][256];
 	uint64_t print_ip[FD_MAX_PRINTS];
+	uint8_t print_type[FD_MAX_PRINTS]; /* UT_EV_PRINT, UT_EV_BPRINT or UT_EV_BPUTS */
+	/* the texts UT_MSG_PRINTK_FMT told (bprint and bputs records name them) */
+	int nfmts;
+	uint64_t fmt_addr[FD_MAX_PRINTS];
+	char fmt_text[FD_MAX_PRINTS][256];
 	uint64_t stacks, bad, other;
 	uint64_t stack_ip, stack_parent, stack_matches; /* stacks starting [ip, parent] */
 	uint32_t ring_flags;				/* RB_F_* for fd_reset_rings */
@@ -82,6 +90,31 @@ static uint64_t fd_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A bprint or bputs record as a print: its text through utracefs's own renderer. */
+static void fd_bprint(struct fake_daemon *d, const struct ut_ev *e)
+{
+	const struct ut_ev_bprint *bp = (const void *)e;
+	uint64_t addr = e->type == UT_EV_BPRINT ? bp->fmt : ((const struct ut_ev_bputs *)e)->str;
+	const char *text = NULL;
+	struct tfs_pfmt_env env = {0};
+	struct tfs_buf b = {0};
+
+	for (int i = 0; i < d->nfmts; i++)
+		if (d->fmt_addr[i] == addr)
+			text = d->fmt_text[i];
+	if (!text)
+		tfs_buf_printf(&b, "(unknown %llx)", (unsigned long long)addr);
+	else if (e->type == UT_EV_BPUTS)
+		tfs_buf_printf(&b, "%s", text);
+	else if (e->len < sizeof(*bp) + bp->size ||
+		 tfs_pfmt_render_bin(text, (const unsigned char *)bp->buf, bp->size, &env, &b))
+		tfs_buf_printf(&b, "(bad)");
+	snprintf(d->prints[d->nprints], sizeof(d->prints[0]), "%s", b.data ? b.data : "");
+	tfs_buf_free(&b);
+	d->print_type[d->nprints] = e->type;
+	d->print_ip[d->nprints++] = bp->ip;
 }
 
 static void fd_account(struct fake_daemon *d, unsigned int cpu, const unsigned char *p,
@@ -116,8 +149,12 @@ static void fd_account(struct fake_daemon *d, unsigned int cpu, const unsigned c
 			if (d->nprints < FD_MAX_PRINTS) {
 				snprintf(d->prints[d->nprints], sizeof(d->prints[0]), "%.*s",
 					 (int)(e->len - 24), pr->buf);
+				d->print_type[d->nprints] = UT_EV_PRINT;
 				d->print_ip[d->nprints++] = pr->ip;
 			}
+		} else if ((e->type == UT_EV_BPRINT || e->type == UT_EV_BPUTS) &&
+			   d->nprints < FD_MAX_PRINTS) {
+			fd_bprint(d, e);
 		} else if (e->type == UT_EV_KERNEL_STACK && e->len >= 24) {
 			const struct ut_ev_stack *st = (const void *)e;
 
@@ -163,9 +200,35 @@ static void fd_consume(struct fake_daemon *d, unsigned int cpu, int final)
 	}
 }
 
+/*
+ * Wait (at most 5 s) until the server has handled every packet the connections
+ * hold: a process sends a trace_printk format before the record that names it.
+ */
+static void fd_sync(struct fake_daemon *d)
+{
+	uint64_t end = fd_now_ms() + 5000;
+
+	while (fd_now_ms() < end) {
+		int pending = 0;
+
+		pthread_mutex_lock(&d->mu);
+		for (int i = 0; i < d->nconn; i++) {
+			int q = 0;
+
+			if (d->conns[i].alive && ioctl(d->conns[i].fd, FIONREAD, &q) == 0 && q > 0)
+				pending = 1;
+		}
+		pthread_mutex_unlock(&d->mu);
+		if (!pending && !__atomic_load_n(&d->receiving, __ATOMIC_SEQ_CST))
+			return;
+		usleep(200);
+	}
+}
+
 /* Empty the rings and the counts (writers must be quiet or stopped). */
 static void fd_drain(struct fake_daemon *d)
 {
+	fd_sync(d);
 	pthread_mutex_lock(&d->mu);
 	for (unsigned int c = 0; c < d->nr_cpus; c++)
 		fd_consume(d, c,
@@ -182,7 +245,7 @@ static void fd_reset_rings(struct fake_daemon *d)
 		d->events[c] = 0;
 		ut_rb_cpu(d->area, c)->enabled = 1;
 	}
-	d->nfuncs = d->nprints = 0;
+	d->nfuncs = d->nprints = 0; /* the texts told stay: the process sends each once */
 	d->stacks = d->bad = d->other = 0;
 	pthread_mutex_unlock(&d->mu);
 }
@@ -249,6 +312,13 @@ static void fd_message(struct fake_daemon *d, struct fd_conn *c, const char *buf
 		d->tasks++;
 	} else if (h->type == UT_MSG_MAPS && n == sizeof(struct ut_msg_maps)) {
 		d->maps_msgs++;
+	} else if (h->type == UT_MSG_PRINTK_FMT && n > (ssize_t)sizeof(struct ut_msg_printk_fmt) &&
+		   d->nfmts < FD_MAX_PRINTS) {
+		const struct ut_msg_printk_fmt *m = (const void *)buf;
+
+		d->fmt_addr[d->nfmts] = m->addr;
+		snprintf(d->fmt_text[d->nfmts++], sizeof(d->fmt_text[0]), "%.*s",
+			 (int)(n - (ssize_t)sizeof(*m)), m->text);
 	} else if (h->type == UT_MSG_TRACING && n == sizeof(struct ut_msg_tracing)) {
 		d->tracing_msgs++;
 		d->last_tracing = (int)((const struct ut_msg_tracing *)buf)->on;
@@ -281,10 +351,11 @@ static void *fd_server(void *arg)
 		}
 		for (int i = 1; i < n; i++) {
 			struct fd_conn *c = &d->conns[i - 1];
-			char buf[512];
+			char buf[2048];
 
 			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
+			__atomic_store_n(&d->receiving, 1, __ATOMIC_SEQ_CST); /* fd_sync */
 			ssize_t r = recv(c->fd, buf, sizeof(buf), 0);
 
 			if (r <= 0) {
@@ -295,6 +366,7 @@ static void *fd_server(void *arg)
 			} else {
 				fd_message(d, c, buf, r);
 			}
+			__atomic_store_n(&d->receiving, 0, __ATOMIC_SEQ_CST);
 		}
 	}
 	return NULL;

@@ -136,7 +136,7 @@ static void test_mount_state_without_mount(void **state)
 	assert_int_equal(cli_need_mount(tmpl), CLI_FAIL);
 	/* a mount point whose socket name cannot be bound: refused, nothing created */
 	snprintf(sub, sizeof(sub), "%s/%0100d/tracing", tmpl, 0);
-	assert_int_equal(cli_mount(sub), -ENAMETOOLONG);
+	assert_int_equal(cli_mount(sub, NULL), -ENAMETOOLONG);
 	*strrchr(sub, '/') = '\0';
 	assert_int_equal(access(sub, F_OK), -1);
 	assert_int_equal(cli_umount(tmpl, false), -EINVAL);

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "output/output.h"
+#include "printk_fmt.h"
 #include "settings.h"
 #include "tracers/tracers.h"
 
@@ -383,6 +384,58 @@ static void test_trace_printk_line(void **state)
 	assert_string_equal(line(&it, &e), "out_caller: value 3\n");
 }
 
+/*
+ * bprint and bputs: the text told by the process (printk_fmt.c) rendered with the
+ * record's arguments; a text never told shows what the kernel shows for a pointer
+ * it cannot read.  Both as the default line, msg-only, raw and hex.
+ */
+static void test_bprint_line(void **state)
+{
+	static union {
+		struct ut_ev_bprint p;
+		unsigned char raw[64];
+	} bp;
+	struct ut_ev_bputs bs = {.h = {.len = 32, .type = UT_EV_BPUTS, .tid = (uint32_t)getpid()},
+				 .ip = (uintptr_t)out_caller + 4,
+				 .str = 0x5000};
+	struct tfs_iter it = {.inst = &tfs_top};
+	struct tfs_event e = {.ev = &bp.p.h, .cpu = 0, .ts = 671014606123ull};
+	struct tfs_event es = {.ev = &bs.h, .cpu = 0, .ts = 671014606123ull};
+	int32_t v = -7;
+
+	tfs_printk_fmt_reset();
+	bp.p.h = (struct ut_ev){.len = 48, .type = UT_EV_BPRINT, .tid = (uint32_t)getpid(), .ts = 100};
+	bs.h.ts = 100;
+	bp.p.ip = (uintptr_t)out_caller + 4;
+	bp.p.fmt = 0x4000;
+	bp.p.size = 8;
+	memcpy(bp.p.buf, &v, 4);
+	memcpy(bp.p.buf + 1, "ok\0", 4);
+	opt(TFS_OPT_CONTEXT_INFO, false);
+	assert_string_equal(line(&it, &e), "out_caller: (efault)\n");
+	assert_string_equal(line(&it, &es), "out_caller: (efault)\n");
+	tfs_printk_fmt_add(getpid(), 0x4000, 50, "v=%d %s\n");
+	tfs_printk_fmt_add(getpid(), 0x5000, 50, "puts\n");
+	assert_string_equal(line(&it, &e), "out_caller: v=-7 ok\n");
+	assert_string_equal(line(&it, &es), "out_caller: puts\n");
+	opt(TFS_OPT_PRINTK_MSG_ONLY, true);
+	assert_string_equal(line(&it, &e), "v=-7 ok\n");
+	opt(TFS_OPT_PRINTK_MSG_ONLY, false);
+	opt(TFS_OPT_RAW, true);
+	tfs_buf_reset(&b);
+	tfs_buf_printf(&b, ": %lx : v=-7 ok\n", (unsigned long)bp.p.ip);
+	assert_string_equal(line(&it, &e), b.data);
+	opt(TFS_OPT_RAW, false);
+	opt(TFS_OPT_HEX, true);
+	assert_string_equal(line(&it, &e), "type: 6\n\n");
+	assert_string_equal(line(&it, &es), "type: 15\n\n");
+	opt(TFS_OPT_HEX, false);
+	opt(TFS_OPT_FIELDS, true);
+	assert_string_equal(line(&it, &e), "UNKNOWN TYPE 6\n");
+	opt(TFS_OPT_FIELDS, false);
+	tfs_printk_fmt_reset();
+}
+
 /* A C function under a C++ name, ns::foo(int), and the function tracer's demangle option. */
 __attribute__((noinline, used)) int out_cxx(int x) __asm__("_ZN2ns3fooEi");
 __attribute__((noinline, used)) int out_cxx(int x)
@@ -525,6 +578,7 @@ int main(void)
 	    cmocka_unit_test(test_cut_name),
 	    cmocka_unit_test_setup(test_stack_lines, setup),
 	    cmocka_unit_test_setup(test_trace_printk_line, setup),
+	    cmocka_unit_test_setup(test_bprint_line, setup),
 	    cmocka_unit_test_setup(test_demangle_option, setup),
 	    cmocka_unit_test_setup(test_kernel_page, setup),
 	};

@@ -329,6 +329,9 @@ static void test_printk_tracing_off(void **state)
 	assert_int_equal(fd.nprints, 2);
 	assert_string_equal(fd.prints[0], "hello 42 from printk\n");
 	assert_string_equal(fd.prints[1], "a constant string\n");
+	/* constant formats: the kernel's binary records, their texts told once */
+	assert_int_equal(fd.print_type[0], UT_EV_BPRINT);
+	assert_int_equal(fd.print_type[1], UT_EV_BPUTS);
 	assert_true(fd.print_ip[0] != 0 && fd.print_ip[0] != fd.print_ip[1]);
 	assert_int_equal(fd.tracing_msgs, 1);
 	assert_int_equal(fd.last_tracing, 0);
