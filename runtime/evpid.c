@@ -133,27 +133,31 @@ void ut_evpid_refresh(uint32_t gen)
 	ut_thr.ev_gen = gen;
 }
 
-/* Fill the lists of table t (buffer buf, t->slots set) from section c. */
+/*
+ * Fill the lists of table t (buffer buf, t->slots set) from section c.  Readers may
+ * be reading this buffer still (two changes while they read): every word is stored
+ * once, atomically, and their sequence check throws away what they read.
+ */
 static void fill(struct ev_tab *t, unsigned int buf, const struct ut_sel_copy *c, int found)
 {
-	memset(t->tasks, 0, sizeof(t->tasks));
-	memset(t->nr, 0, sizeof(t->nr));
 	for (unsigned int s = 0; s < UT_INST_MAX; s++) {
 		const struct ut_sel_evpid *e = NULL;
+		uint32_t tasks = UT_SEL_TASKS_ALL, nr = 0;
+		int32_t *tids = tids_of(buf, s);
 
-		if (!has(t->slots, s))
-			continue;
-		for (uint32_t k = 0; found && k < c->nr_evpids && !e; k++)
+		for (uint32_t k = 0; has(t->slots, s) && found && k < c->nr_evpids && !e; k++)
 			if (c->evpids[k].slot == s)
 				e = &c->evpids[k];
-		if (!e) {
-			/* no word for us yet: our threads are in no list */
-			t->tasks[s] = has(c->hdr.ev_only, s) ? UT_SEL_TASKS_NONE : UT_SEL_TASKS_ALL;
-			continue;
+		if (e) {
+			tasks = e->tasks;
+			nr = e->nr_tids;
+			for (uint32_t i = 0; i < nr; i++)
+				__atomic_store_n(&tids[i], c->etids[e->tids_off + i], __ATOMIC_RELAXED);
+		} else if (has(t->slots, s) && has(c->hdr.ev_only, s)) {
+			tasks = UT_SEL_TASKS_NONE; /* no word for us yet: our threads are in no list */
 		}
-		t->tasks[s] = e->tasks;
-		t->nr[s] = e->nr_tids;
-		memcpy(tids_of(buf, s), c->etids + e->tids_off, e->nr_tids * sizeof(int32_t));
+		__atomic_store_n(&t->tasks[s], tasks, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->nr[s], nr, __ATOMIC_RELAXED);
 	}
 }
 
@@ -174,21 +178,23 @@ void ut_evpid_load(const struct ut_sel_copy *c, int found)
 	struct ev_tab *t = &tabs[buf];
 	const struct ev_tab *cur = &tabs[seq & 1];
 
-	__atomic_store_n(&follow, c && c->hdr.follow, __ATOMIC_RELAXED);
-	memset(t->slots, 0, sizeof(t->slots));
-	memset(t->fork, 0, sizeof(t->fork));
-	t->serial = found ? c->ev_serial : cur->serial;
 	/* without memory for the lists, events are recorded as if there were none */
-	if (c && (c->hdr.ev_slots[0] | c->hdr.ev_slots[1]) && pool_ready()) {
-		for (int w = 0; w < 2; w++) {
-			t->slots[w] = c->hdr.ev_slots[w];
-			t->fork[w] = c->hdr.ev_fork[w] & t->slots[w];
-		}
-		fill(t, buf, c, found);
-	} else {
-		memset(t->tasks, 0, sizeof(t->tasks));
-		memset(t->nr, 0, sizeof(t->nr));
+	int lists = c && (c->hdr.ev_slots[0] | c->hdr.ev_slots[1]) && pool_ready();
+
+	__atomic_store_n(&follow, c && c->hdr.follow, __ATOMIC_RELAXED);
+	for (int w = 0; w < 2; w++) {
+		__atomic_store_n(&t->slots[w], lists ? c->hdr.ev_slots[w] : 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->fork[w], lists ? c->hdr.ev_fork[w] & c->hdr.ev_slots[w] : 0,
+				 __ATOMIC_RELAXED);
 	}
+	__atomic_store_n(&t->serial, found ? c->ev_serial : cur->serial, __ATOMIC_RELAXED);
+	if (lists)
+		fill(t, buf, c, found);
+	else
+		for (unsigned int s = 0; s < UT_INST_MAX; s++) {
+			__atomic_store_n(&t->tasks[s], UT_SEL_TASKS_ALL, __ATOMIC_RELAXED);
+			__atomic_store_n(&t->nr[s], 0, __ATOMIC_RELAXED);
+		}
 	if (same(t, buf, cur, seq & 1))
 		return;
 	__atomic_store_n(&tab_seq, seq + 1, __ATOMIC_RELEASE);

@@ -363,8 +363,19 @@ static bool slot_follows(unsigned int slot, enum tfs_pid_list first)
 							     : TFS_OPT_EVENT_FORK);
 }
 
+/* Which instances follow forks, for each pair of lists ([s][1]: the event lists). */
+static void slots_following(bool on[UT_INST_MAX][2])
+{
+	for (unsigned int s = 0; s < UT_INST_MAX; s++)
+		for (int k = 0; k < 2; k++)
+			on[s][k] = slot_follows(s, k ? TFS_PID_EVENT : TFS_PID_FTRACE);
+}
+
 void tfs_pid_event_slots_locked(struct tfs_pid_evslots *es)
 {
+	bool on[UT_INST_MAX][2];
+
+	slots_following(on); /* before pid_lock: it takes the instances' lock */
 	*es = (struct tfs_pid_evslots){0};
 	pthread_mutex_lock(&pid_lock);
 	for (unsigned int s = 0; s < UT_INST_MAX; s++) {
@@ -373,12 +384,11 @@ void tfs_pid_event_slots_locked(struct tfs_pid_evslots *es)
 
 		if (l[TFS_PID_EVENT].n || l[TFS_PID_EVENT_NOTRACE].n) {
 			es->slots[s / 64] |= bit;
-			es->fork[s / 64] |= slot_follows(s, TFS_PID_EVENT) ? bit : 0;
+			es->fork[s / 64] |= on[s][1] ? bit : 0;
 		}
 		es->only[s / 64] |= l[TFS_PID_EVENT].n ? bit : 0;
-		for (int first = TFS_PID_FTRACE; first <= TFS_PID_EVENT; first += 2)
-			es->follow |= (l[first].n || l[first + 1].n) &&
-				      slot_follows(s, (enum tfs_pid_list)first);
+		for (int k = 0; k < 2; k++)
+			es->follow |= (l[2 * k].n || l[2 * k + 1].n) && on[s][k];
 	}
 	pthread_mutex_unlock(&pid_lock);
 }
@@ -449,9 +459,7 @@ static bool follow(pid_t id, pid_t ptid, pid_t ppid, bool gone)
 {
 	bool on[UT_INST_MAX][2], changed = false;
 
-	for (unsigned int s = 0; s < UT_INST_MAX; s++)
-		for (int k = 0; k < 2; k++)
-			on[s][k] = slot_follows(s, k ? TFS_PID_EVENT : TFS_PID_FTRACE);
+	slots_following(on);
 	pthread_mutex_lock(&tfs_ft_lock);
 	pthread_mutex_lock(&pid_lock);
 	for (unsigned int s = 0; s < UT_INST_MAX; s++)
