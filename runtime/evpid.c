@@ -48,7 +48,7 @@ volatile uint32_t ut_rt_ev_gen;
 static int follow;		 /* some instance follows forks: threads say when they start */
 static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t serial_last = 1; /* the HELLO is 1 */
-static int32_t fork_tid;	 /* the thread calling fork() (between prepare and after) */
+static __thread int32_t fork_tid; /* this thread calls fork() (prepare to after) */
 static int32_t forked_by;	 /* a fork child: the thread that forked it */
 
 static int32_t gettid_now(void)
