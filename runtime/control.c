@@ -538,8 +538,10 @@ static void sel_load(void)
 	if (r == 0 && complete)
 		sel_inherited = 0;
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
+	/* event pid lists: our threads' answer is in our section too (evpid.c) */
 	selective = r == 0 && (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
-			       c.hdr.graph_notrace || c.hdr.probes || c.hdr.routed);
+			       c.hdr.graph_notrace || c.hdr.probes || c.hdr.routed ||
+			       c.hdr.ev_slots[0] || c.hdr.ev_slots[1]);
 	__atomic_store_n(&sel_selective, selective, __ATOMIC_RELEASE);
 	__atomic_store_n(&sel_pending, selective && !complete, __ATOMIC_RELEASE);
 }

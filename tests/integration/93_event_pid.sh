@@ -120,6 +120,24 @@ clear
 ask "$OUT" 7 run >/dev/null
 expect_eq "lists emptied: every thread again" "1 2 " "$(hits "$T/trace")"
 
+# a program started under the lists waits for its answer: its first event is judged
+echo sched:sched_process_exec >"$T/set_event"
+echo "$PID" >"$T/set_event_pid"
+clear
+# shellcheck disable=SC2016
+out=$(sh -c 'echo $$ >>"$1/set_event_pid"; LD_PRELOAD=$2 exec "$3"' sh "$T" "$LIBUTRACE" \
+	"$PROGS/life_prog")
+lp=$(echo "$out" | sed -n 1p)
+expect_match "a program exec'd by a listed pid: its exec event is recorded" \
+	"sched_process_exec: filename=[^ ]*life_prog pid=$lp " "$(cat "$T/trace")"
+echo "$PID" >"$T/set_event_pid"
+clear
+traced "$PROGS/life_prog" >/dev/null
+expect_eq "a program not listed: its exec event is not" 0 \
+	"$(grep -c 'sched_process_exec' "$T/trace")"
+echo >"$T/set_event"
+echo >"$T/set_event_pid"
+
 exec 7>&-
 echo 0 >"$T/events/pp/hit/enable"
 rmdir "$I/b"
