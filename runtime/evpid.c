@@ -241,7 +241,7 @@ void ut_evpid_thread_start(const struct ut_evpid_from *f)
 		ut_thr.ev_pin = m.serial;
 		ut_thr.ev_gen = 0;
 	}
-	ut_send(&m, sizeof(m)); /* in serial order: one lock */
+	ut_send_wait(&m, sizeof(m)); /* in serial order (one lock), never dropped */
 	pthread_mutex_unlock(&serial_lock);
 }
 
@@ -252,7 +252,7 @@ void ut_evpid_thread_exit(void)
 	if (!__atomic_load_n(&follow, __ATOMIC_RELAXED))
 		return;
 	m.tid = gettid_now();
-	ut_send(&m, sizeof(m));
+	ut_send_wait(&m, sizeof(m));
 }
 
 void ut_evpid_fork_prepare(void)
@@ -279,10 +279,11 @@ void ut_evpid_fork_child(void)
 	serial_last = 1;
 	forked_by = fork_tid;
 	fork_tid = 0;
-	ut_thr.ev_gen = 0;
-	ut_thr.ev_pin = 0;
-	if (!__atomic_load_n(&ut_rt_ev_gen, __ATOMIC_ACQUIRE))
+	ut_thr.ev_gen = 0; /* our own answer: asked again at our first event */
+	if (!__atomic_load_n(&ut_rt_ev_gen, __ATOMIC_ACQUIRE)) {
+		ut_thr.ev_pin = 0;
 		return;
+	}
 	answer(forked_by, 1, ok, fm); /* ut_thr is the forking thread's copy: its pin */
 	for (int w = 0; w < 2; w++) {
 		ut_thr.ev_fmask[w] = fm[w];

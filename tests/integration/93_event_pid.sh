@@ -86,7 +86,11 @@ child=$(ask "$OUT" 7 fork | sed -n 's/^child //p')
 expect_eq "event-fork: the new thread and the child record" "3 4 " "$(hits "$T/trace")"
 expect_eq "event-fork: b (event-fork off there) takes every thread" "3 4 " \
 	"$(hits "$I/b/trace")"
-# the thread has ended (joined), the child lives until reaped
+clear
+ask "$OUT" 7 threads >/dev/null
+expect_eq "event-fork: eight threads started at once all record" 8 \
+	"$(grep -c 'hit: who=3' "$T/trace")"
+# the threads have ended (joined), the child lives until reaped
 both=$(printf '%s\n' "$PID" "$child" | sort -n | tr '\n' ' ')
 i=0
 while [ $i -lt 500 ] && [ "$(tr '\n' ' ' <"$T/set_event_pid")" != "$both" ]; do

@@ -10,6 +10,7 @@
  *                   run        pp_main() here and pp_worker() in the worker thread
  *                   thread     a new thread fires pp:hit and ends; prints
  *                              "thread TID"
+ *                   threads    the same with 8 threads at once
  *                   fork       a child that calls pp_child() every 10 ms until
  *                              `reap`; prints "child PID" once it called it
  *                   reap       ends the child and waits for it
@@ -133,6 +134,14 @@ int main(int argc, char **argv)
 			} else if (!strcmp(w, "thread") && pthread_create(&o, NULL, once, NULL) == 0) {
 				pthread_join(o, NULL);
 				printf("thread %d\n", (int)thread_tid);
+			} else if (!strcmp(w, "threads")) {
+				pthread_t many[8];
+				int n = 0;
+
+				while (n < 8 && pthread_create(&many[n], NULL, once, NULL) == 0)
+					n++; /* all at once: started before any is joined */
+				while (n > 0)
+					pthread_join(many[--n], NULL);
 			} else if (!strcmp(w, "fork") && child < 0 && pipe(pfd) == 0 &&
 				   pipe(fired) == 0) {
 				fflush(stdout);
