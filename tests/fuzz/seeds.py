@@ -85,7 +85,7 @@ texts("cpumask", [bytes([a]) + t.encode() for a, t in CPUMASK])
 
 # fuzz_wire: packets (2-byte length, then the packet); the process is FUZZ_PID
 PID_ = 4194000
-HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT, THREAD = 1, 3, 4, 5, 6, 7, 8, 11, 12
+HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT, THREAD = 1, 3, 4, 5, 6, 7, 8, 11, 13
 # the protocol version HELLO must carry, as common/ut_ctl.h says it
 with open(os.path.join(os.path.dirname(TOP), "..", "..", "common", "ut_ctl.h")) as f:
     VERSION = int(re.search(r"#define UT_PROTO_VERSION (\d+)u", f.read()).group(1))
