@@ -28,9 +28,10 @@
  * 11: UT_MSG_EVENT and the events memfd (ut_event.h); 12: ut_sel_hdr.routed;
  * 13: ut_ctl.printk_slot; 14: ut_sel_inst.tracer (function_graph in instances);
  * 15: event filters after the events memfd's table (ut_event.h, ut_evfilter.h);
- * 16: UT_MSG_PRINTK_FMT and the bprint and bputs records
+ * 16: UT_MSG_PRINTK_FMT and the bprint and bputs records;
+ * 17: event pid lists in the selection (ut_sel_evpid), UT_MSG_THREAD, HELLO's ptid
  */
-#define UT_PROTO_VERSION 16u
+#define UT_PROTO_VERSION 17u
 #define UT_ACK_TIMEOUT_MS 2000
 /* The longest a new process waits before main() for a utracefs that runs but never
  * publishes its section (runtime/control.c wait_sel_complete). */

@@ -55,6 +55,20 @@ struct ut_sel_hdr {
 			  * waits for its own (its routes) before main(), as under a filter */
 	uint32_t nr_procs;
 	uint64_t procs_off; /* nr_procs struct ut_sel_proc, sorted by pid */
+	/*
+	 * Event pid lists (set_event_pid, set_event_notrace_pid), bit = instance slot
+	 * (word slot / 64): ev_slots, the slots with either list not empty; ev_only,
+	 * those whose set_event_pid is not empty; ev_fork, those of ev_slots with
+	 * event-fork set.  A process with no section yet treats its threads as listed
+	 * in neither (ev_only slots record none of them).
+	 */
+	uint64_t ev_slots[2];
+	uint64_t ev_only[2];
+	uint64_t ev_fork[2];
+	uint32_t follow; /* some instance follows forks (function-fork or event-fork
+			  * with its lists not empty): new threads tell utracefs
+			  * (UT_MSG_THREAD, ut_wire.h) */
+	uint32_t _pad;
 };
 
 /*
@@ -71,6 +85,31 @@ enum ut_sel_tasks {
 };
 #define UT_SEL_TIDS_MAX 1024u /* listed threads per process (more: the lowest 1024 ids) */
 
+/*
+ * Does a thread selection (state, the nr sorted tids) take thread tid?  Readers of
+ * a copy the control thread may be rewriting load each id once (relaxed) and
+ * check their sequence count after.
+ */
+static inline int ut_sel_tasks_take(uint32_t state, const int32_t *tids, uint32_t nr, int32_t tid)
+{
+	uint32_t lo = 0, hi = nr < UT_SEL_TIDS_MAX ? nr : UT_SEL_TIDS_MAX;
+	int in = 0;
+
+	if (state == UT_SEL_TASKS_ALL || state == UT_SEL_TASKS_NONE)
+		return state == UT_SEL_TASKS_ALL;
+	while (lo < hi && !in) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int32_t v = __atomic_load_n(&tids[mid], __ATOMIC_RELAXED);
+
+		in = v == tid;
+		if (v < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return state == UT_SEL_TASKS_ONLY ? in : !in;
+}
+
 struct ut_sel_proc {
 	int32_t pid;
 	uint32_t nr_objs;
@@ -82,6 +121,24 @@ struct ut_sel_proc {
 	uint32_t nr_insts;  /* < UT_INST_MAX: the instances its function events go to */
 	uint64_t probes_off; /* nr_probes struct ut_sel_probe, sorted by (obj, site, cmd) */
 	uint64_t insts_off;  /* nr_insts struct ut_sel_inst, by ascending slot */
+	uint32_t nr_evpids;  /* <= UT_INST_MAX: one per slot of hdr.ev_slots */
+	uint32_t ev_serial;  /* the last UT_MSG_THREAD serial (1: its HELLO) these lists saw */
+	uint64_t evpids_off; /* nr_evpids struct ut_sel_evpid, by ascending slot */
+};
+
+/*
+ * Which threads of the process record events in instance slot (its set_event_pid
+ * and set_event_notrace_pid, by thread id as in the kernel: a process id names
+ * its main thread alone), and whether that instance has event-fork set: then a
+ * thread the process creates, or a process it forks, takes its creator's answer
+ * at once (until ev_serial says utracefs has seen it, and listed it or not).
+ */
+struct ut_sel_evpid {
+	uint32_t slot;	   /* 0 .. UT_INST_MAX - 1 */
+	uint32_t tasks;	   /* enum ut_sel_tasks */
+	uint32_t nr_tids;  /* <= UT_SEL_TIDS_MAX */
+	uint32_t fork;	   /* event-fork */
+	uint64_t tids_off; /* nr_tids int32_t, sorted ascending */
 };
 
 /*

@@ -31,6 +31,9 @@
  *   NOTE {tid, text}         --->   (what the runtime has to say: utracefs prints it on
  *                                   its console; the runtime never writes to the
  *                                   program's stdout or stderr)
+ *   THREAD {tid, ptid, serial, exit}  --->  (a thread starts or ends, while the
+ *                                   selection says some instance follows forks:
+ *                                   function-fork, event-fork)
  *
  * The connection closing (exit, exec with CLOEXEC, kill) unregisters the process;
  * its events stay in the buffers, its tasks stay in saved_cmdlines and its maps
@@ -55,6 +58,7 @@ enum ut_msg_type {
 	UT_MSG_OBJECT = 10, /* an object the loader mapped or unmapped */
 	UT_MSG_EVENT = 11,  /* one trace event a process defines (ut_event.h) */
 	UT_MSG_PRINTK_FMT = 12, /* the text of a bprint format or bputs string (ut_ring.h) */
+	UT_MSG_THREAD = 13, /* a thread started or ended (the kernel's fork and exit probes) */
 };
 
 struct ut_msg_hdr {
@@ -67,6 +71,7 @@ struct ut_msg_hello {
 	uint32_t version; /* UT_PROTO_VERSION */
 	int32_t pid;
 	int32_t tid;
+	int32_t ptid; /* a fork child: the thread that forked it; else 0 */
 	char comm[16];
 	char exe[256]; /* readlink /proc/self/exe, may be truncated */
 };
@@ -118,6 +123,21 @@ struct ut_msg_probe {
 	int32_t tid;
 	uint32_t _pad;
 	uint64_t ip; /* the function's site + 5 */
+};
+
+/*
+ * A thread started (exit 0: tid was created by thread ptid of the same process) or
+ * ends (exit 1).  serial numbers the starts of the process in the order they are
+ * sent (its HELLO is 1); utracefs says in the process's section which it has seen
+ * (ut_sel_proc.ev_serial), so that a new thread keeps its creator's answer until
+ * then.
+ */
+struct ut_msg_thread {
+	struct ut_msg_hdr h;
+	int32_t tid;
+	int32_t ptid;
+	uint32_t serial;
+	uint32_t exit;
 };
 
 #define UT_NOTE_MAX 240

@@ -264,8 +264,8 @@ void tfs_probes_reset(void);
 enum tfs_pid_list {
 	TFS_PID_FTRACE,		/* set_ftrace_pid */
 	TFS_PID_FTRACE_NOTRACE, /* set_ftrace_notrace_pid */
-	TFS_PID_EVENT,		/* set_event_pid (stored only) */
-	TFS_PID_EVENT_NOTRACE,	/* set_event_notrace_pid (stored only) */
+	TFS_PID_EVENT,		/* set_event_pid */
+	TFS_PID_EVENT_NOTRACE,	/* set_event_notrace_pid */
 	TFS_PID_NR
 };
 extern const struct tfs_file_ops tfs_set_pid_ops; /* .arg = enum tfs_pid_list */
@@ -277,7 +277,8 @@ extern const struct tfs_file_ops tfs_set_pid_ops; /* .arg = enum tfs_pid_list */
 ssize_t tfs_pid_write(const struct tfs_instance *inst, enum tfs_pid_list which, bool replace,
 		      const char *buf, size_t size);
 void tfs_pid_clear(const struct tfs_instance *inst, enum tfs_pid_list which);
-void tfs_pid_inst_clear(const struct tfs_instance *inst); /* all four (the instance goes) */
+/* All four (the instance goes); true when its event lists were not empty. */
+bool tfs_pid_inst_clear(const struct tfs_instance *inst);
 void tfs_pid_reset(void); /* every list of every instance (unit tests) */
 int tfs_pid_show(const struct tfs_instance *inst, enum tfs_pid_list which, struct tfs_buf *b);
 /* (tfs_ft_lock held) the top's set_ftrace_pid or set_ftrace_notrace_pid not empty. */
@@ -287,10 +288,29 @@ bool tfs_pid_filtered_locked(void);
 uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr);
 /* (tfs_ft_lock held) the same for the lists of the instance of slot. */
 uint32_t tfs_pid_inst_tasks_locked(unsigned int slot, pid_t pid, int32_t *tids, uint32_t *nr);
-/* function-fork: a process registered (its parent's lists take it) / went. True
- * when a list changed (publish the selection). */
-bool tfs_pid_fork(pid_t pid);
+/* (tfs_ft_lock held) the same for the event lists of slot (thread ids alone). */
+uint32_t tfs_pid_event_tasks_locked(unsigned int slot, pid_t pid, int32_t *tids, uint32_t *nr);
+/* The event lists of every instance, as ut_sel_hdr says them (bit = slot). */
+struct tfs_pid_evslots {
+	uint64_t slots[2]; /* set_event_pid or set_event_notrace_pid not empty */
+	uint64_t only[2];  /* set_event_pid not empty */
+	uint64_t fork[2];  /* slots with event-fork set */
+	bool follow;	   /* some instance follows forks (function-fork, event-fork) */
+};
+/* (tfs_ft_lock held) */
+void tfs_pid_event_slots_locked(struct tfs_pid_evslots *es);
+/* (tfs_ft_lock held) the last thread serial of process pid (ut_sel_proc.ev_serial). */
+uint32_t tfs_pid_serial_locked(pid_t pid);
+/*
+ * function-fork and event-fork, each instance as its options say: a process
+ * registered (ptid: the thread that forked it, 0: unknown; its parent's lists take
+ * it) / went (with its threads); a thread of process pid started (created by ptid;
+ * serial: UT_MSG_THREAD's) or ended (exit).  True when a list changed (publish
+ * the selection).
+ */
+bool tfs_pid_fork(pid_t pid, pid_t ptid);
 bool tfs_pid_exit(pid_t pid);
+bool tfs_pid_thread(pid_t pid, pid_t tid, pid_t ptid, uint32_t serial, bool exit);
 
 /* sel.c: the selection memfd. */
 int tfs_sel_init(void);
@@ -306,6 +326,8 @@ int tfs_sel_publish(void);
  * control page), returning once they did.
  */
 void tfs_sel_publish_apply(const struct tfs_instance *inst);
+/* The same for a change every instance's processes must see (event pid lists). */
+void tfs_sel_publish_all(void);
 /* The content, built into b (tfs_ft_lock held); exposed for unit tests. */
 int tfs_sel_build_locked(struct tfs_buf *b);
 

@@ -254,7 +254,8 @@ int tfs_inst_rmdir(const char *name, size_t len)
 	tfs_area_inst_release(inst);
 	tfs_rr_free(inst);
 	tfs_error_log_free(inst);
-	tfs_pid_inst_clear(inst);
+	if (tfs_pid_inst_clear(inst))
+		tfs_sel_publish_all(); /* a slot taken again starts with no event pid lists */
 	tfs_ft_inst_clear(inst);
 	tfs_ring_kick(); /* nobody waits on it (no open file), but pollers recheck */
 

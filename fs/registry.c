@@ -626,6 +626,8 @@ static size_t msg_size(uint32_t type)
 		return sizeof(struct ut_msg_note);
 	case UT_MSG_OBJECT:
 		return sizeof(struct ut_msg_object);
+	case UT_MSG_THREAD:
+		return sizeof(struct ut_msg_thread);
 	}
 	return 0;
 }
@@ -728,9 +730,9 @@ static int on_hello(int fd, const struct ut_msg_hello *m)
 	tfs_task_record(m->tid > 0 ? m->tid : pid, pid, m->comm);
 	tfs_sym_load_maps(pid);
 	tfs_ft_proc_gone(pid); /* sites of an image it replaced by exec */
-	/* function-fork: a child of a selected process is selected (before its sites
-	 * come, so that its first section already says so) */
-	forked = tfs_pid_fork(pid);
+	/* function-fork, event-fork: a child of a selected task is selected (before
+	 * its sites come, so that its first section already says so) */
+	forked = tfs_pid_fork(pid, m->ptid);
 	if (forked)
 		tfs_sel_publish();
 	if (send_welcome(fd)) {
@@ -883,6 +885,17 @@ static int on_message(int fd, const void *buf, size_t n)
 	}
 	case UT_MSG_NOTE:
 		return on_note(pid, buf);
+	case UT_MSG_THREAD: {
+		const struct ut_msg_thread *m = buf;
+
+		if (m->tid <= 0 || m->ptid < 0 || m->exit > 1)
+			return -EPROTO;
+		/* function-fork, event-fork: the kernel's fork and exit probes for a thread */
+		if (tfs_pid_thread(pid, m->tid, m->ptid, m->serial, m->exit) &&
+		    tfs_sel_publish() == 0)
+			apply_later();
+		return 0;
+	}
 	case UT_MSG_EVENT:
 		/* a bad definition is refused with a console line; the connection goes on */
 		if (tfs_event_announce(pid, buf, n) > 0)

@@ -6,7 +6,9 @@
  * of its threads record (set_ftrace_pid, set_ftrace_notrace_pid: ftrace_pid.c),
  * and its function probes (ftrace_probe.c) site by site; then, for every
  * instance whose tracer is `function`, the same answers from that instance's
- * filters and pid lists (ut_sel_inst: the sites it takes function events from).
+ * filters and pid lists (ut_sel_inst: the sites it takes function events from);
+ * last, for every instance with event pid lists, which of its threads record
+ * events there (ut_sel_evpid).
  *
  * The content is rebuilt whole from functab.h at every change (a filter file
  * closed, an object complete, a process gone) and copied in under hdr.seq: odd
@@ -172,6 +174,47 @@ static uint32_t write_insts(char *out, size_t *io, size_t *to, const struct tfs_
 	return n;
 }
 
+/*
+ * Process p's event pid entries (one per slot of es->slots, ascending) at out + *eo,
+ * their tids after them; nr[k]: how many tids the first pass (out NULL) found for
+ * the k-th, which bounds what is written now (/proc may have changed meanwhile).
+ * Returns the bytes they take.
+ */
+static size_t write_evpids(char *out, size_t eo, const struct tfs_ft_proc *p,
+			   const struct tfs_pid_evslots *es, uint32_t *nr, uint32_t *count)
+{
+	static int32_t tids[UT_SEL_TIDS_MAX];
+	unsigned int k = 0, n = 0;
+	size_t start = eo, to;
+
+	for (unsigned int s = 0; s < UT_INST_MAX; s++)
+		n += es->slots[s / 64] >> (s % 64) & 1;
+	to = eo + (size_t)n * sizeof(struct ut_sel_evpid);
+	for (unsigned int s = 0; s < UT_INST_MAX; s++) {
+		struct ut_sel_evpid e = {.slot = s, .fork = es->fork[s / 64] >> (s % 64) & 1};
+		uint32_t got;
+
+		if (!(es->slots[s / 64] >> (s % 64) & 1))
+			continue;
+		e.tasks = tfs_pid_event_tasks_locked(s, p->pid, tids, &got);
+		if (!out) {
+			nr[k++] = got;
+			to = align8(to + got * sizeof(int32_t));
+			continue;
+		}
+		e.nr_tids = got < nr[k] ? got : nr[k]; /* as sized */
+		if (e.tasks != UT_SEL_TASKS_ALL && e.tasks != UT_SEL_TASKS_NONE && !e.nr_tids)
+			e.tasks = e.tasks == UT_SEL_TASKS_ONLY ? UT_SEL_TASKS_NONE : UT_SEL_TASKS_ALL;
+		e.tids_off = to;
+		memcpy(out + to, tids, e.nr_tids * sizeof(int32_t));
+		to = align8(to + nr[k++] * sizeof(int32_t));
+		memcpy(out + eo, &e, sizeof(e));
+		eo += sizeof(e);
+	}
+	*count = n;
+	return to - start;
+}
+
 int tfs_sel_build_locked(struct tfs_buf *b)
 {
 	bool filtered = tfs_ft_nonempty_locked(TFS_FILTER_TRACE);
@@ -193,16 +236,30 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	bool filt[UT_INST_MAX];
 	unsigned int nroute = routed_slots(slots, filt, itracer), ninsts = 0;
 	struct sel_iroute *ir = NULL;
-	size_t insts_off, iextra = 0;
+	size_t insts_off, iextra = 0, ev_off, evextra = 0;
+	struct tfs_pid_evslots es;
+	unsigned int nev;
+	uint32_t *evnr = NULL, cnt;
 	char *out;
 
 	h.routed = nroute > 0;
-	if (h.probes && !(first = probes_by_func()))
+	tfs_pid_event_slots_locked(&es);
+	memcpy(h.ev_slots, es.slots, sizeof(h.ev_slots));
+	memcpy(h.ev_only, es.only, sizeof(h.ev_only));
+	memcpy(h.ev_fork, es.fork, sizeof(h.ev_fork));
+	h.follow = es.follow;
+	nev = (unsigned int)(__builtin_popcountll(es.slots[0]) + __builtin_popcountll(es.slots[1]));
+	if (nev && tfs_ft.nr_procs && !(evnr = calloc((size_t)tfs_ft.nr_procs * nev, sizeof(*evnr))))
 		return -ENOMEM;
+	if (h.probes && !(first = probes_by_func())) {
+		free(evnr);
+		return -ENOMEM;
+	}
 	if (h.tasks_filtered && tfs_ft.nr_procs) {
 		tk = calloc(tfs_ft.nr_procs, sizeof(*tk));
 		if (!tk) {
 			free(first);
+			free(evnr);
 			return -ENOMEM;
 		}
 	}
@@ -211,6 +268,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 		if (!ir) {
 			free(tk);
 			free(first);
+			free(evnr);
 			return -ENOMEM;
 		}
 	}
@@ -226,6 +284,9 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 		}
 		h.nr_procs += n > 0;
 		nobjs += n;
+		if (evnr && n)
+			evextra += write_evpids(NULL, 0, &tfs_ft.procs[i], &es,
+						&evnr[(size_t)i * nev], &cnt);
 		if (tk && n) {
 			struct sel_tasks *t = &tk[i];
 
@@ -254,6 +315,8 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 		for (unsigned int j = 0; j < tfs_ft.procs[i].n; j++)
 			if (tfs_ft.procs[i].objs[j].fobj >= 0)
 				end += align8(tfs_ft.procs[i].objs[j].total);
+	ev_off = end;
+	end += evextra;
 	h.size = end;
 
 	tfs_buf_reset(b);
@@ -264,6 +327,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 			free(ir);
 			free(tk);
 			free(first);
+			free(evnr);
 			return -ENOMEM;
 		}
 		b->data = d;
@@ -277,6 +341,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	struct ut_sel_obj *so = (void *)(out + objs_off);
 	size_t fo = flags_off + iextra, to = tids_off, po_off = probes_off;
 	size_t io = insts_off, ito = flags_off; /* instance entries; their tids and flags */
+	size_t eo = ev_off;			 /* event pid entries and their tids */
 
 	for (unsigned int i = 0; i < tfs_ft.nr_procs; i++) {
 		const struct tfs_ft_proc *p = &tfs_ft.procs[i];
@@ -332,12 +397,19 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 		if (ir && proc.nr_objs)
 			proc.nr_insts = write_insts(out, &io, &ito, p, slots, filt, itracer, nroute,
 						    &ir[(size_t)i * nroute]);
+		proc.evpids_off = eo;
+		proc.ev_serial = tfs_pid_serial_locked(p->pid);
+		if (evnr && proc.nr_objs) {
+			eo += write_evpids(out, eo, p, &es, &evnr[(size_t)i * nev], &cnt);
+			proc.nr_evpids = cnt;
+		}
 		if (proc.nr_objs)
 			*sp++ = proc;
 	}
 	free(ir);
 	free(tk);
 	free(first);
+	free(evnr);
 	b->len = end;
 	return 0;
 }
@@ -444,6 +516,11 @@ void tfs_sel_publish_apply(const struct tfs_instance *inst)
 	/* an instance's filters and pid lists matter to processes under its routed tracers only */
 	if (inst != &tfs_top && !tfs_tracer_routed(t))
 		return;
+	tfs_sel_publish_all();
+}
+
+void tfs_sel_publish_all(void)
+{
 	tfs_sel_publish();
 	tfs_apply(&tfs_top);
 }

@@ -210,6 +210,7 @@ static int send_hello(int fd)
 
 	m.pid = (int32_t)getpid();
 	m.tid = (int32_t)syscall(SYS_gettid);
+	m.ptid = ut_evpid_forked_by();
 	syscall(SYS_prctl, PR_GET_NAME, m.comm, 0, 0, 0); /* not our prctl(): no dlsym */
 	n = readlink("/proc/self/exe", m.exe, sizeof(m.exe) - 1);
 	if (n > 0)
@@ -338,12 +339,14 @@ static int sel_copy(struct ut_sel_copy *c)
 	if (fstat(sel_fd, &st) || st.st_dev != sel_dev || st.st_ino != sel_ino)
 		return -EBADF;
 	static int32_t itids[(UT_INST_MAX - 1) * UT_SEL_TIDS_MAX];
+	static int32_t etids[UT_INST_MAX * UT_SEL_TIDS_MAX];
 	static uint8_t *iflags;
 	static size_t iflags_cap;
 
 	c->objs = objs;
 	c->max_objs = UT_MAX_OBJS;
 	c->itids = itids;
+	c->etids = etids;
 	for (int tries = 0; tries < 2000 && r; tries++) {
 		if (m == MAP_FAILED || r == -ERANGE) {
 			if (m != MAP_FAILED)
@@ -439,24 +442,6 @@ static void tasks_set(uint32_t state, uint32_t nr, const int32_t *tids)
 	__atomic_store_n(&ut_rt_task_gen, g ? g : 1, __ATOMIC_RELEASE);
 }
 
-static int tids_have(uint32_t nr, int32_t tid)
-{
-	uint32_t lo = 0, hi = nr;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int32_t v = __atomic_load_n(&task_tids[mid], __ATOMIC_RELAXED);
-
-		if (v == tid)
-			return 1;
-		if (v < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
 int ut_rt_task_check(void)
 {
 	int32_t tid;
@@ -475,10 +460,7 @@ int ut_rt_task_check(void)
 		nr = __atomic_load_n(&task_nr, __ATOMIC_RELAXED);
 		if (nr > UT_SEL_TIDS_MAX)
 			nr = UT_SEL_TIDS_MAX;
-		on = state == UT_SEL_TASKS_ALL	    ? 1
-		     : state == UT_SEL_TASKS_NONE ? 0
-		     : state == UT_SEL_TASKS_ONLY ? tids_have(nr, tid)
-						  : !tids_have(nr, tid);
+		on = ut_sel_tasks_take(state, task_tids, nr, tid);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&task_seq, __ATOMIC_RELAXED) == s)
 			break;
@@ -526,6 +508,7 @@ static void sel_load(void)
 	else
 		tasks_set(task_filtered ? UT_SEL_TASKS_NONE : UT_SEL_TASKS_ALL, 0, NULL);
 	task_none = task_state == UT_SEL_TASKS_NONE;
+	ut_evpid_load(r == 0 ? &c : NULL, r == 0 && c.found);
 	if (r == 0 && !c.found && sel_inherited)
 		return; /* a fork child: the parent's selection until ours comes */
 	for (uint32_t i = 0; i < ut_nr_objs; i++) {
@@ -555,8 +538,10 @@ static void sel_load(void)
 	if (r == 0 && complete)
 		sel_inherited = 0;
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
+	/* event pid lists: our threads' answer is in our section too (evpid.c) */
 	selective = r == 0 && (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
-			       c.hdr.graph_notrace || c.hdr.probes || c.hdr.routed);
+			       c.hdr.graph_notrace || c.hdr.probes || c.hdr.routed ||
+			       c.hdr.ev_slots[0] || c.hdr.ev_slots[1]);
 	__atomic_store_n(&sel_selective, selective, __ATOMIC_RELEASE);
 	__atomic_store_n(&sel_pending, selective && !complete, __ATOMIC_RELEASE);
 }

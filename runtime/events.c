@@ -27,7 +27,8 @@
  *
  * Writing.  The macros build the record on the stack, after UT_EVENT_HDR bytes
  * of room; utrace_event_write() fills the ring header and the common fields and
- * writes it into the current CPU's ring of every instance slot in the mask, with
+ * writes it into the current CPU's ring of every instance slot in the mask whose
+ * event pid lists take the calling thread (evpid.c), with
  * the general writer (rseq, or the ring's lock in locked mode).  No lock, no
  * allocation; errno is untouched (the rseq writer makes no system call; the locked
  * one keeps it, api.c).
@@ -627,6 +628,17 @@ UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned i
 		return;
 	if (!ut_thr.tid && !ut_rt_thread_first())
 		return;
+	/* set_event_pid and co (evpid.c): without lists, one load and one branch */
+	uint32_t eg = __atomic_load_n(&ut_rt_ev_gen, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(eg != 0, 0)) {
+		if (ut_thr.ev_gen != eg)
+			ut_evpid_refresh(eg);
+		m0 &= ut_thr.ev_ok[0];
+		m1 &= ut_thr.ev_ok[1];
+		if (!(m0 | m1))
+			return;
+	}
 	e->h = (struct ut_ev){.len = (uint16_t)len,
 			      .type = UT_EV_EVENT,
 			      .flags = ut_thr.evflags,

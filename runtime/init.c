@@ -70,12 +70,14 @@ static void xsave_init(void)
 
 static void fork_prepare(void)
 {
+	ut_evpid_fork_prepare();
 	pthread_mutex_lock(&ut_rt_lock);
 }
 
 static void fork_parent(void)
 {
 	pthread_mutex_unlock(&ut_rt_lock);
+	ut_evpid_fork_parent();
 }
 
 /*
@@ -91,6 +93,7 @@ static void fork_child(void)
 
 	ut_notrace_enter();
 	ut_rt_lock = fresh;
+	ut_evpid_fork_child(); /* with the forking thread's tid, before the HELLO */
 	ut_thr.tid = 0;
 	ut_graph_after_fork_child();
 	ut_control_after_fork_child();

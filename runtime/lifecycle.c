@@ -284,6 +284,7 @@ struct start {
 	void *arg;
 	pid_t parent;
 	char comm[COMM_LEN];
+	struct ut_evpid_from ev; /* event-fork: the creator's answer (evpid.c) */
 };
 
 /* sched_process_exit of the calling thread; group_dead: the process ends with it */
@@ -300,6 +301,7 @@ static void exiting(bool group_dead)
 void ut_life_thread_exit(void)
 {
 	exiting(false);
+	ut_evpid_thread_exit(); /* after its last event */
 }
 
 static void *thread_start(void *p)
@@ -308,6 +310,7 @@ static void *thread_start(void *p)
 	void *ret;
 
 	free(p);
+	ut_evpid_thread_start(&s.ev); /* before its first event */
 	trace_task_newtask(tid_now(), s.comm, THREAD_CLONE_FLAGS, oom_score_adj());
 	trace_sched_process_fork(s.comm, s.parent, s.comm, tid_now());
 	ret = s.fn(s.arg);
@@ -326,6 +329,7 @@ void ut_life_thread_wrap(void *(**fn)(void *), void **arg)
 	s->arg = *arg;
 	s->parent = tid_now();
 	comm_now(s->comm);
+	ut_evpid_capture(&s->ev);
 	*fn = thread_start;
 	*arg = s;
 }

@@ -217,31 +217,14 @@ int ut_route_records(unsigned int slot)
 	int32_t tid = (int32_t)ut_thr.tid;
 
 	for (int tries = 0; tries < 1000; tries++) {
-		uint32_t s = __atomic_load_n(&task_seq, __ATOMIC_ACQUIRE), st, nr, lo = 0, hi;
+		uint32_t s = __atomic_load_n(&task_seq, __ATOMIC_ACQUIRE);
 		const struct route_tasks *t = &tasks[s & 1][slot];
-		int in = 0;
+		int on = ut_sel_tasks_take(__atomic_load_n(&t->tasks, __ATOMIC_RELAXED), t->tids,
+					   __atomic_load_n(&t->nr, __ATOMIC_RELAXED), tid);
 
-		st = __atomic_load_n(&t->tasks, __ATOMIC_RELAXED);
-		nr = __atomic_load_n(&t->nr, __ATOMIC_RELAXED);
-		hi = nr < UT_SEL_TIDS_MAX ? nr : UT_SEL_TIDS_MAX;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			int32_t v = __atomic_load_n(&t->tids[mid], __ATOMIC_RELAXED);
-
-			if (v == tid) {
-				in = 1;
-				break;
-			}
-			if (v < tid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&task_seq, __ATOMIC_RELAXED) != s)
-			continue;
-		return st == UT_SEL_TASKS_ALL || (st == UT_SEL_TASKS_ONLY && in) ||
-		       (st == UT_SEL_TASKS_EXCEPT && !in);
+		if (__atomic_load_n(&task_seq, __ATOMIC_RELAXED) == s)
+			return on;
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
  *   control.c    the socket to utracefs, the control thread, attach/detach
  *   api.c        include/utrace/utrace.h and the trampoline's C slow paths
  *   events.c     include/utrace/event.h: trace events, their static keys, their writer
+ *   evpid.c      set_event_pid: which threads record events in each instance
  *   rseq.c       each thread's rseq area: glibc's, or one registered by the runtime
  *   interpose.c  dlopen/dlclose, sigaction/signal, sigprocmask/pthread_sigmask,
  *                the waits with a mask (sigsuspend, ppoll, pselect, epoll_pwait),
@@ -73,6 +74,17 @@ struct ut_thread {
 	uint8_t notrace_sig;		 /* sigdepth it began at: handlers inside are traced */
 	uint8_t notrace_all;		 /* ... unless set: a vfork child (vfork.c) */
 	uint32_t notrace_ok, notrace_no; /* task_ok, task_no before it, put back after */
+	/*
+	 * set_event_pid (evpid.c): ev_ok, the instance slots (bit slot % 64 of word
+	 * slot / 64) this thread's events go to, is the answer for generation ev_gen
+	 * of ut_rt_ev_gen.  A new thread or fork child keeps its creator's answer for
+	 * the event-fork slots ev_fmask (ev_fok) until utracefs has seen it: the
+	 * section's serial reached ev_pin (0: none).
+	 */
+	uint32_t ev_gen;
+	uint32_t ev_pin;
+	uint64_t ev_ok[2];
+	uint64_t ev_fmask[2], ev_fok[2];
 };
 extern __thread struct ut_thread ut_thr;
 
@@ -428,6 +440,30 @@ void ut_events_apply(void);
 void ut_events_detach(void);
 /* After dlopen() returned: the new objects' events. */
 void ut_events_dl_opened(void);
+
+/* ---- which threads record events (evpid.c) ----------------------------------------------- */
+
+/* Generation of the event pid lists here; 0: none, every thread records events. */
+extern volatile uint32_t ut_rt_ev_gen;
+/* The writer's slow path: this thread's ut_thr.ev_ok for generation gen. */
+void ut_evpid_refresh(uint32_t gen);
+/* The lists of section c (NULL: no selection; found: c has our section); the control
+ * thread, ut_rt_lock held. */
+void ut_evpid_load(const struct ut_sel_copy *c, int found);
+/* What a new thread takes from its creator (ut_evpid_capture, in the creator). */
+struct ut_evpid_from {
+	int32_t ptid;	  /* the creator; 0: nobody follows forks, nothing to say */
+	uint64_t fmask[2]; /* event-fork slots */
+	uint64_t ok[2];	  /* the creator's answer there */
+};
+void ut_evpid_capture(struct ut_evpid_from *f);
+void ut_evpid_thread_start(const struct ut_evpid_from *f); /* in the new thread */
+void ut_evpid_thread_exit(void);			 /* the calling thread ends */
+void ut_evpid_fork_prepare(void);			 /* fork(): before, in the parent */
+void ut_evpid_fork_parent(void);			 /* after, in the parent */
+void ut_evpid_fork_child(void);				 /* after, in the child */
+/* HELLO's ptid: the thread that forked this process, 0 when it was not forked. */
+int32_t ut_evpid_forked_by(void);
 
 /* ---- the runtime's own events: process and thread lifecycle (lifecycle.c) -------------- */
 

@@ -24,11 +24,33 @@ static int fits(uint64_t off, uint64_t n, uint64_t size, uint64_t lim)
 	return off <= lim && n <= (lim - off) / size;
 }
 
+/* Entry k of the array at off, copied out once (checked by the caller's fits()). */
+static void entry_at(const char *m, uint64_t off, uint64_t k, void *e, size_t len)
+{
+	memcpy(e, m + off + k * len, len);
+	barrier();
+}
+
+/*
+ * The thread selection of an entry (state, nr tids at off): checked, then its tids
+ * copied to dst + k * UT_SEL_TIDS_MAX.  -EINVAL malformed, -ENOSPC no dst.
+ */
+static int copy_tasks(const char *m, uint64_t size, uint32_t state, uint32_t nr, uint64_t off,
+		      int32_t *dst, uint32_t k)
+{
+	if (state > UT_SEL_TASKS_EXCEPT || nr > UT_SEL_TIDS_MAX || !fits(off, nr, sizeof(int32_t), size))
+		return -EINVAL;
+	if (!dst)
+		return -ENOSPC;
+	memcpy(dst + (uint64_t)k * UT_SEL_TIDS_MAX, m + off, (size_t)nr * sizeof(int32_t));
+	return 0;
+}
+
 /* The instance entries of section p (sites: the section's flag bytes), after its objects. */
 static int read_insts(const char *m, uint64_t size, const struct ut_sel_proc *p, uint64_t sites,
 		      struct ut_sel_copy *c)
 {
-	int err = 0;
+	int err = 0, r;
 
 	if (p->nr_insts >= UT_INST_MAX ||
 	    !fits(p->insts_off, p->nr_insts, sizeof(struct ut_sel_inst), size))
@@ -37,20 +59,18 @@ static int read_insts(const char *m, uint64_t size, const struct ut_sel_proc *p,
 	for (uint32_t k = 0; k < p->nr_insts; k++) {
 		struct ut_sel_inst e;
 
-		memcpy(&e, m + p->insts_off + (uint64_t)k * sizeof(e), sizeof(e));
-		barrier();
-		if (e.slot == 0 || e.slot >= UT_INST_MAX || e.tasks > UT_SEL_TASKS_EXCEPT ||
-		    e.tasks == UT_SEL_TASKS_NONE || e.nr_tids > UT_SEL_TIDS_MAX ||
+		entry_at(m, p->insts_off, k, &e, sizeof(e));
+		if (e.slot == 0 || e.slot >= UT_INST_MAX || e.tasks == UT_SEL_TASKS_NONE ||
 		    (e.tracer != UT_TRACER_FUNCTION && e.tracer != UT_TRACER_FUNCTION_GRAPH) ||
-		    !fits(e.tids_off, e.nr_tids, sizeof(int32_t), size) ||
 		    !fits(e.flags_off, sites, 1, size))
 			return -EINVAL;
-		if (!c->itids || (k + 1) * sites > c->iflags_cap) {
+		r = copy_tasks(m, size, e.tasks, e.nr_tids, e.tids_off, c->itids, k);
+		if (r == -EINVAL)
+			return r;
+		if (r || (k + 1) * sites > c->iflags_cap) {
 			err = -ENOSPC;
 			continue;
 		}
-		memcpy(c->itids + (uint64_t)k * UT_SEL_TIDS_MAX, m + e.tids_off,
-		       (size_t)e.nr_tids * sizeof(int32_t));
 		memcpy(c->iflags + (uint64_t)k * sites, m + e.flags_off, sites);
 		barrier();
 		e.tids_off = (uint64_t)k * UT_SEL_TIDS_MAX;
@@ -58,6 +78,31 @@ static int read_insts(const char *m, uint64_t size, const struct ut_sel_proc *p,
 		c->insts[k] = e;
 	}
 	return err;
+}
+
+/* The event pid entries of section p: copied out at once, then checked in our copy. */
+static int read_evpids(const char *m, uint64_t size, const struct ut_sel_proc *p,
+		       struct ut_sel_copy *c)
+{
+	uint32_t n = p->nr_evpids;
+
+	if (n > UT_INST_MAX || !fits(p->evpids_off, n, sizeof(struct ut_sel_evpid), size))
+		return -EINVAL;
+	memcpy(c->evpids, m + p->evpids_off, n * sizeof(struct ut_sel_evpid));
+	barrier();
+	for (uint32_t k = 0; k < n; k++) {
+		struct ut_sel_evpid *e = &c->evpids[k];
+		int r = e->slot >= UT_INST_MAX || e->fork > 1
+			    ? -EINVAL
+			    : copy_tasks(m, size, e->tasks, e->nr_tids, e->tids_off, c->etids, k);
+
+		if (r)
+			return r;
+		e->tids_off = (uint64_t)k * UT_SEL_TIDS_MAX;
+	}
+	c->nr_evpids = n;
+	c->ev_serial = p->ev_serial;
+	return 0;
 }
 
 int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *c)
@@ -76,6 +121,8 @@ int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *
 	c->nr_tids = 0;
 	c->nr_probes = 0;
 	c->nr_insts = 0;
+	c->nr_evpids = 0;
+	c->ev_serial = 0;
 	if (mapped < sizeof(struct ut_sel_hdr))
 		return -ERANGE;
 	seq = __atomic_load_n(&sh->seq, __ATOMIC_ACQUIRE);
@@ -98,8 +145,7 @@ int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *
 		goto check;
 	}
 	for (i = 0; i < c->hdr.nr_procs; i++) {
-		memcpy(&p, m + c->hdr.procs_off + (uint64_t)i * sizeof(p), sizeof(p));
-		barrier();
+		entry_at(m, c->hdr.procs_off, i, &p, sizeof(p));
 		if (p.pid == pid) {
 			found = 1;
 			break;
@@ -132,8 +178,7 @@ int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *
 	for (i = 0; i < p.nr_objs; i++) {
 		struct ut_sel_obj o;
 
-		memcpy(&o, m + p.objs_off + (uint64_t)i * sizeof(o), sizeof(o));
-		barrier();
+		entry_at(m, p.objs_off, i, &o, sizeof(o));
 		if (!fits(o.flags_off, o.nr_sites, 1, size)) {
 			err = -EINVAL;
 			goto check;
@@ -151,6 +196,9 @@ int ut_sel_read(const void *mv, size_t mapped, int32_t pid, struct ut_sel_copy *
 	{
 		int ie = read_insts(m, size, &p, used, c);
 
+		if (ie && (!err || ie == -EINVAL))
+			err = ie;
+		ie = read_evpids(m, size, &p, c);
 		if (ie && (!err || ie == -EINVAL))
 			err = ie;
 	}

@@ -35,6 +35,14 @@ struct ut_sel_copy {
 	uint8_t *iflags; /* room for iflags_cap bytes */
 	uint64_t iflags_cap;
 	int32_t *itids; /* room for (UT_INST_MAX - 1) * UT_SEL_TIDS_MAX */
+	/*
+	 * The event pid lists (ut_sel_evpid): tids_off indexes etids, entry k's at
+	 * k * UT_SEL_TIDS_MAX; ev_serial as the section says.
+	 */
+	uint32_t nr_evpids;
+	uint32_t ev_serial;
+	struct ut_sel_evpid evpids[UT_INST_MAX];
+	int32_t *etids; /* room for UT_INST_MAX * UT_SEL_TIDS_MAX */
 };
 
 /*
@@ -42,7 +50,7 @@ struct ut_sel_copy {
  * a consistent copy, -EAGAIN when utracefs was writing meanwhile (read again),
  * -ERANGE when the content is larger than the mapping (map more, read again),
  * -ENOSPC when c is too small (c->nr_objs, c->flags_len, c->nr_probes and
- * c->nr_insts * c->flags_len for iflags say how much is needed), -EINVAL when the content is not a selection memfd or is malformed.
+ * c->nr_insts * c->flags_len for iflags say how much is needed; etids missing), -EINVAL when the content is not a selection memfd or is malformed.
  */
 int ut_sel_read(const void *m, size_t mapped, int32_t pid, struct ut_sel_copy *c);
 

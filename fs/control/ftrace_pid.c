@@ -20,25 +20,28 @@
  * below PID_MAX_LIMIT), an empty list reads as nothing, a failed write leaves
  * no error_log line, and `>` empties the list even when the write then fails.
  *
- * What an id means here: the id of a thread, or the id of a process, which then
- * selects all of its threads (user-space users think in process ids; the kernel
- * only knows tasks).  set_ftrace_pid not empty: only the threads it selects
- * record function and function_graph events; set_ftrace_notrace_pid removes the
- * threads it selects (and wins).  utracefs resolves this per process for the
- * selection memfd (tfs_pid_tasks, ut_sel.h): a process none of whose threads is
- * selected patches nothing.
+ * What an id means for set_ftrace_pid and set_ftrace_notrace_pid: the id of a
+ * thread, or the id of a process, which then selects all of its threads
+ * (user-space users think in process ids; the kernel only knows tasks).
+ * set_ftrace_pid not empty: only the threads it selects record function and
+ * function_graph events; set_ftrace_notrace_pid removes the threads it selects
+ * (and wins).  set_event_pid and set_event_notrace_pid do the same for trace
+ * events (not for trace_marker's print, as in the kernel), by thread id alone as
+ * the kernel's: a process id names its main thread.  utracefs resolves both
+ * pairs per process for the selection memfd (ut_sel.h): a process none of whose
+ * threads is selected patches nothing; its threads' events are checked in the
+ * process, by a per-thread answer cached until the lists change.
  *
- * Option function-fork: a process whose parent (/proc/PID/stat, read when it
- * registers) is in a list is added to it, and a process that goes (its
- * connection closes) is removed from both lists, as the kernel's fork and exit
- * probes do for tasks.
- *
- * set_event_pid and set_event_notrace_pid are parsed and stored only: events
- * (and event-fork) come later.
+ * Options function-fork and event-fork, each for its pair of lists, in each
+ * instance that sets it (the kernel's fork and exit probes, one piece of code for
+ * both here): a task created by a listed one joins that list, and a task that goes
+ * leaves it.  A process is created when it registers (its HELLO names the thread
+ * that forked it; /proc/PID/stat its parent process) and goes when its connection
+ * closes; a thread is created and goes as the runtime says (UT_MSG_THREAD), which
+ * it does only while some instance follows forks.
  *
  * Every instance has its four lists, as every trace_array has; the selection
- * memfd gives each process every instance's answer for it (an instance's
- * function events, ut_sel.h).  function-fork follows each instance's option.
+ * memfd gives each process every instance's answer for it.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -191,10 +194,16 @@ static const char *const pid_file_names[TFS_PID_NR] = {
     [TFS_PID_EVENT_NOTRACE] = "set_event_notrace_pid",
 };
 
-/* The lists that the runtime acts on changed: rewrite the selection, apply it. */
+/*
+ * A list changed: rewrite the selection, apply it.  Event lists matter to every
+ * instance (events go to each by its own mask), function lists to an instance
+ * whose tracer takes function events.
+ */
 static void pid_publish(const struct tfs_instance *inst, enum tfs_pid_list which)
 {
-	if (which <= TFS_PID_FTRACE_NOTRACE)
+	if (event_list(which))
+		tfs_sel_publish_all();
+	else
 		tfs_sel_publish_apply(inst);
 }
 
@@ -274,50 +283,207 @@ bool tfs_pid_filtered_locked(void)
 
 /*
  * Collect the ids of l that are threads of pid (not in skip) into tids: the lowest
- * max of them; the others count as not listed (docs/user-guide.md, 5.3).
+ * max of them; the others count as not listed (docs/user-guide.md, 5.3).  main:
+ * pid itself is one of its threads (the event lists; in the function lists a
+ * process id stands for the whole process instead).
  */
-static uint32_t threads_in(const struct pid_list *l, const struct pid_list *skip, pid_t pid,
-			   int32_t *tids, uint32_t max)
+static uint32_t threads_in(const struct pid_list *l, const struct pid_list *skip, bool main,
+			   pid_t pid, int32_t *tids, uint32_t max)
 {
 	uint32_t n = 0;
 
 	for (unsigned int i = 0; i < l->n && n < max; i++) {
-		if (!thread_of(l->ids[i], pid) || (skip && pl_has(skip, l->ids[i])))
+		int32_t id = l->ids[i];
+
+		if (!((main && id == pid) || thread_of(id, pid)) || (skip && pl_has(skip, id)))
 			continue;
-		tids[n++] = l->ids[i]; /* l is sorted: so is tids */
+		tids[n++] = id; /* l is sorted: so is tids */
 	}
 	return n;
 }
 
-uint32_t tfs_pid_inst_tasks_locked(unsigned int slot, pid_t pid, int32_t *tids, uint32_t *nr)
+/*
+ * enum ut_sel_tasks of process pid under the pair of lists f (the pid file) and nt
+ * (its notrace): whole, a process id in a list stands for all its threads
+ * (set_ftrace_pid); else ids are threads alone (set_event_pid, the kernel's).
+ */
+static uint32_t pair_tasks_locked(const struct pid_list *f, const struct pid_list *nt, bool whole,
+				  pid_t pid, int32_t *tids, uint32_t *nr)
 {
-	const struct pid_list *f, *nt;
+	*nr = 0;
+	if (!f->n && !nt->n)
+		return UT_SEL_TASKS_ALL;
+	if (whole && pl_has(nt, pid))
+		return UT_SEL_TASKS_NONE;
+	if (!f->n || (whole && pl_has(f, pid))) {
+		*nr = threads_in(nt, NULL, !whole, pid, tids, UT_SEL_TIDS_MAX);
+		return *nr ? UT_SEL_TASKS_EXCEPT : UT_SEL_TASKS_ALL;
+	}
+	*nr = threads_in(f, nt, !whole, pid, tids, UT_SEL_TIDS_MAX);
+	return *nr ? UT_SEL_TASKS_ONLY : UT_SEL_TASKS_NONE;
+}
+
+/* The pair of lists that starts at first (TFS_PID_FTRACE or TFS_PID_EVENT) in slot. */
+static uint32_t slot_tasks(unsigned int slot, enum tfs_pid_list first, pid_t pid, int32_t *tids,
+			   uint32_t *nr)
+{
 	uint32_t ret;
 
 	*nr = 0;
 	if (slot >= UT_INST_MAX)
 		return UT_SEL_TASKS_NONE;
 	pthread_mutex_lock(&pid_lock);
-	f = &inst_lists[slot][TFS_PID_FTRACE];
-	nt = &inst_lists[slot][TFS_PID_FTRACE_NOTRACE];
-	if (!f->n && !nt->n) {
-		ret = UT_SEL_TASKS_ALL;
-	} else if (pl_has(nt, pid)) {
-		ret = UT_SEL_TASKS_NONE;
-	} else if (!f->n || pl_has(f, pid)) {
-		*nr = threads_in(nt, NULL, pid, tids, UT_SEL_TIDS_MAX);
-		ret = *nr ? UT_SEL_TASKS_EXCEPT : UT_SEL_TASKS_ALL;
-	} else {
-		*nr = threads_in(f, nt, pid, tids, UT_SEL_TIDS_MAX);
-		ret = *nr ? UT_SEL_TASKS_ONLY : UT_SEL_TASKS_NONE;
-	}
+	ret = pair_tasks_locked(&inst_lists[slot][first], &inst_lists[slot][first + 1],
+				first == TFS_PID_FTRACE, pid, tids, nr);
 	pthread_mutex_unlock(&pid_lock);
 	return ret;
+}
+
+uint32_t tfs_pid_inst_tasks_locked(unsigned int slot, pid_t pid, int32_t *tids, uint32_t *nr)
+{
+	return slot_tasks(slot, TFS_PID_FTRACE, pid, tids, nr);
 }
 
 uint32_t tfs_pid_tasks_locked(pid_t pid, int32_t *tids, uint32_t *nr)
 {
 	return tfs_pid_inst_tasks_locked(0, pid, tids, nr);
+}
+
+uint32_t tfs_pid_event_tasks_locked(unsigned int slot, pid_t pid, int32_t *tids, uint32_t *nr)
+{
+	return slot_tasks(slot, TFS_PID_EVENT, pid, tids, nr);
+}
+
+/* Does the instance of slot follow forks for the pair of lists that starts at first? */
+static bool slot_follows(unsigned int slot, enum tfs_pid_list first)
+{
+	const struct tfs_instance *inst = tfs_inst_slot(slot);
+
+	return inst && tfs_opt(inst, first == TFS_PID_FTRACE ? TFS_OPT_FUNCTION_FORK
+							     : TFS_OPT_EVENT_FORK);
+}
+
+/* Which instances follow forks, for each pair of lists ([s][1]: the event lists). */
+static void slots_following(bool on[UT_INST_MAX][2])
+{
+	for (unsigned int s = 0; s < UT_INST_MAX; s++)
+		for (int k = 0; k < 2; k++)
+			on[s][k] = slot_follows(s, k ? TFS_PID_EVENT : TFS_PID_FTRACE);
+}
+
+void tfs_pid_event_slots_locked(struct tfs_pid_evslots *es)
+{
+	bool on[UT_INST_MAX][2];
+
+	slots_following(on); /* before pid_lock: it takes the instances' lock */
+	*es = (struct tfs_pid_evslots){0};
+	pthread_mutex_lock(&pid_lock);
+	for (unsigned int s = 0; s < UT_INST_MAX; s++) {
+		const struct pid_list *l = inst_lists[s];
+		uint64_t bit = 1ull << (s % 64);
+
+		if (l[TFS_PID_EVENT].n || l[TFS_PID_EVENT_NOTRACE].n) {
+			es->slots[s / 64] |= bit;
+			es->fork[s / 64] |= on[s][1] ? bit : 0;
+		}
+		es->only[s / 64] |= l[TFS_PID_EVENT].n ? bit : 0;
+		for (int k = 0; k < 2; k++)
+			es->follow |= (l[2 * k].n || l[2 * k + 1].n) && on[s][k];
+	}
+	pthread_mutex_unlock(&pid_lock);
+}
+
+/* ---- following forks: the kernel's fork and exit probes ------------------------------ */
+
+/* The last UT_MSG_THREAD serial of each registered process (1: its HELLO). */
+struct pid_serial {
+	pid_t pid;
+	uint32_t serial;
+};
+static struct pid_serial *serials;
+static unsigned int nr_serials;
+
+static struct pid_serial *serial_of(pid_t pid)
+{
+	for (unsigned int i = 0; i < nr_serials; i++)
+		if (serials[i].pid == pid)
+			return &serials[i];
+	return NULL;
+}
+
+static void serial_set(pid_t pid, uint32_t serial)
+{
+	struct pid_serial *ps = serial_of(pid), *v;
+
+	if (ps) {
+		if ((int32_t)(serial - ps->serial) > 0)
+			ps->serial = serial;
+		return;
+	}
+	v = realloc(serials, (nr_serials + 1) * sizeof(*v));
+	if (!v)
+		return; /* the process's new threads keep their creator's answer meanwhile */
+	serials = v;
+	serials[nr_serials++] = (struct pid_serial){pid, serial};
+}
+
+static void serial_forget(pid_t pid)
+{
+	struct pid_serial *ps = serial_of(pid);
+
+	if (ps)
+		*ps = serials[--nr_serials];
+}
+
+uint32_t tfs_pid_serial_locked(pid_t pid)
+{
+	const struct pid_serial *ps;
+	uint32_t serial;
+
+	pthread_mutex_lock(&pid_lock);
+	ps = serial_of(pid);
+	serial = ps ? ps->serial : 0;
+	pthread_mutex_unlock(&pid_lock);
+	return serial;
+}
+
+/*
+ * One task comes or goes, in every instance and for each pair of lists whose fork
+ * option is set there.  A task created (ptid: the thread that created it; ppid,
+ * when it is a process: its parent process, which stands for its threads in the
+ * function lists) joins each list that has its creator; a task that goes (ptid 0)
+ * leaves every list, and with it the listed threads of a process that goes (gone).
+ * True when a list changed.
+ */
+static bool follow(pid_t id, pid_t ptid, pid_t ppid, bool gone)
+{
+	bool on[UT_INST_MAX][2], changed = false;
+
+	slots_following(on);
+	pthread_mutex_lock(&tfs_ft_lock);
+	pthread_mutex_lock(&pid_lock);
+	for (unsigned int s = 0; s < UT_INST_MAX; s++)
+		for (int w = 0; w < TFS_PID_NR; w++) {
+			struct pid_list *l = &inst_lists[s][w];
+			bool whole = w <= TFS_PID_FTRACE_NOTRACE;
+
+			if (!on[s][!whole] || !l->n)
+				continue;
+			if (ptid) {
+				if (pl_has(l, ptid) || (whole && ppid && pl_has(l, ppid)))
+					changed |= pl_add(l, id) > 0;
+				continue;
+			}
+			changed |= pl_del(l, id);
+			for (unsigned int i = l->n; gone && i-- > 0;)
+				if (tfs_task_tgid(l->ids[i]) == id)
+					changed |= pl_del(l, l->ids[i]);
+		}
+	if (gone)
+		serial_forget(id);
+	pthread_mutex_unlock(&pid_lock);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	return changed;
 }
 
 /* The parent of pid from /proc/PID/stat (field 4), 0 when unknown. */
@@ -328,50 +494,49 @@ static pid_t parent_of(pid_t pid)
 	return tfs_proc_stat_field(pid, 4, &ppid) == 0 ? (pid_t)ppid : 0;
 }
 
-/*
- * function-fork, in every instance whose option is set: a new process whose
- * parent is listed joins the list (fork), a process that went leaves it (exit).
- * True when the top level's lists changed (the selection must be published).
- */
-static bool pid_fork_exit(pid_t pid, pid_t ppid)
-{
-	bool forks[UT_INST_MAX], changed = false;
-
-	for (unsigned int s = 0; s < UT_INST_MAX; s++) {
-		const struct tfs_instance *inst = tfs_inst_slot(s);
-
-		forks[s] = inst && tfs_opt(inst, TFS_OPT_FUNCTION_FORK);
-	}
-	pthread_mutex_lock(&tfs_ft_lock);
-	pthread_mutex_lock(&pid_lock);
-	for (unsigned int s = 0; s < UT_INST_MAX; s++)
-		for (int w = TFS_PID_FTRACE; w <= TFS_PID_FTRACE_NOTRACE && forks[s]; w++) {
-			struct pid_list *l = &inst_lists[s][w];
-			bool ch = ppid ? pl_has(l, ppid) && pl_add(l, pid) > 0 : pl_del(l, pid);
-
-			changed |= ch && s == 0;
-		}
-	pthread_mutex_unlock(&pid_lock);
-	pthread_mutex_unlock(&tfs_ft_lock);
-	return changed;
-}
-
-bool tfs_pid_fork(pid_t pid)
+bool tfs_pid_fork(pid_t pid, pid_t ptid)
 {
 	pid_t ppid = parent_of(pid);
+	bool changed;
 
-	return ppid > 0 && pid_fork_exit(pid, ppid);
+	pthread_mutex_lock(&pid_lock);
+	serial_forget(pid); /* a new image (exec) numbers its threads afresh */
+	serial_set(pid, 1);
+	pthread_mutex_unlock(&pid_lock);
+	if (ptid <= 0)
+		ptid = ppid; /* not told (an older fork path): the parent process */
+	changed = ptid > 0 && follow(pid, ptid, ppid, false);
+	return changed;
 }
 
 bool tfs_pid_exit(pid_t pid)
 {
-	return pid_fork_exit(pid, 0);
+	return follow(pid, 0, 0, true);
 }
 
-void tfs_pid_inst_clear(const struct tfs_instance *inst)
+bool tfs_pid_thread(pid_t pid, pid_t tid, pid_t ptid, uint32_t serial, bool exit)
 {
+	bool changed = exit ? follow(tid, 0, 0, false) : ptid > 0 && follow(tid, ptid, 0, false);
+
+	if (!exit) {
+		pthread_mutex_lock(&pid_lock);
+		serial_set(pid, serial);
+		pthread_mutex_unlock(&pid_lock);
+	}
+	return changed;
+}
+
+bool tfs_pid_inst_clear(const struct tfs_instance *inst)
+{
+	bool events;
+
+	pthread_mutex_lock(&pid_lock);
+	events = inst_lists[inst->slot][TFS_PID_EVENT].n ||
+		 inst_lists[inst->slot][TFS_PID_EVENT_NOTRACE].n;
+	pthread_mutex_unlock(&pid_lock);
 	for (int w = 0; w < TFS_PID_NR; w++)
 		tfs_pid_clear(inst, (enum tfs_pid_list)w);
+	return events;
 }
 
 void tfs_pid_reset(void)
@@ -426,6 +591,8 @@ static ssize_t pid_write(struct tfs_open *o, const char *buf, size_t size, off_t
 		po->bad = true;
 		if (!event_list(po->which))
 			tfs_error_log(o->inst, pid_file_names[po->which], "Invalid pid", "", 0);
+		else if (po->trunc && !po->wrote)
+			pid_publish(o->inst, po->which); /* emptied at open, as the kernel's */
 		return ret;
 	}
 	po->wrote = true;

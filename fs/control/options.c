@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "functab.h"
 #include "settings.h"
 #include "tfs.h"
 
@@ -292,6 +293,8 @@ static int set_core_opt(struct tfs_instance *inst, unsigned int o, bool on)
 		tfs_ring_set_overwrite(inst, on);
 	else if (o == TFS_OPT_TRACE_PRINTK || o == TFS_OPT_FUNCTION_TRACE)
 		tfs_apply(inst); /* options the runtime acts on (state.c publishes them) */
+	else if (o == TFS_OPT_EVENT_FORK || o == TFS_OPT_FUNCTION_FORK)
+		tfs_sel_publish_all(); /* new threads tell utracefs, and keep their creator's answer */
 	return 0;
 }
 

@@ -2,9 +2,9 @@
 /*
  * fuzz_wire.c - the wire protocol handler of the registry (registry.c, ut_wire.h):
  * the packets a traced process sends on one connection (HELLO, ACK, TASK, MAPS,
- * TRACING, SITES, PROBE, EVENT), as the registry thread handles them, and what they
- * reach: saved_cmdlines, the function table, the selection memfd, symbols, the
- * trace event definitions (event_defs.c).
+ * TRACING, SITES, PROBE, EVENT, THREAD), as the registry thread handles them, and
+ * what they reach: saved_cmdlines, the function table, the selection memfd,
+ * symbols, the trace event definitions (event_defs.c), the pid lists' fork hook.
  *
  * Input: packets, each a 2-byte length (little endian) then its bytes.  The
  * connection is process FUZZ_PID's (HELLO must claim it); the other end of a

@@ -4,6 +4,7 @@
 # the ring seed are made as tests/fuzz/README.md says).  Inputs that once
 # crashed a harness are kept beside them as regress-*.
 import os
+import re
 import struct
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
@@ -84,7 +85,10 @@ texts("cpumask", [bytes([a]) + t.encode() for a, t in CPUMASK])
 
 # fuzz_wire: packets (2-byte length, then the packet); the process is FUZZ_PID
 PID_ = 4194000
-HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT = 1, 3, 4, 5, 6, 7, 8, 11
+HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT, THREAD = 1, 3, 4, 5, 6, 7, 8, 11, 13
+# the protocol version HELLO must carry, as common/ut_ctl.h says it
+with open(os.path.join(os.path.dirname(TOP), "..", "..", "common", "ut_ctl.h")) as f:
+    VERSION = int(re.search(r"#define UT_PROTO_VERSION (\d+)u", f.read()).group(1))
 
 
 def pkt(body_type, payload):
@@ -96,7 +100,11 @@ def cstr(s, n):
     return s.encode().ljust(n, b"\0")[:n]
 
 
-hello = pkt(HELLO, struct.pack("<Iii", 3, PID_, PID_) + cstr("prog", 16) + cstr("/opt/app/prog", 256))
+hello = pkt(HELLO, struct.pack("<Iiii", VERSION, PID_, PID_, 0) + cstr("prog", 16) +
+            cstr("/opt/app/prog", 256))
+# a thread starts (created by the main thread, serial 2) and ends (event-fork, function-fork)
+thread = pkt(THREAD, struct.pack("<iiII", PID_ + 1, PID_, 2, 0))
+thread_end = pkt(THREAD, struct.pack("<iiII", PID_ + 1, 0, 0, 1))
 ack = pkt(ACK, struct.pack("<II", 1, 0))
 task = pkt(TASK, struct.pack("<ii", PID_ + 1, PID_) + cstr("worker", 16))
 maps = pkt(MAPS, struct.pack("<Q", 12345))
@@ -131,6 +139,7 @@ WIRE = [
     hello + sites(1, 2, 0, [0x10, 0x20], "/usr/lib/libfoo.so.1", 0x7f0000000000) + sites(1, 0, 0, []),
     hello + probe, task, hello + hello, pkt(HELLO, b"short"), hello + pkt(99, b""),
     hello + ev_ok, hello + ev_bad + ev_ok + ev_ok,
+    hello + thread + thread_end, hello + pkt(THREAD, struct.pack("<iiII", 0, -1, 0, 2)),
 ]
 texts("wire", WIRE)
 

@@ -171,7 +171,7 @@ echo function >"$T/current_tracer"
 
 echo "$BPID" >"$T/set_event_pid"
 round
-expect_eq "set_event_pid is stored only: function tracing unchanged" 4 "$(calls | wc -w)"
+expect_eq "set_event_pid leaves function tracing alone" 4 "$(calls | wc -w)"
 echo >"$T/set_event_pid"
 
 # ftrace_enabled (the kernel's sysctl): 0 unpatches every site in every process

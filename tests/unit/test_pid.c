@@ -2,8 +2,9 @@
 /*
  * test_pid.c - set_ftrace_pid and co (fs/control/ftrace_pid.c): the kernel's parser (ids
  * in any base, white space, all or nothing), replace against append, the read-back
- * (`no pid`), which threads of a process each list selects, and what the
- * selection memfd says per process (fs/sel.c).
+ * (`no pid`), which threads of a process each list selects (a process id: the
+ * whole process for set_ftrace_pid, its main thread for set_event_pid), what the
+ * selection memfd says per process (fs/sel.c), and function-fork/event-fork.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -104,20 +105,34 @@ static void test_parse(void **state)
 	}
 }
 
-static uint32_t tasks(pid_t pid, const char *want_tids)
+typedef uint32_t (*resolver)(unsigned int slot, pid_t pid, int32_t *tids, uint32_t *nr);
+
+/* What fn says about process pid in slot: the state, and the tids as want_tids. */
+static uint32_t resolved(resolver fn, unsigned int slot, pid_t pid, const char *want_tids)
 {
 	int32_t tids[UT_SEL_TIDS_MAX];
 	uint32_t n, st;
 	char got[256] = "";
 
 	pthread_mutex_lock(&tfs_ft_lock);
-	st = tfs_pid_tasks_locked(pid, tids, &n);
+	st = fn(slot, pid, tids, &n);
 	pthread_mutex_unlock(&tfs_ft_lock);
 	for (uint32_t i = 0; i < n; i++)
 		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d", i ? " " : "",
 			 tids[i]);
 	assert_string_equal(got, want_tids);
 	return st;
+}
+
+/* The top's function lists, and the event lists of slot. */
+static uint32_t tasks(pid_t pid, const char *want_tids)
+{
+	return resolved(tfs_pid_inst_tasks_locked, 0, pid, want_tids);
+}
+
+static uint32_t ev_tasks(unsigned int slot, pid_t pid, const char *want_tids)
+{
+	return resolved(tfs_pid_event_tasks_locked, slot, pid, want_tids);
 }
 
 static void test_tasks(void **state)
@@ -244,6 +259,127 @@ static void test_instance_lists(void **state)
 	tfs_buf_free(&b);
 }
 
+/* set_event_pid names threads, as the kernel's: a process id is its main thread. */
+static void test_event_tasks(void **state)
+{
+	struct tfs_instance other = {.slot = 5};
+	char buf[64];
+
+	assert_int_equal(ev_tasks(0, P1, ""), UT_SEL_TASKS_ALL);
+	snprintf(buf, sizeof(buf), "%d", P1);
+	wr(TFS_PID_EVENT, true, buf);
+	assert_int_equal(ev_tasks(0, P1, "3000001"), UT_SEL_TASKS_ONLY); /* not its threads */
+	assert_int_equal(ev_tasks(0, P2, ""), UT_SEL_TASKS_NONE);
+	assert_int_equal(ev_tasks(5, P1, ""), UT_SEL_TASKS_ALL); /* another instance's lists */
+	snprintf(buf, sizeof(buf), "%d %d", P1T2, P1);
+	wr(TFS_PID_EVENT, true, buf);
+	snprintf(buf, sizeof(buf), "%d", P1);
+	wr(TFS_PID_EVENT_NOTRACE, true, buf);
+	assert_int_equal(ev_tasks(0, P1, "3000012"), UT_SEL_TASKS_ONLY); /* notrace wins */
+	wr(TFS_PID_EVENT, true, "\n");
+	assert_int_equal(ev_tasks(0, P1, "3000001"), UT_SEL_TASKS_EXCEPT);
+	assert_int_equal(ev_tasks(0, P2, ""), UT_SEL_TASKS_ALL);
+	snprintf(buf, sizeof(buf), "%d", P1T1);
+	assert_int_equal(tfs_pid_write(&other, TFS_PID_EVENT, true, buf, strlen(buf)),
+			 (ssize_t)strlen(buf));
+	assert_int_equal(ev_tasks(5, P1, "3000011"), UT_SEL_TASKS_ONLY);
+	/* the function lists read a process id as the whole process, still */
+	snprintf(buf, sizeof(buf), "%d", P1);
+	wr(TFS_PID_FTRACE, true, buf);
+	assert_int_equal(tasks(P1, ""), UT_SEL_TASKS_ALL);
+	tfs_pid_inst_clear(&other);
+}
+
+/* The selection says the event lists: per slot, in the header and per process. */
+static void test_event_sel(void **state)
+{
+	struct tfs_buf b = {0};
+	const struct ut_sel_hdr *h;
+	const struct ut_sel_proc *p;
+	const struct ut_sel_evpid *e;
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%d", P1T1);
+	wr(TFS_PID_EVENT, true, buf);
+	pthread_mutex_lock(&tfs_ft_lock);
+	assert_int_equal(tfs_sel_build_locked(&b), 0);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	h = (const void *)b.data;
+	assert_int_equal(h->ev_slots[0], 1);
+	assert_int_equal(h->ev_only[0], 1);
+	assert_int_equal(h->ev_fork[0], 0);
+	assert_int_equal(h->tasks_filtered, 0); /* function tracing: untouched */
+	p = sel_proc(&b, P1);
+	assert_int_equal(p->nr_evpids, 1);
+	assert_true(p->evpids_off + sizeof(*e) <= h->size);
+	e = (const void *)(b.data + p->evpids_off);
+	assert_int_equal(e->slot, 0);
+	assert_int_equal(e->tasks, UT_SEL_TASKS_ONLY);
+	assert_int_equal(e->nr_tids, 1);
+	assert_int_equal(((const int32_t *)(b.data + e->tids_off))[0], P1T1);
+	e = (const void *)(b.data + sel_proc(&b, P2)->evpids_off);
+	assert_int_equal(e->tasks, UT_SEL_TASKS_NONE);
+	tfs_buf_free(&b);
+}
+
+/*
+ * event-fork and function-fork: one hook, each pair of lists by its own option; a
+ * task created by a listed one joins, one that ends leaves, a process with its threads.
+ */
+static void test_follow(void **state)
+{
+	uint64_t opts = tfs_top.opts;
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%d", P1);
+	wr(TFS_PID_EVENT, true, buf);
+	wr(TFS_PID_FTRACE, true, buf);
+	/* no option: nothing follows */
+	assert_false(tfs_pid_thread(P1, P1T1, P1, 2, false));
+	assert_false(tfs_pid_fork(P2, P1));
+	snprintf(buf, sizeof(buf), "%d\n", P1);
+	expect_show(TFS_PID_EVENT, buf);
+
+	tfs_top.opts |= 1ull << TFS_OPT_EVENT_FORK;
+	assert_true(tfs_pid_thread(P1, P1T1, P1, 3, false));
+	assert_false(tfs_pid_thread(P1, P1T2, P1T2 + 5, 4, false)); /* creator not listed */
+	snprintf(buf, sizeof(buf), "%d\n%d\n", P1, P1T1);
+	expect_show(TFS_PID_EVENT, buf);
+	snprintf(buf, sizeof(buf), "%d\n", P1);
+	expect_show(TFS_PID_FTRACE, buf); /* function-fork is off */
+	pthread_mutex_lock(&tfs_ft_lock);
+	assert_int_equal(tfs_pid_serial_locked(P1), 4);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	assert_true(tfs_pid_thread(P1, P1T1, 0, 0, true)); /* it ends */
+	snprintf(buf, sizeof(buf), "%d\n", P1);
+	expect_show(TFS_PID_EVENT, buf);
+
+	assert_true(tfs_pid_fork(P2, P1)); /* a child forked by P1's main thread */
+	pthread_mutex_lock(&tfs_ft_lock);
+	assert_int_equal(tfs_pid_serial_locked(P2), 1);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	snprintf(buf, sizeof(buf), "%d\n%d\n", P1, P2);
+	expect_show(TFS_PID_EVENT, buf);
+	assert_true(tfs_pid_exit(P2));
+	snprintf(buf, sizeof(buf), "%d\n", P1);
+	expect_show(TFS_PID_EVENT, buf);
+
+	/* notrace: the children of a notrace thread are notrace */
+	wr(TFS_PID_EVENT, true, "\n");
+	snprintf(buf, sizeof(buf), "%d", P1T2);
+	wr(TFS_PID_EVENT_NOTRACE, true, buf);
+	assert_true(tfs_pid_thread(P1, P1T1, P1T2, 5, false));
+	snprintf(buf, sizeof(buf), "%d\n%d\n", P1T1, P1T2);
+	expect_show(TFS_PID_EVENT_NOTRACE, buf);
+	/* a process that goes takes its listed threads with it */
+	assert_true(tfs_pid_exit(P1));
+	expect_show(TFS_PID_EVENT_NOTRACE, "");
+	pthread_mutex_lock(&tfs_ft_lock);
+	assert_int_equal(tfs_pid_serial_locked(P1), 0);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	tfs_top.opts = opts;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +387,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tasks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sel, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_instance_lists, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_event_tasks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_event_sel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_follow, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
