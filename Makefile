@@ -28,9 +28,9 @@ SONAME := libutrace.so.0
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (make fuzz, make test);
 # llvm-14: llvm-cov and llvm-profdata (make fuzz-cov); groff-base: 97_install.sh renders
 # the manual pages; binutils: objdump, the reference of the instruction decoder's test
-# (test_insn).
+# (test_insn); systemtap-sdt-dev: <sys/sdt.h> for the SDT probes' test programs.
 DEPS_BUILD := gcc g++ binutils clang libclang-rt-14-dev llvm-14 make pkg-config libfuse3-dev \
-	fuse3 libelf-dev libcmocka-dev groff-base
+	fuse3 libelf-dev libcmocka-dev groff-base systemtap-sdt-dev
 # tcl8.6: SQLite's makefile generates sqlite3.c with tclsh (bench/real.sh).
 DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6
 
@@ -178,6 +178,11 @@ $(B)/tests/progs/lib_names_plain.so: tests/progs/lib_names_plain.c
 $(B)/tests/progs/events_prog: tests/progs/events_prog.c $(B)/tests/progs/lib_events_a.so $(PROG_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -o $@ $< -L$(B)/tests/progs -l:lib_events_a.so -Wl,-rpath,'$$ORIGIN' \
+		-lpthread -ldl
+# sdt_prog: linked with lib_sdt_a.so (a library with an SDT probe and its semaphore)
+$(B)/tests/progs/sdt_prog: tests/progs/sdt_prog.c $(B)/tests/progs/lib_sdt_a.so $(PROG_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACED_CFLAGS) -o $@ $< -L$(B)/tests/progs -l:lib_sdt_a.so -Wl,-rpath,'$$ORIGIN' \
 		-lpthread -ldl
 # names_ver again, with other functions ahead: a program rebuilt in place (42_names.sh)
 $(B)/tests/progs/names_ver2: tests/progs/names_ver.c

@@ -12,6 +12,9 @@
  * constructors finds its key off, which is what a disabled event is anyway.  The
  * descriptors of objects dlclose() unmapped go at the loader's next consistent
  * state (dl_changed, interpose.c), with ut_rt_lock held from the unload on.
+ * The same scan reads each object's <sys/sdt.h> probes (sdt.c): descriptors
+ * like the others, whose sites are probes at an instruction (xol.h) instead of
+ * static keys; ut_sdt_set() arms and disarms them where a key would be patched.
  *
  * Announcing.  Each descriptor becomes one UT_MSG_EVENT (common/ut_event.h), built
  * in a zeroed packet so that a definition is always the same bytes; its
@@ -50,6 +53,7 @@
 #include "ut_evfilter.h"
 #include "ut_wire.h"
 #include "utrace/event.h"
+#include "xol.h"
 
 #define EV_MAX_DESCS 4096u
 #define EV_MAX_JUMPS 65536u
@@ -59,6 +63,7 @@ static const unsigned char nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 /* Objects already scanned (with events or not), by load bias and name. */
 static struct ev_obj {
 	uintptr_t base;
+	uintptr_t lo, hi; /* its code: where its SDT probes are */
 	uint64_t hash;
 	uint8_t used, seen;
 } eobjs[UT_MAX_OBJS];
@@ -71,6 +76,7 @@ static struct ev_desc {
 	uint64_t want[2]; /* the mask switch_keys() is moving to */
 	uint8_t sent; /* announced on this connection (or a twin was) */
 	uint8_t bad;  /* cannot be announced (said once on the console) */
+	struct ut_sdt_probe *sdt; /* an SDT probe's (sdt.c): its site is no static key */
 } descs[EV_MAX_DESCS];
 static uint32_t nr_descs;
 
@@ -165,6 +171,16 @@ static void add_jumps(uint64_t addr, uint64_t size, void *arg)
 	}
 }
 
+static void add_sdt(struct utrace_event *ev, struct ut_sdt_probe *p, void *arg)
+{
+	struct scan_ctx *c = arg;
+
+	if (nr_descs < EV_MAX_DESCS)
+		descs[nr_descs++] = (struct ev_desc){.ev = ev, .obj = c->obj, .sdt = p};
+	else
+		ut_sdt_forget(p);
+}
+
 static int known_obj(uintptr_t base, uint64_t h)
 {
 	for (uint32_t i = 0; i < UT_MAX_OBJS; i++)
@@ -208,8 +224,12 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	c.obj = i;
 	c.first_desc = nr_descs;
+	eobjs[i].lo = c.text_lo;
+	eobjs[i].hi = c.text_hi;
 	if (ut_elf_sections(name, "utrace_events", add_descs, &c) > 0 && nr_descs > c.first_desc)
 		ut_elf_sections(name, "utrace_jump", add_jumps, &c);
+	if (c.text_lo < c.text_hi)
+		ut_sdt_scan(name, c.base, c.text_lo, c.text_hi, add_sdt, &c);
 	return 0;
 }
 
@@ -249,6 +269,7 @@ void ut_events_prune(void)
 	for (uint32_t i = 0; i < UT_MAX_OBJS; i++)
 		if (eobjs[i].used && !eobjs[i].seen) {
 			eobjs[i].used = 0;
+			ut_xol_forget(eobjs[i].lo, eobjs[i].hi);
 			gone = 1;
 		}
 	if (!gone)
@@ -261,6 +282,8 @@ void ut_events_prune(void)
 			descs[n++] = descs[d];
 		} else {
 			filters_forget(descs[d].ev);
+			if (descs[d].sdt)
+				ut_sdt_forget(descs[d].sdt);
 		}
 	}
 	nr_descs = n;
@@ -539,6 +562,9 @@ static void switch_keys(int on)
 				k++;
 			}
 	}
+	for (uint32_t i = 0; i < nr_descs; i++) /* SDT sites: probes at their nop (sdt.c) */
+		if (descs[i].sdt)
+			ut_sdt_set(descs[i].sdt, (descs[i].want[0] | descs[i].want[1]) != 0);
 	for (uint32_t i = 0; i < nr_descs; i++) {
 		__atomic_store_n(&descs[i].ev->mask[0], descs[i].want[0], __ATOMIC_RELEASE);
 		__atomic_store_n(&descs[i].ev->mask[1], descs[i].want[1], __ATOMIC_RELEASE);

@@ -11,6 +11,7 @@
  *   api.c        include/utrace/utrace.h and the trampoline's C slow paths
  *   events.c     include/utrace/event.h: trace events, their static keys, their writer
  *   evpid.c      set_event_pid: which threads record events in each instance
+ *   sdt.c        <sys/sdt.h> probes (.note.stapsdt) as trace events, through xol.c
  *   rseq.c       each thread's rseq area: glibc's, or one registered by the runtime
  *   interpose.c  dlopen/dlclose, sigaction/signal, sigprocmask/pthread_sigmask,
  *                the waits with a mask (sigsuspend, ppoll, pselect, epoll_pwait),
@@ -32,6 +33,7 @@
 #ifndef UT_RT_H
 #define UT_RT_H
 
+#include <elf.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -216,6 +218,24 @@ int ut_sites_prune(void);
  */
 int ut_elf_sections(const char *path, const char *want, void (*fn)(uint64_t, uint64_t, void *),
 		    void *arg);
+/*
+ * An ELF file open for its sections, read with pread (no libelf, no malloc):
+ * ut_elf_open (0 or -errno) .. ut_elf_close.  ut_elf_find: the first section
+ * called name, or NULL; ut_elf_read: its bytes (at most max; munmap them, sh_size
+ * bytes), or NULL.
+ */
+struct ut_elf {
+	int fd;
+	Elf64_Shdr *sh;
+	size_t shnum, sh_len;
+	char *names;
+	size_t names_len;
+};
+int ut_elf_open(struct ut_elf *e, const char *path);
+void ut_elf_close(struct ut_elf *e);
+const char *ut_elf_name(const struct ut_elf *e, const Elf64_Shdr *s);
+const Elf64_Shdr *ut_elf_find(const struct ut_elf *e, const char *name);
+void *ut_elf_read(const struct ut_elf *e, const Elf64_Shdr *s, size_t max);
 /* The site at addr, or NULL; async-signal-safe. */
 struct ut_site *ut_site_find(uintptr_t addr, struct ut_obj **objp);
 
@@ -234,11 +254,11 @@ extern int ut_probes_live; /* function probes act (attached, ftrace_enabled) */
 /* Convert the GCC NOP sites of objects [from_obj, ut_nr_objs) into 5-byte NOPs. */
 int ut_patch_new_objs(uint32_t from_obj);
 /*
- * Rewrite nr 5-byte spots of live code (p[i].addr, sorted by address) with the
- * breakpoint protocol; a thread that meets one meanwhile continues at p[i].to
- * (what the new bytes do).  p must stay valid until the next batch after this
- * one.  Call with ut_rt_lock.  0, or -EPERM (nothing written) if a page could
- * not be made writable.
+ * Rewrite nr spots of live code (p[i].addr, sorted by address; 5 bytes, or len
+ * when it is set: 1 for an int3 or the byte it replaced) with the breakpoint
+ * protocol; a thread that meets one meanwhile continues at p[i].to (what the new
+ * bytes do).  p must stay valid until the next batch after this one.  Call with
+ * ut_rt_lock.  0, or -EPERM (nothing written) if a page could not be made writable.
  */
 struct ut_poke {
 	uintptr_t addr;
@@ -464,6 +484,21 @@ void ut_evpid_fork_parent(void);			 /* after, in the parent */
 void ut_evpid_fork_child(void);				 /* after, in the child */
 /* HELLO's ptid: the thread that forked this process, 0 when it was not forked. */
 int32_t ut_evpid_forked_by(void);
+/* ---- SDT probes: <sys/sdt.h> notes as trace events (sdt.c) -------------------------------- */
+
+struct utrace_event;
+struct ut_sdt_probe;
+/*
+ * Read the stapsdt notes of the object at path (load bias base, code [lo, hi))
+ * and call add(ev, probe, arg) for each probe they describe; how many notes.
+ * ut_rt_lock held.
+ */
+int ut_sdt_scan(const char *path, uintptr_t base, uintptr_t lo, uintptr_t hi,
+		void (*add)(struct utrace_event *ev, struct ut_sdt_probe *p, void *arg), void *arg);
+/* Arm (on) or disarm the probe's site and count its semaphore; ut_rt_lock held. */
+void ut_sdt_set(struct ut_sdt_probe *p, int on);
+/* Its object was unmapped: forget it, writing nothing; ut_rt_lock held. */
+void ut_sdt_forget(struct ut_sdt_probe *p);
 
 /* ---- the runtime's own events: process and thread lifecycle (lifecycle.c) -------------- */
 

@@ -89,43 +89,88 @@ static Elf64_Shdr *read_shdrs(int fd, Elf64_Ehdr *eh, size_t *shnum, size_t *len
 	return sh;
 }
 
+int ut_elf_open(struct ut_elf *e, const char *path)
+{
+	Elf64_Ehdr eh;
+
+	memset(e, 0, sizeof(*e));
+	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->fd < 0)
+		return -errno;
+	e->sh = read_shdrs(e->fd, &eh, &e->shnum, &e->sh_len);
+	if (!e->sh)
+		goto bad;
+	e->names_len = e->sh[eh.e_shstrndx].sh_size;
+	if (e->names_len == 0 || e->names_len > (64u << 20))
+		goto bad;
+	e->names = tmp_alloc(e->names_len + 1);
+	if (!e->names || read_full(e->fd, e->names, e->names_len, (off_t)e->sh[eh.e_shstrndx].sh_offset))
+		goto bad;
+	e->names[e->names_len] = 0;
+	return 0;
+bad:
+	ut_elf_close(e);
+	return -ENOEXEC;
+}
+
+void ut_elf_close(struct ut_elf *e)
+{
+	if (e->sh)
+		munmap(e->sh, e->sh_len);
+	if (e->names)
+		munmap(e->names, e->names_len + 1);
+	if (e->fd >= 0)
+		close(e->fd);
+	memset(e, 0, sizeof(*e));
+	e->fd = -1;
+}
+
+const char *ut_elf_name(const struct ut_elf *e, const Elf64_Shdr *s)
+{
+	return s->sh_name < e->names_len ? e->names + s->sh_name : "";
+}
+
+const Elf64_Shdr *ut_elf_find(const struct ut_elf *e, const char *name)
+{
+	for (size_t i = 0; i < e->shnum; i++)
+		if (!strcmp(ut_elf_name(e, &e->sh[i]), name))
+			return &e->sh[i];
+	return NULL;
+}
+
+void *ut_elf_read(const struct ut_elf *e, const Elf64_Shdr *s, size_t max)
+{
+	void *p;
+
+	if (s->sh_type == SHT_NOBITS || s->sh_size == 0 || s->sh_size > max)
+		return NULL;
+	p = tmp_alloc(s->sh_size);
+	if (p && read_full(e->fd, p, s->sh_size, (off_t)s->sh_offset)) {
+		munmap(p, s->sh_size);
+		p = NULL;
+	}
+	return p;
+}
+
 int ut_elf_sections(const char *path, const char *want, void (*fn)(uint64_t, uint64_t, void *),
 		    void *arg)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf64_Ehdr eh;
-	Elf64_Shdr *sh = NULL;
-	char *names = NULL;
-	size_t shnum = 0, sh_len = 0, names_len = 0;
-	int found = 0, err = -ENOEXEC;
+	struct ut_elf e;
+	int found = 0, err = ut_elf_open(&e, path);
 
-	if (fd < 0)
-		return -errno;
-	sh = read_shdrs(fd, &eh, &shnum, &sh_len);
-	if (!sh)
-		goto out;
-	names_len = sh[eh.e_shstrndx].sh_size;
-	if (names_len == 0 || names_len > (64u << 20))
-		goto out;
-	names = tmp_alloc(names_len + 1);
-	if (!names || read_full(fd, names, names_len, (off_t)sh[eh.e_shstrndx].sh_offset))
-		goto out;
-	names[names_len] = 0;
-	for (size_t i = 0; i < shnum; i++) {
-		if (sh[i].sh_name >= names_len || strcmp(names + sh[i].sh_name, want) ||
-		    !(sh[i].sh_flags & SHF_ALLOC) || sh[i].sh_type == SHT_NOBITS)
+	if (err)
+		return err;
+	for (size_t i = 0; i < e.shnum; i++) {
+		const Elf64_Shdr *s = &e.sh[i];
+
+		if (strcmp(ut_elf_name(&e, s), want) || !(s->sh_flags & SHF_ALLOC) ||
+		    s->sh_type == SHT_NOBITS)
 			continue;
-		fn(sh[i].sh_addr, sh[i].sh_size, arg);
+		fn(s->sh_addr, s->sh_size, arg);
 		found++;
 	}
-	err = found;
-out:
-	if (sh)
-		munmap(sh, sh_len);
-	if (names)
-		munmap(names, names_len + 1);
-	close(fd);
-	return err;
+	ut_elf_close(&e);
+	return found;
 }
 
 /* The object being added, and what its sections held before relocation. */

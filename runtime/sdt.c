@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sdt.c - the <sys/sdt.h> probes objects already carry (.note.stapsdt), as trace
+ * events PROVIDER:NAME of the events/ tree, with the shape of the kernel's uprobe
+ * events:
+ *
+ *   common fields, unsigned long __probe_ip (the site), then arg1 .. argN packed
+ *   one after the other, each typed from its operand (u8 .. u64, s8 .. s64);
+ *   print fmt "(0x%lx) arg1=%Lu arg2=%d", REC->__probe_ip, REC->arg1, REC->arg2
+ *
+ * which renders as the kernel prints a uprobe event's line (its own format file
+ * says "(%lx)" where its line says "(0x%lx)": the line is what people read).
+ *
+ * Finding.  events.c scans each object once it is relocated (at attach, after
+ * dlopen) and hands its file to ut_sdt_scan(): the notes are read from the file
+ * (the section is not loaded), each note's pc and semaphore are moved by the
+ * difference between where .stapsdt.base is and where the note says it was (a
+ * prelinked object), then by the load bias.  Each well-formed note becomes one
+ * probe: a descriptor (struct utrace_event, built here in the layout the macros
+ * give theirs) that events.c announces, switches and forgets like any other.
+ * Two notes of one event with the same operand types are one definition for
+ * utracefs; with other types, two definitions of one event (as two objects that
+ * define one event differently).
+ *
+ * Switching.  When its descriptor's mask becomes non-zero (any instance), the
+ * site is armed (xol.h) and its semaphore, if it has one, counted up, so that
+ * the program computes the arguments; when it becomes zero, counted down and
+ * disarmed.  Several sites may share a semaphore: each counts once.
+ *
+ * Hitting.  The probe's fn builds the record on its stack from the registers
+ * xol hands it and memory read with process_vm_readv() on the own process (an
+ * address that faults gives 0, never a crash) and writes it with
+ * utrace_event_write(): the writer, filters and instances of every event.
+ *
+ * Probes come from one mmap'd table and are reused once their object is gone.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "rt.h"
+#include "ut_event.h"
+#include "ut_sdt.h"
+#include "utrace/event.h"
+#include "xol.h"
+
+#define SDT_MAX 4096u
+#define SDT_FMT_MAX 512u
+#define SDT_NOTES_MAX (16u << 20) /* a section larger than this is not read */
+#define SDT_REC_MAX (16u + 8u * UT_SDT_ARGS_MAX)
+
+struct ut_sdt_probe {
+	struct utrace_event ev;
+	struct utrace_event_field fields[2 + UT_SDT_ARGS_MAX]; /* __probe_ip, args, end */
+	char system[UT_EVENT_NAME_MAX], name[UT_EVENT_NAME_MAX];
+	char print_fmt[SDT_FMT_MAX];
+	struct ut_sdt_arg args[UT_SDT_ARGS_MAX];
+	uint64_t sym_addr[UT_SDT_ARGS_MAX];
+	uint32_t nargs;
+	uint8_t used, armed, said;
+	uintptr_t addr;
+	volatile uint16_t *sem; /* NULL: none */
+	struct ut_xol *x;
+};
+
+static struct ut_sdt_probe *probes;
+
+static const char *const arg_names[UT_SDT_ARGS_MAX] = {"arg1", "arg2", "arg3",  "arg4",
+						       "arg5", "arg6", "arg7",  "arg8",
+						       "arg9", "arg10", "arg11", "arg12"};
+
+/* ---- finding ------------------------------------------------------------------------------ */
+
+struct scan {
+	struct ut_elf *elf;
+	uintptr_t base, lo, hi;
+	uint64_t sdt_base; /* the link-time address of .stapsdt.base, 0: none */
+	void *syms; /* symbol and string tables, read at the first symbol an operand names */
+	size_t syms_len, strs_len;
+	char *strs;
+	int syms_tried;
+	void (*add)(struct utrace_event *ev, struct ut_sdt_probe *p, void *arg);
+	void *arg;
+};
+
+static int ident_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= UT_EVENT_NAME_MAX || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+/* .symtab, else .dynsym, and its string table (once per object). */
+static void syms_load(struct scan *sc)
+{
+	const Elf64_Shdr *s = ut_elf_find(sc->elf, ".symtab");
+
+	sc->syms_tried = 1;
+	if (!s || s->sh_type != SHT_SYMTAB)
+		s = ut_elf_find(sc->elf, ".dynsym");
+	if (!s || s->sh_link >= sc->elf->shnum || s->sh_entsize != sizeof(Elf64_Sym))
+		return;
+	sc->syms = ut_elf_read(sc->elf, s, 256u << 20);
+	sc->syms_len = sc->syms ? s->sh_size : 0;
+	sc->strs = ut_elf_read(sc->elf, &sc->elf->sh[s->sh_link], 256u << 20);
+	sc->strs_len = sc->strs ? sc->elf->sh[s->sh_link].sh_size : 0;
+}
+
+/* The run-time address of a defined symbol of the object, 0 if there is none. */
+static uint64_t sym_lookup(struct scan *sc, const char *name)
+{
+	const Elf64_Sym *sym;
+
+	if (!sc->syms_tried)
+		syms_load(sc);
+	if (!sc->syms || !sc->strs)
+		return 0;
+	sym = sc->syms;
+	for (size_t i = 0; i < sc->syms_len / sizeof(*sym); i++)
+		if (sym[i].st_shndx != SHN_UNDEF && sym[i].st_name < sc->strs_len &&
+		    !strncmp(sc->strs + sym[i].st_name, name, sc->strs_len - sym[i].st_name) &&
+		    sym[i].st_value)
+			return sc->base + sym[i].st_value;
+	return 0;
+}
+
+static struct ut_sdt_probe *probe_alloc(void)
+{
+	if (!probes) {
+		void *m = mmap(NULL, SDT_MAX * sizeof(*probes), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (m == MAP_FAILED)
+			return NULL;
+		probes = m;
+	}
+	for (uint32_t i = 0; i < SDT_MAX; i++)
+		if (!probes[i].used) {
+			memset(&probes[i], 0, sizeof(probes[i]));
+			probes[i].used = 1;
+			return &probes[i];
+		}
+	return NULL;
+}
+
+/* The descriptor of p: the kernel's uprobe layout and print format. */
+static int describe(struct ut_sdt_probe *p)
+{
+	struct utrace_event *ev = &p->ev;
+	size_t o = 0, room = sizeof(p->print_fmt);
+	unsigned int off = 16;
+	int n;
+
+	p->fields[0] = (struct utrace_event_field){"unsigned long", "__probe_ip", 8, 8, 8, 0,
+						   UTRACE_FIELD_PLAIN};
+	n = snprintf(p->print_fmt, room, "\"(0x%%lx)");
+	for (uint32_t i = 0; i < p->nargs && n > 0; i++) {
+		const struct ut_sdt_arg *a = &p->args[i];
+
+		p->fields[i + 1] = (struct utrace_event_field){
+		    ut_sdt_type_name(a), arg_names[i], (unsigned short)off, a->size, a->size,
+		    a->is_signed, UTRACE_FIELD_PLAIN};
+		off += a->size;
+		o += (size_t)n;
+		n = snprintf(p->print_fmt + o, room - o, " %s=%s", arg_names[i], ut_sdt_type_fmt(a));
+	}
+	o += (size_t)n;
+	n = snprintf(p->print_fmt + o, room - o, "\", REC->__probe_ip");
+	for (uint32_t i = 0; i < p->nargs && n > 0 && o + (size_t)n < room; i++) {
+		o += (size_t)n;
+		n = snprintf(p->print_fmt + o, room - o, ", REC->%s", arg_names[i]);
+	}
+	if (n < 0 || o + (size_t)n >= room)
+		return -ENAMETOOLONG;
+	*ev = (struct utrace_event){.magic = UTRACE_EVENT_MAGIC,
+				    .abi = UTRACE_EVENT_ABI,
+				    .system = p->system,
+				    .name = p->name,
+				    .fields = p->fields,
+				    .nr_fields = 1 + p->nargs,
+				    .size = off,
+				    .print_fmt = p->print_fmt};
+	return 0;
+}
+
+static void add_note(const struct ut_sdt_note *n, void *arg)
+{
+	struct scan *sc = arg;
+	struct ut_sdt_probe *p;
+	/* where .stapsdt.base is minus where the note says it was: 0 unless prelinked */
+	uint64_t delta = n->base && sc->sdt_base ? sc->sdt_base - n->base : 0;
+	uintptr_t addr = sc->base + n->pc + delta;
+	int nargs;
+
+	if (addr < sc->lo || addr >= sc->hi)
+		return; /* not in the object's code: a note of something else */
+	if (!ident_ok(n->provider) || !ident_ok(n->name)) {
+		ut_note("SDT probe %.64s:%.64s not traced: its names are not identifiers",
+			n->provider, n->name);
+		return;
+	}
+	if (!(p = probe_alloc()))
+		return;
+	nargs = ut_sdt_args_parse(n->args, p->args, UT_SDT_ARGS_MAX);
+	for (int i = 0; i < nargs; i++)
+		if (p->args[i].has_sym && !(p->sym_addr[i] = sym_lookup(sc, p->args[i].sym)))
+			nargs = -ENOENT;
+	strcpy(p->system, n->provider);
+	strcpy(p->name, n->name);
+	p->nargs = nargs > 0 ? (uint32_t)nargs : 0;
+	if (nargs < 0 || describe(p)) {
+		ut_note("SDT probe %s:%s not traced: arguments \"%.200s\" not understood", p->system,
+			p->name, n->args);
+		p->used = 0;
+		return;
+	}
+	p->addr = addr;
+	if (n->sem)
+		p->sem = (volatile uint16_t *)(sc->base + n->sem + delta);
+	sc->add(&p->ev, p, sc->arg);
+}
+
+int ut_sdt_scan(const char *path, uintptr_t base, uintptr_t lo, uintptr_t hi,
+		void (*add)(struct utrace_event *ev, struct ut_sdt_probe *p, void *arg), void *arg)
+{
+	struct ut_elf e;
+	struct scan sc = {.elf = &e, .base = base, .lo = lo, .hi = hi, .add = add, .arg = arg};
+	const Elf64_Shdr *notes, *sbase;
+	void *buf;
+	int n;
+
+	if (ut_elf_open(&e, path))
+		return 0;
+	notes = ut_elf_find(&e, ".note.stapsdt");
+	if (!notes || notes->sh_type != SHT_NOTE || !(buf = ut_elf_read(&e, notes, SDT_NOTES_MAX))) {
+		ut_elf_close(&e);
+		return 0;
+	}
+	sbase = ut_elf_find(&e, ".stapsdt.base");
+	if (sbase && (sbase->sh_flags & SHF_ALLOC))
+		sc.sdt_base = sbase->sh_addr;
+	n = (int)ut_sdt_notes(buf, notes->sh_size, add_note, &sc);
+	munmap(buf, notes->sh_size);
+	if (sc.syms)
+		munmap(sc.syms, sc.syms_len);
+	if (sc.strs)
+		munmap(sc.strs, sc.strs_len);
+	ut_elf_close(&e);
+	return n;
+}
+
+/* ---- hitting -------------------------------------------------------------------------------- */
+
+/* n bytes at addr of this process, 0 or -EFAULT: process_vm_readv faults for us. */
+static int read_mem(uint64_t addr, void *buf, size_t n)
+{
+	struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
+	long got = syscall(SYS_process_vm_readv, (pid_t)syscall(SYS_getpid), &local, 1UL, &remote,
+			   1UL, 0UL);
+
+	return got == (long)n ? 0 : -EFAULT;
+}
+
+/* xol's fn: any thread, possibly in signal context; errno is kept. */
+static void sdt_hit(void *ctx, const struct ut_xol_regs *regs)
+{
+	struct ut_sdt_probe *p = ctx;
+	unsigned long long buf[(UT_EVENT_HDR + SDT_REC_MAX + 7) / 8];
+	unsigned char *rec = (unsigned char *)buf + UT_EVENT_HDR;
+	const uint64_t *r = (const uint64_t *)regs;
+	int saved = errno, fault = 0;
+
+	if (!(p->ev.mask[0] | p->ev.mask[1]))
+		return;
+	memcpy(rec + 8, &regs->rip, 8);
+	for (uint32_t i = 0; i < p->nargs; i++) {
+		uint64_t v = ut_sdt_fetch(&p->args[i], r, p->sym_addr[i], read_mem, &fault);
+
+		memcpy(rec + p->fields[i + 1].offset, &v, p->args[i].size); /* little-endian */
+	}
+	utrace_event_write(&p->ev, buf, p->ev.size);
+	errno = saved;
+}
+
+_Static_assert(sizeof(struct ut_xol_regs) == UT_SDT_NREGS * 8, "ut_xol_regs is the fetch's array");
+_Static_assert(offsetof(struct ut_xol_regs, rip) == UT_SDT_RIP * 8, "rip's index");
+_Static_assert(offsetof(struct ut_xol_regs, r8) == UT_SDT_R8 * 8, "r8's index");
+
+/* ---- switching ------------------------------------------------------------------------------ */
+
+void ut_sdt_set(struct ut_sdt_probe *p, int on)
+{
+	int err;
+
+	if (on && !p->armed) {
+		err = ut_xol_arm(p->addr, 0, 0, sdt_hit, p, &p->x);
+		if (err) {
+			if (!p->said)
+				ut_note("SDT probe %s:%s at %#lx not armed (%s)", p->system, p->name,
+					(unsigned long)p->addr, strerror(-err));
+			p->said = 1;
+			return;
+		}
+		p->armed = 1;
+		if (p->sem)
+			__atomic_add_fetch(p->sem, 1, __ATOMIC_RELAXED);
+	} else if (!on && p->armed) {
+		if (p->sem)
+			__atomic_sub_fetch(p->sem, 1, __ATOMIC_RELAXED);
+		ut_xol_disarm(p->x);
+		p->armed = 0;
+	}
+}
+
+void ut_sdt_forget(struct ut_sdt_probe *p)
+{
+	p->armed = 0; /* the object is gone: its code and semaphore with it */
+	p->x = NULL;
+	p->used = 0;
+}
