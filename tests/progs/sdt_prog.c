@@ -7,10 +7,13 @@
  *                    ("before zero=90 ...": the nops), fire every probe 1000 times,
  *                    print them again, and the library's semaphore
  *   sdt_prog load    dlopen() the library (every object's probes are announced)
- *   sdt_prog fire    dlopen() the library, wait (at most 20 s per site) until every
- *                    site is armed, print the bytes, fire each probe once with
- *                    known values; print "sem N", "global ADDR", "pid PID"
- *   sdt_prog -l      read commands: "sem" prints "sem N computed M" (the library's
+ *   sdt_prog fire [PROVIDER:NAME...]
+ *                    dlopen() the library, wait (at most 20 s per site) until every
+ *                    site (or those named) is armed, print the bytes, fire each
+ *                    probe once with known values; print "sem N", "global ADDR",
+ *                    "pid PID"
+ *   sdt_prog -l      print "pid PID", then read commands, each answer ending with
+ *                    "done": "sem" prints "sem N computed M" (the library's
  *                    semaphore and how often it computed its argument), "fire"
  *                    fires the library's probe and prints "fired"
  */
@@ -99,6 +102,7 @@ static void commands(void)
 			lib_sdt_fire(1);
 			printf("fired\n");
 		}
+		printf("done\n");
 		fflush(stdout);
 	}
 }
@@ -143,9 +147,17 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	sdt_find();
-	for (unsigned int i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+	for (unsigned int i = 0; argc == 2 && i < sizeof(wanted) / sizeof(wanted[0]); i++)
 		if (!sdt_wait_armed(wanted[i][0], wanted[i][1]))
 			printf("not armed %s:%s\n", wanted[i][0], wanted[i][1]);
+	for (int i = 2; i < argc; i++) {
+		char *colon = strchr(argv[i], ':');
+
+		if (colon)
+			*colon = 0;
+		if (!colon || !sdt_wait_armed(argv[i], colon + 1))
+			printf("not armed %s\n", argv[i]);
+	}
 	sdt_print("sites", "ut_sdt");
 	printf("sem %d\n", lib_sdt_semaphore());
 	fire_all(0);
