@@ -1,6 +1,8 @@
 # bench/events.sh - workload "events": what a trace event costs the program that fires
-# it (issue 13): a utrace event disabled (its call site a 5-byte NOP) and enabled, and an
-# LTTng-UST tracepoint with the same payload (four integers and a 16-byte string).
+# it (issue 13): a utrace event disabled (its call site a 5-byte NOP) and enabled, an
+# LTTng-UST tracepoint with the same payload (four integers and a 16-byte string), and
+# a <sys/sdt.h> probe with the same arguments (the string's address) disabled (its nop)
+# and enabled (the utrace event utrace_bench:sdt).
 #
 # Sourced by bench/run.sh.  bench/micro/events.c measures in the process, paired: blocks
 # that fire the event alternate with the same blocks without it (bench/method.md), and
@@ -13,7 +15,7 @@
 #   why.tsv    config why (a configuration that could not run)
 
 EVENTS_SRC=$BENCH_DIR/micro/events.c
-EVENTS_CONFIGS="ut-disabled ut-enabled lttng-off lttng"
+EVENTS_CONFIGS="ut-disabled ut-enabled lttng-off lttng sdt-disabled sdt-enabled"
 EVENTS_ARGS_N=${BENCH_EVENTS_PAIRS:-100}
 
 events_args() { echo "-n $EVENTS_ARGS_N -b $BENCH_BLOCK -c $BENCH_CPU"; }
@@ -27,6 +29,9 @@ events_build() {
 	gcc $CALLS_CFLAGS -DBENCH_LTTNG -I"$BENCH_DIR/micro" -o "$b/events-lttng" "$EVENTS_SRC" \
 		"$BENCH_DIR/micro/events_tp.c" -llttng-ust -ldl -lpthread \
 		2>"$BENCH_OUT/events-lttng-build.log" || rm -f "$b/events-lttng"
+	# shellcheck disable=SC2086
+	gcc $CALLS_CFLAGS -DBENCH_SDT -o "$b/events-sdt" "$EVENTS_SRC" \
+		2>"$BENCH_OUT/events-sdt-build.log" || rm -f "$b/events-sdt"
 	return 0
 }
 
@@ -40,6 +45,10 @@ events_one() {
 	ut-enabled) UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-ut" -w $(events_args) ;;
 	lttng-off) to 120 "$b/events-lttng" $(events_args) ;;
 	lttng) lttng_run "$(events_args)" utrace_bench:ev "$b/events-lttng" | sed -n 2p ;;
+	sdt-disabled) UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-sdt" \
+		$(events_args) ;;
+	sdt-enabled) UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-sdt" -w \
+		$(events_args) ;;
 	esac
 }
 
@@ -54,6 +63,10 @@ workload_events() {
 		echo "lttng-off the tracepoint build failed: $(head -1 "$BENCH_OUT/events-lttng-build.log")"
 		echo "lttng the tracepoint build failed"
 	} >> "$EVENTS_OUT/why.tsv"
+	[ -x "$BENCH_OUT/bin/events-sdt" ] || {
+		echo "sdt-disabled the probe build failed: $(head -1 "$BENCH_OUT/events-sdt-build.log")"
+		echo "sdt-enabled the probe build failed"
+	} >> "$EVENTS_OUT/why.tsv"
 	started=
 	if [ -x "$BENCH_OUT/bin/events-lttng" ] && [ -z "$LTTNG_SESSIOND_PID" ]; then
 		lttng_start
@@ -62,7 +75,7 @@ workload_events() {
 	fi
 	# the enabled utrace row: enabled by the test hook, 64 MB per CPU; the disabled row
 	# runs with the runtime dormant (no daemon at $BENCH_NOMOUNT): its site stays a NOP
-	export UTRACEFS_TEST_EVENTS=utrace_bench:ev
+	export UTRACEFS_TEST_EVENTS=utrace_bench:ev,utrace_bench:sdt
 	if ! tfs_mount "$BENCH_MNT" "$BENCH_OUT/utracefs-events.log"; then
 		printf 'ut-disabled utracefs did not mount\nut-enabled utracefs did not mount\n' \
 			>> "$EVENTS_OUT/why.tsv"
@@ -102,6 +115,8 @@ report_events() {
 		ut-enabled) t="utrace event, enabled (written to the top level's ring)" ;;
 		lttng-off) t="LTTng-UST tracepoint, no session" ;;
 		lttng) t="LTTng-UST tracepoint, enabled in a session" ;;
+		sdt-disabled) t="SDT probe, disabled (its nop; runtime loaded, no daemon)" ;;
+		sdt-enabled) t="SDT probe, enabled (armed site, written to the top level's ring)" ;;
 		esac
 		why=$(sed -n "s/^$c //p" "$EVENTS_OUT/why.tsv" | head -1)
 		if [ -n "$why" ]; then

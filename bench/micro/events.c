@@ -4,7 +4,8 @@
  *
  * The event: four integers and a 16-byte string (15 characters and the NUL), a utrace
  * event (include/utrace/event.h) or, built with -DBENCH_LTTNG, an LTTng-UST tracepoint
- * with the same payload (events_tp.h).  The measurement is paired in the process
+ * with the same payload (events_tp.h), or, built with -DBENCH_SDT, a <sys/sdt.h> probe
+ * with the same arguments (the string's address).  The measurement is paired in the process
  * (bench/method.md): blocks of BLOCK iterations alternate between a loop that fires the
  * event and the same loop without it, and the overhead of an event is the median over
  * pairs of (event block - plain block) / BLOCK.  Prints
@@ -15,7 +16,7 @@
  *	-b BLOCK	iterations per block (default 100000)
  *	-n PAIRS	pairs of blocks (default 200)
  *	-c CPU		pin to CPU
- *	-w		wait (at most 10 s) until the utrace event is enabled
+ *	-w		wait (at most 10 s) until the utrace event (the SDT probe) is enabled
  */
 #define _GNU_SOURCE /* sched_setaffinity */
 #include <sched.h>
@@ -28,6 +29,17 @@
 #include "events_tp.h"
 #define FIRE(a, b, c, d, s) lttng_ust_tracepoint(utrace_bench, ev, a, b, c, d, s)
 #define ENABLED() 1
+#elif defined(BENCH_SDT)
+/*
+ * A <sys/sdt.h> probe with the same arguments (the string as its address: an SDT
+ * probe carries integers).  It is fired unconditionally, a nop while disabled; its
+ * semaphore only tells -w when the runtime has armed it.
+ */
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+unsigned short utrace_bench_sdt_semaphore __attribute__((section(".probes"), used));
+#define FIRE(a, b, c, d, s) STAP_PROBE5(utrace_bench, sdt, a, b, c, d, s)
+#define ENABLED() (utrace_bench_sdt_semaphore != 0)
 #else
 #include <utrace/event.h>
 

@@ -74,7 +74,9 @@ expect_match "a linked library's probe, computed under its semaphore (first site
 	"$L counted: \(0x[0-9a-f]+\) arg1=7000\$" "$tr"
 expect_match "... and its second site" "$L counted: \(0x[0-9a-f]+\) arg1=8000\$" "$tr"
 expect_match "a dlopen()ed library's probe" "$L hit: \(0x[0-9a-f]+\) arg1=77\$" "$tr"
-expect_eq "each probe once" 8 "$(echo "$tr" | grep -c "sdt_prog-$pid .*: \(zero\|six\|mem\|imm\|forms\|counted\|hit\): ")"
+expect_match "dlclose()d and dlopen()ed again: its probe is found and armed anew" \
+	"$L hit: \(0x[0-9a-f]+\) arg1=78\$" "$tr"
+expect_eq "each probe once" 9 "$(echo "$tr" | grep -c "sdt_prog-$pid .*: \(zero\|six\|mem\|imm\|forms\|counted\|hit\): ")"
 ip=$(echo "$tr" | sed -n "s/.*sdt_prog-$pid .* zero: (0x\([0-9a-f]*\))\$/\1/p")
 expect_match "__probe_ip is the site's address, in the executable" "^[0-9a-f]{6,}\$" "$ip"
 expect_eq "the process is intact: it went on and said its pid" 1 "$(echo "$out" | grep -c '^pid ')"
@@ -83,7 +85,7 @@ expect_eq "the process is intact: it went on and said its pid" 1 "$(echo "$out" 
 : > "$T/trace"
 out=$(UTRACE_TEST_XOL=trap traced "$P" fire)
 pid=$(echo "$out" | sed -n 's/^pid //p')
-expect_eq "trap mode: every probe once, the same fields" "8 1" \
+expect_eq "trap mode: every probe once, the same fields" "9 1" \
 	"$(grep -c "sdt_prog-$pid .*: \(zero\|six\|mem\|imm\|forms\|counted\|hit\): " "$T/trace") $(grep -c "sdt_prog-$pid .*: forms: (0x[0-9a-f]*) arg1=33 arg2=22 arg3=-10 arg4=127 arg5=-9 arg6=1234605616436508552 arg7=-42 arg8=0\$" "$T/trace")"
 
 # -- the semaphore: counted up while enabled, down after ----------------------------------------

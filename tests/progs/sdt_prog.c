@@ -10,7 +10,9 @@
  *   sdt_prog fire [PROVIDER:NAME...]
  *                    dlopen() the library, wait (at most 20 s per site) until every
  *                    site (or those named) is armed, print the bytes, fire each
- *                    probe once with known values; print "sem N", "global ADDR",
+ *                    probe once with known values; dlclose() the library, dlopen()
+ *                    it again, wait until its probe is armed (unless sites were
+ *                    named) and fire it once more; print "sem N", "global ADDR",
  *                    "pid PID"
  *   sdt_prog -l      print "pid PID", then read commands, each answer ending with
  *                    "done": "sem" prints "sem N computed M" (the library's
@@ -162,6 +164,13 @@ int main(int argc, char **argv)
 	printf("sem %d\n", lib_sdt_semaphore());
 	fire_all(0);
 	dl_fire(77);
+	/* unloaded and loaded again: its probe is forgotten, then found and armed anew */
+	dlclose(h);
+	h = dlopen(path, RTLD_NOW);
+	dl_fire = h ? (void (*)(unsigned long))dlsym(h, "lib_sdt_dl_fire") : NULL;
+	sdt_find();
+	if (dl_fire && (argc > 2 || sdt_wait_armed("ut_sdt_dl", "hit")))
+		dl_fire(78);
 	printf("global %lx\n", (unsigned long)&sdt_global);
 	printf("pid %d\n", (int)getpid());
 	return 0;
