@@ -83,14 +83,14 @@ unsigned int ut_sdt_notes(const void *sec, size_t len,
 
 /* Each register's names: 64, 32, 16 and low 8 bits. */
 static const char *const reg_names[16][4] = {
-	{"rax", "eax", "ax", "al"},     {"rbx", "ebx", "bx", "bl"},
-	{"rcx", "ecx", "cx", "cl"},     {"rdx", "edx", "dx", "dl"},
-	{"rsi", "esi", "si", "sil"},    {"rdi", "edi", "di", "dil"},
-	{"rbp", "ebp", "bp", "bpl"},    {"rsp", "esp", "sp", "spl"},
-	{"r8", "r8d", "r8w", "r8b"},    {"r9", "r9d", "r9w", "r9b"},
-	{"r10", "r10d", "r10w", "r10b"}, {"r11", "r11d", "r11w", "r11b"},
-	{"r12", "r12d", "r12w", "r12b"}, {"r13", "r13d", "r13w", "r13b"},
-	{"r14", "r14d", "r14w", "r14b"}, {"r15", "r15d", "r15w", "r15b"},
+    {"rax", "eax", "ax", "al"},	     {"rbx", "ebx", "bx", "bl"},
+    {"rcx", "ecx", "cx", "cl"},	     {"rdx", "edx", "dx", "dl"},
+    {"rsi", "esi", "si", "sil"},     {"rdi", "edi", "di", "dil"},
+    {"rbp", "ebp", "bp", "bpl"},     {"rsp", "esp", "sp", "spl"},
+    {"r8", "r8d", "r8w", "r8b"},     {"r9", "r9d", "r9w", "r9b"},
+    {"r10", "r10d", "r10w", "r10b"}, {"r11", "r11d", "r11w", "r11b"},
+    {"r12", "r12d", "r12w", "r12b"}, {"r13", "r13d", "r13w", "r13b"},
+    {"r14", "r14d", "r14w", "r14b"}, {"r15", "r15d", "r15w", "r15b"},
 };
 /* bits 8-15 of the first four */
 static const char *const high_names[4] = {"ah", "bh", "ch", "dh"};
@@ -243,7 +243,8 @@ static int mem_operand(struct cur *c, struct ut_sdt_arg *a)
 		a->index = (uint8_t)r;
 		if (at(c, ',')) {
 			c->p++;
-			if (!number(c, &scale) || (scale != 1 && scale != 2 && scale != 4 && scale != 8))
+			if (!number(c, &scale) ||
+			    (scale != 1 && scale != 2 && scale != 4 && scale != 8))
 				return -EINVAL;
 		}
 		a->scale = (uint8_t)scale;
@@ -324,7 +325,8 @@ int ut_sdt_args_parse(const char *spec, struct ut_sdt_arg *args, unsigned int ma
 	}
 }
 
-/* ---- types and values ------------------------------------------------------------------------- */
+/* ---- types and values -------------------------------------------------------------------------
+ */
 
 static unsigned int size_rank(unsigned int size)
 {

@@ -35,9 +35,24 @@
  * the order of struct ut_xol_regs (runtime/xol.h).
  */
 enum ut_sdt_reg {
-	UT_SDT_RAX, UT_SDT_RBX, UT_SDT_RCX, UT_SDT_RDX, UT_SDT_RSI, UT_SDT_RDI, UT_SDT_RBP,
-	UT_SDT_RSP, UT_SDT_R8, UT_SDT_R9, UT_SDT_R10, UT_SDT_R11, UT_SDT_R12, UT_SDT_R13,
-	UT_SDT_R14, UT_SDT_R15, UT_SDT_RIP, UT_SDT_NREGS = 18 /* + flags */
+	UT_SDT_RAX,
+	UT_SDT_RBX,
+	UT_SDT_RCX,
+	UT_SDT_RDX,
+	UT_SDT_RSI,
+	UT_SDT_RDI,
+	UT_SDT_RBP,
+	UT_SDT_RSP,
+	UT_SDT_R8,
+	UT_SDT_R9,
+	UT_SDT_R10,
+	UT_SDT_R11,
+	UT_SDT_R12,
+	UT_SDT_R13,
+	UT_SDT_R14,
+	UT_SDT_R15,
+	UT_SDT_RIP,
+	UT_SDT_NREGS = 18 /* + flags */
 };
 #define UT_SDT_NOREG 0xffu
 
@@ -48,15 +63,15 @@ enum ut_sdt_kind {
 };
 
 struct ut_sdt_arg {
-	uint8_t kind;	   /* enum ut_sdt_kind */
-	uint8_t size;	   /* 1, 2, 4 or 8 bytes */
+	uint8_t kind; /* enum ut_sdt_kind */
+	uint8_t size; /* 1, 2, 4 or 8 bytes */
 	uint8_t is_signed;
-	uint8_t reg;	   /* REG: the register; MEM: the base (UT_SDT_NOREG: none) */
-	uint8_t shift;	   /* REG: 8 for %ah, %bh, %ch, %dh */
-	uint8_t index;	   /* MEM: the index register, UT_SDT_NOREG: none */
-	uint8_t scale;	   /* MEM: 1, 2, 4 or 8 */
-	uint8_t has_sym;   /* MEM: sym's address is added (always with base %rip) */
-	int64_t disp;	   /* IMM: the value; MEM: the displacement */
+	uint8_t reg;	 /* REG: the register; MEM: the base (UT_SDT_NOREG: none) */
+	uint8_t shift;	 /* REG: 8 for %ah, %bh, %ch, %dh */
+	uint8_t index;	 /* MEM: the index register, UT_SDT_NOREG: none */
+	uint8_t scale;	 /* MEM: 1, 2, 4 or 8 */
+	uint8_t has_sym; /* MEM: sym's run-time address is added (%rip or absolute) */
+	int64_t disp;	 /* IMM: the value; MEM: the displacement */
 	char sym[UT_SDT_SYM_MAX];
 };
 

@@ -69,8 +69,8 @@ struct ut_sdt_probe {
 
 static struct ut_sdt_probe *probes;
 
-static const char *const arg_names[UT_SDT_ARGS_MAX] = {"arg1", "arg2", "arg3",  "arg4",
-						       "arg5", "arg6", "arg7",  "arg8",
+static const char *const arg_names[UT_SDT_ARGS_MAX] = {"arg1", "arg2",	"arg3",	 "arg4",
+						       "arg5", "arg6",	"arg7",	 "arg8",
 						       "arg9", "arg10", "arg11", "arg12"};
 
 /* ---- finding ------------------------------------------------------------------------------ */
@@ -79,7 +79,7 @@ struct scan {
 	struct ut_elf *elf;
 	uintptr_t base, lo, hi;
 	uint64_t sdt_base; /* the link-time address of .stapsdt.base, 0: none */
-	void *syms; /* symbol and string tables, read at the first symbol an operand names */
+	void *syms;	   /* symbol and string tables, read at the first symbol an operand names */
 	size_t syms_len, strs_len;
 	char *strs;
 	int syms_tried;
@@ -161,18 +161,19 @@ static int describe(struct ut_sdt_probe *p)
 	unsigned int off = 16;
 	int n;
 
-	p->fields[0] = (struct utrace_event_field){"unsigned long", "__probe_ip", 8, 8, 8, 0,
+	p->fields[0] = (struct utrace_event_field){"unsigned long",   "__probe_ip", 8, 8, 8, 0,
 						   UTRACE_FIELD_PLAIN};
 	n = snprintf(p->print_fmt, room, "\"(0x%%lx)");
 	for (uint32_t i = 0; i < p->nargs && n > 0; i++) {
 		const struct ut_sdt_arg *a = &p->args[i];
 
 		p->fields[i + 1] = (struct utrace_event_field){
-		    ut_sdt_type_name(a), arg_names[i], (unsigned short)off, a->size, a->size,
-		    a->is_signed, UTRACE_FIELD_PLAIN};
+		    ut_sdt_type_name(a), arg_names[i],	    (unsigned short)off, a->size, a->size,
+		    a->is_signed,	 UTRACE_FIELD_PLAIN};
 		off += a->size;
 		o += (size_t)n;
-		n = snprintf(p->print_fmt + o, room - o, " %s=%s", arg_names[i], ut_sdt_type_fmt(a));
+		n = snprintf(p->print_fmt + o, room - o, " %s=%s", arg_names[i],
+			     ut_sdt_type_fmt(a));
 	}
 	o += (size_t)n;
 	n = snprintf(p->print_fmt + o, room - o, "\", REC->__probe_ip");
@@ -219,8 +220,8 @@ static void add_note(const struct ut_sdt_note *n, void *arg)
 	strcpy(p->name, n->name);
 	p->nargs = nargs > 0 ? (uint32_t)nargs : 0;
 	if (nargs < 0 || describe(p)) {
-		ut_note("SDT probe %s:%s not traced: arguments \"%.200s\" not understood", p->system,
-			p->name, n->args);
+		ut_note("SDT probe %s:%s not traced: arguments \"%.200s\" not understood",
+			p->system, p->name, n->args);
 		p->used = 0;
 		return;
 	}
@@ -242,7 +243,8 @@ int ut_sdt_scan(const char *path, uintptr_t base, uintptr_t lo, uintptr_t hi,
 	if (ut_elf_open(&e, path))
 		return 0;
 	notes = ut_elf_find(&e, ".note.stapsdt");
-	if (!notes || notes->sh_type != SHT_NOTE || !(buf = ut_elf_read(&e, notes, SDT_NOTES_MAX))) {
+	if (!notes || notes->sh_type != SHT_NOTE ||
+	    !(buf = ut_elf_read(&e, notes, SDT_NOTES_MAX))) {
 		ut_elf_close(&e);
 		return 0;
 	}
@@ -306,8 +308,8 @@ void ut_sdt_set(struct ut_sdt_probe *p, int on)
 		err = ut_xol_arm(p->addr, 0, 0, sdt_hit, p, &p->x);
 		if (err) {
 			if (!p->said)
-				ut_note("SDT probe %s:%s at %#lx not armed (%s)", p->system, p->name,
-					(unsigned long)p->addr, strerror(-err));
+				ut_note("SDT probe %s:%s at %#lx not armed (%s)", p->system,
+					p->name, (unsigned long)p->addr, strerror(-err));
 			p->said = 1;
 			return;
 		}

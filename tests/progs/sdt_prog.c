@@ -39,8 +39,8 @@ uint64_t sdt_global = 0x1122334455667788ull;
 long sdt_counter = -123456789;
 static const uint64_t arr[4] = {11, 22, 33, 44};
 
-static __attribute__((noipa)) void fire_six(int8_t a, uint8_t b, int16_t c, uint16_t d,
-					       int32_t e, uint64_t f)
+static __attribute__((noipa)) void fire_six(int8_t a, uint8_t b, int16_t c, uint16_t d, int32_t e,
+					    uint64_t f)
 {
 	STAP_PROBE6(ut_sdt, six, a, b, c, d, e, f);
 }
@@ -112,9 +112,8 @@ static void commands(void)
 int main(int argc, char **argv)
 {
 	static const char *const wanted[][2] = {
-	    {"ut_sdt", "zero"},	 {"ut_sdt", "six"},	       {"ut_sdt", "mem"},
-	    {"ut_sdt", "imm"},	 {"ut_sdt", "forms"},	       {"ut_sdt_lib", "counted"},
-	    {"ut_sdt_dl", "hit"}};
+	    {"ut_sdt", "zero"},	 {"ut_sdt", "six"},	    {"ut_sdt", "mem"},	 {"ut_sdt", "imm"},
+	    {"ut_sdt", "forms"}, {"ut_sdt_lib", "counted"}, {"ut_sdt_dl", "hit"}};
 	char path[PATH_MAX], *slash;
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
 	void (*dl_fire)(unsigned long);

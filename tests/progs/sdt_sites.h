@@ -33,7 +33,8 @@ static void sdt_read_notes(const char *path, uintptr_t bias)
 	if (!f || fread(&eh, sizeof(eh), 1, f) != 1 || eh.e_shentsize != sizeof(Elf64_Shdr))
 		goto out;
 	sh = (Elf64_Shdr *)calloc(eh.e_shnum, sizeof(*sh));
-	if (fseek(f, (long)eh.e_shoff, SEEK_SET) || fread(sh, sizeof(*sh), eh.e_shnum, f) != eh.e_shnum)
+	if (fseek(f, (long)eh.e_shoff, SEEK_SET) ||
+	    fread(sh, sizeof(*sh), eh.e_shnum, f) != eh.e_shnum)
 		goto out;
 	names = (char *)malloc(sh[eh.e_shstrndx].sh_size);
 	fseek(f, (long)sh[eh.e_shstrndx].sh_offset, SEEK_SET);

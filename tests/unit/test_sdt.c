@@ -23,8 +23,8 @@ static int parse(const char *s, struct ut_sdt_arg *a)
 /* ---- notes --------------------------------------------------------------------------------- */
 
 /* Append one note (owner, type, pc/base/sem, then the strings) to buf at *len. */
-static void put_note(unsigned char *buf, size_t *len, const char *owner, uint32_t type,
-		     uint64_t pc, uint64_t base, uint64_t sem, const char *strs, size_t strs_len)
+static void put_note(unsigned char *buf, size_t *len, const char *owner, uint32_t type, uint64_t pc,
+		     uint64_t base, uint64_t sem, const char *strs, size_t strs_len)
 {
 	uint32_t namesz = (uint32_t)strlen(owner) + 1, descsz = (uint32_t)(24 + strs_len);
 	unsigned char *p = buf + *len;
@@ -53,7 +53,8 @@ static void collect(const struct ut_sdt_note *n, void *arg)
 
 static void test_notes(void **state)
 {
-	static const char good[] = "libstdcxx\0throw\0" "8@%rdi 8@%rsi";
+	static const char good[] = "libstdcxx\0throw\0"
+				   "8@%rdi 8@%rsi";
 	static const char noargs[] = "prov\0zero\0";
 	static const char unterminated[] = {'p', 0, 'n', 0, 'x'};
 	unsigned char buf[1024] = {0};
@@ -61,8 +62,8 @@ static void test_notes(void **state)
 
 	(void)state;
 	put_note(buf, &len, "stapsdt", 3, 0xa90a1, 0x1c5973, 0, good, sizeof(good));
-	put_note(buf, &len, "GNU", 3, 1, 2, 3, noargs, sizeof(noargs));	   /* other owner */
-	put_note(buf, &len, "stapsdt", 1, 1, 2, 3, noargs, sizeof(noargs));	   /* other type */
+	put_note(buf, &len, "GNU", 3, 1, 2, 3, noargs, sizeof(noargs));	    /* other owner */
+	put_note(buf, &len, "stapsdt", 1, 1, 2, 3, noargs, sizeof(noargs)); /* other type */
 	put_note(buf, &len, "stapsdt", 3, 1, 2, 3, unterminated, sizeof(unterminated));
 	put_note(buf, &len, "stapsdt", 3, 0x1000, 0x2000, 0x4028, noargs, sizeof(noargs));
 	nr_seen = 0;
@@ -105,27 +106,27 @@ static void test_registers(void **state)
 		int reg;
 		unsigned int shift, width;
 	} regs[] = {
-	    {"rax", UT_SDT_RAX, 0, 8},	 {"eax", UT_SDT_RAX, 0, 4},   {"ax", UT_SDT_RAX, 0, 2},
-	    {"al", UT_SDT_RAX, 0, 1},	 {"ah", UT_SDT_RAX, 8, 1},    {"rbx", UT_SDT_RBX, 0, 8},
-	    {"ebx", UT_SDT_RBX, 0, 4},	 {"bx", UT_SDT_RBX, 0, 2},    {"bl", UT_SDT_RBX, 0, 1},
-	    {"bh", UT_SDT_RBX, 8, 1},	 {"rcx", UT_SDT_RCX, 0, 8},   {"ecx", UT_SDT_RCX, 0, 4},
-	    {"cx", UT_SDT_RCX, 0, 2},	 {"cl", UT_SDT_RCX, 0, 1},    {"ch", UT_SDT_RCX, 8, 1},
-	    {"rdx", UT_SDT_RDX, 0, 8},	 {"edx", UT_SDT_RDX, 0, 4},   {"dx", UT_SDT_RDX, 0, 2},
-	    {"dl", UT_SDT_RDX, 0, 1},	 {"dh", UT_SDT_RDX, 8, 1},    {"rsi", UT_SDT_RSI, 0, 8},
-	    {"esi", UT_SDT_RSI, 0, 4},	 {"si", UT_SDT_RSI, 0, 2},    {"sil", UT_SDT_RSI, 0, 1},
-	    {"rdi", UT_SDT_RDI, 0, 8},	 {"edi", UT_SDT_RDI, 0, 4},   {"di", UT_SDT_RDI, 0, 2},
-	    {"dil", UT_SDT_RDI, 0, 1},	 {"rbp", UT_SDT_RBP, 0, 8},   {"ebp", UT_SDT_RBP, 0, 4},
-	    {"bp", UT_SDT_RBP, 0, 2},	 {"bpl", UT_SDT_RBP, 0, 1},   {"rsp", UT_SDT_RSP, 0, 8},
-	    {"esp", UT_SDT_RSP, 0, 4},	 {"sp", UT_SDT_RSP, 0, 2},    {"spl", UT_SDT_RSP, 0, 1},
-	    {"r8", UT_SDT_R8, 0, 8},	 {"r8d", UT_SDT_R8, 0, 4},    {"r8w", UT_SDT_R8, 0, 2},
-	    {"r8b", UT_SDT_R8, 0, 1},	 {"r9", UT_SDT_R9, 0, 8},     {"r9d", UT_SDT_R9, 0, 4},
-	    {"r9w", UT_SDT_R9, 0, 2},	 {"r9b", UT_SDT_R9, 0, 1},    {"r10", UT_SDT_R10, 0, 8},
+	    {"rax", UT_SDT_RAX, 0, 8},	{"eax", UT_SDT_RAX, 0, 4},  {"ax", UT_SDT_RAX, 0, 2},
+	    {"al", UT_SDT_RAX, 0, 1},	{"ah", UT_SDT_RAX, 8, 1},   {"rbx", UT_SDT_RBX, 0, 8},
+	    {"ebx", UT_SDT_RBX, 0, 4},	{"bx", UT_SDT_RBX, 0, 2},   {"bl", UT_SDT_RBX, 0, 1},
+	    {"bh", UT_SDT_RBX, 8, 1},	{"rcx", UT_SDT_RCX, 0, 8},  {"ecx", UT_SDT_RCX, 0, 4},
+	    {"cx", UT_SDT_RCX, 0, 2},	{"cl", UT_SDT_RCX, 0, 1},   {"ch", UT_SDT_RCX, 8, 1},
+	    {"rdx", UT_SDT_RDX, 0, 8},	{"edx", UT_SDT_RDX, 0, 4},  {"dx", UT_SDT_RDX, 0, 2},
+	    {"dl", UT_SDT_RDX, 0, 1},	{"dh", UT_SDT_RDX, 8, 1},   {"rsi", UT_SDT_RSI, 0, 8},
+	    {"esi", UT_SDT_RSI, 0, 4},	{"si", UT_SDT_RSI, 0, 2},   {"sil", UT_SDT_RSI, 0, 1},
+	    {"rdi", UT_SDT_RDI, 0, 8},	{"edi", UT_SDT_RDI, 0, 4},  {"di", UT_SDT_RDI, 0, 2},
+	    {"dil", UT_SDT_RDI, 0, 1},	{"rbp", UT_SDT_RBP, 0, 8},  {"ebp", UT_SDT_RBP, 0, 4},
+	    {"bp", UT_SDT_RBP, 0, 2},	{"bpl", UT_SDT_RBP, 0, 1},  {"rsp", UT_SDT_RSP, 0, 8},
+	    {"esp", UT_SDT_RSP, 0, 4},	{"sp", UT_SDT_RSP, 0, 2},   {"spl", UT_SDT_RSP, 0, 1},
+	    {"r8", UT_SDT_R8, 0, 8},	{"r8d", UT_SDT_R8, 0, 4},   {"r8w", UT_SDT_R8, 0, 2},
+	    {"r8b", UT_SDT_R8, 0, 1},	{"r9", UT_SDT_R9, 0, 8},    {"r9d", UT_SDT_R9, 0, 4},
+	    {"r9w", UT_SDT_R9, 0, 2},	{"r9b", UT_SDT_R9, 0, 1},   {"r10", UT_SDT_R10, 0, 8},
 	    {"r10d", UT_SDT_R10, 0, 4}, {"r10w", UT_SDT_R10, 0, 2}, {"r10b", UT_SDT_R10, 0, 1},
-	    {"r11", UT_SDT_R11, 0, 8},	 {"r11d", UT_SDT_R11, 0, 4}, {"r11w", UT_SDT_R11, 0, 2},
+	    {"r11", UT_SDT_R11, 0, 8},	{"r11d", UT_SDT_R11, 0, 4}, {"r11w", UT_SDT_R11, 0, 2},
 	    {"r11b", UT_SDT_R11, 0, 1}, {"r12", UT_SDT_R12, 0, 8},  {"r12d", UT_SDT_R12, 0, 4},
 	    {"r12w", UT_SDT_R12, 0, 2}, {"r12b", UT_SDT_R12, 0, 1}, {"r13", UT_SDT_R13, 0, 8},
 	    {"r13d", UT_SDT_R13, 0, 4}, {"r13w", UT_SDT_R13, 0, 2}, {"r13b", UT_SDT_R13, 0, 1},
-	    {"r14", UT_SDT_R14, 0, 8},	 {"r14d", UT_SDT_R14, 0, 4}, {"r14w", UT_SDT_R14, 0, 2},
+	    {"r14", UT_SDT_R14, 0, 8},	{"r14d", UT_SDT_R14, 0, 4}, {"r14w", UT_SDT_R14, 0, 2},
 	    {"r14b", UT_SDT_R14, 0, 1}, {"r15", UT_SDT_R15, 0, 8},  {"r15d", UT_SDT_R15, 0, 4},
 	    {"r15w", UT_SDT_R15, 0, 2}, {"r15b", UT_SDT_R15, 0, 1}, {"rip", UT_SDT_RIP, 0, 8},
 	};
@@ -135,8 +136,9 @@ static void test_registers(void **state)
 	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
 		unsigned int shift = 99, width = 0;
 
-		assert_int_equal(ut_sdt_reg_lookup(regs[i].name, strlen(regs[i].name), &shift, &width),
-				 regs[i].reg);
+		assert_int_equal(
+		    ut_sdt_reg_lookup(regs[i].name, strlen(regs[i].name), &shift, &width),
+		    regs[i].reg);
 		assert_int_equal(shift, regs[i].shift);
 		assert_int_equal(width, regs[i].width);
 	}
@@ -212,8 +214,7 @@ static void test_operands(void **state)
 	assert_int_equal(value("4@$-1", regs, 0, &fault), 0xffffffffull);
 	assert_int_equal(value("1@$-6", regs, 0, &fault), 250);
 	assert_int_equal(value("8@$0x10", regs, 0, &fault), 16);
-	assert_int_equal(value("8@$-446744073709551616", regs, 0, &fault),
-			 18000000000000000000ull);
+	assert_int_equal(value("8@$-446744073709551616", regs, 0, &fault), 18000000000000000000ull);
 	assert_int_equal(parse("-4@$5", &a), 0);
 	assert_int_equal(a.kind, UT_SDT_ARG_IMM);
 
@@ -264,9 +265,8 @@ static void test_args(void **state)
 	assert_int_equal(ut_sdt_args_parse("8@%rdx 8@-80(%rbx)", a, UT_SDT_ARGS_MAX), 2);
 	assert_int_equal(a[1].kind, UT_SDT_ARG_MEM);
 	assert_int_equal(a[1].disp, -80);
-	assert_int_equal(ut_sdt_args_parse("-1@%dil 1@%sil -2@%dx 2@%cx -4@%r8d 8@%r9", a,
-					   UT_SDT_ARGS_MAX),
-			 6);
+	assert_int_equal(
+	    ut_sdt_args_parse("-1@%dil 1@%sil -2@%dx 2@%cx -4@%r8d 8@%r9", a, UT_SDT_ARGS_MAX), 6);
 	assert_string_equal(ut_sdt_type_name(&a[0]), "s8");
 	assert_string_equal(ut_sdt_type_name(&a[1]), "u8");
 	assert_string_equal(ut_sdt_type_name(&a[2]), "s16");
@@ -292,14 +292,37 @@ static void test_args(void **state)
 static void test_refused(void **state)
 {
 	static const char *const bad[] = {
-	    "",		      "@%rax",		  "3@%rax",	      "16@%rax",
-	    "-0@%rax",	      "+4@%eax",	  "4@",		      "4@%",
-	    "4@%rip",	      "4@%xmm0",	  "4@%eax ",	      "4@%eaxx",
-	    "4@$",	      "4@$x",		  "4@$99999999999999999999",
-	    "8@12",	      "8@(%eax)",	  "8@(%rax",	      "8@(%rax,%rbx,3)",
-	    "8@(%rax,%rsp,2)", "8@(%rax,%rbx,8", "8@8(%rip)",	      "8@(%rip)",
-	    "8@sym(%rip,%rax,2)", "8@()",	  "8@(,)",	      "8@-(%rax)",
-	    "8@0x(%rax)",     "4@%fs:0x28",	  "8@(%rax)x",	      "4@4@%eax",
+	    "",
+	    "@%rax",
+	    "3@%rax",
+	    "16@%rax",
+	    "-0@%rax",
+	    "+4@%eax",
+	    "4@",
+	    "4@%",
+	    "4@%rip",
+	    "4@%xmm0",
+	    "4@%eax ",
+	    "4@%eaxx",
+	    "4@$",
+	    "4@$x",
+	    "4@$99999999999999999999",
+	    "8@12",
+	    "8@(%eax)",
+	    "8@(%rax",
+	    "8@(%rax,%rbx,3)",
+	    "8@(%rax,%rsp,2)",
+	    "8@(%rax,%rbx,8",
+	    "8@8(%rip)",
+	    "8@(%rip)",
+	    "8@sym(%rip,%rax,2)",
+	    "8@()",
+	    "8@(,)",
+	    "8@-(%rax)",
+	    "8@0x(%rax)",
+	    "4@%fs:0x28",
+	    "8@(%rax)x",
+	    "4@4@%eax",
 	};
 
 	(void)state;
