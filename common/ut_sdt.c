@@ -272,9 +272,11 @@ int ut_sdt_arg_parse(const char *s, size_t len, struct ut_sdt_arg *a)
 
 		if (!number(&c, &sz) || c.p != atsign)
 			return -EINVAL;
+		if (sz < -8 || sz > 8 || s[0] == '+')
+			return -EINVAL;
 		a->is_signed = sz < 0;
 		sz = sz < 0 ? -sz : sz;
-		if ((sz != 1 && sz != 2 && sz != 4 && sz != 8) || s[0] == '+')
+		if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
 			return -EINVAL;
 		a->size = (uint8_t)sz;
 		c.p++;
