@@ -228,8 +228,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	eobjs[i].hi = c.text_hi;
 	if (ut_elf_sections(name, "utrace_events", add_descs, &c) > 0 && nr_descs > c.first_desc)
 		ut_elf_sections(name, "utrace_jump", add_jumps, &c);
-	if (c.text_lo < c.text_hi)
-		ut_sdt_scan(name, c.base, c.text_lo, c.text_hi, add_sdt, &c);
+	ut_sdt_scan(name, info, add_sdt, &c);
 	return 0;
 }
 

@@ -488,12 +488,13 @@ int32_t ut_evpid_forked_by(void);
 
 struct utrace_event;
 struct ut_sdt_probe;
+struct dl_phdr_info;
 /*
- * Read the stapsdt notes of the object at path (load bias base, code [lo, hi))
- * and call add(ev, probe, arg) for each probe they describe; how many notes.
- * ut_rt_lock held.
+ * Read the stapsdt notes of the object info describes (its file at path) and call
+ * add(ev, probe, arg) for each probe they describe whose site is in its code and
+ * semaphore, if any, in its data; how many notes.  ut_rt_lock held.
  */
-int ut_sdt_scan(const char *path, uintptr_t base, uintptr_t lo, uintptr_t hi,
+int ut_sdt_scan(const char *path, const struct dl_phdr_info *info,
 		void (*add)(struct utrace_event *ev, struct ut_sdt_probe *p, void *arg), void *arg);
 /* Arm (on) or disarm the probe's site and count its semaphore; ut_rt_lock held. */
 void ut_sdt_set(struct ut_sdt_probe *p, int on);

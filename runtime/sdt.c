@@ -35,6 +35,7 @@
  * Probes come from one mmap'd table and are reused once their object is gone.
  */
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -77,7 +78,8 @@ static const char *const arg_names[UT_SDT_ARGS_MAX] = {"arg1", "arg2",	"arg3",	 
 
 struct scan {
 	struct ut_elf *elf;
-	uintptr_t base, lo, hi;
+	const struct dl_phdr_info *info;
+	uintptr_t base;
 	uint64_t sdt_base; /* the link-time address of .stapsdt.base, 0: none */
 	void *syms;	   /* symbol and string tables, read at the first symbol an operand names */
 	size_t syms_len, strs_len;
@@ -86,6 +88,29 @@ struct scan {
 	void (*add)(struct utrace_event *ev, struct ut_sdt_probe *p, void *arg);
 	void *arg;
 };
+
+/*
+ * Does [addr, addr + len) lie in one of the object's loaded segments with flags
+ * want (PF_X: code, PF_W: data), outside its read-only-after-relocation part?  A
+ * note is the file's word only: a site or a semaphore elsewhere is not touched.
+ */
+static int in_segment(const struct scan *sc, uintptr_t addr, size_t len, unsigned int want)
+{
+	const struct dl_phdr_info *info = sc->info;
+	int ok = 0;
+
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		uintptr_t lo = sc->base + ph->p_vaddr, hi = lo + ph->p_memsz;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & want) == want && addr >= lo &&
+		    addr + len <= hi && addr + len > addr)
+			ok = 1;
+		if (ph->p_type == PT_GNU_RELRO && addr < hi && addr + len > lo)
+			return 0;
+	}
+	return ok;
+}
 
 static int ident_ok(const char *s)
 {
@@ -203,7 +228,7 @@ static void add_note(const struct ut_sdt_note *n, void *arg)
 	uintptr_t addr = sc->base + n->pc + delta;
 	int nargs;
 
-	if (addr < sc->lo || addr >= sc->hi)
+	if (!in_segment(sc, addr, 1, PF_X))
 		return; /* not in the object's code: a note of something else */
 	if (!ident_ok(n->provider) || !ident_ok(n->name)) {
 		ut_note("SDT probe %.64s:%.64s not traced: its names are not identifiers",
@@ -226,16 +251,26 @@ static void add_note(const struct ut_sdt_note *n, void *arg)
 		return;
 	}
 	p->addr = addr;
-	if (n->sem)
-		p->sem = (volatile uint16_t *)(sc->base + n->sem + delta);
+	if (n->sem) {
+		uintptr_t sem = sc->base + n->sem + delta;
+
+		if (sem % 2 || !in_segment(sc, sem, 2, PF_W)) {
+			ut_note("SDT probe %s:%s not traced: its semaphore is not in the object's "
+				"data",
+				p->system, p->name);
+			p->used = 0;
+			return;
+		}
+		p->sem = (volatile uint16_t *)sem;
+	}
 	sc->add(&p->ev, p, sc->arg);
 }
 
-int ut_sdt_scan(const char *path, uintptr_t base, uintptr_t lo, uintptr_t hi,
+int ut_sdt_scan(const char *path, const struct dl_phdr_info *info,
 		void (*add)(struct utrace_event *ev, struct ut_sdt_probe *p, void *arg), void *arg)
 {
 	struct ut_elf e;
-	struct scan sc = {.elf = &e, .base = base, .lo = lo, .hi = hi, .add = add, .arg = arg};
+	struct scan sc = {.elf = &e, .info = info, .base = info->dlpi_addr, .add = add, .arg = arg};
 	const Elf64_Shdr *notes, *sbase;
 	void *buf;
 	int n;
