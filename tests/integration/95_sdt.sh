@@ -68,6 +68,13 @@ expect_match "register arguments of every size and sign (%dil %sil %dx %cx %r8d 
 expect_match "memory arguments: a stack slot and a global by %rip" \
 	"$L mem: \(0x[0-9a-f]+\) arg1=-77 arg2=-123456789\$" "$tr"
 expect_match "immediates" "$L imm: \(0x[0-9a-f]+\) arg1=5 arg2=-1\$" "$tr"
+expect_match "the same event with other operand types in a library: its own record" \
+	"$L imm: \(0x[0-9a-f]+\) arg1=77 arg2=1\$" "$tr"
+expect_eq "... one event of the tree with two definitions, its format the first's" \
+	"ut_sdt:imm 1
+print fmt: \"(0x%lx) arg1=%d arg2=%d\", REC->__probe_ip, REC->arg1, REC->arg2" \
+	"ut_sdt:imm $(grep -c '^ut_sdt:imm$' "$T/available_events")
+$(tail -1 "$T/events/ut_sdt/imm/format")"
 expect_match "index registers, sub-registers, a %rip global, an immediate, memory that faults (0)" \
 	"$L forms: \(0x[0-9a-f]+\) arg1=33 arg2=22 arg3=-10 arg4=127 arg5=-9 arg6=1234605616436508552 arg7=-42 arg8=0\$" "$tr"
 expect_match "a linked library's probe, computed under its semaphore (first site)" \
@@ -76,7 +83,7 @@ expect_match "... and its second site" "$L counted: \(0x[0-9a-f]+\) arg1=8000\$"
 expect_match "a dlopen()ed library's probe" "$L hit: \(0x[0-9a-f]+\) arg1=77\$" "$tr"
 expect_match "dlclose()d and dlopen()ed again: its probe is found and armed anew" \
 	"$L hit: \(0x[0-9a-f]+\) arg1=78\$" "$tr"
-expect_eq "each probe once" 9 "$(echo "$tr" | grep -c "sdt_prog-$pid .*: \(zero\|six\|mem\|imm\|forms\|counted\|hit\): ")"
+expect_eq "each probe once" 10 "$(echo "$tr" | grep -c "sdt_prog-$pid .*: \(zero\|six\|mem\|imm\|forms\|counted\|hit\): ")"
 ip=$(echo "$tr" | sed -n "s/.*sdt_prog-$pid .* zero: (0x\([0-9a-f]*\))\$/\1/p")
 expect_match "__probe_ip is the site's address, in the executable" "^[0-9a-f]{6,}\$" "$ip"
 expect_eq "the process is intact: it went on and said its pid" 1 "$(echo "$out" | grep -c '^pid ')"
@@ -85,7 +92,7 @@ expect_eq "the process is intact: it went on and said its pid" 1 "$(echo "$out" 
 : > "$T/trace"
 out=$(UTRACE_TEST_XOL=trap traced "$P" fire)
 pid=$(echo "$out" | sed -n 's/^pid //p')
-expect_eq "trap mode: every probe once, the same fields" "9 1" \
+expect_eq "trap mode: every probe once, the same fields" "10 1" \
 	"$(grep -c "sdt_prog-$pid .*: \(zero\|six\|mem\|imm\|forms\|counted\|hit\): " "$T/trace") $(grep -c "sdt_prog-$pid .*: forms: (0x[0-9a-f]*) arg1=33 arg2=22 arg3=-10 arg4=127 arg5=-9 arg6=1234605616436508552 arg7=-42 arg8=0\$" "$T/trace")"
 
 # -- the semaphore: counted up while enabled, down after ----------------------------------------
@@ -136,7 +143,9 @@ out=$(traced "$P" fire ut_sdt:imm)
 pid=$(echo "$out" | sed -n 's/^pid //p')
 expect_match "an instance: the event enabled there is written there" \
 	"sdt_prog-$pid .*: imm: \(0x[0-9a-f]+\) arg1=5 arg2=-1\$" "$(cat "$T/instances/sdt/trace")"
-expect_eq "an instance: only that event, and nothing at the top level" "1 0" \
+expect_match "an instance: both definitions of the event" \
+	"sdt_prog-$pid .*: imm: \(0x[0-9a-f]+\) arg1=77 arg2=1\$" "$(cat "$T/instances/sdt/trace")"
+expect_eq "an instance: only that event, and nothing at the top level" "2 0" \
 	"$(grep -c "sdt_prog-$pid " "$T/instances/sdt/trace") $(grep -c "sdt_prog-$pid .*: imm: " "$T/trace")"
 echo 0 > "$T/instances/sdt/events/ut_sdt/imm/enable"
 rmdir "$T/instances/sdt"

@@ -10,7 +10,8 @@
  *   sdt_prog fire [PROVIDER:NAME...]
  *                    dlopen() the library, wait (at most 20 s per site) until every
  *                    site (or those named) is armed, print the bytes, fire each
- *                    probe once with known values; dlclose() the library, dlopen()
+ *                    probe once with known values (the library's ut_sdt:imm too,
+ *                    with 77 and 1); dlclose() the library, dlopen()
  *                    it again, wait until its probe is armed (unless sites were
  *                    named) and fire it once more; print "sem N", "global ADDR",
  *                    "pid PID"
@@ -117,6 +118,7 @@ int main(int argc, char **argv)
 	char path[PATH_MAX], *slash;
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
 	void (*dl_fire)(unsigned long);
+	void (*dl_imm)(long);
 	void *h;
 
 	if (argc < 2 || n <= 0)
@@ -139,7 +141,8 @@ int main(int argc, char **argv)
 	}
 	h = dlopen(path, RTLD_NOW);
 	dl_fire = h ? (void (*)(unsigned long))dlsym(h, "lib_sdt_dl_fire") : NULL;
-	if (!dl_fire) {
+	dl_imm = h ? (void (*)(long))dlsym(h, "lib_sdt_dl_imm") : NULL;
+	if (!dl_fire || !dl_imm) {
 		printf("no %s\n", path);
 		return 1;
 	}
@@ -163,6 +166,7 @@ int main(int argc, char **argv)
 	printf("sem %d\n", lib_sdt_semaphore());
 	fire_all(0);
 	dl_fire(77);
+	dl_imm(77);
 	/* unloaded and loaded again: its probe is forgotten, then found and armed anew */
 	dlclose(h);
 	h = dlopen(path, RTLD_NOW);

@@ -97,14 +97,6 @@ static void sdt_find(void)
 	dl_iterate_phdr(sdt_one, &first);
 }
 
-static const struct sdt_site *sdt_site(const char *provider, const char *name)
-{
-	for (int i = 0; i < sdt_nr; i++)
-		if (!strcmp(sdt_sites[i].provider, provider) && !strcmp(sdt_sites[i].name, name))
-			return &sdt_sites[i];
-	return NULL;
-}
-
 /* "WHEN provider:name=XX ...": the first byte of each site of provider */
 static void sdt_print(const char *when, const char *provider)
 {
@@ -116,15 +108,24 @@ static void sdt_print(const char *when, const char *provider)
 	fflush(stdout);
 }
 
-/* Wait (at most 20 s) until the site of provider:name is no longer the nop; 1 if so. */
+/* Wait (at most 20 s) until every site of provider:name is no longer the nop; 1 if so. */
 static int sdt_wait_armed(const char *provider, const char *name)
 {
-	const struct sdt_site *s = sdt_site(provider, name);
 	struct timespec ms = {0, 1000000};
+	int found = 0;
 
-	for (int i = 0; s && i < 20000 && s->addr[0] == 0x90; i++)
-		nanosleep(&ms, NULL);
-	return s && s->addr[0] != 0x90;
+	for (int i = 0; i < sdt_nr; i++) {
+		const struct sdt_site *s = &sdt_sites[i];
+
+		if (strcmp(s->provider, provider) || strcmp(s->name, name))
+			continue;
+		found = 1;
+		for (int t = 0; t < 20000 && s->addr[0] == 0x90; t++)
+			nanosleep(&ms, NULL);
+		if (s->addr[0] == 0x90)
+			return 0;
+	}
+	return found;
 }
 
 #endif
