@@ -531,7 +531,8 @@ static void switch_keys(int on)
 		d->want[0] = e ? __atomic_load_n(&e->mask[0], __ATOMIC_RELAXED) : 0;
 		d->want[1] = e ? __atomic_load_n(&e->mask[1], __ATOMIC_RELAXED) & 1 : 0;
 		d->ev->id = d->id;
-		if (was_on || !(d->want[0] | d->want[1])) {
+		/* an SDT site is reached only once armed: its mask may lead (sdt.c) */
+		if (was_on || !(d->want[0] | d->want[1]) || d->sdt) {
 			__atomic_store_n(&d->ev->mask[0], d->want[0], __ATOMIC_RELEASE);
 			__atomic_store_n(&d->ev->mask[1], d->want[1], __ATOMIC_RELEASE);
 		}

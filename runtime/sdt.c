@@ -25,7 +25,9 @@
  * Switching.  When its descriptor's mask becomes non-zero (any instance), the
  * site is armed (xol.h) and its semaphore, if it has one, counted up, so that
  * the program computes the arguments; when it becomes zero, counted down and
- * disarmed.  Several sites may share a semaphore: each counts once.
+ * disarmed.  Several sites may share a semaphore: each counts once.  The mask is
+ * stored before the site is armed (no thread reaches the probe before), so that
+ * the first hit after arming is written; the semaphore says "enabled" last.
  *
  * Hitting.  The probe's fn builds the record on its stack from the registers
  * xol hands it and memory read with process_vm_readv() on the own process (an
