@@ -19,6 +19,15 @@ EVENTS_CONFIGS="ut-disabled ut-enabled lttng-off lttng sdt-disabled sdt-enabled"
 EVENTS_ARGS_N=${BENCH_EVENTS_PAIRS:-100}
 
 events_args() { echo "-n $EVENTS_ARGS_N -b $BENCH_BLOCK -c $BENCH_CPU"; }
+# An armed SDT site is a trap (tens of microseconds): blocks a hundred times shorter,
+# at most 20 pairs, so that a run ends well within its 120 s.
+events_sdt_args() {
+	n=$EVENTS_ARGS_N
+	[ "$n" -gt 20 ] && n=20
+	bl=$((BENCH_BLOCK / 100))
+	[ "$bl" -lt 1 ] && bl=1
+	echo "-n $n -b $bl -c $BENCH_CPU"
+}
 
 events_build() {
 	b=$BENCH_OUT/bin
@@ -48,7 +57,7 @@ events_one() {
 	sdt-disabled) UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-sdt" \
 		$(events_args) ;;
 	sdt-enabled) UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-sdt" -w \
-		$(events_args) ;;
+		$(events_sdt_args) ;;
 	esac
 }
 
@@ -116,7 +125,7 @@ report_events() {
 		lttng-off) t="LTTng-UST tracepoint, no session" ;;
 		lttng) t="LTTng-UST tracepoint, enabled in a session" ;;
 		sdt-disabled) t="SDT probe, disabled (its nop; runtime loaded, no daemon)" ;;
-		sdt-enabled) t="SDT probe, enabled (armed site, written to the top level's ring)" ;;
+		sdt-enabled) t="SDT probe, enabled (armed site, written to the top level's ring; \`$(events_sdt_args)\`)" ;;
 		esac
 		why=$(sed -n "s/^$c //p" "$EVENTS_OUT/why.tsv" | head -1)
 		if [ -n "$why" ]; then
