@@ -56,7 +56,9 @@ static __attribute__((noipa)) void fire_mem(long v)
 /*
  * Operands a compiler seldom chooses, written by hand in the note's own layout:
  * base and index registers, a displacement with them, sub-registers (%cx, %ah,
- * %r8d), a global by %rip, an immediate, and memory that faults (address 16).
+ * %r8d), a global by %rip, an immediate, and memory that faults (address 16).  The
+ * note's addresses are 0x1000 off, as a prelinked object's are after prelink moved
+ * it: only their difference to .stapsdt.base places the site.
  */
 static __attribute__((noipa)) void fire_forms(const uint64_t *a, uint64_t idx)
 {
@@ -68,8 +70,8 @@ static __attribute__((noipa)) void fire_forms(const uint64_t *a, uint64_t idx)
 			 ".4byte 992f-991f, 994f-993f, 3\n"
 			 "991: .asciz \"stapsdt\"\n"
 			 "992: .balign 4\n"
-			 "993: .8byte 990b\n"
-			 ".8byte _.stapsdt.base\n"
+			 "993: .8byte 990b + 0x1000\n"
+			 ".8byte _.stapsdt.base + 0x1000\n"
 			 ".8byte 0\n"
 			 ".asciz \"ut_sdt\"\n"
 			 ".asciz \"forms\"\n"
