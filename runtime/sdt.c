@@ -66,6 +66,7 @@ struct ut_sdt_probe {
 	uint32_t nargs;
 	uint8_t used, armed, said;
 	uintptr_t addr;
+	uintptr_t lo, hi;	/* the function around addr, 0: unknown (TRAP mode only) */
 	volatile uint16_t *sem; /* NULL: none */
 	struct ut_xol *x;
 };
@@ -86,7 +87,7 @@ struct scan {
 	void *syms;	   /* symbol and string tables, read at the first symbol an operand names */
 	size_t syms_len, strs_len;
 	char *strs;
-	int syms_tried;
+	int syms_tried, full; /* full: .symtab (local symbols too), not .dynsym */
 	void (*add)(struct utrace_event *ev, struct ut_sdt_probe *p, void *arg);
 	void *arg;
 };
@@ -133,7 +134,8 @@ static void syms_load(struct scan *sc)
 	const Elf64_Shdr *s = ut_elf_find(sc->elf, ".symtab");
 
 	sc->syms_tried = 1;
-	if (!s || s->sh_type != SHT_SYMTAB)
+	sc->full = s && s->sh_type == SHT_SYMTAB;
+	if (!sc->full)
 		s = ut_elf_find(sc->elf, ".dynsym");
 	if (!s || s->sh_link >= sc->elf->shnum || s->sh_entsize != sizeof(Elf64_Sym))
 		return;
@@ -159,6 +161,49 @@ static uint64_t sym_lookup(struct scan *sc, const char *name)
 		    sym[i].st_value)
 			return sc->base + sym[i].st_value;
 	return 0;
+}
+
+/*
+ * The function around addr (run time), [*lo, *hi), for xol.c's check that nothing
+ * branches into the bytes a jmp would cover; both 0 (the probe stays a trap) when
+ * that cannot be known: no full symbol table, or the function has a part
+ * elsewhere (GCC's NAME.cold, whose branches come back into the body unseen).
+ */
+static void func_bounds(struct scan *sc, uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+	const Elf64_Sym *sym;
+	const char *name = NULL;
+	size_t nsyms, len;
+
+	*lo = *hi = 0;
+	if (!sc->syms_tried)
+		syms_load(sc);
+	if (!sc->full || !sc->syms || !sc->strs)
+		return;
+	sym = sc->syms;
+	nsyms = sc->syms_len / sizeof(*sym);
+	for (size_t i = 0; i < nsyms && !name; i++)
+		if (ELF64_ST_TYPE(sym[i].st_info) == STT_FUNC && sym[i].st_shndx != SHN_UNDEF &&
+		    sym[i].st_size && sym[i].st_name < sc->strs_len &&
+		    addr - (sc->base + sym[i].st_value) < sym[i].st_size) {
+			name = sc->strs + sym[i].st_name;
+			*lo = sc->base + sym[i].st_value;
+			*hi = *lo + sym[i].st_size;
+		}
+	if (!name || !memchr(name, 0, sc->strs_len - (size_t)(name - sc->strs))) {
+		*lo = *hi = 0;
+		return;
+	}
+	len = strlen(name);
+	for (size_t i = 0; i < nsyms; i++) {
+		const char *n = sym[i].st_name < sc->strs_len ? sc->strs + sym[i].st_name : "";
+
+		if (sc->strs_len - sym[i].st_name > len + 5 && !strncmp(n, name, len) &&
+		    !strncmp(n + len, ".cold", 5)) {
+			*lo = *hi = 0;
+			return;
+		}
+	}
 }
 
 static struct ut_sdt_probe *probe_alloc(void)
@@ -253,6 +298,7 @@ static void add_note(const struct ut_sdt_note *n, void *arg)
 		return;
 	}
 	p->addr = addr;
+	func_bounds(sc, addr, &p->lo, &p->hi);
 	if (n->sem) {
 		uintptr_t sem = sc->base + n->sem + delta;
 
@@ -342,7 +388,7 @@ void ut_sdt_set(struct ut_sdt_probe *p, int on)
 	int err;
 
 	if (on && !p->armed) {
-		err = ut_xol_arm(p->addr, 0, 0, sdt_hit, p, &p->x);
+		err = ut_xol_arm(p->addr, p->lo, p->hi, sdt_hit, p, &p->x);
 		if (err) {
 			if (!p->said)
 				ut_note("SDT probe %s:%s at %#lx not armed (%s)", p->system,
