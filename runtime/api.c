@@ -378,5 +378,7 @@ UT_EXPORT int utrace_tracing_is_on(void)
 {
 	struct ut_ctl *ctl = ut_rt_ctl;
 
-	return ctl && ctl->tracing_on && !ut_rt_off;
+	/* attached but not applied yet: the sites are still NOPs, nothing would be traced */
+	return ctl && ctl->tracing_on && !ut_rt_off &&
+	       __atomic_load_n(&ut_rt_applied, __ATOMIC_ACQUIRE);
 }

@@ -733,6 +733,7 @@ static int attach(void)
 	ut_objects_announce(1);
 	ut_events_attach(fds[3]);
 	apply(ctl);
+	__atomic_store_n(&ut_rt_applied, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -740,6 +741,7 @@ static int attach(void)
 static void detach(void)
 {
 	attached = 0;
+	__atomic_store_n(&ut_rt_applied, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&ut_rt_ctl, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ut_rt_lock);
 	ut_probes_live = 0;

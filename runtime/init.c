@@ -24,6 +24,7 @@ struct ut_ctl *volatile ut_rt_ctl;
 uint32_t ut_rt_nr_cpus;
 uint64_t ut_rt_area_size;
 volatile uint32_t ut_rt_off;
+volatile uint32_t ut_rt_applied;
 volatile uint64_t ut_rt_lost;
 pthread_mutex_t ut_rt_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 __thread struct ut_thread ut_thr __attribute__((tls_model("initial-exec")));

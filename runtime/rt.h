@@ -131,6 +131,9 @@ extern struct ut_ctl *volatile ut_rt_ctl; /* the mapped area, NULL while detache
 extern uint32_t ut_rt_nr_cpus;		  /* min(ctl->nr_cpus, what the mapping holds) */
 extern uint64_t ut_rt_area_size;	  /* bytes of the area mapped at ut_rt_ctl */
 extern volatile uint32_t ut_rt_off;	  /* tracing_off() was called in this process */
+/* Attached and the first selection of this connection applied (the sites patched):
+ * what tracing_is_on() waits for besides tracing_on (control.c). */
+extern volatile uint32_t ut_rt_applied;
 /* Generation of the thread selection (set_ftrace_pid, control.c), never 0. */
 extern volatile uint32_t ut_rt_task_gen;
 /* Slow path: does this thread record (sets ut_thr.task_ok or task_no)? 1 or 0. */
