@@ -29,9 +29,10 @@
  * 13: ut_ctl.printk_slot; 14: ut_sel_inst.tracer (function_graph in instances);
  * 15: event filters after the events memfd's table (ut_event.h, ut_evfilter.h);
  * 16: UT_MSG_PRINTK_FMT and the bprint and bputs records;
- * 17: event pid lists in the selection (ut_sel_evpid), UT_MSG_THREAD, HELLO's ptid
+ * 17: event pid lists in the selection (ut_sel_evpid), UT_MSG_THREAD, HELLO's ptid;
+ * 18: function probes in instances (ut_sel_probe.inst, ut_msg_probe.inst, ut_ctl.on_seq)
  */
-#define UT_PROTO_VERSION 17u
+#define UT_PROTO_VERSION 18u
 #define UT_ACK_TIMEOUT_MS 2000
 /* The longest a new process waits before main() for a utracefs that runs but never
  * publishes its section (runtime/control.c wait_sel_complete). */
@@ -82,7 +83,13 @@ struct ut_ctl {
 	uint32_t graph_opts;	  /* UT_CTL_GRAPH_* */
 	/* the top's page: the instance slot trace_printk() writes to (trace_printk_dest) */
 	uint32_t printk_slot;
-	uint32_t _reserved[1007];
+	/*
+	 * Bumped (after tracing_on) each time utracefs changes tracing_on: a process
+	 * where an instance's traceon/traceoff probe fired goes by what the probe
+	 * did until utracefs has written tracing_on again (runtime/probe.c).
+	 */
+	uint32_t on_seq;
+	uint32_t _reserved[1006];
 };
 _Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");

@@ -119,7 +119,7 @@ struct ut_sel_proc {
 	uint64_t tids_off; /* nr_tids int32_t, sorted ascending */
 	uint32_t nr_probes; /* <= UT_SEL_PROBES_MAX */
 	uint32_t nr_insts;  /* < UT_INST_MAX: the instances its function events go to */
-	uint64_t probes_off; /* nr_probes struct ut_sel_probe, sorted by (obj, site, cmd) */
+	uint64_t probes_off; /* nr_probes struct ut_sel_probe, sorted by (obj, site, inst) */
 	uint64_t insts_off;  /* nr_insts struct ut_sel_inst, by ascending slot */
 	uint32_t nr_evpids;  /* <= UT_INST_MAX: one per slot of hdr.ev_slots */
 	uint32_t ev_serial;  /* the last UT_MSG_THREAD serial (1: its HELLO) these lists saw */
@@ -199,13 +199,23 @@ enum ut_probe_cmd {
 };
 #define UT_PROBE_UNLIMITED 0xffffffffu /* ut_sel_probe.slot of a probe without a count */
 #define UT_PROBE_SLOTS 65536u	       /* counted probes at a time, over all functions */
-#define UT_SEL_PROBES_MAX 65536u       /* probes per process */
+#define UT_SEL_PROBES_MAX 65536u       /* probes per process, over all instances */
 
+/*
+ * A probe belongs to the instance whose set_ftrace_filter it was written to
+ * (inst: 0 the top level, else instances/NAME's slot), as the kernel registers a
+ * probe on the trace array of its file: traceon, traceoff, stacktrace and
+ * snapshot act on that instance (its control page and span, UT_MSG_PROBE with
+ * its slot); dump and cpudump dump the top level's buffer from any instance, as
+ * the kernel's ftrace_dump does.
+ */
 struct ut_sel_probe {
 	uint32_t obj;  /* the process's object index, as in UT_MSG_SITES */
 	uint32_t site; /* the site's index among that object's sites */
 	uint32_t cmd;  /* enum ut_probe_cmd */
 	uint32_t slot; /* counter slot, or UT_PROBE_UNLIMITED */
+	uint32_t inst; /* instance slot, < UT_INST_MAX */
+	uint32_t _pad;
 };
 
 /* The probe counters follow the last instance's span in the area memfd. */

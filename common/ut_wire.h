@@ -23,7 +23,8 @@
  *   OBJECT {path, base, ino} --->   (after WELCOME, dlopen, dlclose: every object the
  *                                   loader mapped or unmapped, sites or not)
  *   TRACING {on}             --->   (tracing_on()/tracing_off(): sets the tracing_on file)
- *   PROBE {cmd, cpu, ip}     --->   (a dump, cpudump or snapshot probe fired: utracefs acts)
+ *   PROBE {cmd, cpu, inst, ip} --->  (a dump, cpudump or snapshot probe fired, or an
+ *                                   instance's traceon/traceoff: utracefs acts)
  *   EVENT {system, name, fields, print fmt}  --->  (after WELCOME and dlopen: each
  *                                   trace event of each object, ut_event.h)
  *   PRINTK_FMT {addr, tsc, text}  --->  (the first time a trace_printk format or a
@@ -113,16 +114,20 @@ struct ut_msg_tracing {
 };
 
 /*
- * dump, cpudump: utracefs turns tracing off (the sender has stopped already), then
- * dumps.  snapshot: utracefs swaps the top level's buffer into its snapshot.
+ * dump, cpudump: utracefs turns the top level's tracing off (the sender has
+ * stopped already), then dumps the top level's buffer, whatever inst says.
+ * snapshot: utracefs swaps the buffer of instance inst into its snapshot.
+ * traceon, traceoff: an instance's probe (inst > 0) turned that instance's
+ * tracing on or off in the sender; utracefs sets its tracing_on file (the top
+ * level's go as UT_MSG_TRACING, as the program's own tracing_on()).
  */
 struct ut_msg_probe {
 	struct ut_msg_hdr h;
-	uint32_t cmd; /* UT_PROBE_DUMP, UT_PROBE_CPUDUMP or UT_PROBE_SNAPSHOT */
+	uint32_t cmd; /* UT_PROBE_DUMP, UT_PROBE_CPUDUMP, UT_PROBE_SNAPSHOT; TRACEON/OFF (inst > 0) */
 	int32_t cpu;  /* the CPU it fired on (cpudump dumps only its buffer) */
 	int32_t tid;
-	uint32_t _pad;
-	uint64_t ip; /* the function's site + 5 */
+	uint32_t inst; /* the probe's instance slot (0: the top level) */
+	uint64_t ip;   /* the function's site + 5 */
 };
 
 /*

@@ -121,13 +121,18 @@ struct tfs_ft_probes {
 /*
  * An instance's set_ftrace_filter and set_ftrace_notrace (instances/NAME): its own
  * selection bits (sel[id], as tfs_ft_func.sel; ids from n on: none) and patterns.
- * The top level's are tfs_ft_func.sel and tfs_ft.pats; what processes are told
- * (sel.c) is the top's alone until function events are routed to instances.
+ * The top level's are tfs_ft_func.sel and tfs_ft.pats (sel and pats of inst[0]
+ * stay unused).  Function probes are kept by instance the same way, the top
+ * level's included (inst[0]): the kernel registers a probe on the trace array
+ * of the file it was written to, and each set_ftrace_filter lists and removes
+ * its own.
  */
 struct tfs_ft_isel {
 	uint8_t *sel;
 	unsigned int n;
 	struct tfs_ft_pats pats[TFS_FILTER_NR];
+	struct tfs_ft_probes probes;	/* its function probes (ftrace_probe.c) */
+	struct tfs_ft_pats probe_pats; /* the probe commands, as patterns */
 };
 
 struct tfs_ft {
@@ -138,11 +143,9 @@ struct tfs_ft {
 	struct tfs_ft_proc *procs; /* sorted by pid */
 	unsigned int nr_procs;
 	struct tfs_ft_pats pats[TFS_FILTER_NR]; /* the patterns of each filter file */
-	struct tfs_ft_pats probe_pats;		/* the probe commands, as patterns */
-	struct tfs_ft_probes probes; /* function probes (ftrace_probe.c) */
 	unsigned int writers;	     /* filter files open for writing: ids must not move */
 	uint64_t deaths;	     /* objects whose last process went, ever */
-	struct tfs_ft_isel inst[UT_INST_MAX]; /* by instance slot; [0] unused (the top) */
+	struct tfs_ft_isel inst[UT_INST_MAX]; /* by instance slot; [0]: the top's probes only */
 };
 
 extern struct tfs_ft tfs_ft;
@@ -244,17 +247,22 @@ int tfs_probes_add(struct tfs_ft_probes *p, uint32_t cmd, bool counted, int64_t 
  * matched): 0, -ENODEV when the ops has no probe, -EINVAL when it has none there. */
 int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, bool all,
 		   const uint8_t *set, unsigned int n);
-/* (tfs_ft_lock held) Make p the probes (p is emptied): counters of new probes
- * set, counters of removed ones freed.  -ENOSPC when counters ran out or there
- * would be more than UT_SEL_PROBES_MAX probes (p kept). */
-int tfs_probes_commit_locked(struct tfs_ft_probes *p);
+/* (tfs_ft_lock held) Make p the probes of the instance of slot inst (p is emptied):
+ * counters of new probes set, counters of removed ones freed.  -ENOSPC when
+ * counters ran out or there would be more than UT_SEL_PROBES_MAX probes (p kept). */
+int tfs_probes_commit_locked(unsigned int inst, struct tfs_ft_probes *p);
 /* (tfs_ft_lock held) function ids were renumbered: map[old] is the new id, or
  * UINT32_MAX for a function forgotten, whose probes go (their counters freed). */
 void tfs_probes_renumber_locked(const uint32_t *map);
-/* (tfs_ft_lock held) the probe lines of set_ftrace_filter. */
-int tfs_probes_show_locked(struct tfs_buf *b);
-/* (tfs_ft_lock held) how many probe ops are on function id. */
+/* (tfs_ft_lock held) the probe lines of the set_ftrace_filter of instance slot inst. */
+int tfs_probes_show_locked(unsigned int inst, struct tfs_buf *b, bool demangle);
+/* (tfs_ft_lock held) how many probe ops are on function id, over every instance. */
 unsigned int tfs_probes_on_locked(uint32_t id);
+/* (tfs_ft_lock held) how many probes there are, over every instance. */
+unsigned int tfs_probes_total_locked(void);
+/* The instance of slot inst (> 0) goes: forget its probes and their commands
+ * (takes tfs_ft_lock).  True when it had some. */
+bool tfs_probes_inst_drop(unsigned int inst);
 /* The counter of a slot (in the area; a private one without an area). */
 int64_t *tfs_probe_counter(uint32_t slot);
 /* Forget every probe (unit tests). */

@@ -118,6 +118,21 @@ int tfs_inst_get(const struct tfs_inst_ref *ref)
 	return err;
 }
 
+struct tfs_instance *tfs_inst_hold(unsigned int slot)
+{
+	struct tfs_inst_ref ref = {NULL, 0};
+
+	if (slot >= UT_INST_MAX)
+		return NULL;
+	if (!slot)
+		return &tfs_top;
+	pthread_mutex_lock(&inst_lock);
+	ref.inst = &inst_mem[slot];
+	ref.gen = gens[slot];
+	pthread_mutex_unlock(&inst_lock);
+	return tfs_inst_get(&ref) ? NULL : ref.inst;
+}
+
 void tfs_inst_put(struct tfs_instance *inst)
 {
 	if (!inst || inst == &tfs_top)
@@ -235,10 +250,14 @@ int tfs_inst_rmdir(const char *name, size_t len)
 	tfs_evtree_apply();
 
 	/*
-	 * processes stop routing function events here (sel.c skips a dying slot) first;
-	 * a function_graph frame entered here finds the slot gone at its return (route.c)
+	 * processes stop routing function events here and acting on its function
+	 * probes (sel.c skips a dying slot; its probes go with it, as the kernel's
+	 * go with the trace array) first; a function_graph frame entered here finds
+	 * the slot gone at its return (route.c)
 	 */
-	if (tfs_tracer_routed(__atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE)))
+	bool had_probes = tfs_probes_inst_drop(slot);
+
+	if (had_probes || tfs_tracer_routed(__atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE)))
 		tfs_sel_publish_apply(&tfs_top);
 
 	/* trace_printk() output it took goes back to the top, before its span goes */

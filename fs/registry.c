@@ -794,6 +794,34 @@ static int on_note(pid_t pid, const struct ut_msg_note *m)
 	return 0;
 }
 
+/*
+ * A snapshot probe fired: swap the buffer of its instance into that instance's
+ * snapshot.  An instance's traceon/traceoff fired (the top level's come as
+ * UT_MSG_TRACING): its tracing_on file says it from now on.  An instance removed
+ * meanwhile is left alone (its probes went with it).
+ */
+static int on_inst_probe(const struct ut_msg_probe *m)
+{
+	bool snap = m->cmd == UT_PROBE_SNAPSHOT;
+	struct tfs_instance *inst;
+
+	if (!snap && !m->inst)
+		return -EPROTO;
+	inst = tfs_inst_hold(m->inst);
+	if (!inst)
+		return 0;
+	if (snap) {
+		tfs_spare_swap(inst, -1);
+	} else {
+		tfs_lock();
+		inst->tracing_on = m->cmd == UT_PROBE_TRACEON;
+		tfs_unlock();
+		tfs_apply(inst); /* an instance's page: nobody to wait for */
+	}
+	tfs_inst_put(inst);
+	return 0;
+}
+
 static int on_message(int fd, const void *buf, size_t n)
 {
 	struct ut_msg_hdr h;
@@ -867,10 +895,11 @@ static int on_message(int fd, const void *buf, size_t n)
 		const struct ut_msg_probe *m = buf;
 		int cpu = m->cmd == UT_PROBE_CPUDUMP ? m->cpu : -1;
 
-		if (m->cmd == UT_PROBE_SNAPSHOT) {
-			tfs_spare_swap(&tfs_top, -1);
-			return 0;
-		}
+		if (m->inst >= UT_INST_MAX)
+			return -EPROTO;
+		if (m->cmd == UT_PROBE_SNAPSHOT || m->cmd == UT_PROBE_TRACEON ||
+		    m->cmd == UT_PROBE_TRACEOFF)
+			return on_inst_probe(m);
 		if (m->cmd != UT_PROBE_DUMP && m->cmd != UT_PROBE_CPUDUMP)
 			return -EPROTO;
 		/* as the kernel's ftrace_dump: tracing stays off, the dump consumes */

@@ -4,7 +4,7 @@
  * per site saying whether to patch it (set_ftrace_filter, set_ftrace_notrace) and
  * how function_graph treats it (set_graph_function, set_graph_notrace), and which
  * of its threads record (set_ftrace_pid, set_ftrace_notrace_pid: ftrace_pid.c),
- * and its function probes (ftrace_probe.c) site by site; then, for every
+ * and its function probes (ftrace_probe.c, every instance's) site by site; then, for every
  * instance whose tracer is `function`, the same answers from that instance's
  * filters and pid lists (ut_sel_inst: the sites it takes function events from);
  * last, for every instance with event pid lists, which of its threads record
@@ -41,10 +41,13 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-/* The function probes of function id: tfs_ft.probes.v[first[id] .. first[id + 1]). */
-static uint32_t *probes_by_func(void)
+/*
+ * The function probes of function id in the instance of slot:
+ * tfs_ft.inst[slot].probes.v[first[id] .. first[id + 1]).
+ */
+static uint32_t *probes_by_func(unsigned int slot)
 {
-	const struct tfs_ft_probes *pr = &tfs_ft.probes;
+	const struct tfs_ft_probes *pr = &tfs_ft.inst[slot].probes;
 	uint32_t *first = calloc(tfs_ft.nr_funcs + 1, sizeof(*first));
 
 	if (!first)
@@ -58,8 +61,33 @@ static uint32_t *probes_by_func(void)
 	return first;
 }
 
-/* Probes of a process's object: how many, and (out) the entries. */
-static uint32_t obj_probes(const struct tfs_ft_pobj *po, const uint32_t *first,
+/*
+ * The index of each instance's probes (probes_by_func), NULL for an instance
+ * that has none or is going (rmdir: its probes stop before its span goes).
+ * False on ENOMEM.
+ */
+static bool probe_index(uint32_t *first[UT_INST_MAX], bool *any)
+{
+	*any = false;
+	for (unsigned int slot = 0; slot < UT_INST_MAX; slot++) {
+		first[slot] = NULL;
+		if (!tfs_ft.inst[slot].probes.n || !tfs_inst_slot(slot))
+			continue;
+		if (!(first[slot] = probes_by_func(slot)))
+			return false;
+		*any = true;
+	}
+	return true;
+}
+
+static void probe_index_free(uint32_t *first[UT_INST_MAX])
+{
+	for (unsigned int slot = 0; slot < UT_INST_MAX; slot++)
+		free(first[slot]);
+}
+
+/* Probes of a process's object, every instance's: how many, and (out) the entries. */
+static uint32_t obj_probes(const struct tfs_ft_pobj *po, uint32_t *const first[UT_INST_MAX],
 			   struct ut_sel_probe *out)
 {
 	uint32_t n = 0;
@@ -69,12 +97,19 @@ static uint32_t obj_probes(const struct tfs_ft_pobj *po, const uint32_t *first,
 
 		if (id == UINT32_MAX || id >= tfs_ft.nr_funcs)
 			continue;
-		for (uint32_t k = first[id]; k < first[id + 1]; k++, n++) {
-			const struct tfs_ft_probe *e = &tfs_ft.probes.v[k];
+		for (unsigned int slot = 0; slot < UT_INST_MAX; slot++) {
+			const uint32_t *f = first[slot];
 
-			if (out)
-				out[n] = (struct ut_sel_probe){
-				    .obj = po->obj, .site = s, .cmd = e->cmd, .slot = e->slot};
+			for (uint32_t k = f ? f[id] : 0; f && k < f[id + 1]; k++, n++) {
+				const struct tfs_ft_probe *e = &tfs_ft.inst[slot].probes.v[k];
+
+				if (out)
+					out[n] = (struct ut_sel_probe){.obj = po->obj,
+								       .site = s,
+								       .cmd = e->cmd,
+								       .slot = e->slot,
+								       .inst = slot};
+			}
 		}
 	}
 	return n;
@@ -224,14 +259,13 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	    .graph_funcs = tfs_ft_nonempty_locked(TFS_FILTER_GRAPH),
 	    .graph_notrace = tfs_ft_nonempty_locked(TFS_FILTER_GRAPH_NOTRACE),
 	    .tasks_filtered = tfs_pid_filtered_locked(),
-	    .probes = tfs_ft.probes.n > 0,
 	    .procs_off = sizeof(struct ut_sel_hdr),
 	};
 	size_t objs_off, tids_off, probes_off, flags_off, end;
 	unsigned int nobjs = 0, ntids = 0;
 	uint64_t nprobes = 0;
 	struct sel_tasks *tk = NULL;
-	uint32_t *first = NULL, slots[UT_INST_MAX];
+	uint32_t *first[UT_INST_MAX], slots[UT_INST_MAX];
 	uint32_t itracer[UT_INST_MAX];
 	bool filt[UT_INST_MAX];
 	unsigned int nroute = routed_slots(slots, filt, itracer), ninsts = 0;
@@ -240,6 +274,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	struct tfs_pid_evslots es;
 	unsigned int nev;
 	uint32_t *evnr = NULL, cnt;
+	bool any_probes;
 	char *out;
 
 	h.routed = nroute > 0;
@@ -251,14 +286,16 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	nev = (unsigned int)(__builtin_popcountll(es.slots[0]) + __builtin_popcountll(es.slots[1]));
 	if (nev && tfs_ft.nr_procs && !(evnr = calloc((size_t)tfs_ft.nr_procs * nev, sizeof(*evnr))))
 		return -ENOMEM;
-	if (h.probes && !(first = probes_by_func())) {
+	if (!probe_index(first, &any_probes)) {
+		probe_index_free(first);
 		free(evnr);
 		return -ENOMEM;
 	}
+	h.probes = any_probes;
 	if (h.tasks_filtered && tfs_ft.nr_procs) {
 		tk = calloc(tfs_ft.nr_procs, sizeof(*tk));
 		if (!tk) {
-			free(first);
+			probe_index_free(first);
 			free(evnr);
 			return -ENOMEM;
 		}
@@ -267,7 +304,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 		ir = calloc((size_t)tfs_ft.nr_procs * nroute, sizeof(*ir));
 		if (!ir) {
 			free(tk);
-			free(first);
+			probe_index_free(first);
 			free(evnr);
 			return -ENOMEM;
 		}
@@ -279,7 +316,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 			const struct tfs_ft_pobj *po = &tfs_ft.procs[i].objs[j];
 
 			n += po->fobj >= 0;
-			if (po->fobj >= 0 && first)
+			if (po->fobj >= 0 && any_probes)
 				nprobes += obj_probes(po, first, NULL);
 		}
 		h.nr_procs += n > 0;
@@ -326,7 +363,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 		if (!d) {
 			free(ir);
 			free(tk);
-			free(first);
+			probe_index_free(first);
 			free(evnr);
 			return -ENOMEM;
 		}
@@ -380,7 +417,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 						   ? UT_SEL_GRAPH_NOTRACE
 						   : 0));
 			}
-			if (first) {
+			if (any_probes) {
 				uint32_t n = obj_probes(po, first, (void *)(out + po_off));
 
 				for (uint32_t k = 0; k < n; k++)
@@ -408,7 +445,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 	}
 	free(ir);
 	free(tk);
-	free(first);
+	probe_index_free(first);
 	free(evnr);
 	b->len = end;
 	return 0;

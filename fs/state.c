@@ -123,7 +123,11 @@ static void tfs_publish_opts_locked(const struct tfs_instance *inst, const struc
 		return;
 	__atomic_store_n(&ctl->tracer, inst->tracer ? (uint32_t)inst->tracer->id : UT_TRACER_NOP,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&ctl->tracing_on, inst->tracing_on ? 1u : 0u, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&ctl->tracing_on, __ATOMIC_RELAXED) != (inst->tracing_on ? 1u : 0u)) {
+		/* our own page (sealed against processes): on_seq follows tracing_on */
+		__atomic_store_n(&ctl->tracing_on, inst->tracing_on ? 1u : 0u, __ATOMIC_RELAXED);
+		__atomic_store_n(&ctl->on_seq, ctl->on_seq + 1, __ATOMIC_RELEASE);
+	}
 	__atomic_store_n(&ctl->opts, r->ctl_opts, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->trace_printk, r->trace_printk ? 1u : 0u, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->thresh_tsc, r->thresh_tsc, __ATOMIC_RELAXED);

@@ -261,6 +261,9 @@ int tfs_inst_lookup(const char *name, size_t len, struct tfs_inst_ref *ref);
 /* Take a reference (an open file): 0, or -ENOENT when it went since the lookup. */
 int tfs_inst_get(const struct tfs_inst_ref *ref);
 void tfs_inst_put(struct tfs_instance *inst);
+/* A reference on the live instance of slot (the top: none needed), NULL when the
+ * slot is free or its instance going; tfs_inst_put it. */
+struct tfs_instance *tfs_inst_hold(unsigned int slot);
 /*
  * The instance object of a slot (NULL past the last), live or not: its storage
  * never goes, what it points to may (hold the lock that guards what you read).

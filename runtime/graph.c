@@ -258,7 +258,7 @@ static struct ut_ctl *inst_ctl(unsigned int slot)
 	struct ut_ctl *ctl = ut_rt_ctl ? ut_rt_slot_area(ut_rt_ctl, slot) : NULL;
 
 	if (!ctl || __atomic_load_n(&ctl->tracer, __ATOMIC_RELAXED) != UT_TRACER_FUNCTION_GRAPH ||
-	    !__atomic_load_n(&ctl->tracing_on, __ATOMIC_RELAXED) || ut_rt_off)
+	    !ut_rt_inst_on(ctl, slot) || ut_rt_off)
 		return NULL;
 	if ((ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
 		return NULL;

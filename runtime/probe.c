@@ -23,6 +23,21 @@
  * Counters are shared by every process (the area memfd), so that N hits act
  * whichever processes they come from.
  *
+ * A probe written to an instance's set_ftrace_filter (ut_sel_probe.inst) acts on
+ * that instance, as the kernel's acts on its trace array: traceon/traceoff on its
+ * tracing_on, stacktrace into its span, snapshot on its snapshot; dump and cpudump
+ * dump the top level's buffer, as the kernel's ftrace_dump does.  A counted
+ * stacktrace takes its count only while the top level's tracing is on, and an
+ * unlimited one writes whenever its instance records (the kernel checks the global
+ * tracing_is_on() for the one and nothing for the other).  An instance's
+ * traceon/traceoff is told to utracefs (UT_MSG_PROBE with the slot), which sets
+ * that instance's tracing_on; meanwhile this process goes by what the probe did
+ * (inst_set: the C paths here, route.c and graph.c ask ut_rt_inst_on) until
+ * utracefs has written tracing_on again (ut_ctl.on_seq), so that a second hit here
+ * neither acts nor takes a count, as the top level's ut_rt_off does.  Sites that
+ * feed that instance alone from the assembly fast path (route.c) stop when
+ * utracefs has applied it.
+ *
  * The table is replaced while other threads may be reading it: a reader counts
  * itself in `readers` before it loads the pointer, and the control thread waits
  * for readers to drain before it unmaps a table it replaced.  A reader never
@@ -45,6 +60,7 @@ struct probe_ent {
 	uint32_t site; /* index in ut_sites */
 	uint32_t cmd;  /* enum ut_probe_cmd */
 	uint32_t slot; /* counter slot, or UT_PROBE_UNLIMITED */
+	uint32_t inst; /* instance slot (0: the top level) */
 };
 
 struct probe_tab {
@@ -53,11 +69,14 @@ struct probe_tab {
 	struct probe_ent e[];
 };
 
-#define HIT_MAX 16 /* probes of one site: 5 commands, counted or not */
+#define HIT_MAX 16 /* probes of one site taken at a time (6 commands, counted or not, per instance) */
 #define READERS_WAIT_MS 100
 
 static struct probe_tab *cur_tab;
 static uint32_t readers;
+/* by instance slot: what its traceon/traceoff probe made it here, (on_seq + 1) << 1 | on; 0: none */
+static uint64_t inst_set[UT_INST_MAX];
+static uint8_t inst_busy[UT_INST_MAX]; /* a thread is turning it on or off (turn) */
 
 static struct probe_tab *tab_alloc(uint32_t nr)
 {
@@ -140,10 +159,11 @@ int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr, const uint8_t *keep
 				uint32_t s = site_index(p[i].obj, p[i].site);
 
 				if (s == UINT32_MAX || kept(s, keep) || !p[i].cmd ||
-				    p[i].cmd > UT_PROBE_CMD_MAX ||
+				    p[i].cmd > UT_PROBE_CMD_MAX || p[i].inst >= UT_INST_MAX ||
 				    (p[i].slot != UT_PROBE_UNLIMITED && p[i].slot >= UT_PROBE_SLOTS))
 					continue;
-				t->e[t->nr++] = (struct probe_ent){s, p[i].cmd, p[i].slot};
+				t->e[t->nr++] =
+				    (struct probe_ent){s, p[i].cmd, p[i].slot, p[i].inst};
 			}
 			sort_by_site(t->e, t->nr);
 		}
@@ -157,10 +177,12 @@ int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr, const uint8_t *keep
 void ut_probes_after_fork_child(void)
 {
 	__atomic_store_n(&readers, 0, __ATOMIC_SEQ_CST);
+	for (unsigned int i = 0; i < UT_INST_MAX; i++)
+		__atomic_store_n(&inst_busy[i], 0, __ATOMIC_RELAXED); /* only the forking thread goes on */
 }
 
-/* The probes of site s, copied out of the current table. */
-static uint32_t probes_of(uint32_t s, struct probe_ent *out)
+/* The probes of site s from its from-th on, at most HIT_MAX, copied out of the current table. */
+static uint32_t probes_of(uint32_t s, uint32_t from, struct probe_ent *out)
 {
 	struct probe_tab *t;
 	uint32_t n = 0, lo = 0, hi;
@@ -177,7 +199,7 @@ static uint32_t probes_of(uint32_t s, struct probe_ent *out)
 			else
 				hi = mid;
 		}
-		for (; lo < t->nr && t->e[lo].site == s && n < HIT_MAX; lo++)
+		for (lo += from; lo < t->nr && t->e[lo].site == s && n < HIT_MAX; lo++)
 			out[n++] = t->e[lo];
 	}
 	__atomic_sub_fetch(&readers, 1, __ATOMIC_SEQ_CST);
@@ -216,47 +238,99 @@ static bool take(const struct ut_ctl *ctl, const struct probe_ent *e, bool stop_
 	return true;
 }
 
-/* Ask utracefs to act: dump (tracing goes off first, as the kernel's) or snapshot. */
+/*
+ * Ask utracefs to act: dump (tracing goes off first, as the kernel's), snapshot,
+ * or an instance's traceon/traceoff.
+ */
 static void send_probe(const struct probe_ent *e, uintptr_t ip)
 {
 	struct ut_msg_probe m = {.h = {UT_MSG_PROBE, sizeof(m)},
 				 .cmd = e->cmd,
 				 .cpu = sched_getcpu(),
 				 .tid = (int32_t)ut_thr.tid,
+				 .inst = e->inst,
 				 .ip = ip};
 
 	/*
-	 * The kernel's dump leaves tracing off: this process at once, the others when
-	 * utracefs reads the message (it turns tracing_on off before it dumps).
+	 * The kernel's dump leaves the top level's tracing off, whichever instance
+	 * its probe is in: this process at once, the others when utracefs reads the
+	 * message (it turns tracing_on off before it dumps).
 	 */
-	if (e->cmd != UT_PROBE_SNAPSHOT)
+	if (e->cmd == UT_PROBE_DUMP || e->cmd == UT_PROBE_CPUDUMP)
 		ut_rt_off = 1;
 	if (ut_send(&m, sizeof(m)))
 		__atomic_fetch_add(&ut_rt_lost, 1, __ATOMIC_RELAXED);
 }
 
-static void act(struct ut_ctl *ctl, const struct probe_ent *e, uintptr_t *frame,
-		uintptr_t fp)
+int ut_rt_inst_on(const struct ut_ctl *ictl, unsigned int slot)
 {
-	bool on = __atomic_load_n(&ctl->tracing_on, __ATOMIC_RELAXED) && !ut_rt_off;
+	uint64_t set = slot < UT_INST_MAX ? __atomic_load_n(&inst_set[slot], __ATOMIC_RELAXED) : 0;
+	uint32_t seq = __atomic_load_n(&ictl->on_seq, __ATOMIC_ACQUIRE);
 
+	if (set && set >> 1 == (uint64_t)seq + 1)
+		return (int)(set & 1);
+	return __atomic_load_n(&ictl->tracing_on, __ATOMIC_RELAXED) != 0;
+}
+
+/*
+ * traceon (want) or traceoff: acts only when tracing is in the other state, the
+ * top level's as the program's own tracing_on()/off().  Threads of this process
+ * that hit an instance's at once: one acts, the others find it busy and do
+ * nothing (it is being put in the state they would put it in), so that its count
+ * goes down once per change, as the kernel's does.
+ */
+static void turn(struct ut_ctl *top, struct ut_ctl *ctl, const struct probe_ent *e, uintptr_t ip,
+		 bool want)
+{
+	uint64_t seq;
+
+	if (!e->inst) {
+		bool on = __atomic_load_n(&top->tracing_on, __ATOMIC_RELAXED) && !ut_rt_off;
+
+		if (on != want && take(top, e, true)) {
+			if (want)
+				utrace_tracing_on();
+			else
+				utrace_tracing_off();
+		}
+		return;
+	}
+	if (__atomic_exchange_n(&inst_busy[e->inst], 1, __ATOMIC_ACQUIRE))
+		return;
+	seq = __atomic_load_n(&ctl->on_seq, __ATOMIC_ACQUIRE);
+	if ((ut_rt_inst_on(ctl, e->inst) != 0) != want && take(top, e, true)) {
+		__atomic_store_n(&inst_set[e->inst], (seq + 1) << 1 | want, __ATOMIC_RELAXED);
+		send_probe(e, ip);
+	}
+	__atomic_store_n(&inst_busy[e->inst], 0, __ATOMIC_RELEASE);
+}
+
+static void act(struct ut_ctl *top, const struct probe_ent *e, uintptr_t *frame, uintptr_t fp)
+{
+	bool top_on = __atomic_load_n(&top->tracing_on, __ATOMIC_RELAXED) && !ut_rt_off;
+	struct ut_ctl *ctl = e->inst ? ut_rt_slot_area(top, e->inst) : top;
+	bool records;
+
+	if (!ctl)
+		return;
+	/* its events stop with tracing_off() here too, as route.c's */
+	records = (e->inst ? ut_rt_inst_on(ctl, e->inst) : top_on) && !ut_rt_off;
 	switch (e->cmd) {
 	case UT_PROBE_TRACEON:
-		if (!on && take(ctl, e, true))
-			utrace_tracing_on();
-		break;
 	case UT_PROBE_TRACEOFF:
-		if (on && take(ctl, e, true))
-			utrace_tracing_off();
+		turn(top, ctl, e, frame[0], e->cmd == UT_PROBE_TRACEON);
 		break;
 	case UT_PROBE_STACKTRACE:
-		if (on && take(ctl, e, false))
+		/* a counted one: only while the top level's tracing is on (see above) */
+		if (e->slot != UT_PROBE_UNLIMITED && !(top_on && take(top, e, false)))
+			break;
+		if (records)
 			ut_rt_stack_event(frame, fp, ctl);
 		break;
 	case UT_PROBE_DUMP:
 	case UT_PROBE_CPUDUMP:
 	case UT_PROBE_SNAPSHOT: /* whether tracing is on or not, as the kernel's */
-		if (take(ctl, e, true))
+		if (take(top, e, true))
 			send_probe(e, frame[0]);
 		break;
 	}
@@ -310,9 +384,12 @@ uintptr_t ut_rt_probe_hit(uintptr_t *frame, uintptr_t fp)
 			ut_rt_func_locked(frame, fp, ctl); /* C's writer, any write mode */
 		function_done = true;
 	}
-	n = probes_of((uint32_t)(s - ut_sites), e);
-	for (uint32_t i = 0; i < n; i++)
-		act(ctl, &e[i], frame, fp);
+	for (uint32_t k = 0; (n = probes_of((uint32_t)(s - ut_sites), k, e)); k += n) {
+		for (uint32_t i = 0; i < n; i++)
+			act(ctl, &e[i], frame, fp);
+		if (n < HIT_MAX)
+			break;
+	}
 	if (ut_route_gmask((uint32_t)(s - ut_sites))) {
 		/*
 		 * function_graph instances take the site: their entry, and the top's

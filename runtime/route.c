@@ -239,8 +239,7 @@ void ut_route_write(uint32_t site, uintptr_t *frame, uintptr_t fp)
 		struct ut_ctl *ctl = ut_rt_slot_area(top, slot);
 
 		m &= m - 1;
-		if (ctl && __atomic_load_n(&ctl->tracing_on, __ATOMIC_RELAXED) && !ut_rt_off &&
-		    ut_route_records(slot))
+		if (ctl && ut_rt_inst_on(ctl, slot) && !ut_rt_off && ut_route_records(slot))
 			ut_rt_func_locked(frame, fp, ctl);
 	}
 }

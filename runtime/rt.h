@@ -444,6 +444,12 @@ void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl);
 /* The function event (and its stack with func_stack_trace) from C, any write mode:
  * tramp.S for a thread without rseq in locked mode, probe.c. */
 void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl);
+/*
+ * Does the instance of slot (> 0; ictl: its control page) record here: its
+ * tracing_on, or what its traceon/traceoff probe made it in this process until
+ * utracefs has written tracing_on again (probe.c)?
+ */
+int ut_rt_inst_on(const struct ut_ctl *ictl, unsigned int slot);
 void utrace_tracing_on(void);  /* the public API: this process at once, utracefs after */
 void utrace_tracing_off(void);
 

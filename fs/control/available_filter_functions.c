@@ -625,7 +625,6 @@ void tfs_ft_reset(void)
 		for (int l = 0; l < TFS_FILTER_NR; l++)
 			tfs_ft_pats_free(&tfs_ft.inst[s].pats[l]);
 	}
-	tfs_ft_pats_free(&tfs_ft.probe_pats);
 	tfs_probes_reset();
 	memset(&tfs_ft, 0, sizeof(tfs_ft));
 	update_ns[0] = update_ns[1] = 0;

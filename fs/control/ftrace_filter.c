@@ -419,14 +419,15 @@ static int probe_pats_replay(const struct tfs_ft_pats *p, uint32_t first, struct
 	return 0;
 }
 
-/* The probe commands on the new functions first.. (lock held). */
-static void apply_probe_pats(uint32_t first)
+/* The probe commands of the instance of slot on the new functions first.. (lock held). */
+static void apply_probe_pats(unsigned int slot, uint32_t first)
 {
+	struct tfs_ft_isel *is = &tfs_ft.inst[slot];
 	struct tfs_ft_probes pr;
 
-	if (!tfs_ft.probe_pats.n || tfs_probes_copy(&pr, &tfs_ft.probes))
+	if (!is->probe_pats.n || tfs_probes_copy(&pr, &is->probes))
 		return;
-	if (probe_pats_replay(&tfs_ft.probe_pats, first, &pr) || tfs_probes_commit_locked(&pr))
+	if (probe_pats_replay(&is->probe_pats, first, &pr) || tfs_probes_commit_locked(slot, &pr))
 		tfs_probes_free(&pr); /* ENOMEM or out of counters: the new functions go without */
 }
 
@@ -436,8 +437,9 @@ void tfs_ft_apply_pats_locked(uint32_t first)
 
 	if (first >= tfs_ft.nr_funcs || !(on = malloc(tfs_ft.nr_funcs - first)))
 		return;
-	apply_probe_pats(first);
-	/* every instance's filters, the top's (slot 0) first */
+	/* every instance's probes and filters, the top's (slot 0) first */
+	for (unsigned int slot = 0; slot < UT_INST_MAX; slot++)
+		apply_probe_pats(slot, first);
 	for (unsigned int slot = 0; slot < UT_INST_MAX; slot++)
 		for (int f = 0; f < TFS_FILTER_NR; f++) {
 			if (!pats_of(slot, f)->n)
@@ -596,7 +598,8 @@ static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 	}
 	func += not;
 	how.count = count;
-	if (cmd == UT_PROBE_SNAPSHOT && !not && (ret = tfs_spare_alloc(&tfs_top)))
+	/* the snapshot of the instance the probe is written to, as the kernel's */
+	if (cmd == UT_PROBE_SNAPSHOT && !not && (ret = tfs_spare_alloc(ff->inst)))
 		return ret;
 	if (not && (!func[0] || !strcmp(func, "*"))) {
 		ret = tfs_probes_del(&ff->probes, cmd, counted, true, NULL, 0); /* the whole kind */
@@ -683,14 +686,8 @@ static int ftrace_token(struct ff_open *ff, char *tok)
 	}
 	cmd = strsep(&next, ":");
 	for (size_t i = 0; i < sizeof(ff_cmds) / sizeof(ff_cmds[0]); i++)
-		if (!strcmp(cmd, ff_cmds[i].name)) {
-			if (ff_cmds[i].probe && ff->inst != &tfs_top) {
-				/* a probe acts in the process that runs FUNC: not routed yet */
-				ff->why = "Commands are not supported in instances yet";
-				return -EINVAL;
-			}
+		if (!strcmp(cmd, ff_cmds[i].name))
 			return ff_cmds[i].run(ff, ff_cmds[i].probe, func, next);
-		}
 	ff->why = "Unknown command";
 	return -EINVAL; /* not a registered command */
 }
@@ -815,6 +812,7 @@ void tfs_ft_inst_clear(const struct tfs_instance *inst)
 	for (int f = 0; f < TFS_FILTER_NR; f++)
 		tfs_ft_pats_free(&is->pats[f]);
 	pthread_mutex_unlock(&tfs_ft_lock);
+	tfs_probes_inst_drop(inst->slot); /* gone before already (rmdir): nothing left */
 }
 
 bool tfs_ft_graph_select(void)
@@ -910,8 +908,8 @@ int tfs_ft_show_inst(const struct tfs_instance *inst, enum tfs_filter which, str
 		if (pending(m))
 			err = tfs_buf_printf(b, "%s:mod:%s\n", m->func[0] ? m->func : "*", m->mod);
 	}
-	if (which == TFS_FILTER_TRACE && !slot && !err)
-		err = tfs_probes_show_locked(b);
+	if (which == TFS_FILTER_TRACE && !err)
+		err = tfs_probes_show_locked(slot, b, demangle);
 	pthread_mutex_unlock(&tfs_ft_lock);
 	return err;
 }
@@ -973,18 +971,19 @@ static ssize_t write_tokens(struct ff_open *ff, const char *buf, size_t size)
 	return (ssize_t)size;
 }
 
-/* A write to set_ftrace_filter starts: the probes' working copy. */
+/* A write to set_ftrace_filter starts: the working copy of its instance's probes. */
 static int probes_begin(struct ff_open *ff)
 {
+	struct tfs_ft_isel *is = &tfs_ft.inst[ff->inst->slot];
 	int err;
 
-	if (ff->which != TFS_FILTER_TRACE || ff->inst != &tfs_top)
+	if (ff->which != TFS_FILTER_TRACE)
 		return 0;
 	pthread_mutex_lock(&probe_write_lock);
 	pthread_mutex_lock(&tfs_ft_lock);
-	err = tfs_probes_copy(&ff->probes, &tfs_ft.probes);
+	err = tfs_probes_copy(&ff->probes, &is->probes);
 	if (!err)
-		err = pats_copy(&ff->ppats, &tfs_ft.probe_pats);
+		err = pats_copy(&ff->ppats, &is->probe_pats);
 	ff->probes_seen = tfs_ft.nr_funcs;
 	pthread_mutex_unlock(&tfs_ft_lock);
 	if (err) {
@@ -1007,9 +1006,10 @@ static bool probes_of_kind(const struct tfs_ft_probes *pr, const struct tfs_ft_p
 /* It ends: when ok, the copy becomes the probes (-ENOSPC: out of counters). */
 static int probes_end(struct ff_open *ff, bool ok)
 {
+	unsigned int slot = ff->inst->slot;
 	int err = 0;
 
-	if (ff->which != TFS_FILTER_TRACE || ff->inst != &tfs_top)
+	if (ff->which != TFS_FILTER_TRACE)
 		return 0;
 	if (ok) {
 		pthread_mutex_lock(&tfs_ft_lock);
@@ -1022,10 +1022,10 @@ static int probes_end(struct ff_open *ff, bool ok)
 			else
 				i++;
 		if (!err)
-			err = tfs_probes_commit_locked(&ff->probes);
+			err = tfs_probes_commit_locked(slot, &ff->probes);
 		if (!err) {
-			tfs_ft_pats_free(&tfs_ft.probe_pats);
-			tfs_ft.probe_pats = ff->ppats;
+			tfs_ft_pats_free(&tfs_ft.inst[slot].probe_pats);
+			tfs_ft.inst[slot].probe_pats = ff->ppats;
 			memset(&ff->ppats, 0, sizeof(ff->ppats));
 		}
 		pthread_mutex_unlock(&tfs_ft_lock);

@@ -12,8 +12,13 @@
  *   - read back after the functions and the cached mod commands: newest command
  *     first (the kernel lists its probe ops newest first), each as
  *     `func:cmd:unlimited` or `func:cmd:count=N`.
+ * Each instance has its own probes (tfs_ft.inst[slot].probes, the top level's in
+ * slot 0), as the kernel registers a probe on the trace array of the file it was
+ * written to: a set_ftrace_filter lists and removes only its instance's, and the
+ * same (function, cmd, counted) may be in several instances, each with its count.
  * The processes act on them (runtime/probe.c); a counted probe's count lives in
  * the area memfd (ut_sel.h) so that every process takes from the same count.
+ * Counter slots are shared by all instances.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -199,9 +204,8 @@ int tfs_probes_del(struct tfs_ft_probes *p, uint32_t cmd, bool counted, bool all
 	return 0;
 }
 
-void tfs_probes_renumber_locked(const uint32_t *map)
+static void renumber(struct tfs_ft_probes *p, const uint32_t *map)
 {
-	struct tfs_ft_probes *p = &tfs_ft.probes;
 	unsigned int k = 0;
 
 	/* the map keeps the order of the ids it keeps: the list stays sorted */
@@ -221,14 +225,30 @@ void tfs_probes_renumber_locked(const uint32_t *map)
 			p->ops_seq[ops] = 0;
 }
 
-int tfs_probes_commit_locked(struct tfs_ft_probes *p)
+void tfs_probes_renumber_locked(const uint32_t *map)
 {
-	struct tfs_ft_probes *cur = &tfs_ft.probes;
+	for (unsigned int inst = 0; inst < UT_INST_MAX; inst++)
+		renumber(&tfs_ft.inst[inst].probes, map);
+}
+
+unsigned int tfs_probes_total_locked(void)
+{
+	unsigned int n = 0;
+
+	for (unsigned int inst = 0; inst < UT_INST_MAX; inst++)
+		n += tfs_ft.inst[inst].probes.n;
+	return n;
+}
+
+int tfs_probes_commit_locked(unsigned int inst, struct tfs_ft_probes *p)
+{
+	struct tfs_ft_probes *cur = &tfs_ft.inst[inst].probes;
 	unsigned int need = 0;
 	uint32_t free_slots = 0;
 
-	if (p->n > UT_SEL_PROBES_MAX)
-		return -ENOSPC; /* more than a process could be told */
+	/* more than a process could be told, all instances together */
+	if (tfs_probes_total_locked() - cur->n + p->n > UT_SEL_PROBES_MAX)
+		return -ENOSPC;
 	for (unsigned int i = 0; i < p->n; i++)
 		need += p->v[i].counted && p->v[i].slot == UT_PROBE_UNLIMITED;
 	for (unsigned int i = 0; i < UT_PROBE_SLOTS / 64; i++)
@@ -264,28 +284,53 @@ int tfs_probes_commit_locked(struct tfs_ft_probes *p)
 
 void tfs_probes_reset(void)
 {
-	tfs_probes_free(&tfs_ft.probes);
+	for (unsigned int inst = 0; inst < UT_INST_MAX; inst++) {
+		tfs_probes_free(&tfs_ft.inst[inst].probes);
+		tfs_ft_pats_free(&tfs_ft.inst[inst].probe_pats);
+	}
 	memset(slot_used, 0, sizeof(slot_used));
 	slot_next = 0;
 }
 
+bool tfs_probes_inst_drop(unsigned int inst)
+{
+	struct tfs_ft_isel *is = &tfs_ft.inst[inst];
+	bool had;
+
+	if (!inst || inst >= UT_INST_MAX)
+		return false;
+	pthread_mutex_lock(&tfs_ft_lock);
+	had = is->probes.n > 0;
+	for (unsigned int i = 0; i < is->probes.n; i++)
+		slot_free(is->probes.v[i].slot);
+	tfs_probes_free(&is->probes);
+	tfs_ft_pats_free(&is->probe_pats);
+	pthread_mutex_unlock(&tfs_ft_lock);
+	return had;
+}
+
 unsigned int tfs_probes_on_locked(uint32_t id)
 {
-	bool found;
-	unsigned int i = find(&tfs_ft.probes, id, 0, false, &found), n = 0;
+	unsigned int n = 0;
 
-	for (; i < tfs_ft.probes.n && tfs_ft.probes.v[i].func == id; i++)
-		n++;
+	for (unsigned int inst = 0; inst < UT_INST_MAX; inst++) {
+		const struct tfs_ft_probes *p = &tfs_ft.inst[inst].probes;
+		bool found;
+		unsigned int i = find(p, id, 0, false, &found);
+
+		for (; i < p->n && p->v[i].func == id; i++)
+			n++;
+	}
 	return n;
 }
 
 /* One probe's line: the function as set_ftrace_filter lists it, the command, the count. */
-static int show_one(struct tfs_buf *b, const struct tfs_ft_probe *e)
+static int show_one(struct tfs_buf *b, const struct tfs_ft_probe *e, bool demangle)
 {
 	struct tfs_ft_func *f = &tfs_ft.funcs[e->func];
 	const struct tfs_ft_obj *ob = &tfs_ft.objs[f->obj];
 	int64_t *c = e->counted ? tfs_probe_counter(e->slot) : NULL;
-	const char *name = tfs_ft_func_name(f, tfs_out_demangle(&tfs_top));
+	const char *name = tfs_ft_func_name(f, demangle);
 	int err = ob->exe ? tfs_buf_printf(b, "%s:%s", name, tfs_probe_name(e->cmd))
 			  : tfs_buf_printf(b, "%s [%s]:%s", name, ob->mod, tfs_probe_name(e->cmd));
 
@@ -301,9 +346,9 @@ static int show_one(struct tfs_buf *b, const struct tfs_ft_probe *e)
 	return tfs_buf_printf(b, ":count=%lld\n", (long long)v);
 }
 
-int tfs_probes_show_locked(struct tfs_buf *b)
+int tfs_probes_show_locked(unsigned int inst, struct tfs_buf *b, bool demangle)
 {
-	const struct tfs_ft_probes *p = &tfs_ft.probes;
+	const struct tfs_ft_probes *p = &tfs_ft.inst[inst].probes;
 	uint32_t below = UINT32_MAX;
 	int err = 0;
 
@@ -328,7 +373,7 @@ int tfs_probes_show_locked(struct tfs_buf *b)
 				unsigned int at = find(p, ob->funcs[j], ops / 2, ops % 2, &found);
 
 				if (found)
-					err = show_one(b, &p->v[at]);
+					err = show_one(b, &p->v[at], demangle);
 			}
 		}
 		if (err)

@@ -619,8 +619,8 @@ static void test_probe_counts(void **state)
 
 	assert_int_equal(probe("beta:traceoff:3"), 0);
 	pthread_mutex_lock(&tfs_ft_lock);
-	assert_int_equal(tfs_ft.probes.n, 1);
-	c = tfs_probe_counter(tfs_ft.probes.v[0].slot);
+	assert_int_equal(tfs_ft.inst[0].probes.n, 1);
+	c = tfs_probe_counter(tfs_ft.inst[0].probes.v[0].slot);
 	pthread_mutex_unlock(&tfs_ft_lock);
 	assert_non_null(c);
 	assert_int_equal(*c, 3);
@@ -726,11 +726,13 @@ static ssize_t inst_wr(struct tfs_instance *inst, enum tfs_filter f, bool trunc,
 /*
  * set_ftrace_filter and set_ftrace_notrace of an instance: its own functions and
  * patterns (applied to functions that come later too), the top's untouched and
- * what processes are told (the selection) the top's alone; no probe commands yet.
+ * what processes are told (the selection) the top's alone; its own probe commands.
  */
 static void test_instance_filters(void **state)
 {
 	struct tfs_instance a = {.slot = 7};
+	unsigned int on_main, total;
+	uint32_t main_id;
 	static const uint32_t offs[] = {0x10};
 	static const char *const names[] = {"alpha_late"};
 
@@ -758,19 +760,38 @@ static void test_instance_filters(void **state)
 			    "alpha\nalpha_two\nalpha [libfoo.so.1]\nalpha_late\n");
 	expect_show(TFS_FILTER_TRACE, "main\n");
 
-	/* probe commands are the top's only for now; a failed write changes nothing */
-	assert_int_equal(inst_wr(&a, TFS_FILTER_TRACE, false, "main main:traceoff\n"), -EINVAL);
+	/* a failed write changes nothing */
+	assert_int_equal(inst_wr(&a, TFS_FILTER_TRACE, false, "main main:bogus\n"), -EINVAL);
 	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE),
 			    "alpha\nalpha_two\nalpha [libfoo.so.1]\nalpha_late\n");
+	/* probes: the instance's own, listed and removed there alone, each with its count */
+	assert_int_equal(inst_wr(&a, TFS_FILTER_TRACE, false, "main:traceoff:2\n"), 16);
+	assert_int_equal(wr(TFS_FILTER_TRACE, false, "main:traceoff:5 beta:stacktrace\n"), 32);
+	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE),
+			    "alpha\nalpha_two\nalpha [libfoo.so.1]\nalpha_late\n"
+			    "main:traceoff:count=2\n");
+	expect_show(TFS_FILTER_TRACE, "main\nbeta:stacktrace:unlimited\nmain:traceoff:count=5\n");
+	assert_int_equal(inst_wr(&a, TFS_FILTER_TRACE, false, "!beta:stacktrace\n"), -ENODEV);
+	assert_int_equal(inst_wr(&a, TFS_FILTER_TRACE, false, "main:stacktrace\n"), 16);
+	assert_int_equal(inst_wr(&a, TFS_FILTER_TRACE, false, "!main:stacktrace\n"), 17);
+	expect_show(TFS_FILTER_TRACE, "main\nbeta:stacktrace:unlimited\nmain:traceoff:count=5\n");
+	pthread_mutex_lock(&tfs_ft_lock);
+	main_id = tfs_ft.inst[7].probes.v[0].func;
+	on_main = tfs_probes_on_locked(main_id);
+	total = tfs_probes_total_locked();
+	pthread_mutex_unlock(&tfs_ft_lock);
+	assert_int_equal(on_main, 2); /* the top's and a's */
+	assert_int_equal(total, 3);
 	/* `!` and mod: work as at the top */
 	assert_int_equal(inst_wr(&a, TFS_FILTER_TRACE, false, "!alpha:mod:libfoo.so.1"), 22);
-	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE), "alpha\nalpha_two\nalpha_late\n");
+	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE),
+			    "alpha\nalpha_two\nalpha_late\nmain:traceoff:count=2\n");
 
-	/* the instance goes: its filters with it */
+	/* the instance goes: its filters and probes with it */
 	tfs_ft_inst_clear(&a);
 	assert_string_equal(inst_show(&a, TFS_FILTER_TRACE), "#### all functions enabled ####\n");
 	assert_string_equal(inst_show(&a, TFS_FILTER_NOTRACE), "#### no functions disabled ####\n");
-	expect_show(TFS_FILTER_TRACE, "main\n");
+	expect_show(TFS_FILTER_TRACE, "main\nbeta:stacktrace:unlimited\nmain:traceoff:count=5\n");
 	tfs_error_log_free(&a); /* as its removal does */
 }
 

@@ -50,7 +50,7 @@ static void build(void)
 				    .nr_probes = 2, .probes_off = PROBES_OFF};
 	pr[0] = (struct ut_sel_probe){.obj = 0, .site = 1, .cmd = UT_PROBE_TRACEOFF, .slot = 7};
 	pr[1] = (struct ut_sel_probe){
-	    .obj = 3, .site = 1, .cmd = UT_PROBE_STACKTRACE, .slot = UT_PROBE_UNLIMITED};
+	    .obj = 3, .site = 1, .cmd = UT_PROBE_STACKTRACE, .slot = UT_PROBE_UNLIMITED, .inst = 2};
 	o[0] = (struct ut_sel_obj){.obj = 0, .nr_sites = 3, .base = 0x1000, .flags_off = FLAGS_OFF};
 	o[1] = (struct ut_sel_obj){.obj = 0, .nr_sites = 2, .base = 0x2000, .flags_off = FLAGS_OFF + 8};
 	o[2] = (struct ut_sel_obj){.obj = 3, .nr_sites = 4, .base = 0x3000, .flags_off = FLAGS_OFF + 16};
@@ -205,6 +205,7 @@ static void test_probes(void **state)
 	assert_int_equal(c.probes[0].slot, 7);
 	assert_int_equal(c.probes[1].obj, 3);
 	assert_int_equal(c.probes[1].slot, UT_PROBE_UNLIMITED);
+	assert_int_equal(c.probes[1].inst, 2); /* an instance's probe */
 	c = fresh();
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 10, &c), 0);
 	assert_int_equal(c.nr_probes, 0);
@@ -214,7 +215,7 @@ static void test_probes(void **state)
 	assert_int_equal(c.nr_probes, 2); /* what it needs */
 	assert_false(c.found);
 	c = fresh();
-	p[1].probes_off = SEL_SIZE - 20; /* 32 bytes from there: past the end */
+	p[1].probes_off = SEL_SIZE - 20; /* 2 probes from there: past the end */
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
 	p[1].probes_off = UINT64_MAX - 8;
 	assert_int_equal(ut_sel_read(mem.b, sizeof(mem), 20, &c), -EINVAL);
