@@ -60,9 +60,10 @@
  *
  * Instances: set_ftrace_filter and set_ftrace_notrace are in every instance, each
  * with its own bits and kept patterns (tfs_ft.inst[slot]; the top's are
- * tfs_ft_func.sel and tfs_ft.pats), all with the syntax above but the probes,
- * which are the top's only for now (EINVAL in an instance).  What processes
- * are told (sel.c) is the top's filters alone until events are routed.
+ * tfs_ft_func.sel and tfs_ft.pats), all with the syntax above.  An instance's
+ * set_ftrace_filter takes probes as the top's does: they are that instance's
+ * (tfs_ft.inst[slot].probes, the top's in slot 0), listed and removed there
+ * alone, and act on it (ftrace_probe.c).
  *
  */
 #include <ctype.h>

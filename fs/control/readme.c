@@ -94,6 +94,10 @@ static const char readme_text[] =
 	"\t     removing: echo '!<function>:<trigger>' >> set_ftrace_filter\n"
 	"\t               echo '!<function>:<trigger>:0' >> set_ftrace_filter\n"
 	"\t               (the second for a trigger given a count)\n"
+	"\t     in instances/NAME/set_ftrace_filter a trigger is that instance's:\n"
+	"\t\t      traceon/traceoff turn its tracing on or off, stacktrace\n"
+	"\t\t      writes into its buffer, snapshot swaps its snapshot;\n"
+	"\t\t      dump and cpudump dump the top level's buffer\n"
 	"\t     > replaces, >> adds; the change applies when the file is closed\n"
 	"  set_ftrace_notrace\t- Write function names here never to trace them\n"
 	"\t    accepts: func_full_name or glob-matching-pattern, !<pattern>, <N>\n"
@@ -143,7 +147,8 @@ static const char readme_text[] =
 	"      format\t\t- Its fields, for readers of the binary data\n"
 	"  instances/\t\t- Separate tracing sessions, each with its own buffer and settings:\n"
 	"\t    mkdir instances/NAME makes one (up to 64), rmdir removes it;\n"
-	"\t    its directory has the files of a session (trace, trace_marker, options, ...)\n";
+	"\t    its directory has the files of a session (trace, trace_marker, options, ...);\n"
+	"\t    rmdir drops its triggers\n";
 
 static int readme_show(struct tfs_open *o)
 {

@@ -209,10 +209,12 @@ expect_eq "processes are told the top's filters only" \
 echo fs_gamma > "$T/set_ftrace_filter"
 expect_eq "the top's filter leaves the instance's" "fs_alpha fs_alpha_two|fs_gamma" \
 	"$(sort "$I/a/set_ftrace_filter" | tr '\n' ' ' | sed 's/ $//')|$(cat "$T/set_ftrace_filter")"
-expect_write_err "a probe command in an instance: EINVAL (not yet supported)" "Invalid argument" \
-	fs_beta:traceoff "$I/a/set_ftrace_filter"
-expect_match "its error_log says why" "Commands are not supported in instances yet" \
-	"$(cat "$I/a/error_log")"
+echo fs_beta:traceoff >> "$I/a/set_ftrace_filter"
+expect_eq "a probe command in an instance is its own: listed there, not at the top" \
+	"fs_beta:traceoff:unlimited|fs_gamma" \
+	"$(grep ':traceoff' "$I/a/set_ftrace_filter")|$(cat "$T/set_ftrace_filter")"
+echo '!fs_beta:traceoff' >> "$I/a/set_ftrace_filter"
+expect_eq "... and removed there" "" "$(grep ':traceoff' "$I/a/set_ftrace_filter")"
 echo > "$T/set_ftrace_filter"
 echo > "$I/a/error_log"
 expect_eq "the graph files stay at the top level" "" "$(ls "$I/a" | grep set_graph)"
