@@ -123,7 +123,7 @@ struct ut_msg_tracing {
  */
 struct ut_msg_probe {
 	struct ut_msg_hdr h;
-	uint32_t cmd; /* UT_PROBE_DUMP, UT_PROBE_CPUDUMP, UT_PROBE_SNAPSHOT; TRACEON/OFF (inst > 0) */
+	uint32_t cmd; /* UT_PROBE_DUMP, _CPUDUMP, _SNAPSHOT; _TRACEON, _TRACEOFF (inst > 0) */
 	int32_t cpu;  /* the CPU it fired on (cpudump dumps only its buffer) */
 	int32_t tid;
 	uint32_t inst; /* the probe's instance slot (0: the top level) */

@@ -69,12 +69,13 @@ struct probe_tab {
 	struct probe_ent e[];
 };
 
-#define HIT_MAX 16 /* probes of one site taken at a time (6 commands, counted or not, per instance) */
+/* probes of one site taken at a time (6 commands, counted or not, per instance) */
+#define HIT_MAX 16
 #define READERS_WAIT_MS 100
 
 static struct probe_tab *cur_tab;
 static uint32_t readers;
-/* by instance slot: what its traceon/traceoff probe made it here, (on_seq + 1) << 1 | on; 0: none */
+/* by instance slot: what its traceon/traceoff probe made it here: (on_seq + 1) << 1 | on, 0 none */
 static uint64_t inst_set[UT_INST_MAX];
 static uint8_t inst_busy[UT_INST_MAX]; /* a thread is turning it on or off (turn) */
 
@@ -177,8 +178,9 @@ int ut_probes_set(const struct ut_sel_probe *p, uint32_t nr, const uint8_t *keep
 void ut_probes_after_fork_child(void)
 {
 	__atomic_store_n(&readers, 0, __ATOMIC_SEQ_CST);
+	/* only the forking thread goes on: none is turning an instance on or off */
 	for (unsigned int i = 0; i < UT_INST_MAX; i++)
-		__atomic_store_n(&inst_busy[i], 0, __ATOMIC_RELAXED); /* only the forking thread goes on */
+		__atomic_store_n(&inst_busy[i], 0, __ATOMIC_RELAXED);
 }
 
 /* The probes of site s from its from-th on, at most HIT_MAX, copied out of the current table. */
