@@ -3,7 +3,7 @@
  * test_sel_route.c - the selection memfd's instance entries (fs/sel.c, ut_sel.h
  * ut_sel_inst): which instances each process's sites feed, from each instance's
  * tracer, set_ftrace_filter/notrace and pid lists; then the runtime's reader
- * (runtime/selread.c) copying them back.
+ * (runtime/selread.c) copying them back; and every instance's function probes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -248,6 +248,55 @@ static void test_graph_routes(void **state)
 	tfs_buf_free(&b);
 }
 
+/*
+ * Function probes of instances: every instance's in each process's list, with its
+ * slot, sorted by site and then instance; an instance removed takes its own away.
+ */
+static void test_probe_routes(void **state)
+{
+	static const uint32_t want_site[] = {0, 0, 3}, want_cmd[] = {
+		UT_PROBE_TRACEOFF, UT_PROBE_TRACEOFF, UT_PROBE_SNAPSHOT};
+	static struct ut_sel_obj objs[4];
+	static struct ut_sel_probe probes[8];
+	static uint8_t flags[64];
+	struct ut_sel_copy c = {.objs = objs, .max_objs = 4, .flags = flags,
+				.flags_cap = sizeof(flags), .probes = probes, .max_probes = 8};
+	struct tfs_instance *pi;
+	struct tfs_buf b = {0};
+	unsigned int want_inst[3];
+
+	assert_int_equal(tfs_inst_mkdir("p", 1), 0);
+	pi = inst_named("p");
+	filter(&tfs_top, TFS_FILTER_TRACE, "foo_one:traceoff");
+	filter(pi, TFS_FILTER_TRACE, "foo_one:traceoff:2 baz:snapshot");
+	build(&b);
+	assert_int_equal(((const struct ut_sel_hdr *)(const void *)b.data)->probes, 1);
+	assert_int_equal(ut_sel_read(b.data, b.len, P1, &c), 0);
+	assert_int_equal(c.nr_probes, 3);
+	want_inst[0] = 0;
+	want_inst[1] = want_inst[2] = pi->slot;
+	for (unsigned int k = 0; k < 3; k++) {
+		assert_int_equal(c.probes[k].site, want_site[k]);
+		assert_int_equal(c.probes[k].cmd, want_cmd[k]);
+		assert_int_equal(c.probes[k].inst, want_inst[k]);
+	}
+	assert_int_equal(c.probes[0].slot, UT_PROBE_UNLIMITED);
+	assert_int_equal(*tfs_probe_counter(c.probes[1].slot), 2);
+	assert_int_equal(c.flags[c.objs[0].flags_off + 3] & UT_SEL_PROBE, UT_SEL_PROBE);
+
+	/* rmdir: its probes go, the top's stays */
+	assert_int_equal(tfs_inst_rmdir("p", 1), 0);
+	build(&b);
+	assert_int_equal(ut_sel_read(b.data, b.len, P1, &c), 0);
+	assert_int_equal(c.nr_probes, 1);
+	assert_int_equal(c.probes[0].inst, 0);
+	assert_int_equal(c.flags[c.objs[0].flags_off + 3] & UT_SEL_PROBE, 0);
+	filter(&tfs_top, TFS_FILTER_TRACE, "!foo_one:traceoff");
+	build(&b);
+	assert_int_equal(((const struct ut_sel_hdr *)(const void *)b.data)->probes, 0);
+	tfs_buf_free(&b);
+}
+
 static int group_setup(void **state)
 {
 	tfs_clock_init();
@@ -272,6 +321,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_routes),
 	    cmocka_unit_test(test_graph_routes),
+	    cmocka_unit_test(test_probe_routes),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
