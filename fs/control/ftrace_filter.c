@@ -90,6 +90,7 @@ struct ff_open {
 	bool fail; /* the pending token was too long: dropped */
 	bool bad;  /* a write failed (and was taken back) */
 	bool good; /* a write succeeded */
+	bool probed; /* a write took a probe command (processes must hear of it) */
 	struct tfs_ft_pats pats;     /* the private copy of the kept patterns */
 	uint32_t seen;		     /* set[] is up to date for the function ids below */
 	bool demangle;		     /* C++ names match demangled (the option at open) */
@@ -588,6 +589,7 @@ static int cmd_probe(struct ff_open *ff, uint32_t cmd, char *func, char *param)
 		ff->why = "Function probes only in set_ftrace_filter";
 		return -EINVAL;
 	}
+	ff->probed = true;
 	if (counted && cmd != UT_PROBE_DUMP && !not) {
 		char *number = strsep(&param, ":");
 
@@ -1104,7 +1106,9 @@ static ssize_t ff_write(struct tfs_open *o, const char *buf, size_t size, off_t 
 	 * applied it.
 	 */
 	commit(ff);
-	tfs_sel_publish_apply(o->inst);
+	/* an instance's probes act whatever its tracer: published as the top's are */
+	tfs_sel_publish_apply(ff->probed ? &tfs_top : o->inst);
+	ff->probed = false;
 	return ret;
 }
 
@@ -1195,12 +1199,13 @@ static int ff_release(struct tfs_open *o)
 {
 	struct ff_open *ff = o->priv;
 	bool pending = ff && ff->writing && ff->len, changed;
+	bool probes = pending && ff->which == TFS_FILTER_TRACE; /* the last token may be one */
 
 	changed = tfs_ft_close(ff);
 	o->priv = NULL;
 	/* a last token may have changed the mod commands even when no function changed */
 	if (changed || pending)
-		tfs_sel_publish_apply(o->inst);
+		tfs_sel_publish_apply(probes ? &tfs_top : o->inst);
 	return 0;
 }
 

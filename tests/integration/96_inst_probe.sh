@@ -110,6 +110,23 @@ echo 1 >"$T/tracing_on"
 echo '!tick:traceon' >>"$A"
 echo nop >"$I/a/current_tracer"
 
+# ---- a running process hears of probes written to an instance, whatever its tracer ----------
+mkfifo "$UT_TMP/l.in"
+LD_PRELOAD=$LIBUTRACE "$P" -l <"$UT_TMP/l.in" >"$UT_TMP/l.out" 2>&1 &
+L=$!
+exec 8>"$UT_TMP/l.in"
+wait_listed tick # its sites are named (only live processes' functions are listed)
+echo 'tick:traceoff' >"$A" # returns once every process has it
+ask "$UT_TMP/l.out" 8 1 >/dev/null
+settle 0 on_of "$I/a"
+expect_eq "a running process takes a probe written to an instance under nop" 0 "$(on_of "$I/a")"
+echo '!tick:traceoff' >>"$A"
+echo 1 >"$I/a/tracing_on"
+ask "$UT_TMP/l.out" 8 1 >/dev/null
+expect_eq "... and lets it go when it is removed" 1 "$(on_of "$I/a")"
+exec 8>&-
+wait $L
+
 # ---- stacktrace: into that instance's buffer --------------------------------------------------
 echo 'tick:stacktrace:5' >"$A"
 echo >"$T/trace"
