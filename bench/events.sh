@@ -15,7 +15,8 @@
 #   why.tsv    config why (a configuration that could not run)
 
 EVENTS_SRC=$BENCH_DIR/micro/events.c
-EVENTS_CONFIGS="ut-disabled ut-enabled lttng-off lttng sdt-disabled sdt-enabled"
+EVENTS_CONFIGS="ut-disabled ut-enabled ut-filter-pass ut-filter-reject lttng-off lttng sdt-disabled
+sdt-enabled"
 EVENTS_ARGS_N=${BENCH_EVENTS_PAIRS:-100}
 
 events_args() { echo "-n $EVENTS_ARGS_N -b $BENCH_BLOCK -c $BENCH_CPU"; }
@@ -52,6 +53,12 @@ events_one() {
 	ut-disabled) UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-ut" \
 		$(events_args) ;;
 	ut-enabled) UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-ut" -w $(events_args) ;;
+	ut-filter-pass | ut-filter-reject)
+		# b is always 2: the filter takes every event, or refuses every one
+		tfs_write "$BENCH_MNT/events/utrace_bench/ev/filter" \
+			"$([ "$1" = ut-filter-pass ] && echo 'b == 2' || echo 'b == 3')"
+		UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-ut" -w $(events_args)
+		tfs_write "$BENCH_MNT/events/utrace_bench/ev/filter" 0 ;;
 	lttng-off) to 120 "$b/events-lttng" $(events_args) ;;
 	lttng) lttng_run "$(events_args)" utrace_bench:ev "$b/events-lttng" | sed -n 2p ;;
 	sdt-disabled) UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 120 "$b/events-sdt" \
@@ -91,6 +98,12 @@ workload_events() {
 	fi
 	unset UTRACEFS_TEST_EVENTS
 	tfs_write "$BENCH_MNT/buffer_size_kb" 65536
+	# the filter rows write the event's filter file: it exists once a program announced it
+	UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 60 "$BENCH_OUT/bin/events-ut" -w -n 1 \
+		-b 1 -c "$BENCH_CPU" >/dev/null 2>&1
+	[ -e "$BENCH_MNT/events/utrace_bench/ev/filter" ] ||
+		printf 'ut-filter-pass the event was not announced\nut-filter-reject the event was not announced\n' \
+			>> "$EVENTS_OUT/why.tsv"
 	for r in $(seq 1 "$BENCH_REPEAT"); do
 		for c in $(rotated "$r" $EVENTS_CONFIGS); do
 			grep -q "^$c " "$EVENTS_OUT/why.tsv" && continue
@@ -122,6 +135,8 @@ report_events() {
 		case $c in
 		ut-disabled) t="utrace event, disabled (5-byte NOP; runtime loaded, no daemon)" ;;
 		ut-enabled) t="utrace event, enabled (written to the top level's ring)" ;;
+		ut-filter-pass) t="utrace event, enabled, with a filter that takes it (\`b == 2\`)" ;;
+		ut-filter-reject) t="utrace event, enabled, with a filter that refuses it (\`b == 3\`: not written)" ;;
 		lttng-off) t="LTTng-UST tracepoint, no session" ;;
 		lttng) t="LTTng-UST tracepoint, enabled in a session" ;;
 		sdt-disabled) t="SDT probe, disabled (its nop; runtime loaded, no daemon)" ;;

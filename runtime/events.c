@@ -515,7 +515,8 @@ static void filters_forget(const struct utrace_event *ev)
  * Keys follow the memfd (on) or all go off; ut_rt_lock held.  As the kernel's
  * static keys: an event that goes off reads disabled before its sites become
  * NOPs, and one that comes on reads enabled only once its sites jump, so that
- * trace_NAME_enabled() returning 1 means the next call is recorded.
+ * trace_NAME_enabled() returning 1 means the next call is recorded (and filtered:
+ * the filters are in place before).
  */
 static void switch_keys(int on)
 {
@@ -537,6 +538,8 @@ static void switch_keys(int on)
 			__atomic_store_n(&d->ev->mask[1], d->want[1], __ATOMIC_RELEASE);
 		}
 	}
+	/* the filters by the new ids, before a site comes on or an event reads enabled */
+	filters_refresh(on);
 	for (uint32_t j = 0; p && j < nr_jumps; j++) {
 		struct ev_jump *jp = &jumps[j];
 		const struct ev_desc *d = &descs[jp->desc];
@@ -574,7 +577,6 @@ static void switch_keys(int on)
 void ut_events_apply(void)
 {
 	switch_keys(1);
-	filters_refresh(1);
 }
 
 void ut_events_attach(int fd)
@@ -608,7 +610,6 @@ void ut_events_detach(void)
 {
 	pthread_mutex_lock(&ut_rt_lock);
 	switch_keys(0);
-	filters_refresh(0);
 	if (evt_map)
 		munmap((void *)evt_map, UT_EVT_SIZE);
 	evt_map = NULL;
