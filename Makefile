@@ -28,14 +28,21 @@ SONAME := libutrace.so.0
 # libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (make fuzz, make test);
 # llvm-14: llvm-cov and llvm-profdata (make fuzz-cov); groff-base: 97_install.sh renders
 # the manual pages; binutils: objdump, the reference of the instruction decoder's test
-# (test_insn); systemtap-sdt-dev: <sys/sdt.h> for the SDT probes' test programs.
+# (test_insn); systemtap-sdt-dev: <sys/sdt.h> for the SDT probes' test programs;
+# libtracecmd-dev, libtraceevent-dev: `utrace report` reads trace.dat files with them
+# (and libtraceevent's plugins print function and graph events); trace-cmd: the
+# reference its tests compare with.
 DEPS_BUILD := gcc g++ binutils clang libclang-rt-14-dev llvm-14 make pkg-config libfuse3-dev \
-	fuse3 libelf-dev libcmocka-dev groff-base systemtap-sdt-dev
+	fuse3 libelf-dev libcmocka-dev groff-base systemtap-sdt-dev libtracecmd-dev \
+	libtraceevent-dev trace-cmd
 # tcl8.6: SQLite's makefile generates sqlite3.c with tclsh (bench/real.sh).
 DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6
 
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null)
+# cmd/report*.c read trace.dat files (libtracecmd, libtraceevent)
+TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd libtraceevent 2>/dev/null)
+TRACECMD_LIBS := $(shell pkg-config --libs libtracecmd libtraceevent 2>/dev/null)
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Icommon -D_GNU_SOURCE
@@ -110,7 +117,8 @@ all: $(LIB) $(FSBIN) $(CLI)
 # fs/'s headers are found from its subfolders (control/, output/, tracers/) too
 $(B)/obj/host/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(FUSE_CFLAGS) $(if $(filter fs/%,$<),-Ifs) -MMD -MP -c $< -o $@
+	$(CC) $(HOST_CFLAGS) $(FUSE_CFLAGS) $(if $(filter fs/%,$<),-Ifs) \
+		$(if $(filter cmd/report%,$<),$(TRACECMD_CFLAGS)) -MMD -MP -c $< -o $@
 $(B)/obj/host/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
@@ -136,13 +144,13 @@ $(FSBIN): $(B)/obj/host/fs/main.o $(FS_OBJ) $(B)/common.a
 
 $(CLI): $(B)/obj/host/cmd/main.o $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN_LDFLAGS) -o $@ $^ -lelf -lpthread
+	$(CC) $(SAN_LDFLAGS) -o $@ $^ $(TRACECMD_LIBS) -lelf -lpthread
 
 # Unit tests link everything but the main() files.
 $(B)/tests/test_%: tests/unit/test_%.c $(FS_OBJ) $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(FUSE_CFLAGS) -Ifs -Icmd -o $@ $< $(FS_OBJ) $(CMD_OBJ) $(B)/common.a \
-		$(SAN_LDFLAGS) -lcmocka $(FS_LIBS)
+		$(SAN_LDFLAGS) -lcmocka $(FS_LIBS) $(TRACECMD_LIBS)
 
 # libFuzzer harnesses (tests/fuzz/): linked like unit tests; fuzz_sites includes
 # runtime/sites.c itself, fuzz_insn runtime/arch/x86_64/insn.c.  Built with clang in $(FUZZ_B) by fuzz-build.
@@ -151,7 +159,7 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h runtime/sites.c runtime/
 		$(FS_OBJ) $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(FUSE_CFLAGS) -Ifs -Icmd -o $@ $< $(FS_OBJ) $(CMD_OBJ) $(B)/common.a \
-		-fsanitize=fuzzer $(SAN_LDFLAGS) $(FS_LIBS)
+		-fsanitize=fuzzer $(SAN_LDFLAGS) $(FS_LIBS) $(TRACECMD_LIBS)
 fuzzers: $(FUZZERS)
 
 # Traced programs: instrumented, not sanitized (the runtime is what is tested).

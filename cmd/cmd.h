@@ -53,6 +53,10 @@ int cli_print_usage(const struct cli_command *cmd);
  * Call with *first = true to restart parsing (getopt keeps global state).
  */
 int cli_getopt(int argc, char **argv, const char *optstring, bool *first);
+/* The same with long options (getopt_long's table; it must hold --help as 'h'). */
+struct option;
+int cli_getopt_long(int argc, char **argv, const char *optstring, const struct option *longopts,
+		    bool *first);
 
 /*
  * For subcommands with no options but -h and at most max_operands operands:

@@ -71,6 +71,13 @@ int cli_print_usage(const struct cli_command *cmd)
 int cli_getopt(int argc, char **argv, const char *optstring, bool *first)
 {
 	static const struct option help[] = {{"help", no_argument, NULL, 'h'}, {0}};
+
+	return cli_getopt_long(argc, argv, optstring, help, first);
+}
+
+int cli_getopt_long(int argc, char **argv, const char *optstring, const struct option *longopts,
+		    bool *first)
+{
 	char spec[64];
 	int c;
 
@@ -83,13 +90,17 @@ int cli_getopt(int argc, char **argv, const char *optstring, bool *first)
 		*first = false;
 	}
 	opterr = 0;
-	c = getopt_long(argc, argv, spec, help, NULL);
+	c = getopt_long(argc, argv, spec, longopts, NULL);
+	/* A long option's optopt is its value, not a letter: name it as it was written. */
 	if (c == ':') {
-		cli_usage_error("option '-%c' needs an argument", optopt);
+		if (optopt > ' ' && optopt < 127)
+			cli_usage_error("option '-%c' needs an argument", optopt);
+		else
+			cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
 		return '?';
 	}
 	if (c == '?') {
-		if (optopt)
+		if (optopt > ' ' && optopt < 127)
 			cli_usage_error("unknown option '-%c'", optopt);
 		else
 			cli_usage_error("unknown option '%s'", argv[optind - 1]);
