@@ -12,10 +12,12 @@
  *   COMM-PID [CPU] TIME: EVENT: INFO       ("%16s-%-5d [%03d]", name padded to 20)
  *   COMM-PID CPU FLAGS TIME: ...           (-l: "%8.8s-%-5d %3d" and the latency flags)
  *
- * Events are merged over the CPUs by time stamp, the lowest CPU first on a tie.
- * Each CPU's next record is read only once the previous one is printed: the
- * function_graph plugin looks at the next record of the same CPU to print a
- * call without children as "func();", and may consume that exit.
+ * Events come from tracecmd_iterate_events over every CPU, merged by time stamp
+ * (the lowest CPU first on a tie); --cpu drops the others' events afterwards
+ * instead of not reading them.  That matters: libtracecmd's function_graph
+ * handler prints a call as "func();" only when the next record of all CPUs is
+ * its exit (which it then consumes), so the other CPUs must advance in time as
+ * they do under trace-cmd report for the same calls to be leaves.
  *
  * Filters (-F, --pid, -I, -S, --cpu, --from/--to) apply before printing and
  * before the exports, which get every event that passes.

@@ -466,7 +466,17 @@ static void test_misuse_exit_status(void **state)
 			 CLI_USAGE);
 	assert_int_equal(cli_cmd_snapshot.run(ARGC("snapshot", "-z"), ARGV("snapshot", "-z")),
 			 CLI_USAGE);
-	assert_int_equal(cli_cmd_report.run(ARGC("report", "a"), ARGV("report", "a")), CLI_USAGE);
+	/* report takes one FILE operand, as trace-cmd report does: not two */
+	assert_int_equal(cli_cmd_report.run(ARGC("report", "a", "b"), ARGV("report", "a", "b")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_report.run(ARGC("report", "--cpu", "x", "a"),
+					    ARGV("report", "--cpu", "x", "a")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_report.run(ARGC("report", "--from", "1.5x"),
+					    ARGV("report", "--from", "1.5x")),
+			 CLI_USAGE);
+	assert_int_equal(cli_cmd_report.run(ARGC("report", "--chrome"), ARGV("report", "--chrome")),
+			 CLI_USAGE);
 	assert_int_equal(cli_cmd_mount.run(ARGC("mount", "a", "b"), ARGV("mount", "a", "b")),
 			 CLI_USAGE);
 	assert_int_equal(cli_cmd_umount.run(ARGC("umount", "a", "b"), ARGV("umount", "a", "b")),
@@ -485,6 +495,9 @@ static void test_misuse_exit_status(void **state)
 	/* A missing recording names the file. */
 	assert_int_equal(cli_cmd_report.run(ARGC("report", "-i", "/nonexistent/rec"),
 					    ARGV("report", "-i", "/nonexistent/rec")),
+			 CLI_FAIL);
+	assert_int_equal(cli_cmd_report.run(ARGC("report", "/nonexistent/rec"),
+					    ARGV("report", "/nonexistent/rec")),
 			 CLI_FAIL);
 	/* Help is not an error. */
 	assert_int_equal(cli_cmd_stat.run(ARGC("stat", "-h"), ARGV("stat", "-h")), CLI_OK);
