@@ -427,7 +427,14 @@ static void test_record_parse_filters(void **state)
 /* Each subcommand's misuse, with no mount: bad usage is 2, a missing mount 1. */
 static void test_misuse_exit_status(void **state)
 {
+	static const char *const report_misuse[][5] = {
+		{"report", "a", "b"},
+		{"report", "--cpu", "x", "a"},
+		{"report", "--from", "1.5x"},
+		{"report", "--chrome"},
+	};
 	char tmpl[] = "/tmp/test_cli.XXXXXX";
+	size_t i;
 
 	assert_non_null(mkdtemp(tmpl));
 	setenv("UTRACE_TRACING", tmpl, 1); /* an empty directory: nothing mounted */
@@ -466,17 +473,14 @@ static void test_misuse_exit_status(void **state)
 			 CLI_USAGE);
 	assert_int_equal(cli_cmd_snapshot.run(ARGC("snapshot", "-z"), ARGV("snapshot", "-z")),
 			 CLI_USAGE);
-	/* report takes one FILE operand, as trace-cmd report does: not two */
-	assert_int_equal(cli_cmd_report.run(ARGC("report", "a", "b"), ARGV("report", "a", "b")),
-			 CLI_USAGE);
-	assert_int_equal(cli_cmd_report.run(ARGC("report", "--cpu", "x", "a"),
-					    ARGV("report", "--cpu", "x", "a")),
-			 CLI_USAGE);
-	assert_int_equal(cli_cmd_report.run(ARGC("report", "--from", "1.5x"),
-					    ARGV("report", "--from", "1.5x")),
-			 CLI_USAGE);
-	assert_int_equal(cli_cmd_report.run(ARGC("report", "--chrome"), ARGV("report", "--chrome")),
-			 CLI_USAGE);
+	/* report takes one FILE operand, as trace-cmd report does (not two); bad values */
+	for (i = 0; i < sizeof(report_misuse) / sizeof(report_misuse[0]); i++) {
+		int n = 0;
+
+		while (report_misuse[i][n])
+			n++;
+		assert_int_equal(cli_cmd_report.run(n, (char **)report_misuse[i]), CLI_USAGE);
+	}
 	assert_int_equal(cli_cmd_mount.run(ARGC("mount", "a", "b"), ARGV("mount", "a", "b")),
 			 CLI_USAGE);
 	assert_int_equal(cli_cmd_umount.run(ARGC("umount", "a", "b"), ARGV("umount", "a", "b")),

@@ -37,16 +37,63 @@ static void expect_folded(struct rx *rx, const char *want)
 	free(got);
 }
 
-static void test_nested_self_times(void **state)
+/*
+ * One call of the builder: 'e' entry of NAME at DEPTH at T0, 'x' exit of NAME at
+ * DEPTH called at T0 returned at T1, 'i' instant NAME at T0 on CPU DEPTH, 'f'
+ * function event NAME called by PARENT at T0, 'c' comm NAME of thread TID.
+ */
+struct step {
+	char kind;
+	int tid;
+	const char *name, *parent;
+	int depth;
+	unsigned long long t0, t1;
+};
+
+static struct rx *feed(const struct step *s, size_t n)
 {
 	struct rx *rx = rx_new();
+	size_t i;
 
-	assert_int_equal(rx_entry(rx, 7, 1000, "a", 0), 0);
-	assert_int_equal(rx_entry(rx, 7, 1100, "b", 1), 0);
-	assert_int_equal(rx_exit(rx, 7, "b", 1, 1100, 1300), 0);
-	assert_int_equal(rx_entry(rx, 7, 1400, "b", 1), 0);
-	assert_int_equal(rx_exit(rx, 7, "b", 1, 1400, 1500), 0);
-	assert_int_equal(rx_exit(rx, 7, "a", 0, 1000, 2000), 0);
+	assert_non_null(rx);
+	for (i = 0; i < n; i++, s++) {
+		int err = -1;
+
+		switch (s->kind) {
+		case 'e': err = rx_entry(rx, s->tid, s->t0, s->name, s->depth); break;
+		case 'x': err = rx_exit(rx, s->tid, s->name, s->depth, s->t0, s->t1); break;
+		case 'i': err = rx_instant(rx, s->tid, s->t0, s->name, s->depth); break;
+		case 'f': err = rx_func(rx, s->tid, s->t0, s->name, s->parent); break;
+		case 'c': err = rx_comm(rx, s->tid, s->name); break;
+		}
+		assert_int_equal(err, 0);
+	}
+	return rx;
+}
+
+#define FEED(steps) feed(steps, sizeof(steps) / sizeof(steps[0]))
+
+static void expect_json_has(struct rx *rx, const char *const *want, size_t n)
+{
+	char *json = written(rx, rx_write_chrome);
+	size_t i;
+
+	assert_int_equal(strncmp(json, "{\"traceEvents\":[", 16), 0);
+	for (i = 0; i < n; i++)
+		if (!strstr(json, want[i]))
+			fail_msg("no %s in %s", want[i], json);
+	free(json);
+}
+
+static void test_nested_self_times(void **state)
+{
+	static const struct step steps[] = {
+		{'e', 7, "a", NULL, 0, 1000}, {'e', 7, "b", NULL, 1, 1100},
+		{'x', 7, "b", NULL, 1, 1100, 1300}, {'e', 7, "b", NULL, 1, 1400},
+		{'x', 7, "b", NULL, 1, 1400, 1500}, {'x', 7, "a", NULL, 0, 1000, 2000},
+	};
+	struct rx *rx = FEED(steps);
+
 	/* a took 1000 ns, 300 of them in b: two calls of b add up */
 	expect_folded(rx, "a 700\na;b 300\n");
 	rx_free(rx);
@@ -55,89 +102,89 @@ static void test_nested_self_times(void **state)
 /* Tracing started inside c, inside b, inside a: exits only, deepest first. */
 static void test_exits_without_entries(void **state)
 {
-	struct rx *rx = rx_new();
-	char *json;
-
-	assert_int_equal(rx_exit(rx, 7, "c", 2, 100, 200), 0);
-	assert_int_equal(rx_entry(rx, 7, 250, "d", 2), 0);
-	assert_int_equal(rx_exit(rx, 7, "d", 2, 250, 270), 0);
-	assert_int_equal(rx_exit(rx, 7, "b", 1, 50, 300), 0);
-	assert_int_equal(rx_exit(rx, 7, "a", 0, 0, 1000), 0);
-	expect_folded(rx, "a 750\na;b 130\na;b;c 100\na;b;d 20\n");
-	json = written(rx, rx_write_chrome);
+	static const struct step steps[] = {
+		{'x', 7, "c", NULL, 2, 100, 200}, {'e', 7, "d", NULL, 2, 250},
+		{'x', 7, "d", NULL, 2, 250, 270}, {'x', 7, "b", NULL, 1, 50, 300},
+		{'x', 7, "a", NULL, 0, 0, 1000},
+	};
 	/* the call whose entry is missing starts at its call time */
-	assert_non_null(strstr(json, "{\"name\":\"b\",\"cat\":\"function\",\"ph\":\"X\",\"pid\":7,"
-				     "\"tid\":7,\"ts\":0.050,\"dur\":0.250}"));
-	free(json);
+	static const char *const json[] = {
+		"{\"name\":\"b\",\"cat\":\"function\",\"ph\":\"X\",\"pid\":7,\"tid\":7,"
+		"\"ts\":0.050,\"dur\":0.250}",
+	};
+	struct rx *rx = FEED(steps);
+
+	expect_folded(rx, "a 750\na;b 130\na;b;c 100\na;b;d 20\n");
+	expect_json_has(rx, json, 1);
 	rx_free(rx);
 }
 
-/* Tracing ended inside a: it lasts until the last event seen. */
+/* Tracing ended inside a and c: they last until the last event seen. */
 static void test_entries_without_exits(void **state)
 {
-	struct rx *rx = rx_new();
-	char *json;
+	static const struct step steps[] = {
+		{'e', 7, "a", NULL, 0, 1000}, {'e', 7, "b", NULL, 1, 1100},
+		{'x', 7, "b", NULL, 1, 1100, 1150}, {'e', 7, "c", NULL, 1, 1200},
+		{'i', 8, "sched_switch", NULL, 1, 3000},
+	};
+	static const char *const json[] = {
+		"\"name\":\"a\",\"cat\":\"function\",\"ph\":\"X\",\"pid\":7,\"tid\":7,"
+		"\"ts\":1.000,\"dur\":2.000,\"args\":{\"cut\":true}}",
+		"{\"name\":\"sched_switch\",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"t\","
+		"\"pid\":8,\"tid\":8,\"ts\":3.000,\"args\":{\"cpu\":1}}",
+	};
+	struct rx *rx = FEED(steps);
 
-	assert_int_equal(rx_entry(rx, 7, 1000, "a", 0), 0);
-	assert_int_equal(rx_entry(rx, 7, 1100, "b", 1), 0);
-	assert_int_equal(rx_exit(rx, 7, "b", 1, 1100, 1150), 0);
-	assert_int_equal(rx_entry(rx, 7, 1200, "c", 1), 0);
-	assert_int_equal(rx_instant(rx, 8, 3000, "sched_switch", 1), 0);
 	expect_folded(rx, "a 150\na;b 50\na;c 1800\n");
-	json = written(rx, rx_write_chrome);
-	assert_non_null(strstr(json, "\"name\":\"a\",\"cat\":\"function\",\"ph\":\"X\",\"pid\":7,"
-				     "\"tid\":7,\"ts\":1.000,\"dur\":2.000,\"args\":{\"cut\":true}}"));
-	assert_non_null(strstr(json, "{\"name\":\"sched_switch\",\"cat\":\"event\",\"ph\":\"i\","
-				     "\"s\":\"t\",\"pid\":8,\"tid\":8,\"ts\":3.000,"
-				     "\"args\":{\"cpu\":1}}"));
-	free(json);
+	expect_json_has(rx, json, 2);
 	rx_free(rx);
 }
 
 /* An exit deeper calls never got (lost events) closes them too. */
 static void test_lost_exits(void **state)
 {
-	struct rx *rx = rx_new();
+	static const struct step steps[] = {
+		{'e', 7, "a", NULL, 0, 0},
+		{'e', 7, "b", NULL, 1, 10},
+		{'x', 7, "a", NULL, 0, 0, 100},
+	};
+	struct rx *rx = FEED(steps);
 
-	assert_int_equal(rx_entry(rx, 7, 0, "a", 0), 0);
-	assert_int_equal(rx_entry(rx, 7, 10, "b", 1), 0);
-	assert_int_equal(rx_exit(rx, 7, "a", 0, 0, 100), 0);
 	expect_folded(rx, "a 10\na;b 90\n");
 	rx_free(rx);
 }
 
 static void test_threads_apart(void **state)
 {
-	struct rx *rx = rx_new();
-	char *json;
+	static const struct step steps[] = {
+		{'c', 1, "main \"x\""}, {'c', 2, "worker"},
+		{'e', 1, "a", NULL, 0, 0}, {'e', 2, "w", NULL, 0, 5},
+		{'e', 1, "b", NULL, 1, 10}, {'x', 2, "w", NULL, 0, 5, 50},
+		{'x', 1, "b", NULL, 1, 10, 20}, {'x', 1, "a", NULL, 0, 0, 40},
+	};
+	static const char *const json[] = {
+		"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,"
+		"\"args\":{\"name\":\"main \\\"x\\\"\"}}",
+		"{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"tid\":2,"
+		"\"args\":{\"name\":\"worker\"}}",
+	};
+	struct rx *rx = FEED(steps);
 
-	assert_int_equal(rx_comm(rx, 1, "main \"x\""), 0);
-	assert_int_equal(rx_comm(rx, 2, "worker"), 0);
-	assert_int_equal(rx_entry(rx, 1, 0, "a", 0), 0);
-	assert_int_equal(rx_entry(rx, 2, 5, "w", 0), 0);
-	assert_int_equal(rx_entry(rx, 1, 10, "b", 1), 0);
-	assert_int_equal(rx_exit(rx, 2, "w", 0, 5, 50), 0);
-	assert_int_equal(rx_exit(rx, 1, "b", 1, 10, 20), 0);
-	assert_int_equal(rx_exit(rx, 1, "a", 0, 0, 40), 0);
 	expect_folded(rx, "a 30\na;b 10\nw 45\n");
-	json = written(rx, rx_write_chrome);
-	assert_non_null(strstr(json, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,"
-				     "\"args\":{\"name\":\"main \\\"x\\\"\"}}"));
-	assert_non_null(strstr(json, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"tid\":2,"
-				     "\"args\":{\"name\":\"worker\"}}"));
-	assert_int_equal(strncmp(json, "{\"traceEvents\":[", 16), 0);
-	free(json);
+	expect_json_has(rx, json, 2);
 	rx_free(rx);
 }
 
 /* Without graph data each function event counts once under its caller. */
 static void test_function_events(void **state)
 {
-	struct rx *rx = rx_new();
+	static const struct step steps[] = {
+		{'f', 1, "f", "main", 0, 10},
+		{'f', 1, "g", "f", 0, 20},
+		{'f', 1, "f", "main", 0, 30},
+	};
+	struct rx *rx = FEED(steps);
 
-	assert_int_equal(rx_func(rx, 1, 10, "f", "main"), 0);
-	assert_int_equal(rx_func(rx, 1, 20, "g", "f"), 0);
-	assert_int_equal(rx_func(rx, 1, 30, "f", "main"), 0);
 	expect_folded(rx, "f;g 1\nmain;f 2\n");
 	rx_free(rx);
 }
