@@ -407,26 +407,29 @@ int rx_write_chrome(struct rx *rx, FILE *out)
 /* "root;...;name" of node idx. */
 static char *stack_of(struct rx *rx, int idx)
 {
-	size_t len = 0, pos;
+	size_t len = 0, depth = 0, i, pos = 0;
+	int n, *chain;
 	char *s;
-	int n;
 
-	/* each name and its ';' (the root's is the NUL), filled from the end */
-	for (n = idx; n != NONE; n = rx->nodes[n].parent)
-		len += strlen(rx->nodes[n].name) + 1;
+	for (n = idx; n != NONE; n = rx->nodes[n].parent, depth++)
+		len += strlen(rx->nodes[n].name) + 1; /* its ';', or the NUL */
+	chain = malloc(depth * sizeof(*chain));
 	s = malloc(len);
-	if (!s)
+	if (!chain || !s) {
+		free(chain);
+		free(s);
 		return NULL;
-	pos = len - 1;
-	s[pos] = '\0';
-	for (n = idx; n != NONE; n = rx->nodes[n].parent) {
-		size_t l = strlen(rx->nodes[n].name);
-
-		pos -= l;
-		memcpy(s + pos, rx->nodes[n].name, l);
-		if (pos)
-			s[--pos] = ';';
 	}
+	for (n = idx, i = depth; n != NONE; n = rx->nodes[n].parent)
+		chain[--i] = n;
+	for (i = 0; i < depth; i++) {
+		size_t l = strlen(rx->nodes[chain[i]].name);
+
+		memcpy(s + pos, rx->nodes[chain[i]].name, l);
+		pos += l;
+		s[pos++] = i + 1 < depth ? ';' : '\0';
+	}
+	free(chain);
 	return s;
 }
 
@@ -440,7 +443,8 @@ static int print_lines(struct rx_line *lines, size_t n, FILE *out)
 {
 	size_t i = 0, j;
 
-	qsort(lines, n, sizeof(*lines), cmp_line);
+	if (n)
+		qsort(lines, n, sizeof(*lines), cmp_line);
 	while (i < n) {
 		unsigned long long w = 0;
 
