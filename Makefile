@@ -43,6 +43,9 @@ FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null)
 # cmd/report*.c read trace.dat files (libtracecmd, libtraceevent)
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd libtraceevent 2>/dev/null)
 TRACECMD_LIBS := $(shell pkg-config --libs libtracecmd libtraceevent 2>/dev/null)
+# libtraceevent's function plugin takes the time format of a repeated function from
+# this variable of the program, as trace-cmd exports it (cmd/report_dat.c)
+CLI_LDFLAGS := -Wl,--export-dynamic-symbol=tep_func_repeat_format
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Icommon -D_GNU_SOURCE
@@ -144,7 +147,7 @@ $(FSBIN): $(B)/obj/host/fs/main.o $(FS_OBJ) $(B)/common.a
 
 $(CLI): $(B)/obj/host/cmd/main.o $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN_LDFLAGS) -o $@ $^ $(TRACECMD_LIBS) -lelf -lpthread
+	$(CC) $(SAN_LDFLAGS) $(CLI_LDFLAGS) -o $@ $^ $(TRACECMD_LIBS) -lelf -lpthread
 
 # Unit tests link everything but the main() files.
 $(B)/tests/test_%: tests/unit/test_%.c $(FS_OBJ) $(CMD_OBJ) $(B)/common.a
