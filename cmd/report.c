@@ -67,6 +67,9 @@ static int option(int c, struct report_opts *o, bool *neg, bool *dat)
 	*dat = c != 'i';
 	switch (c) {
 	case 'i':
+		/* trace-cmd merges several -i files; one file at a time here */
+		if (o->input)
+			return cli_usage_error("one -i FILE at a time");
 		o->input = optarg;
 		return -1;
 	case 'F':
@@ -122,7 +125,6 @@ static int run(int argc, char **argv)
 
 	if (!o)
 		return cli_file_error("options", ENOMEM);
-	o->input = CLI_RECORD_DEFAULT_OUTPUT;
 	while (ret < 0 && (c = cli_getopt_long(argc, argv, "+i:F:vltRNISPf", long_opts, &first)) != -1) {
 		if (c == 'h')
 			ret = cli_print_usage(&cli_cmd_report);
@@ -134,9 +136,13 @@ static int run(int argc, char **argv)
 		/* trace-cmd report FILE: the file as an operand, instead of -i */
 		if (optind + 1 < argc)
 			ret = cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
+		else if (o->input)
+			ret = cli_usage_error("-i FILE and a FILE operand: one file at a time");
 		else
 			o->input = argv[optind];
 	}
+	if (!o->input)
+		o->input = CLI_RECORD_DEFAULT_OUTPUT;
 	if (ret < 0 && o->has_from && o->has_to && o->from > o->to)
 		ret = cli_usage_error("--from is after --to");
 	if (ret < 0 && report_is_tracedat(o->input))

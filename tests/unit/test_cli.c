@@ -427,11 +427,13 @@ static void test_record_parse_filters(void **state)
 /* Each subcommand's misuse, with no mount: bad usage is 2, a missing mount 1. */
 static void test_misuse_exit_status(void **state)
 {
-	static const char *const report_misuse[][5] = {
+	static const char *const report_misuse[][6] = {
 		{"report", "a", "b"},
 		{"report", "--cpu", "x", "a"},
 		{"report", "--from", "1.5x"},
 		{"report", "--chrome"},
+		{"report", "-i", "a", "-i", "b"},
+		{"report", "-i", "a", "b"},
 	};
 	char tmpl[] = "/tmp/test_cli.XXXXXX";
 	size_t i;
