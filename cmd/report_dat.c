@@ -60,6 +60,14 @@ struct report {
 	struct rx *rx; /* exports; NULL when printing */
 	struct tep_event *fg_entry, *fg_exit, *function;
 	int err; /* of the walk */
+	/*
+	 * The file's other buffers (trace-cmd record -B): handles[0] is the top one,
+	 * then one per instance.  With instances each line starts with its buffer's
+	 * name ("NAME: ", the top's blank), padded to the longest.
+	 */
+	struct tracecmd_input **handles;
+	const char **names;
+	int nhandles, width;
 };
 
 bool report_is_tracedat(const char *path)
@@ -236,7 +244,8 @@ static bool shown(struct report *r, struct tep_record *rec)
 
 /* ---- printing ------------------------------------------------------------------ */
 
-static void print_record(struct report *r, struct tep_record *rec)
+/* One event's line; prefix: its buffer's name ("" the top's), NULL without instances. */
+static void print_record(struct report *r, struct tep_record *rec, const char *prefix)
 {
 	static const char spaces[] = "                    "; /* names are padded to 20 */
 	struct tep_event *event = tep_find_event_by_record(r->tep, rec);
@@ -245,6 +254,12 @@ static void print_record(struct report *r, struct tep_record *rec)
 	size_t len;
 
 	trace_seq_init(&s);
+	if (prefix) {
+		if (*prefix)
+			trace_seq_printf(&s, "%*s: ", r->width, prefix);
+		else
+			trace_seq_printf(&s, "%*s  ", r->width, "");
+	}
 	if (rec->missed_events > 0)
 		trace_seq_printf(&s, "CPU:%d [%lld EVENTS DROPPED]\n", rec->cpu,
 				 rec->missed_events);
@@ -344,14 +359,18 @@ static int write_export(struct report *r, const char *path,
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int cpu, void *data)
 {
 	struct report *r = data;
-	int err;
+	const char *prefix = NULL;
+	int i, err;
 
 	if (r->o->cpu_set && (rec->cpu >= REPORT_CPUS_MAX || !r->o->cpus[rec->cpu]))
 		return 0;
 	if (!shown(r, rec))
 		return 0;
 	if (!r->rx) {
-		print_record(r, rec);
+		for (i = 0; i < r->nhandles; i++)
+			if (r->handles[i] == handle)
+				prefix = r->names[i];
+		print_record(r, rec, prefix);
 		return 0;
 	}
 	err = export_record(r, rec);
@@ -360,11 +379,54 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 	return err ? -1 : 0;
 }
 
+/*
+ * Every buffer's events in one time order, as trace-cmd report merges them (the
+ * top buffer first on a tie).  Under --cpu trace-cmd report 3.1.6 prints the top
+ * buffer's events alone, still with the blank prefix: so do we.
+ */
 static int walk(struct report *r)
 {
-	if (tracecmd_iterate_events(r->handle, NULL, 0, on_record, r) < 0 && !r->err)
+	int ret;
+
+	if (r->nhandles > 1 && !r->o->cpu_set)
+		ret = tracecmd_iterate_events_multi(r->handles, r->nhandles, on_record, r);
+	else
+		ret = tracecmd_iterate_events(r->handle, NULL, 0, on_record, r);
+	if (ret < 0 && !r->err)
 		r->err = -EIO;
 	return r->err;
+}
+
+/* The handles of the file's instance buffers, after the top one's.  0 or -ENOMEM. */
+static int open_instances(struct report *r)
+{
+	int n = tracecmd_buffer_instances(r->handle), i;
+
+	r->handles = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*r->handles));
+	r->names = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*r->names));
+	if (!r->handles || !r->names)
+		return -ENOMEM;
+	r->handles[0] = r->handle;
+	r->names[0] = "";
+	r->nhandles = 1;
+	for (i = 0; i < n; i++) {
+		const char *name = tracecmd_buffer_instance_name(r->handle, i);
+		struct tracecmd_input *h = name ? tracecmd_buffer_instance_handle(r->handle, i)
+						: NULL;
+
+		if (!h) {
+			cli_error("%s: cannot read buffer %d (%s)", r->o->input, i,
+				  name ? name : "no name");
+			continue;
+		}
+		r->handles[r->nhandles] = h;
+		r->names[r->nhandles++] = name;
+		if ((int)strlen(name) > r->width)
+			r->width = (int)strlen(name);
+	}
+	if (r->nhandles == 1)
+		r->names[0] = NULL; /* no prefix at all */
+	return 0;
 }
 
 static int setup(struct report *r)
@@ -464,7 +526,7 @@ int report_tracedat(const struct report_opts *o)
 		return CLI_FAIL;
 	}
 	r.tep = tracecmd_get_tep(r.handle);
-	ret = run(&r);
+	ret = open_instances(&r) ? cli_file_error(o->input, ENOMEM) : run(&r);
 	for (i = 0; i < r.nfilters; i++)
 		tep_filter_free(r.filters[i]);
 	for (i = 0; i < r.nnegs; i++)
@@ -472,6 +534,10 @@ int report_tracedat(const struct report_opts *o)
 	free(r.filters);
 	free(r.negs);
 	rx_free(r.rx);
+	for (i = 1; i < (unsigned int)r.nhandles; i++)
+		tracecmd_close(r.handles[i]);
+	free(r.handles);
+	free(r.names);
 	tracecmd_close(r.handle);
 	if (fflush(stdout) || ferror(stdout))
 		return cli_file_error("standard output", errno);

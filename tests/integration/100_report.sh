@@ -4,7 +4,8 @@
 # --folded) nest calls as the recording does; old text recordings still print.
 #
 # Fixtures (tests/data/report/): kernel-sched.dat (v7) and kernel-sched-v6.dat,
-# sched events of the kernel recorded by trace-cmd; utrace-graph.dat, hello and
+# sched events of the kernel recorded by trace-cmd; kernel-instance.dat, sched_switch
+# in the top buffer and sched_wakeup in an instance "utfoo"; utrace-graph.dat, hello and
 # threads (examples/) under function_graph in a utracefs mount, and
 # utrace-function.dat, hello under function, both taken by `trace-cmd extract` from
 # that mount (no symbols: functions are addresses).  A live part does the same
@@ -51,6 +52,18 @@ expect_eq "the filters leave some events and drop others" "33 38 118" \
 	"$("$UTRACE" report -F sched_switch "$K7" | wc -l) $("$UTRACE" report --pid 15 "$K7" | wc -l) $(
 		"$UTRACE" report "$K7" | wc -l)"
 same "kernel: -P, the printk formats" -P "$K7"
+
+# A file with a second buffer (trace-cmd extract -B utfoo -t): its lines are
+# merged in, "utfoo: " before them and blanks before the top buffer's
+I=$D/kernel-instance.dat
+same "an instance buffer: every line" "$I"
+same "an instance buffer: -l" -l "$I"
+same "an instance buffer: --cpu 1 (the top buffer alone, as trace-cmd)" --cpu 1 "$I"
+same "an instance buffer: --stat" --stat "$I"
+# trace-cmd report 3.1.6 crashes on -F with instances: the filter applies to all
+expect_eq "an instance buffer: -F sched_wakeup keeps the instance's events" "0 50" \
+	"$("$UTRACE" report -F sched_wakeup "$I" | sed 1d | grep -vc '^utfoo: ') $(
+		"$UTRACE" report -F sched_wakeup "$I" | grep -c '^utfoo: .* sched_wakeup: ')"
 
 same "function_graph from utracefs: every line" "$G"
 same "function_graph from utracefs: -l" -l "$G"
