@@ -662,7 +662,9 @@ static long copy_some(int in, unsigned long long in_off, int out, unsigned long 
 	n = pread(in, *bounce, len, (off_t)in_off);
 	if (n <= 0)
 		return n < 0 ? -errno : 0;
-	return pwrite_all(out, *bounce, (size_t)n, out_off) ?: n;
+	/* one write: what a short one stored counts, the next call gets the error */
+	n = pwrite(out, *bounce, (size_t)n, (off_t)out_off);
+	return n < 0 ? -errno : n;
 }
 
 /*

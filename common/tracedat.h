@@ -19,9 +19,9 @@
 
 #include <stdbool.h>
 
+/* fd: raw ring-buffer pages of this CPU, page_size each, read from offset 0; -1: none */
 struct td_cpu {
-	int fd; /* raw ring-buffer pages of this CPU, page_size each, read from offset 0; -1: none
-		 */
+	int fd;
 };
 
 struct td_opts {
