@@ -352,6 +352,15 @@ static uint64_t take(struct file *f, size_t n)
 	return v;
 }
 
+/* n bytes at at, without moving */
+static uint64_t peek(const struct file *f, size_t at, size_t n)
+{
+	struct file g = *f;
+
+	g.at = at;
+	return take(&g, n);
+}
+
 static const char *take_str(struct file *f)
 {
 	const char *s = (const char *)f->p + f->at;
@@ -437,7 +446,7 @@ static void check_buffer_option(const struct file *f, size_t at, unsigned int cp
 	o.at = at;
 	sec = take(&o, 8);
 	assert_true(sec + 16 <= f->size);
-	assert_int_equal(*(uint16_t *)(f->p + sec), 3);
+	assert_int_equal(peek(f, sec, 2), 3);
 	assert_string_equal(take_str(&o), "");
 	assert_string_equal(take_str(&o), "global");
 	assert_int_equal(take(&o, 4), PAGE);
@@ -482,7 +491,7 @@ static void check_v7(const char *path, unsigned int cpus, const uint64_t *sizes)
 		uint64_t id = take(&f, 2), size = take(&f, 4);
 
 		if (id >= 16 && id <= 21)
-			assert_int_equal(*(uint64_t *)(f.p + f.at), sec_at[id]);
+			assert_int_equal(peek(&f, f.at, 8), sec_at[id]);
 		if (id == 3)
 			check_buffer_option(&f, f.at, cpus, sizes);
 		if (id == 0) {
