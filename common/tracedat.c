@@ -283,6 +283,8 @@ static int put_header_info(struct td_buf *b, int evfd)
 /* A text with its size before it, in 4 or 8 bytes as the format wants for that part. */
 static void put_sized(struct td_buf *b, const char *t, size_t len, int size_bytes)
 {
+	if (size_bytes == 4 && len > UINT32_MAX && !b->err)
+		b->err = -EFBIG; /* the format has no room for it */
 	if (size_bytes == 4)
 		put_u32(b, (uint32_t)len);
 	else

@@ -41,7 +41,9 @@ struct td_opts {
 	const char *uname;	      /* UNAME option or NULL */
 	const char *version_str;      /* VERSION option, e.g. "utrace 0.1", or NULL */
 	bool punch; /* free each CPU file's space as it is copied (fallocate PUNCH_HOLE |
-		       KEEP_SIZE), so a recording does not need twice its size on disk */
+		       KEEP_SIZE), so a recording does not need twice its size on disk; the
+		       CPU fds must be open for writing, and a file system that cannot punch
+		       holes keeps the space */
 };
 
 /* What went into the file: whole pages copied, and pages of the inputs left out because a
