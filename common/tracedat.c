@@ -294,13 +294,14 @@ static void put_sized(struct td_buf *b, const char *t, size_t len, int size_byte
 
 /* ---- the parts common to both versions --------------------------------------------------- */
 
-/* The six metadata parts, in the order both versions use; version 7 puts each in a
- * section of its own (sec_begin/sec_end around it). */
+/* Where the metadata comes from: the tree, its events/, the symbol file. */
 struct td_meta {
 	int evfd, dirfd;
 	const char *kallsyms;
 };
 
+/* One of the six metadata parts (id: its section's id), laid out as both versions have it;
+ * version 7 puts each in a section of its own (sec_begin/sec_end around it). */
 static int put_part(struct td_buf *b, const struct td_meta *m, int id)
 {
 	char *t = NULL;
