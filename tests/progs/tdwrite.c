@@ -114,6 +114,11 @@ int main(int argc, char **argv)
 	}
 	ret = td_write(fd, &o, &res);
 	close(fd);
+	for (unsigned int i = 0; i < o.cpus; i++) {
+		free((char *)stats[i]);
+		if (cpu[i].fd >= 0)
+			close(cpu[i].fd);
+	}
 	printf("written %llu dropped %llu\n", res.pages_written, res.pages_dropped);
 	if (ret) {
 		fprintf(stderr, "tdwrite: %s\n", strerror(-ret));
