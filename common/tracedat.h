@@ -19,7 +19,8 @@
 
 #include <stdbool.h>
 
-/* fd: raw ring-buffer pages of this CPU, page_size each, read from offset 0; -1: none */
+/* fd: raw ring-buffer pages of this CPU, page_size each, read from offset 0; -1: none.  A
+ * regular file: its size (fstat, cut to whole pages) is what is copied. */
 struct td_cpu {
 	int fd;
 };
