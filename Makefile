@@ -29,18 +29,20 @@ SONAME := libutrace.so.0
 # llvm-14: llvm-cov and llvm-profdata (make fuzz-cov); groff-base: 97_install.sh renders
 # the manual pages; binutils: objdump, the reference of the instruction decoder's test
 # (test_insn); systemtap-sdt-dev: <sys/sdt.h> for the SDT probes' test programs;
-# libtracecmd-dev, libtraceevent-dev: `utrace report` reads trace.dat files with them
-# (and libtraceevent's plugins print function and graph events); trace-cmd: the
-# reference its tests compare with.
+# libtracecmd-dev, libtraceevent-dev, libtracefs-dev: `utrace report` reads trace.dat
+# files with them (libtraceevent's plugins print function and graph events), and the
+# trace.dat writer (common/tracedat.c) is tested against their reader (test_tracedat);
+# trace-cmd: the reference 98_tracedat.sh and 100_report.sh compare with.
 DEPS_BUILD := gcc g++ binutils clang libclang-rt-14-dev llvm-14 make pkg-config libfuse3-dev \
-	fuse3 libelf-dev libcmocka-dev groff-base systemtap-sdt-dev libtracecmd-dev \
-	libtraceevent-dev trace-cmd
+	fuse3 libelf-dev libcmocka-dev groff-base systemtap-sdt-dev \
+	libtracecmd-dev libtraceevent-dev libtracefs-dev trace-cmd
 # tcl8.6: SQLite's makefile generates sqlite3.c with tclsh (bench/real.sh).
 DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6
 
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null)
-# cmd/report*.c read trace.dat files (libtracecmd, libtraceevent)
+# libtracecmd's reader: cmd/report*.c (so the CLI, and the unit tests, which link
+# cmd/), and test_tracedat
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd libtraceevent 2>/dev/null)
 TRACECMD_LIBS := $(shell pkg-config --libs libtracecmd libtraceevent 2>/dev/null)
 # libtraceevent's function plugin takes the time format of a repeated function from
@@ -92,7 +94,8 @@ EXAMPLE_SRC := $(wildcard examples/*.c)
 obj = $(patsubst %.S,$(B)/obj/$(1)/%.o,$(patsubst %.c,$(B)/obj/$(1)/%.o,$(2)))
 
 COMMON_OBJ := $(call obj,host,$(COMMON_SRC) $(COMMON_ASM))
-RT_OBJ := $(call obj,rt,$(RT_SRC) $(RT_ASM) $(COMMON_SRC) $(COMMON_ASM))
+# The trace.dat writer is the CLI's: the runtime does not carry it.
+RT_OBJ := $(call obj,rt,$(RT_SRC) $(RT_ASM) $(filter-out common/tracedat.c,$(COMMON_SRC)) $(COMMON_ASM))
 FS_OBJ := $(call obj,host,$(FS_SRC))
 CMD_OBJ := $(call obj,host,$(CMD_SRC))
 
@@ -149,11 +152,13 @@ $(CLI): $(B)/obj/host/cmd/main.o $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_LDFLAGS) $(CLI_LDFLAGS) -o $@ $^ $(TRACECMD_LIBS) -lelf -lpthread
 
-# Unit tests link everything but the main() files.
+# Unit tests link everything but the main() files; UNIT_EXTRA: a test's own flags.
 $(B)/tests/test_%: tests/unit/test_%.c $(FS_OBJ) $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(FUSE_CFLAGS) -Ifs -Icmd -o $@ $< $(FS_OBJ) $(CMD_OBJ) $(B)/common.a \
-		$(SAN_LDFLAGS) -lcmocka $(FS_LIBS) $(TRACECMD_LIBS)
+	$(CC) $(BASE_CFLAGS) $(FUSE_CFLAGS) -Ifs -Icmd $(UNIT_EXTRA) -o $@ $< $(FS_OBJ) $(CMD_OBJ) \
+		$(B)/common.a $(SAN_LDFLAGS) -lcmocka $(FS_LIBS) $(TRACECMD_LIBS)
+# test_tracedat reads what common/tracedat.c wrote back with libtracecmd's reader
+$(B)/tests/test_tracedat: UNIT_EXTRA = $(TRACECMD_CFLAGS)
 
 # libFuzzer harnesses (tests/fuzz/): linked like unit tests; fuzz_sites includes
 # runtime/sites.c itself, fuzz_insn runtime/arch/x86_64/insn.c.  Built with clang in $(FUZZ_B) by fuzz-build.
@@ -212,6 +217,10 @@ $(B)/tests/progs/xol_prog: tests/progs/xol_prog.c tests/progs/xol_funcs.S tests/
 	$(CC) -O2 -g -DXC_VARIANT=plain -c -o $@-plain.o tests/progs/xol_cfuncs.c
 	$(CC) $(TRACED_CFLAGS) -Icommon -Iruntime -D_GNU_SOURCE -rdynamic -o $@ tests/progs/xol_prog.c \
 		tests/progs/xol_funcs.S $@-pfe.o $@-plain.o $(RT_OBJ) $(RT_LDFLAGS) -ldl -lpthread
+# tdwrite (98_tracedat.sh): a host tool over common/tracedat.c, not a traced program
+$(B)/tests/progs/tdwrite: tests/progs/tdwrite.c $(B)/common.a common/tracedat.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -o $@ $< $(B)/common.a $(SAN_LDFLAGS)
 $(B)/examples/%: examples/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -o $@ $< -lpthread

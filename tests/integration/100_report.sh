@@ -165,13 +165,50 @@ expect_eq "--folded from function events: calls counted under their callers" \
 0x55a5a8d1821a;0x55a5a8d181e0 4
 0x7fe5b0e4524a;0x55a5a8d18070 1" "$("$UTRACE" report --folded - "$F")"
 
+ut_mount
+
+# Files of utrace's own trace.dat writer (common/tracedat.c, through tests/progs/tdwrite)
+# from a function_graph run of hello and threads, version 6 and 7
+if [ -x "$PROGS/tdwrite" ]; then
+	echo function_graph >"$T/current_tracer"
+	traced "$UT_BUILD/examples/hello" 5 >/dev/null
+	traced "$UT_BUILD/examples/threads" >/dev/null
+	echo 0 >"$T/tracing_on"
+	files=
+	for c in $(ls "$T/per_cpu" | sed 's/^cpu//' | sort -n); do
+		# non-blocking: an empty CPU gives EAGAIN at once instead of waiting for events
+		dd if="$T/per_cpu/cpu$c/trace_pipe_raw" of="$UT_TMP/raw$c" bs=4096 iflag=nonblock \
+			2>/dev/null
+		files="$files $UT_TMP/raw$c"
+	done
+	ksyms=
+	[ -f "$T/kallsyms" ] && ksyms="-k $T/kallsyms"
+	for v in 6 7; do
+		# shellcheck disable=SC2086 # the CPU files are separate words
+		if ! out=$("$PROGS/tdwrite" -V $v -s $ksyms -d "$T" -o "$UT_TMP/w$v.dat" $files 2>&1); then
+			fail "utrace's writer, v$v: tdwrite" "$out"
+			continue
+		fi
+		same "utrace's writer, v$v: every line" "$UT_TMP/w$v.dat"
+		same "utrace's writer, v$v: -l" -l "$UT_TMP/w$v.dat"
+		same "utrace's writer, v$v: --cpu 0" --cpu 0 "$UT_TMP/w$v.dat"
+		"$UTRACE" report --chrome "$UT_TMP/w$v.json" "$UT_TMP/w$v.dat"
+		# hello: main, greet, sum_of_squares, 5 squares; threads: main, 2 workers, 6 checksums
+		expect_eq "utrace's writer, v$v: --chrome nests the 17 calls of 4 threads" \
+			"nested 17 4 0:4 1:8 2:5" "$(python3 "$UT_TMP/nest.py" "$UT_TMP/w$v.json")"
+	done
+	echo nop >"$T/current_tracer"
+	echo 1 >"$T/tracing_on"
+else
+	skip "files of utrace's writer" "no $PROGS/tdwrite"
+fi
+
 # Live: a function_graph run in a fresh mount, taken by trace-cmd extract in a private
 # mount namespace where the mount stands in for the kernel's tracefs.
 if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null; then
 	skip "report of a fresh utracefs recording" "needs root and unshare"
 	exit 0
 fi
-ut_mount
 echo function_graph >"$T/current_tracer"
 LD_PRELOAD=$LIBUTRACE "$UT_BUILD/examples/hello" 5 >/dev/null
 echo 0 >"$T/tracing_on"
