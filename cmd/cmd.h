@@ -53,7 +53,10 @@ int cli_print_usage(const struct cli_command *cmd);
  * Call with *first = true to restart parsing (getopt keeps global state).
  */
 int cli_getopt(int argc, char **argv, const char *optstring, bool *first);
-/* The same with long options (getopt_long's table; it must hold --help as 'h'). */
+/*
+ * cli_getopt with long options besides --help (an array ended by a zeroed entry;
+ * each returns its val).
+ */
 struct option;
 int cli_getopt_long(int argc, char **argv, const char *optstring, const struct option *longopts,
 		    bool *first);

@@ -28,7 +28,6 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"help", no_argument, NULL, 'h'},
 	{"cpu", required_argument, NULL, OPT_CPU},
 	{"pid", required_argument, NULL, OPT_PID},
 	{"stat", no_argument, NULL, OPT_STAT},
