@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,14 +29,14 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"cpu", required_argument, NULL, OPT_CPU},
-	{"pid", required_argument, NULL, OPT_PID},
-	{"stat", no_argument, NULL, OPT_STAT},
-	{"from", required_argument, NULL, OPT_FROM},
-	{"to", required_argument, NULL, OPT_TO},
-	{"chrome", required_argument, NULL, OPT_CHROME},
-	{"folded", required_argument, NULL, OPT_FOLDED},
-	{0},
+    {"cpu", required_argument, NULL, OPT_CPU},
+    {"pid", required_argument, NULL, OPT_PID},
+    {"stat", no_argument, NULL, OPT_STAT},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"to", required_argument, NULL, OPT_TO},
+    {"chrome", required_argument, NULL, OPT_CHROME},
+    {"folded", required_argument, NULL, OPT_FOLDED},
+    {0},
 };
 
 /* A text recording: printed whole.  Only a file with a tracer's header is one. */
@@ -60,10 +61,33 @@ static int print_text(const char *input)
 	return CLI_OK;
 }
 
+/* The options that set a flag alone. */
+static const struct {
+	int c;
+	size_t off;
+} flag_opts[] = {
+    {OPT_STAT, offsetof(struct report_opts, stat)},
+    {'l', offsetof(struct report_opts, latency)},
+    {'t', offsetof(struct report_opts, nsec)},
+    {'R', offsetof(struct report_opts, raw)},
+    {'N', offsetof(struct report_opts, no_plugins)},
+    {'I', offsetof(struct report_opts, no_irqs)},
+    {'S', offsetof(struct report_opts, no_softirqs)},
+    {'P', offsetof(struct report_opts, show_printk)},
+    {'f', offsetof(struct report_opts, show_funcs)},
+};
+
 /* One option; -1 when parsing goes on, else the exit status.  *dat: a trace.dat option. */
 static int option(int c, struct report_opts *o, bool *neg, bool *dat)
 {
+	size_t i;
+
 	*dat = c != 'i';
+	for (i = 0; i < sizeof(flag_opts) / sizeof(flag_opts[0]); i++)
+		if (flag_opts[i].c == c) {
+			*(bool *)((char *)o + flag_opts[i].off) = true;
+			return -1;
+		}
 	switch (c) {
 	case 'i':
 		/* trace-cmd merges several -i files; one file at a time here */
@@ -103,15 +127,6 @@ static int option(int c, struct report_opts *o, bool *neg, bool *dat)
 	case OPT_FOLDED:
 		o->folded = optarg;
 		return -1;
-	case OPT_STAT: o->stat = true; return -1;
-	case 'l': o->latency = true; return -1;
-	case 't': o->nsec = true; return -1;
-	case 'R': o->raw = true; return -1;
-	case 'N': o->no_plugins = true; return -1;
-	case 'I': o->no_irqs = true; return -1;
-	case 'S': o->no_softirqs = true; return -1;
-	case 'P': o->show_printk = true; return -1;
-	case 'f': o->show_funcs = true; return -1;
 	}
 	return CLI_USAGE;
 }
@@ -124,7 +139,8 @@ static int run(int argc, char **argv)
 
 	if (!o)
 		return cli_file_error("options", ENOMEM);
-	while (ret < 0 && (c = cli_getopt_long(argc, argv, "+i:F:vltRNISPf", long_opts, &first)) != -1) {
+	while (ret < 0 &&
+	       (c = cli_getopt_long(argc, argv, "+i:F:vltRNISPf", long_opts, &first)) != -1) {
 		if (c == 'h')
 			ret = cli_print_usage(&cli_cmd_report);
 		else
@@ -147,7 +163,8 @@ static int run(int argc, char **argv)
 	if (ret < 0 && report_is_tracedat(o->input))
 		ret = report_tracedat(o);
 	else if (ret < 0 && dat && access(o->input, R_OK) == 0)
-		ret = cli_usage_error("%s: options other than -i are for trace.dat files", o->input);
+		ret =
+		    cli_usage_error("%s: options other than -i are for trace.dat files", o->input);
 	else if (ret < 0)
 		ret = print_text(o->input);
 	free(o);
@@ -155,46 +172,46 @@ static int run(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_report = {
-	.name = "report",
-	.summary = "print a recording (trace.dat, as trace-cmd report), or export it",
-	.run = run,
-	.usage = "usage: utrace report [OPTIONS] [-i FILE | FILE]\n"
-		 "\n"
-		 "Print a recording as 'trace-cmd report' prints it: a first line cpus=N, then\n"
-		 "one line per event, COMM-PID [CPU] TIMESTAMP: EVENT: DETAILS, in time order.\n"
-		 "FILE is a trace.dat (trace-cmd's format, versions 6 and 7); a text recording\n"
-		 "of older versions of 'utrace record' (a file starting '# tracer: ') is\n"
-		 "printed as it is, and takes no other option.\n"
-		 "\n"
-		 "  -i FILE        the recording (default " CLI_RECORD_DEFAULT_OUTPUT ")\n"
-		 "  --cpu LIST     only these CPUs: numbers and ranges, as 0,2-3\n"
-		 "  --pid PID[,PID...]\n"
-		 "                 only events of these tasks, or about them (a pid or\n"
-		 "                 next_pid field equal to one)\n"
-		 "  -F FILTER      only events the filter matches: EVENT or SYSTEM:EVENT (a\n"
-		 "                 regular expression), with ':CONDITION' on its fields, as\n"
-		 "                 -F 'sched_switch:next_pid==0'; several -F: any of them\n"
-		 "  -v             every -F after it hides what it matches instead\n"
-		 "  -I, -S         hide events from hard (-I) or soft (-S) interrupts\n"
-		 "  --from SECS, --to SECS\n"
-		 "                 only events in this time range, bounds included\n"
-		 "                 (seconds, to the nanosecond: -t prints them so)\n"
-		 "  -l             latency columns: flags, preempt depth, migrate-disable\n"
-		 "  -t             full time stamps (nanoseconds)\n"
-		 "  -R             raw: every field as NAME=VALUE instead of the event's format\n"
-		 "  -N             without libtraceevent's plugins\n"
-		 "  --stat         the buffer statistics saved with the recording\n"
-		 "  -P             the trace_printk() formats the file holds (the pid\n"
-		 "                 filter of trace-cmd record's -P is --pid here)\n"
-		 "  -f             the function addresses and names the file holds\n"
-		 "  --chrome OUT   write a Chrome/Perfetto trace-event JSON file instead:\n"
-		 "                 function_graph calls as slices, one track per thread, other\n"
-		 "                 events as instants (OUT '-' is stdout)\n"
-		 "  --folded OUT   write folded stacks (\"a;b;c WEIGHT\", for flamegraph.pl\n"
-		 "                 or speedscope) instead: WEIGHT is each stack's self time in\n"
-		 "                 ns; from function events alone, calls of caller;function\n"
-		 "\n"
-		 "The filters apply to the exports too.  Calls cut by the start of the\n"
-		 "recording begin at their call time; calls still running at its end end\n"
-		 "at its last event.\n",
+    .name = "report",
+    .summary = "print a recording (trace.dat, as trace-cmd report), or export it",
+    .run = run,
+    .usage = "usage: utrace report [OPTIONS] [-i FILE | FILE]\n"
+	     "\n"
+	     "Print a recording as 'trace-cmd report' prints it: a first line cpus=N, then\n"
+	     "one line per event, COMM-PID [CPU] TIMESTAMP: EVENT: DETAILS, in time order.\n"
+	     "FILE is a trace.dat (trace-cmd's format, versions 6 and 7); a text recording\n"
+	     "of older versions of 'utrace record' (a file starting '# tracer: ') is\n"
+	     "printed as it is, and takes no other option.\n"
+	     "\n"
+	     "  -i FILE        the recording (default " CLI_RECORD_DEFAULT_OUTPUT ")\n"
+	     "  --cpu LIST     only these CPUs: numbers and ranges, as 0,2-3\n"
+	     "  --pid PID[,PID...]\n"
+	     "                 only events of these tasks, or about them (a pid or\n"
+	     "                 next_pid field equal to one)\n"
+	     "  -F FILTER      only events the filter matches: EVENT or SYSTEM:EVENT (a\n"
+	     "                 regular expression), with ':CONDITION' on its fields, as\n"
+	     "                 -F 'sched_switch:next_pid==0'; several -F: any of them\n"
+	     "  -v             every -F after it hides what it matches instead\n"
+	     "  -I, -S         hide events from hard (-I) or soft (-S) interrupts\n"
+	     "  --from SECS, --to SECS\n"
+	     "                 only events in this time range, bounds included\n"
+	     "                 (seconds, to the nanosecond: -t prints them so)\n"
+	     "  -l             latency columns: flags, preempt depth, migrate-disable\n"
+	     "  -t             full time stamps (nanoseconds)\n"
+	     "  -R             raw: every field as NAME=VALUE instead of the event's format\n"
+	     "  -N             without libtraceevent's plugins\n"
+	     "  --stat         the buffer statistics saved with the recording\n"
+	     "  -P             the trace_printk() formats the file holds (the pid\n"
+	     "                 filter of trace-cmd record's -P is --pid here)\n"
+	     "  -f             the function addresses and names the file holds\n"
+	     "  --chrome OUT   write a Chrome/Perfetto trace-event JSON file instead:\n"
+	     "                 function_graph calls as slices, one track per thread, other\n"
+	     "                 events as instants (OUT '-' is stdout)\n"
+	     "  --folded OUT   write folded stacks (\"a;b;c WEIGHT\", for flamegraph.pl\n"
+	     "                 or speedscope) instead: WEIGHT is each stack's self time in\n"
+	     "                 ns; from function events alone, calls of caller;function\n"
+	     "\n"
+	     "The filters apply to the exports too.  Calls cut by the start of the\n"
+	     "recording begin at their call time; calls still running at its end end\n"
+	     "at its last event.\n",
 };

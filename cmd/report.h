@@ -22,15 +22,15 @@ struct report_opts {
 	const char *pids; /* --pid PID[,PID...] */
 	bool cpu_set;	  /* --cpu given: only the CPUs in cpus[] */
 	bool cpus[REPORT_CPUS_MAX];
-	bool latency;	     /* -l */
-	bool nsec;	     /* -t */
-	bool raw;	     /* -R */
-	bool no_plugins;     /* -N */
-	bool no_irqs;	     /* -I */
-	bool no_softirqs;    /* -S */
-	bool stat;	     /* --stat */
-	bool show_printk;    /* -P */
-	bool show_funcs;     /* -f */
+	bool latency;	  /* -l */
+	bool nsec;	  /* -t */
+	bool raw;	  /* -R */
+	bool no_plugins;  /* -N */
+	bool no_irqs;	  /* -I */
+	bool no_softirqs; /* -S */
+	bool stat;	  /* --stat */
+	bool show_printk; /* -P */
+	bool show_funcs;  /* -f */
 	bool has_from, has_to;
 	unsigned long long from, to; /* --from/--to, ns */
 	const char *chrome;	     /* --chrome OUT */

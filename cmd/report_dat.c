@@ -336,8 +336,7 @@ static int export_record(struct report *r, struct tep_record *rec)
 	return rx_instant(r->rx, pid, rec->ts, event->name, rec->cpu);
 }
 
-static int write_export(struct report *r, const char *path,
-			int (*write)(struct rx *, FILE *))
+static int write_export(struct report *r, const char *path, int (*write)(struct rx *, FILE *))
 {
 	FILE *out = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	int err;
@@ -411,8 +410,8 @@ static int open_instances(struct report *r)
 	r->nhandles = 1;
 	for (i = 0; i < n; i++) {
 		const char *name = tracecmd_buffer_instance_name(r->handle, i);
-		struct tracecmd_input *h = name ? tracecmd_buffer_instance_handle(r->handle, i)
-						: NULL;
+		struct tracecmd_input *h =
+		    name ? tracecmd_buffer_instance_handle(r->handle, i) : NULL;
 
 		if (!h) {
 			cli_error("%s: cannot read buffer %d (%s)", r->o->input, i,
@@ -443,8 +442,8 @@ static int setup(struct report *r)
 		r->time_fmt = "%12d:";
 	/* the same format without the colon and its leading space */
 	tep_func_repeat_format = (tracecmd_get_flags(r->handle) & REPORT_TC_FL_IN_USECS)
-					 ? (o->nsec ? "%9.1d" : "%6.1000d")
-					 : "%12d";
+				     ? (o->nsec ? "%9.1d" : "%6.1000d")
+				     : "%12d";
 	for (i = 0; i < o->nr_filters; i++) {
 		err = add_filter(r, o->filters[i].str, o->filters[i].neg);
 		if (err)

@@ -320,8 +320,8 @@ static void close_open(struct rx *rx)
 
 	for (i = 0; i < rx->nnodes; i++)
 		if (rx->nodes[i].open)
-			rx->nodes[i].end = rx->last_ts > rx->nodes[i].start ? rx->last_ts
-									  : rx->nodes[i].start;
+			rx->nodes[i].end =
+			    rx->last_ts > rx->nodes[i].start ? rx->last_ts : rx->nodes[i].start;
 }
 
 static void json_string(FILE *out, const char *s)
@@ -355,7 +355,8 @@ static void json_sep(FILE *out, bool *first)
 static void json_meta(FILE *out, bool *first, const char *what, int tid, const char *name)
 {
 	json_sep(out, first);
-	fprintf(out, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", what,
+	fprintf(out,
+		"{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", what,
 		tid, tid);
 	json_string(out, name);
 	fputs("}}", out);

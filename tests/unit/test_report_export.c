@@ -60,11 +60,21 @@ static struct rx *feed(const struct step *s, size_t n)
 		int err = -1;
 
 		switch (s->kind) {
-		case 'e': err = rx_entry(rx, s->tid, s->t0, s->name, s->depth); break;
-		case 'x': err = rx_exit(rx, s->tid, s->name, s->depth, s->t0, s->t1); break;
-		case 'i': err = rx_instant(rx, s->tid, s->t0, s->name, s->depth); break;
-		case 'f': err = rx_func(rx, s->tid, s->t0, s->name, s->parent); break;
-		case 'c': err = rx_comm(rx, s->tid, s->name); break;
+		case 'e':
+			err = rx_entry(rx, s->tid, s->t0, s->name, s->depth);
+			break;
+		case 'x':
+			err = rx_exit(rx, s->tid, s->name, s->depth, s->t0, s->t1);
+			break;
+		case 'i':
+			err = rx_instant(rx, s->tid, s->t0, s->name, s->depth);
+			break;
+		case 'f':
+			err = rx_func(rx, s->tid, s->t0, s->name, s->parent);
+			break;
+		case 'c':
+			err = rx_comm(rx, s->tid, s->name);
+			break;
 		}
 		assert_int_equal(err, 0);
 	}
@@ -88,9 +98,9 @@ static void expect_json_has(struct rx *rx, const char *const *want, size_t n)
 static void test_nested_self_times(void **state)
 {
 	static const struct step steps[] = {
-		{'e', 7, "a", NULL, 0, 1000}, {'e', 7, "b", NULL, 1, 1100},
-		{'x', 7, "b", NULL, 1, 1100, 1300}, {'e', 7, "b", NULL, 1, 1400},
-		{'x', 7, "b", NULL, 1, 1400, 1500}, {'x', 7, "a", NULL, 0, 1000, 2000},
+	    {'e', 7, "a", NULL, 0, 1000},	{'e', 7, "b", NULL, 1, 1100},
+	    {'x', 7, "b", NULL, 1, 1100, 1300}, {'e', 7, "b", NULL, 1, 1400},
+	    {'x', 7, "b", NULL, 1, 1400, 1500}, {'x', 7, "a", NULL, 0, 1000, 2000},
 	};
 	struct rx *rx = FEED(steps);
 
@@ -103,14 +113,14 @@ static void test_nested_self_times(void **state)
 static void test_exits_without_entries(void **state)
 {
 	static const struct step steps[] = {
-		{'x', 7, "c", NULL, 2, 100, 200}, {'e', 7, "d", NULL, 2, 250},
-		{'x', 7, "d", NULL, 2, 250, 270}, {'x', 7, "b", NULL, 1, 50, 300},
-		{'x', 7, "a", NULL, 0, 0, 1000},
+	    {'x', 7, "c", NULL, 2, 100, 200}, {'e', 7, "d", NULL, 2, 250},
+	    {'x', 7, "d", NULL, 2, 250, 270}, {'x', 7, "b", NULL, 1, 50, 300},
+	    {'x', 7, "a", NULL, 0, 0, 1000},
 	};
 	/* the call whose entry is missing starts at its call time */
 	static const char *const json[] = {
-		"{\"name\":\"b\",\"cat\":\"function\",\"ph\":\"X\",\"pid\":7,\"tid\":7,"
-		"\"ts\":0.050,\"dur\":0.250}",
+	    "{\"name\":\"b\",\"cat\":\"function\",\"ph\":\"X\",\"pid\":7,\"tid\":7,"
+	    "\"ts\":0.050,\"dur\":0.250}",
 	};
 	struct rx *rx = FEED(steps);
 
@@ -123,15 +133,17 @@ static void test_exits_without_entries(void **state)
 static void test_entries_without_exits(void **state)
 {
 	static const struct step steps[] = {
-		{'e', 7, "a", NULL, 0, 1000}, {'e', 7, "b", NULL, 1, 1100},
-		{'x', 7, "b", NULL, 1, 1100, 1150}, {'e', 7, "c", NULL, 1, 1200},
-		{'i', 8, "sched_switch", NULL, 1, 3000},
+	    {'e', 7, "a", NULL, 0, 1000},
+	    {'e', 7, "b", NULL, 1, 1100},
+	    {'x', 7, "b", NULL, 1, 1100, 1150},
+	    {'e', 7, "c", NULL, 1, 1200},
+	    {'i', 8, "sched_switch", NULL, 1, 3000},
 	};
 	static const char *const json[] = {
-		"\"name\":\"a\",\"cat\":\"function\",\"ph\":\"X\",\"pid\":7,\"tid\":7,"
-		"\"ts\":1.000,\"dur\":2.000,\"args\":{\"cut\":true}}",
-		"{\"name\":\"sched_switch\",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"t\","
-		"\"pid\":8,\"tid\":8,\"ts\":3.000,\"args\":{\"cpu\":1}}",
+	    "\"name\":\"a\",\"cat\":\"function\",\"ph\":\"X\",\"pid\":7,\"tid\":7,"
+	    "\"ts\":1.000,\"dur\":2.000,\"args\":{\"cut\":true}}",
+	    "{\"name\":\"sched_switch\",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"t\","
+	    "\"pid\":8,\"tid\":8,\"ts\":3.000,\"args\":{\"cpu\":1}}",
 	};
 	struct rx *rx = FEED(steps);
 
@@ -144,9 +156,9 @@ static void test_entries_without_exits(void **state)
 static void test_lost_exits(void **state)
 {
 	static const struct step steps[] = {
-		{'e', 7, "a", NULL, 0, 0},
-		{'e', 7, "b", NULL, 1, 10},
-		{'x', 7, "a", NULL, 0, 0, 100},
+	    {'e', 7, "a", NULL, 0, 0},
+	    {'e', 7, "b", NULL, 1, 10},
+	    {'x', 7, "a", NULL, 0, 0, 100},
 	};
 	struct rx *rx = FEED(steps);
 
@@ -157,16 +169,16 @@ static void test_lost_exits(void **state)
 static void test_threads_apart(void **state)
 {
 	static const struct step steps[] = {
-		{'c', 1, "main \"x\""}, {'c', 2, "worker"},
-		{'e', 1, "a", NULL, 0, 0}, {'e', 2, "w", NULL, 0, 5},
-		{'e', 1, "b", NULL, 1, 10}, {'x', 2, "w", NULL, 0, 5, 50},
-		{'x', 1, "b", NULL, 1, 10, 20}, {'x', 1, "a", NULL, 0, 0, 40},
+	    {'c', 1, "main \"x\""},	    {'c', 2, "worker"},
+	    {'e', 1, "a", NULL, 0, 0},	    {'e', 2, "w", NULL, 0, 5},
+	    {'e', 1, "b", NULL, 1, 10},	    {'x', 2, "w", NULL, 0, 5, 50},
+	    {'x', 1, "b", NULL, 1, 10, 20}, {'x', 1, "a", NULL, 0, 0, 40},
 	};
 	static const char *const json[] = {
-		"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,"
-		"\"args\":{\"name\":\"main \\\"x\\\"\"}}",
-		"{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"tid\":2,"
-		"\"args\":{\"name\":\"worker\"}}",
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,"
+	    "\"args\":{\"name\":\"main \\\"x\\\"\"}}",
+	    "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"tid\":2,"
+	    "\"args\":{\"name\":\"worker\"}}",
 	};
 	struct rx *rx = FEED(steps);
 
@@ -179,9 +191,9 @@ static void test_threads_apart(void **state)
 static void test_function_events(void **state)
 {
 	static const struct step steps[] = {
-		{'f', 1, "f", "main", 0, 10},
-		{'f', 1, "g", "f", 0, 20},
-		{'f', 1, "f", "main", 0, 30},
+	    {'f', 1, "f", "main", 0, 10},
+	    {'f', 1, "g", "f", 0, 20},
+	    {'f', 1, "f", "main", 0, 30},
 	};
 	struct rx *rx = FEED(steps);
 
@@ -204,13 +216,13 @@ static void test_empty(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nested_self_times),
-		cmocka_unit_test(test_exits_without_entries),
-		cmocka_unit_test(test_entries_without_exits),
-		cmocka_unit_test(test_lost_exits),
-		cmocka_unit_test(test_threads_apart),
-		cmocka_unit_test(test_function_events),
-		cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_nested_self_times),
+	    cmocka_unit_test(test_exits_without_entries),
+	    cmocka_unit_test(test_entries_without_exits),
+	    cmocka_unit_test(test_lost_exits),
+	    cmocka_unit_test(test_threads_apart),
+	    cmocka_unit_test(test_function_events),
+	    cmocka_unit_test(test_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
