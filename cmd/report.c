@@ -101,6 +101,11 @@ static int option(int c, struct report_opts *o, bool *neg, bool *dat)
 		o->filters[o->nr_filters].str = optarg;
 		o->filters[o->nr_filters++].neg = *neg;
 		return -1;
+	case 'O':
+		if (o->nr_plugin_opts == REPORT_FILTERS_MAX)
+			return cli_usage_error("at most %d -O", REPORT_FILTERS_MAX);
+		o->plugin_opts[o->nr_plugin_opts++] = optarg;
+		return -1;
 	case 'v':
 		if (*neg)
 			return cli_usage_error("-v may be given once");
@@ -140,7 +145,7 @@ static int run(int argc, char **argv)
 	if (!o)
 		return cli_file_error("options", ENOMEM);
 	while (ret < 0 &&
-	       (c = cli_getopt_long(argc, argv, "+i:F:vltRNISPf", long_opts, &first)) != -1) {
+	       (c = cli_getopt_long(argc, argv, "+i:F:O:vltRNISPf", long_opts, &first)) != -1) {
 		if (c == 'h')
 			ret = cli_print_usage(&cli_cmd_report);
 		else
@@ -200,6 +205,10 @@ const struct cli_command cli_cmd_report = {
 	     "  -t             full time stamps (nanoseconds)\n"
 	     "  -R             raw: every field as NAME=VALUE instead of the event's format\n"
 	     "  -N             without libtraceevent's plugins\n"
+	     "  -O [PLUGIN:]OPTION[=VALUE]\n"
+	     "                 a plugin's option, as -O parent (function events show\n"
+	     "                 their caller) or -O fgraph:tailprint (a graph's '}' names\n"
+	     "                 its function)\n"
 	     "  --stat         the buffer statistics saved with the recording\n"
 	     "  -P             the trace_printk() formats the file holds (the pid\n"
 	     "                 filter of trace-cmd record's -P is --pid here)\n"

@@ -20,6 +20,9 @@ struct report_opts {
 		bool neg;
 	} filters[REPORT_FILTERS_MAX];
 	const char *pids; /* --pid PID[,PID...] */
+	/* -O [PLUGIN:]OPTION[=VALUE] in order: libtraceevent's plugin options */
+	unsigned int nr_plugin_opts;
+	char *plugin_opts[REPORT_FILTERS_MAX];
 	bool cpu_set;	  /* --cpu given: only the CPUs in cpus[] */
 	bool cpus[REPORT_CPUS_MAX];
 	bool latency;	  /* -l */

@@ -519,6 +519,14 @@ int report_tracedat(const struct report_opts *o)
 	unsigned int i;
 	int ret;
 
+	/* before the file is opened: its plugins take their options when they load */
+	for (i = 0; i < o->nr_plugin_opts; i++) {
+		char *eq = strchr(o->plugin_opts[i], '=');
+
+		if (eq)
+			*eq = '\0';
+		tep_plugin_add_option(o->plugin_opts[i], eq ? eq + 1 : NULL);
+	}
 	r.handle = tracecmd_open(o->input, o->no_plugins ? TRACECMD_FL_LOAD_NO_PLUGINS : 0);
 	if (!r.handle) {
 		cli_error("%s: cannot read this trace.dat", o->input);

@@ -71,6 +71,8 @@ same "function_graph from utracefs: --cpu 0" --cpu 0 "$G"
 same "function_graph from utracefs: --cpu 1" --cpu 1 "$G"
 same "function_graph from utracefs: calls at depth 0" -F 'funcgraph_entry:depth==0' "$G"
 same "function from utracefs: every line" "$F"
+same "function from utracefs: -O parent (a plugin's option)" -O parent "$F"
+same "function_graph from utracefs: -O fgraph:depth, two -O" -O fgraph:tailprint -O fgraph:depth "$G"
 
 # --from/--to (ours: trace-cmd report has no time range): the lines of the full
 # report whose time stamp (-t: to the ns) is inside, bounds included
