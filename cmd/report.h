@@ -23,7 +23,7 @@ struct report_opts {
 	/* -O [PLUGIN:]OPTION[=VALUE] in order: libtraceevent's plugin options */
 	unsigned int nr_plugin_opts;
 	char *plugin_opts[REPORT_FILTERS_MAX];
-	bool cpu_set;	  /* --cpu given: only the CPUs in cpus[] */
+	bool cpu_set; /* --cpu given: only the CPUs in cpus[] */
 	bool cpus[REPORT_CPUS_MAX];
 	bool latency;	  /* -l */
 	bool nsec;	  /* -t */
