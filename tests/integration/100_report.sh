@@ -10,6 +10,15 @@
 # utrace-function.dat, hello under function, both taken by `trace-cmd extract` from
 # that mount (no symbols: functions are addresses).  A live part does the same
 # from a fresh mount when this runs as root.
+#
+# How the kernel ones were made (root, holding /tmp/utrace-kernel-tracefs.lock): sched
+# events enabled in /sys/kernel/tracing for a `sleep 0.2`, then `trace-cmd extract` in
+# a private mount namespace (unshare -m) where every events/SYSTEM directory but sched
+# and ftrace, and /proc/kallsyms, are covered by empty bind mounts, so that the file
+# holds what it needs and stays small; kernel-sched-v6.dat is `trace-cmd convert
+# --file-version 6` of kernel-sched.dat.  (`trace-cmd record` itself cannot run here:
+# /proc/sys/kernel/ftrace_enabled cannot be written.)  The uname they carry names the
+# machine "ut".
 . "$(dirname "$0")/lib.sh"
 
 D=$UT_TOP/tests/data/report
