@@ -70,9 +70,24 @@ int cli_print_usage(const struct cli_command *cmd)
 
 int cli_getopt(int argc, char **argv, const char *optstring, bool *first)
 {
-	static const struct option help[] = {{"help", no_argument, NULL, 'h'}, {0}};
+	return cli_getopt_long(argc, argv, optstring, NULL, first);
+}
+
+int cli_getopt_long(int argc, char **argv, const char *optstring, const struct option *longopts,
+		    bool *first)
+{
+	static const struct option help = {"help", no_argument, NULL, 'h'};
+	struct option all[32];
 	char spec[64];
+	size_t n = 0;
 	int c;
+
+	while (longopts && longopts[n].name && n < 30) {
+		all[n] = longopts[n];
+		n++;
+	}
+	all[n++] = help;
+	all[n] = (struct option){0};
 
 	/* ':' first: a missing argument gives ':' so that it can be told from an unknown one. */
 	if (snprintf(spec, sizeof(spec), "%s:%sh", *optstring == '+' ? "+" : "",
@@ -83,7 +98,7 @@ int cli_getopt(int argc, char **argv, const char *optstring, bool *first)
 		*first = false;
 	}
 	opterr = 0;
-	c = getopt_long(argc, argv, spec, help, NULL);
+	c = getopt_long(argc, argv, spec, all, NULL);
 	if (c == ':') {
 		cli_usage_error("option '-%c' needs an argument", optopt);
 		return '?';

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rawrec.c - the binary recording of `utrace record` and `utrace extract`: every
+ * CPU's per_cpu/cpuN/trace_pipe_raw drained into a file of its own while the
+ * command runs, then one trace.dat (common/tracedat.c) made of them.
+ *
+ * Draining.  One thread reads the CPUs' pipes without blocking, a page per read,
+ * and appends each page to its CPU's file.  It reads a CPU until it has nothing
+ * more; when no CPU has anything it sleeps: long (RAWREC_IDLE_MS) when the last
+ * pages were partly filled (a quiet program: waiting fills the pages, so a slow
+ * trickle of events does not cost a page each), short (RAWREC_BUSY_MS) when they
+ * were full (the tracer fills the buffers fast: read again soon, before they
+ * overflow).  Memory is one page: the rest is on disk.
+ *
+ * The CPU files are unlinked temporary files in the output's directory, so that
+ * nothing is left behind by a crash, and so that tracedat.c, which frees each as
+ * it copies it (punching holes), makes the recording with about one copy of the
+ * data on the disk.  A write that fails (ENOSPC above all) stops the keeping of
+ * pages, not the draining: the pages that could not be kept are counted and said.
+ *
+ * Progress: on a terminal, one line on stderr rewritten every second (events,
+ * MB, events the buffers lost), as a long recording must show it is alive.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "tracedat.h"
+#include "ut_version.h"
+
+#define RAWREC_PAGE 4096
+#define RAWREC_IDLE_MS 100
+#define RAWREC_BUSY_MS 1
+#define RAWREC_MAX_CPUS 1024
+
+struct rawrec_cpu {
+	int pipe; /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
+	int file; /* the pages kept */
+	int cpu;
+};
+
+struct cli_rawrec {
+	struct rawrec_cpu *cpu;
+	unsigned int ncpu;
+	pthread_t thread;
+	bool running;
+	volatile bool stop; /* set by the main thread, read by the drain thread */
+	bool progress;	    /* a line on a terminal */
+	int write_err;	    /* the first error keeping a page (errno) */
+	unsigned long long pages, pages_dropped, events, lost;
+	bool lost_unknown; /* a page said events were lost without their number */
+	time_t shown;
+};
+
+/* ---- what a page holds ----------------------------------------------------------------- */
+
+#define RB_TYPE_PADDING 29
+#define RB_TYPE_TIME_EXTEND 30
+#define RB_TYPE_TIME_STAMP 31
+#define RB_COMMIT_MASK ((1ull << 27) - 1)
+#define RB_MISSED_EVENTS (1ull << 31)
+#define RB_MISSED_STORED (1ull << 30)
+
+/*
+ * The events of one page of the kernel's ring-buffer format (header_page,
+ * header_event), and the events lost before it (-1: some, not counted).
+ */
+static unsigned int page_events(const unsigned char *page, long long *lost)
+{
+	uint64_t commit;
+	size_t used, pos = 0;
+	unsigned int n = 0;
+
+	memcpy(&commit, page + 8, 8);
+	used = commit & RB_COMMIT_MASK;
+	if (used > RAWREC_PAGE - 16)
+		used = RAWREC_PAGE - 16;
+	*lost = 0;
+	if (commit & RB_MISSED_EVENTS) {
+		*lost = -1;
+		if ((commit & RB_MISSED_STORED) && used + 8 <= RAWREC_PAGE - 16) {
+			uint64_t v;
+
+			memcpy(&v, page + 16 + used, 8);
+			*lost = (long long)v;
+		}
+	}
+	page += 16;
+	while (pos + 4 <= used) {
+		uint32_t hdr, len;
+		unsigned int type;
+
+		memcpy(&hdr, page + pos, 4);
+		type = hdr & 31;
+		if (type == RB_TYPE_PADDING || type == 0) {
+			if (pos + 8 > used)
+				break;
+			memcpy(&len, page + pos + 4, 4);
+			if (type == 0)
+				n++;
+			if (type == RB_TYPE_PADDING && !(hdr >> 5))
+				break; /* the rest of the page is empty */
+			pos += 4 + ((len + 3) & ~3u);
+			if (!len)
+				break;
+		} else if (type == RB_TYPE_TIME_EXTEND || type == RB_TYPE_TIME_STAMP) {
+			pos += 8;
+		} else {
+			n++;
+			pos += 4 + type * 4;
+		}
+	}
+	return n;
+}
+
+/* ---- draining -------------------------------------------------------------------------- */
+
+static void show_progress(struct cli_rawrec *r, bool last)
+{
+	time_t now = time(NULL);
+
+	if (!r->progress || (!last && now == r->shown))
+		return;
+	r->shown = now;
+	fprintf(stderr, "\r%s: %llu events, %.1f MB, %llu%s lost%s", cli_name(), r->events,
+		(double)r->pages * RAWREC_PAGE / 1e6, r->lost, r->lost_unknown ? "+" : "",
+		last ? "\n" : "  ");
+	fflush(stderr);
+}
+
+/* Keep one page of cpu c (after a failure, only count it). */
+static void keep_page(struct cli_rawrec *r, struct rawrec_cpu *c, const unsigned char *page)
+{
+	long long lost;
+
+	r->events += page_events(page, &lost);
+	if (lost < 0)
+		r->lost_unknown = true;
+	else
+		r->lost += (unsigned long long)lost;
+	if (!r->write_err) {
+		ssize_t n = write(c->file, page, RAWREC_PAGE);
+
+		if (n == RAWREC_PAGE) {
+			r->pages++;
+			return;
+		}
+		r->write_err = n < 0 ? errno : ENOSPC;
+		if (n > 0 && ftruncate(c->file, lseek(c->file, 0, SEEK_CUR) - n)) {
+			/* the writer takes whole pages only: a partial one is never read */
+		}
+	}
+	r->pages_dropped++;
+}
+
+/*
+ * One pass over the CPUs, each read until it has nothing more.  Returns whether
+ * any page read was full (the tracer writes fast) through *full, and how many
+ * pages were read.
+ */
+static unsigned long drain_pass(struct cli_rawrec *r, bool *full)
+{
+	unsigned char page[RAWREC_PAGE];
+	unsigned long got = 0;
+
+	*full = false;
+	for (unsigned int i = 0; i < r->ncpu; i++) {
+		struct rawrec_cpu *c = &r->cpu[i];
+
+		for (;;) {
+			ssize_t n = read(c->pipe, page, sizeof(page));
+			uint64_t commit;
+
+			if (n != RAWREC_PAGE)
+				break; /* EAGAIN: nothing now; anything else: this pipe is done */
+			keep_page(r, c, page);
+			memcpy(&commit, page + 8, 8);
+			*full = (commit & RB_COMMIT_MASK) > RAWREC_PAGE - 16 - 256;
+			got++;
+		}
+	}
+	return got;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static void *drain_thread(void *arg)
+{
+	struct cli_rawrec *r = arg;
+	bool full;
+
+	while (!r->stop) {
+		drain_pass(r, &full);
+		show_progress(r, false);
+		if (!r->stop)
+			sleep_ms(full ? RAWREC_BUSY_MS : RAWREC_IDLE_MS);
+	}
+	/* what was written before tracing went off */
+	while (drain_pass(r, &full))
+		;
+	return NULL;
+}
+
+/* ---- the session's CPUs ---------------------------------------------------------------- */
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The numbers of dir/per_cpu/cpuN, sorted; their count or -errno. */
+static int session_cpus(const char *dir, int **out)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	int *cpus = NULL, n = 0;
+	DIR *dh;
+
+	if (cli_path(path, sizeof(path), dir, "per_cpu"))
+		return -ENAMETOOLONG;
+	dh = opendir(path);
+	if (!dh)
+		return -errno;
+	while ((d = readdir(dh))) {
+		char *end;
+		long v;
+
+		if (strncmp(d->d_name, "cpu", 3))
+			continue;
+		v = strtol(d->d_name + 3, &end, 10);
+		if (*end || end == d->d_name + 3 || v < 0 || n == RAWREC_MAX_CPUS)
+			continue;
+		int *more = realloc(cpus, sizeof(*cpus) * (size_t)(n + 1));
+
+		if (!more) {
+			free(cpus);
+			closedir(dh);
+			return -ENOMEM;
+		}
+		cpus = more;
+		cpus[n++] = (int)v;
+	}
+	closedir(dh);
+	if (!n) {
+		free(cpus);
+		return -ENOENT;
+	}
+	qsort(cpus, (size_t)n, sizeof(*cpus), cmp_int);
+	*out = cpus;
+	return n;
+}
+
+/* An unlinked file for one CPU's pages in the directory of output. */
+static int temp_file(const char *output)
+{
+	char dir[PATH_MAX], tmpl[PATH_MAX];
+	const char *slash = strrchr(output, '/');
+	int fd;
+
+	if (!strcmp(output, "-")) {
+		const char *t = getenv("TMPDIR");
+
+		snprintf(dir, sizeof(dir), "%s", t && *t ? t : "/tmp");
+	} else if (slash) {
+		snprintf(dir, sizeof(dir), "%.*s", slash == output ? 1 : (int)(slash - output),
+			 output);
+	} else {
+		snprintf(dir, sizeof(dir), ".");
+	}
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if (snprintf(tmpl, sizeof(tmpl), "%s/.utrace-cpu.XXXXXX", dir) >= (int)sizeof(tmpl))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(tmpl);
+	return fd;
+}
+
+void cli_rawrec_free(struct cli_rawrec *r)
+{
+	if (!r)
+		return;
+	if (r->running)
+		cli_rawrec_stop(r);
+	for (unsigned int i = 0; i < r->ncpu; i++) {
+		if (r->cpu[i].pipe >= 0)
+			close(r->cpu[i].pipe);
+		if (r->cpu[i].file >= 0)
+			close(r->cpu[i].file);
+	}
+	free(r->cpu);
+	free(r);
+}
+
+int cli_rawrec_open(struct cli_rawrec **out, const char *dir, const char *output, const char *raw,
+		    bool progress)
+{
+	struct cli_rawrec *r = calloc(1, sizeof(*r));
+	int *cpus = NULL, n = r ? session_cpus(dir, &cpus) : -ENOMEM;
+	char path[PATH_MAX], rel[64];
+
+	if (n < 0) {
+		free(r);
+		return cli_file_error(dir, n);
+	}
+	r->cpu = calloc((size_t)n, sizeof(*r->cpu));
+	if (!r->cpu) {
+		free(cpus);
+		free(r);
+		return cli_file_error(dir, -ENOMEM);
+	}
+	r->progress = progress;
+	for (int i = 0; i < n; i++)
+		r->cpu[i] = (struct rawrec_cpu){.pipe = -1, .file = -1, .cpu = cpus[i]};
+	r->ncpu = (unsigned int)n;
+	free(cpus);
+	for (unsigned int i = 0; i < r->ncpu; i++) {
+		struct rawrec_cpu *c = &r->cpu[i];
+
+		cli_cpu_file(rel, sizeof(rel), c->cpu, raw);
+		if (cli_path(path, sizeof(path), dir, rel)) {
+			cli_rawrec_free(r);
+			return cli_file_error(dir, -ENAMETOOLONG);
+		}
+		c->pipe = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->pipe < 0) {
+			int err = -errno;
+
+			cli_rawrec_free(r);
+			return cli_file_error(path, err);
+		}
+		c->file = temp_file(output);
+		if (c->file < 0) {
+			int err = c->file;
+
+			cli_rawrec_free(r);
+			return cli_file_error(output, err);
+		}
+	}
+	*out = r;
+	return 0;
+}
+
+int cli_rawrec_start(struct cli_rawrec *r)
+{
+	sigset_t all, old;
+	int err;
+
+	/* the stop signals are the main thread's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&r->thread, NULL, drain_thread, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return cli_file_error("trace_pipe_raw reader", -err);
+	r->running = true;
+	return 0;
+}
+
+void cli_rawrec_stop(struct cli_rawrec *r)
+{
+	bool full;
+
+	if (r->running) {
+		r->stop = true;
+		pthread_join(r->thread, NULL);
+		r->running = false;
+	} else {
+		/* extract: what is there now */
+		r->stop = true;
+		while (drain_pass(r, &full))
+			;
+	}
+	show_progress(r, true);
+	for (unsigned int i = 0; i < r->ncpu; i++) {
+		close(r->cpu[i].pipe);
+		r->cpu[i].pipe = -1;
+	}
+}
+
+/* ---- the file -------------------------------------------------------------------------- */
+
+/* The text of dir/per_cpu/cpuN/stats (NULL when it cannot be read). */
+static char *cpu_stats(const char *dir, int cpu)
+{
+	char rel[64], *text;
+
+	cli_cpu_file(rel, sizeof(rel), cpu, "stats");
+	return cli_read_value(dir, rel, &text) ? NULL : text;
+}
+
+/* The selected word of trace_clock ("[local] global" -> "local"). */
+static char *session_clock(const char *dir)
+{
+	char *text, *lb, *rb;
+
+	if (cli_read_value(dir, "trace_clock", &text))
+		return NULL;
+	lb = strchr(text, '[');
+	rb = lb ? strchr(lb, ']') : NULL;
+	if (!rb) {
+		free(text);
+		return NULL;
+	}
+	memmove(text, lb + 1, (size_t)(rb - lb - 1));
+	text[rb - lb - 1] = '\0';
+	return text;
+}
+
+/* Copy a finished file from tmp to a descriptor that cannot seek (stdout, a pipe). */
+static int copy_out(int tmp, int fd)
+{
+	char buf[65536];
+	ssize_t n;
+
+	if (lseek(tmp, 0, SEEK_SET))
+		return -errno;
+	while ((n = read(tmp, buf, sizeof(buf))) > 0)
+		for (ssize_t done = 0; done < n;) {
+			ssize_t w = write(fd, buf + done, (size_t)(n - done));
+
+			if (w < 0)
+				return -errno;
+			done += w;
+		}
+	return n < 0 ? -errno : 0;
+}
+
+int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o)
+{
+	struct td_cpu *cpus = calloc(r->ncpu, sizeof(*cpus));
+	char **stats = calloc(r->ncpu, sizeof(*stats));
+	char path[PATH_MAX], uts[sizeof(struct utsname) + 8], *clock = session_clock(o->dir);
+	struct td_result res = {0};
+	struct utsname u;
+	bool seekable = lseek(o->fd, 0, SEEK_CUR) >= 0;
+	int fd = o->fd, err, rc = 0;
+
+	if (!cpus || !stats) {
+		free(cpus);
+		free(stats);
+		free(clock);
+		return cli_file_error(o->path, -ENOMEM);
+	}
+	for (unsigned int i = 0; i < r->ncpu; i++) {
+		cpus[i].fd = r->cpu[i].file;
+		stats[i] = cpu_stats(o->dir, r->cpu[i].cpu);
+		if (lseek(r->cpu[i].file, 0, SEEK_SET))
+			cpus[i].fd = -1;
+	}
+	uname(&u);
+	snprintf(uts, sizeof(uts), "%s %s %s %s", u.sysname, u.release, u.version, u.machine);
+	cli_path(path, sizeof(path), o->mnt, "kallsyms");
+	if (!seekable)
+		fd = temp_file("-");
+	struct td_opts td = {
+		.version = o->version,
+		.tracing_dir = o->mnt,
+		.kallsyms = access(path, R_OK) ? NULL : path,
+		.clock = clock,
+		.page_size = RAWREC_PAGE,
+		.cpus = r->ncpu,
+		.cpu = cpus,
+		.cpu_stats = (const char *const *)stats,
+		.uname = uts,
+		.version_str = "utrace " UT_VERSION,
+		.punch = true,
+	};
+	err = fd < 0 ? fd : td_write(fd, &td, &res);
+	if (!err && !seekable)
+		err = copy_out(fd, o->fd);
+	if (err) {
+		if (res.pages_written || res.pages_dropped)
+			cli_error("%s: %s: the recording was cut short (%llu pages kept, %llu lost)",
+				  o->path, strerror(-err), res.pages_written, res.pages_dropped);
+		else
+			cli_file_error(o->path, err);
+		rc = CLI_FAIL;
+	}
+	if (r->write_err) {
+		cli_error("%s: %s while recording: %llu pages (4 KB) of events not kept",
+			  o->path, strerror(r->write_err), r->pages_dropped);
+		rc = CLI_FAIL;
+	}
+	if (!seekable && fd >= 0)
+		close(fd);
+	for (unsigned int i = 0; i < r->ncpu; i++)
+		free(stats[i]);
+	free(stats);
+	free(cpus);
+	free(clock);
+	return rc;
+}
