@@ -256,6 +256,10 @@ struct cli_rawrec;
 /* raw: "trace_pipe_raw" or "snapshot_raw". */
 int cli_rawrec_open(struct cli_rawrec **r, const char *dir, const char *output, const char *raw,
 		    bool progress);
+/* Hold room in the (empty) output fd for the file's metadata, if it is a regular file. */
+void cli_rawrec_reserve(struct cli_rawrec *r, int fd);
+/* The events taken so far. */
+unsigned long long cli_rawrec_events(const struct cli_rawrec *r);
 /* Drain in the background from now on; 0, or CLI_FAIL after a message. */
 int cli_rawrec_start(struct cli_rawrec *r);
 /* Take what is left (everything, without start) and close the pipes. */

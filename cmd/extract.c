@@ -58,6 +58,7 @@ static int run(int argc, char **argv)
 	rc = cli_rawrec_open(&rr, dir, output, snapshot ? "snapshot_raw" : "trace_pipe_raw", false);
 	if (!rc) {
 		cli_output_start(&out);
+		cli_rawrec_reserve(rr, out.fd);
 		cli_rawrec_stop(rr);
 		rc = cli_rawrec_write(rr, &(struct cli_rawrec_out){.mnt = mnt,
 								   .dir = dir,

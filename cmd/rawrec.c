@@ -17,6 +17,10 @@
  * it copies it (punching holes), makes the recording with about one copy of the
  * data on the disk.  A write that fails (ENOSPC above all) stops the keeping of
  * pages, not the draining: the pages that could not be kept are counted and said.
+ * The file's metadata (formats, symbols) goes before the pages and is known only
+ * at the end: room for it is held from the start (the output file allocated,
+ * up to RAWREC_RESERVE_MAX, and given back just before the file is written), so
+ * that a disk the pages filled still takes a valid file.
  *
  * Progress: on a terminal, one line on stderr rewritten every second (events,
  * MB, events the buffers lost), as a long recording must show it is alive.
@@ -32,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +49,8 @@
 #define RAWREC_IDLE_MS 100
 #define RAWREC_BUSY_MS 1
 #define RAWREC_MAX_CPUS 1024
+#define RAWREC_RESERVE_MAX (4u << 20)
+#define RAWREC_RESERVE_MIN (64u << 10)
 
 struct rawrec_cpu {
 	int pipe; /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
@@ -61,6 +68,7 @@ struct cli_rawrec {
 	int write_err;	    /* the first error keeping a page (errno) */
 	unsigned long long pages, pages_dropped, events, lost;
 	bool lost_unknown; /* a page said events were lost without their number */
+	int reserved_fd;   /* the output, allocated to hold room for the metadata; -1: none */
 	time_t shown;
 };
 
@@ -302,6 +310,10 @@ void cli_rawrec_free(struct cli_rawrec *r)
 		return;
 	if (r->running)
 		cli_rawrec_stop(r);
+	/* never written (the run failed): no room held in an empty file */
+	if (r->reserved_fd >= 0 && ftruncate(r->reserved_fd, 0)) {
+		/* the file keeps zeros; the failure was said already */
+	}
 	for (unsigned int i = 0; i < r->ncpu; i++) {
 		if (r->cpu[i].pipe >= 0)
 			close(r->cpu[i].pipe);
@@ -330,6 +342,7 @@ int cli_rawrec_open(struct cli_rawrec **out, const char *dir, const char *output
 		return cli_file_error(dir, -ENOMEM);
 	}
 	r->progress = progress;
+	r->reserved_fd = -1;
 	for (int i = 0; i < n; i++)
 		r->cpu[i] = (struct rawrec_cpu){.pipe = -1, .file = -1, .cpu = cpus[i]};
 	r->ncpu = (unsigned int)n;
@@ -359,6 +372,33 @@ int cli_rawrec_open(struct cli_rawrec **out, const char *dir, const char *output
 	}
 	*out = r;
 	return 0;
+}
+
+/*
+ * Hold room for the metadata in the output (a regular file): as much as the
+ * file system gives, up to RAWREC_RESERVE_MAX.
+ */
+void cli_rawrec_reserve(struct cli_rawrec *r, int fd)
+{
+	struct statvfs vfs;
+	struct stat st;
+	off_t max = RAWREC_RESERVE_MAX;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return;
+	/* a quarter of the free space at most: the rest is for the pages */
+	if (!fstatvfs(fd, &vfs) && (unsigned long long)vfs.f_bavail * vfs.f_frsize / 4 < (unsigned long long)max)
+		max = (off_t)((unsigned long long)vfs.f_bavail * vfs.f_frsize / 4);
+	for (off_t len = max; len >= RAWREC_RESERVE_MIN; len /= 2)
+		if (!fallocate(fd, 0, 0, len)) {
+			r->reserved_fd = fd;
+			return;
+		}
+}
+
+unsigned long long cli_rawrec_events(const struct cli_rawrec *r)
+{
+	return r->events;
 }
 
 int cli_rawrec_start(struct cli_rawrec *r)
@@ -473,6 +513,9 @@ int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o)
 	cli_path(path, sizeof(path), o->mnt, "kallsyms");
 	if (!seekable)
 		fd = temp_file("-");
+	else if (r->reserved_fd == o->fd && ftruncate(o->fd, 0))
+		fd = -errno; /* the room held for the metadata given back */
+	r->reserved_fd = -1;
 	struct td_opts td = {
 		.version = o->version,
 		.tracing_dir = o->mnt,

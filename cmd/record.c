@@ -548,8 +548,11 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 			said = 0;
 	}
 	/* the pages are taken from now on: the buffer was cleared for CMD's start */
-	if (rr && !res->fail && cli_rawrec_start(rr))
-		res->fail = CLI_FAIL;
+	if (rr && !res->fail) {
+		cli_rawrec_reserve(rr, out->fd);
+		if (cli_rawrec_start(rr))
+			res->fail = CLI_FAIL;
+	}
 	close(sv[0]);
 	err = cli_reap(pid);
 	if (err < 0)
@@ -645,7 +648,7 @@ static int finish(const struct cli_record_opts *o, const char *mnt, const char *
 	if (!rc)
 		report_lost(dir, o->output);
 	/* (a CMD such as `sh -c PROG` has none, while PROG is traced) */
-	if (res->no_sites && !cli_events_written(dir))
+	if (res->no_sites && !(rr ? cli_rawrec_events(rr) : cli_events_written(dir)))
 		fprintf(stderr,
 			"%s: warning: %s has no patch sites: none of its functions can be traced "
 			"(build it with the flags of 'utrace cflags')\n",
