@@ -4,13 +4,16 @@
  * CPU's per_cpu/cpuN/trace_pipe_raw drained into a file of its own while the
  * command runs, then one trace.dat (common/tracedat.c) made of them.
  *
- * Draining.  One thread reads the CPUs' pipes without blocking, a page per read,
- * and appends each page to its CPU's file.  It reads a CPU until it has nothing
- * more; when no CPU has anything it sleeps: long (RAWREC_IDLE_MS) when the last
- * pages were partly filled (a quiet program: waiting fills the pages, so a slow
- * trickle of events does not cost a page each), short (RAWREC_BUSY_MS) when they
- * were full (the tracer fills the buffers fast: read again soon, before they
- * overflow).  Memory is one page: the rest is on disk.
+ * Draining.  One thread reads the CPUs' pipes without blocking, up to
+ * RAWREC_READ_PAGES pages per read (utracefs gives whole pages, as many as are
+ * ready: one trip through FUSE for many pages), and appends them to the CPU's
+ * file.  It reads a CPU until it has nothing more; when no CPU has anything it
+ * sleeps.  How long: the time the busiest CPU takes, at the rate it was written
+ * since the last pass, to fill a quarter of its buffer, between RAWREC_MIN_MS
+ * and RAWREC_MAX_MS: a quiet program is read seldom (waiting fills the pages,
+ * so that a slow trickle of events does not cost a page each), a busy one often
+ * enough that its buffer does not overflow.  Memory is one read's pages: the
+ * rest is on disk.
  *
  * The CPU files are unlinked temporary files in the output's directory, so that
  * nothing is left behind by a crash, and so that tracedat.c, which frees each as
@@ -23,7 +26,8 @@
  * that a disk the pages filled still takes a valid file.
  *
  * Progress: on a terminal, one line on stderr rewritten every second (events,
- * MB, events the buffers lost), as a long recording must show it is alive.
+ * MB, events the buffers lost), as a long recording must show it is alive; the
+ * same line once at the end in any case.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,8 +50,9 @@
 #include "ut_version.h"
 
 #define RAWREC_PAGE 4096
-#define RAWREC_IDLE_MS 100
-#define RAWREC_BUSY_MS 1
+#define RAWREC_READ_PAGES 16
+#define RAWREC_MIN_MS 1
+#define RAWREC_MAX_MS 100
 #define RAWREC_MAX_CPUS 1024
 #define RAWREC_RESERVE_MAX (4u << 20)
 #define RAWREC_RESERVE_MIN (64u << 10)
@@ -66,6 +71,8 @@ struct cli_rawrec {
 	volatile bool stop; /* set by the main thread, read by the drain thread */
 	bool progress;	    /* a line on a terminal */
 	int write_err;	    /* the first error keeping a page (errno) */
+	unsigned long long buffer_bytes; /* buffer_size_kb of one CPU, in bytes */
+	unsigned char *chunk;		 /* RAWREC_READ_PAGES pages, one read's */
 	unsigned long long pages, pages_dropped, events, lost;
 	bool lost_unknown; /* a page said events were lost without their number */
 	int reserved_fd;   /* the output, allocated to hold room for the metadata; -1: none */
@@ -139,65 +146,72 @@ static void show_progress(struct cli_rawrec *r, bool last)
 {
 	time_t now = time(NULL);
 
-	if (!r->progress || (!last && now == r->shown))
+	if (!last && (!r->progress || now == r->shown))
 		return;
 	r->shown = now;
-	fprintf(stderr, "\r%s: %llu events, %.1f MB, %llu%s lost%s", cli_name(), r->events,
-		(double)r->pages * RAWREC_PAGE / 1e6, r->lost, r->lost_unknown ? "+" : "",
-		last ? "\n" : "  ");
+	fprintf(stderr, "%s%s: %llu events, %.1f MB, %llu%s lost%s", r->progress ? "\r" : "",
+		cli_name(), r->events, (double)r->pages * RAWREC_PAGE / 1e6, r->lost,
+		r->lost_unknown ? "+" : "", last ? "\n" : "  ");
 	fflush(stderr);
 }
 
-/* Keep one page of cpu c (after a failure, only count it). */
-static void keep_page(struct cli_rawrec *r, struct rawrec_cpu *c, const unsigned char *page)
+/* Keep n pages of cpu c (after a failure, only count them). */
+static void keep_pages(struct cli_rawrec *r, struct rawrec_cpu *c, const unsigned char *pages,
+		       unsigned int n)
 {
-	long long lost;
+	size_t len = (size_t)n * RAWREC_PAGE, done = 0;
 
-	r->events += page_events(page, &lost);
-	if (lost < 0)
-		r->lost_unknown = true;
-	else
-		r->lost += (unsigned long long)lost;
-	if (!r->write_err) {
-		ssize_t n = write(c->file, page, RAWREC_PAGE);
+	for (unsigned int i = 0; i < n; i++) {
+		long long lost;
 
-		if (n == RAWREC_PAGE) {
-			r->pages++;
-			return;
-		}
-		r->write_err = n < 0 ? errno : ENOSPC;
-		if (n > 0 && ftruncate(c->file, lseek(c->file, 0, SEEK_CUR) - n)) {
-			/* the writer takes whole pages only: a partial one is never read */
-		}
+		r->events += page_events(pages + (size_t)i * RAWREC_PAGE, &lost);
+		if (lost < 0)
+			r->lost_unknown = true;
+		else
+			r->lost += (unsigned long long)lost;
 	}
-	r->pages_dropped++;
+	while (!r->write_err && done < len) {
+		ssize_t w = write(c->file, pages + done, len - done);
+
+		if (w <= 0)
+			r->write_err = w < 0 ? errno : ENOSPC;
+		else
+			done += (size_t)w;
+	}
+	/* the writer takes whole pages only: the part of one that did not fit goes */
+	if (done % RAWREC_PAGE && ftruncate(c->file, lseek(c->file, 0, SEEK_CUR) -
+						     (off_t)(done % RAWREC_PAGE))) {
+		/* then tracedat.c ignores it: it copies whole pages */
+	}
+	r->pages += done / RAWREC_PAGE;
+	r->pages_dropped += n - done / RAWREC_PAGE;
 }
 
 /*
- * One pass over the CPUs, each read until it has nothing more.  Returns whether
- * any page read was full (the tracer writes fast) through *full, and how many
- * pages were read.
+ * One pass over the CPUs, each read until it has nothing more.  Returns the pages
+ * read, and through *most the bytes of the CPU that had the most.
  */
-static unsigned long drain_pass(struct cli_rawrec *r, bool *full)
+static unsigned long drain_pass(struct cli_rawrec *r, unsigned long long *most)
 {
-	unsigned char page[RAWREC_PAGE];
 	unsigned long got = 0;
 
-	*full = false;
+	*most = 0;
 	for (unsigned int i = 0; i < r->ncpu; i++) {
 		struct rawrec_cpu *c = &r->cpu[i];
+		unsigned long long bytes = 0;
 
 		for (;;) {
-			ssize_t n = read(c->pipe, page, sizeof(page));
-			uint64_t commit;
+			ssize_t n = read(c->pipe, r->chunk, (size_t)RAWREC_READ_PAGES * RAWREC_PAGE);
 
-			if (n != RAWREC_PAGE)
-				break; /* EAGAIN: nothing now; anything else: this pipe is done */
-			keep_page(r, c, page);
-			memcpy(&commit, page + 8, 8);
-			*full = (commit & RB_COMMIT_MASK) > RAWREC_PAGE - 16 - 256;
-			got++;
+			/* EAGAIN: nothing now; an error or a part of a page: this pipe is done */
+			if (n < RAWREC_PAGE || n % RAWREC_PAGE)
+				break;
+			keep_pages(r, c, r->chunk, (unsigned int)(n / RAWREC_PAGE));
+			bytes += (unsigned long long)n;
+			got += (unsigned long)(n / RAWREC_PAGE);
 		}
+		if (bytes > *most)
+			*most = bytes;
 	}
 	return got;
 }
@@ -209,19 +223,37 @@ static void sleep_ms(unsigned int ms)
 	nanosleep(&ts, NULL);
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static void *drain_thread(void *arg)
 {
 	struct cli_rawrec *r = arg;
-	bool full;
+	double last = now_ms();
+	unsigned long long most;
 
 	while (!r->stop) {
-		drain_pass(r, &full);
+		double t, ms = RAWREC_MAX_MS;
+
+		drain_pass(r, &most);
 		show_progress(r, false);
+		t = now_ms();
+		/* a quarter of the buffer at the rate the busiest CPU was written */
+		if (most && t > last)
+			ms = (double)r->buffer_bytes / 4 / ((double)most / (t - last));
+		last = t;
 		if (!r->stop)
-			sleep_ms(full ? RAWREC_BUSY_MS : RAWREC_IDLE_MS);
+			sleep_ms(ms < RAWREC_MIN_MS   ? RAWREC_MIN_MS
+				 : ms > RAWREC_MAX_MS ? RAWREC_MAX_MS
+						      : (unsigned int)ms);
 	}
 	/* what was written before tracing went off */
-	while (drain_pass(r, &full))
+	while (drain_pass(r, &most))
 		;
 	return NULL;
 }
@@ -275,6 +307,20 @@ static int session_cpus(const char *dir, int **out)
 	return n;
 }
 
+/* One CPU's buffer in bytes (buffer_size_kb: "1408", "7 (expanded: 1408)"). */
+static unsigned long long session_buffer_bytes(const char *dir)
+{
+	char *val, *exp;
+	unsigned long long kb = 0;
+
+	if (!cli_read_value(dir, "buffer_size_kb", &val)) {
+		exp = strstr(val, "(expanded: ");
+		kb = strtoull(exp ? exp + 11 : val, NULL, 10);
+		free(val);
+	}
+	return (kb ? kb : 1408) * 1024;
+}
+
 /* An unlinked file for one CPU's pages in the directory of output. */
 static int temp_file(const char *output)
 {
@@ -321,6 +367,7 @@ void cli_rawrec_free(struct cli_rawrec *r)
 			close(r->cpu[i].file);
 	}
 	free(r->cpu);
+	free(r->chunk);
 	free(r);
 }
 
@@ -343,6 +390,14 @@ int cli_rawrec_open(struct cli_rawrec **out, const char *dir, const char *output
 	}
 	r->progress = progress;
 	r->reserved_fd = -1;
+	r->buffer_bytes = session_buffer_bytes(dir);
+	r->chunk = malloc((size_t)RAWREC_READ_PAGES * RAWREC_PAGE);
+	if (!r->chunk) {
+		free(cpus);
+		free(r->cpu);
+		free(r);
+		return cli_file_error(dir, -ENOMEM);
+	}
 	for (int i = 0; i < n; i++)
 		r->cpu[i] = (struct rawrec_cpu){.pipe = -1, .file = -1, .cpu = cpus[i]};
 	r->ncpu = (unsigned int)n;
@@ -419,7 +474,7 @@ int cli_rawrec_start(struct cli_rawrec *r)
 
 void cli_rawrec_stop(struct cli_rawrec *r)
 {
-	bool full;
+	unsigned long long most;
 
 	if (r->running) {
 		r->stop = true;
@@ -428,7 +483,7 @@ void cli_rawrec_stop(struct cli_rawrec *r)
 	} else {
 		/* extract: what is there now */
 		r->stop = true;
-		while (drain_pass(r, &full))
+		while (drain_pass(r, &most))
 			;
 	}
 	show_progress(r, true);

@@ -50,7 +50,8 @@ expect_eq "--file-version 5: bad usage" "2 1" "$rc $(count 'file-version 5: 6 or
 # (CMD's own output kept out of it)
 "$UTRACE" record -p function -o - -- sh -c "$HELLO 5 x >/dev/null" 2>"$UT_TMP/p.err" |
 	cat >"$UT_TMP/p.dat"
-expect_eq "-o -: nothing said (sh has no sites, hello was traced)" "" "$(cat "$UT_TMP/p.err")"
+expect_eq "-o -: only the closing count is said (sh has no sites, hello was traced)" \
+	"utrace record: $(tc_events "$UT_TMP/p.dat" | wc -l) events, 0.0 MB, 0 lost" "$(cat "$UT_TMP/p.err")"
 expect_eq "-o - through a pipe: the same events" "$(count ' function: ' "$(tc_events "$UT_TMP/f.dat")")" \
 	"$(count ' function: ' "$(tc_events "$UT_TMP/p.dat")")"
 
@@ -59,11 +60,26 @@ echo function > "$T/current_tracer"
 traced "$HELLO" 5 x >/dev/null
 n=$(grep -vc '^#' "$T/trace")
 out=$("$UTRACE" extract -o "$UT_TMP/e.dat" 2>&1); rc=$?
-expect_eq "extract: status 0" "0" "$rc$out"
+expect_eq "extract: status 0, the events it took said" "0 utrace extract: $n events, 0.0 MB, 0 lost" "$rc $out"
 expect_eq "extract: the buffer's events" "$n" "$(count ': ' "$(tc_events "$UT_TMP/e.dat")")"
 expect_eq "extract takes them out of the buffer" 0 "$(grep -vc '^#' "$T/trace")"
 expect_eq "extract leaves the tracer" function "$(cat "$T/current_tracer")"
 echo nop > "$T/current_tracer"
+
+# --- trace_pipe_raw: a read of several pages' size gives the whole pages that are ready ---
+echo function > "$T/current_tracer"
+traced "$HELLO" 2000 x >/dev/null
+most=0
+for c in "$T"/per_cpu/cpu*; do
+	n=$(dd if="$c/trace_pipe_raw" bs=65536 count=1 iflag=nonblock 2>/dev/null | wc -c)
+	[ "$n" -gt "$most" ] && most=$n
+done
+echo nop > "$T/current_tracer"
+if [ "$most" -gt 4096 ] && [ $((most % 4096)) = 0 ]; then
+	pass "trace_pipe_raw: one read of 64 KB takes several whole pages ($most bytes)"
+else
+	fail "trace_pipe_raw: one read of 64 KB takes several whole pages" "$most bytes"
+fi
 
 # --- SIGTERM: CMD stopped, the file finished and valid ----------------------------------
 "$UTRACE" record -p function -o "$UT_TMP/term.dat" -- "$PROGS/e2e_calls" -l \
