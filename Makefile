@@ -37,7 +37,8 @@ DEPS_BUILD := gcc g++ binutils clang libclang-rt-14-dev llvm-14 make pkg-config 
 	fuse3 libelf-dev libcmocka-dev groff-base systemtap-sdt-dev \
 	libtracecmd-dev libtraceevent-dev libtracefs-dev trace-cmd
 # tcl8.6: SQLite's makefile generates sqlite3.c with tclsh (bench/real.sh).
-DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6
+# time, bc: the recorder's memory (GNU time) and its rates (bench/rec.sh).
+DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6 time bc
 
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null)

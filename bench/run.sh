@@ -15,7 +15,7 @@
 #                 takes fewer device interrupts than CPU 0 on a typical guest)
 #   BENCH_CAT_KB  buffer_size_kb used to time `cat trace` on a full buffer (default 65536)
 #   BENCH_DOC     report to write (default docs/performance.md)
-#   BENCH_WORKLOADS  workloads to run (default: calls events thresh real scale inst)
+#   BENCH_WORKLOADS  workloads to run (default: calls events thresh real scale inst rec)
 #   BENCH_CALLS_CONFIGS  rows of the calls workload to run (default: all, bench/micro.sh)
 #   BENCH_EVENTS_PAIRS  pairs of blocks per run of the events workload (default 100)
 #   BENCH_THRESH_US  tracing_thresh of the calls workload's ut-graph-thresh row (1000)
@@ -24,6 +24,8 @@
 #                 (bench/scale.sh)
 #   BENCH_SWAP_REPEAT, BENCH_INST_COUNT  the inst workload: snapshot swaps timed per row
 #                 (default 200), instances made to measure memory (default 16) (bench/inst.sh)
+#   BENCH_REC_RATES, BENCH_REC_SECONDS, BENCH_REPORT_MB  the rec workload: calls per second
+#                 recorded, seconds per rate, size of the recording read back (bench/rec.sh)
 #   BENCH_UTRACEFS, BENCH_LIBUTRACE  take utracefs or libutrace.so from elsewhere than
 #                 BUILD_DIR (relative to the repository)
 #
@@ -51,7 +53,7 @@ BENCH_BLOCK=${BENCH_BLOCK:-100000}
 BENCH_CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 BENCH_CAT_KB=${BENCH_CAT_KB:-65536}
 BENCH_DOC=${BENCH_DOC:-$TOP/docs/performance.md}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls events thresh real scale inst}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls events thresh real scale inst rec}
 BENCH_OUT=$BENCH_DIR/out
 BENCH_TMP=$(mktemp -d /tmp/utrace-bench.XXXXXX)
 BENCH_MNT=$BENCH_TMP/tracing
@@ -67,6 +69,7 @@ BENCH_FS_PID=
 . "$BENCH_DIR/real.sh"
 . "$BENCH_DIR/scale.sh"
 . "$BENCH_DIR/inst.sh"
+. "$BENCH_DIR/rec.sh"
 . "$BENCH_DIR/report.sh"
 
 bench_cleanup() {

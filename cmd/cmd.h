@@ -30,7 +30,7 @@ struct cli_command {
 
 extern const struct cli_command cli_cmd_mount, cli_cmd_umount, cli_cmd_cflags, cli_cmd_record,
 	cli_cmd_report, cli_cmd_show, cli_cmd_start, cli_cmd_stop, cli_cmd_reset, cli_cmd_list,
-	cli_cmd_stat, cli_cmd_snapshot;
+	cli_cmd_stat, cli_cmd_snapshot, cli_cmd_extract;
 
 /* ---- messages (util.c) --------------------------------------------------------- */
 
@@ -174,7 +174,8 @@ int cli_run_wait(char *const argv[]);
 
 /* ---- record (record.c) ----------------------------------------------------------- */
 
-#define CLI_RECORD_DEFAULT_OUTPUT "utrace.txt"
+#define CLI_RECORD_DEFAULT_OUTPUT "trace.dat" /* as trace-cmd */
+#define CLI_RECORD_DEFAULT_TEXT "utrace.txt"  /* record --text */
 #define CLI_GRAPH_TRACER "function_graph" /* the tracer -g selects functions for */
 
 #define CLI_RECORD_FILTERS_MAX 64
@@ -190,7 +191,9 @@ struct cli_record_opts {
 	struct cli_event_filter {
 		const char *event, *filter;
 	} filters[CLI_RECORD_FILTERS_MAX];
-	const char *output; /* -o, default CLI_RECORD_DEFAULT_OUTPUT; "-" is stdout */
+	const char *output; /* -o, default CLI_RECORD_DEFAULT_OUTPUT (_TEXT); "-" is stdout */
+	bool text;	    /* --text: the text of the trace file, not trace.dat */
+	int file_version;   /* --file-version: of trace.dat, 6 or 7 */
 	unsigned long buffer_kb; /* -b: buffer_size_kb for the run; 0: as it is */
 	const char *instance;	 /* -B: record into instances/NAME (made if missing); NULL: top */
 	char **cmd;	    /* NULL-terminated */
@@ -240,6 +243,37 @@ int cli_exec_result(int fd);
 int cli_wait_ready(int sock, pid_t pid);
 /* Wait for CMD and reap it: its exit status, 128 + signal, or -errno. */
 int cli_reap(pid_t pid);
+
+/* ---- record and extract: trace.dat (rawrec.c) -------------------------------------- */
+
+/*
+ * Every CPU's trace_pipe_raw of a session, drained into temporary files (in the
+ * output's directory) by a thread while a command runs (record) or at once
+ * (extract), then written as one trace.dat.
+ */
+struct cli_rawrec;
+/* Open the session dir's pipes and the files; 0, or CLI_FAIL after a message. */
+/* raw: "trace_pipe_raw" or "snapshot_raw". */
+int cli_rawrec_open(struct cli_rawrec **r, const char *dir, const char *output, const char *raw,
+		    bool progress);
+/* Hold room in the (empty) output fd for the file's metadata, if it is a regular file. */
+void cli_rawrec_reserve(struct cli_rawrec *r, int fd);
+/* The events taken so far. */
+unsigned long long cli_rawrec_events(const struct cli_rawrec *r);
+/* Drain in the background from now on; 0, or CLI_FAIL after a message. */
+int cli_rawrec_start(struct cli_rawrec *r);
+/* Take what is left (everything, without start) and close the pipes. */
+void cli_rawrec_stop(struct cli_rawrec *r);
+struct cli_rawrec_out {
+	const char *mnt;  /* the mount: event formats, saved_cmdlines, kallsyms */
+	const char *dir;  /* the session: trace_clock, per_cpu stats */
+	const char *path; /* for messages */
+	int fd;		  /* the output (empty; one that cannot seek gets a copy) */
+	int version;	  /* of trace.dat: 6 or 7 */
+};
+/* Write the trace.dat; 0, or CLI_FAIL after a message (a file cut short is valid). */
+int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o);
+void cli_rawrec_free(struct cli_rawrec *r);
 
 /* ---- stat (stat.c) --------------------------------------------------------------- */
 

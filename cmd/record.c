@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <glob.h>
 #include <limits.h>
 #include <signal.h>
@@ -135,11 +136,17 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	o->pids = NULL;
 	o->events = NULL;
 	o->nr_filters = 0;
-	o->output = CLI_RECORD_DEFAULT_OUTPUT;
+	o->output = NULL;
+	o->text = false;
+	o->file_version = 7;
 	o->buffer_kb = 0;
 	o->instance = NULL;
 	o->cmd = NULL;
-	while ((c = cli_getopt(argc, argv, "+p:g:l:n:P:e:f:o:b:B:", &first)) != -1) {
+	static const struct option longopts[] = {{"text", no_argument, NULL, 'T'},
+						 {"file-version", required_argument, NULL, 'V'},
+						 {0}};
+
+	while ((c = cli_getopt_long(argc, argv, "+p:g:l:n:P:e:f:o:b:B:", longopts, &first)) != -1) {
 		if (!o->instance && !top_opt && c > 0 && strchr("pglnPefb", c))
 			top_opt = c;
 		switch (c) {
@@ -195,10 +202,20 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 			if (rc)
 				return rc;
 			break;
+		case 'T':
+			o->text = true;
+			break;
+		case 'V':
+			if (strcmp(optarg, "6") && strcmp(optarg, "7"))
+				return cli_usage_error("--file-version %s: 6 or 7", optarg);
+			o->file_version = optarg[0] - '0';
+			break;
 		default:
 			return CLI_USAGE;
 		}
 	}
+	if (!o->output)
+		o->output = o->text ? CLI_RECORD_DEFAULT_TEXT : CLI_RECORD_DEFAULT_OUTPUT;
 	/* As trace-cmd: a graph function without a tracer means function_graph. */
 	if (!o->tracer && o->graph_funcs)
 		o->tracer = CLI_GRAPH_TRACER;
@@ -486,7 +503,7 @@ struct run_result {
  */
 static int run_traced(const struct cli_record_opts *o, const char *lib, const char *mnt,
 		      const char *dir, struct setup *st, struct cli_output *out,
-		      struct run_result *res)
+		      struct cli_rawrec *rr, struct run_result *res)
 {
 	bool setup = o->graph_funcs || o->filter_funcs || o->notrace_funcs || o->pids || o->events;
 	int sv[2], ep[2], err, said;
@@ -529,6 +546,12 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 			kill(pid, SIGKILL);
 		else if (send(sv[0], "g", 1, MSG_NOSIGNAL) != 1) /* CMD may be gone */
 			said = 0;
+	}
+	/* the pages are taken from now on: the buffer was cleared for CMD's start */
+	if (rr && !res->fail) {
+		cli_rawrec_reserve(rr, out->fd);
+		if (cli_rawrec_start(rr))
+			res->fail = CLI_FAIL;
 	}
 	close(sv[0]);
 	err = cli_reap(pid);
@@ -605,19 +628,27 @@ static void report_lost(const char *dir, const char *output)
 }
 
 /* After CMD's run: stop tracing, save, say what was lost or could not be traced. */
-static int finish(const struct cli_record_opts *o, const char *dir, struct cli_output *out,
-		  const struct run_result *res)
+static int finish(const struct cli_record_opts *o, const char *mnt, const char *dir,
+		  struct cli_output *out, struct cli_rawrec *rr, const struct run_result *res)
 {
 	int rc = cli_set(dir, "tracing_on", "0");
 
-	if (!rc)
+	if (!rc && rr) {
+		cli_rawrec_stop(rr);
+		rc = cli_rawrec_write(rr, &(struct cli_rawrec_out){.mnt = mnt,
+								   .dir = dir,
+								   .path = o->output,
+								   .fd = out->fd,
+								   .version = o->file_version});
+	} else if (!rc) {
 		rc = save_trace(dir, o->output, out->fd);
+	}
 	if (!rc && out->fd != STDOUT_FILENO)
 		fprintf(stderr, "%s: trace saved to %s\n", cli_name(), o->output);
 	if (!rc)
 		report_lost(dir, o->output);
 	/* (a CMD such as `sh -c PROG` has none, while PROG is traced) */
-	if (res->no_sites && !cli_events_written(dir))
+	if (res->no_sites && !(rr ? cli_rawrec_events(rr) : cli_events_written(dir)))
 		fprintf(stderr,
 			"%s: warning: %s has no patch sites: none of its functions can be traced "
 			"(build it with the flags of 'utrace cflags')\n",
@@ -682,11 +713,16 @@ static int record(const struct cli_record_opts *o, const char *mnt, const char *
 	char *was_on = NULL, *old_kb = NULL;
 	struct setup st = {0};
 	struct run_result res = {0};
+	struct cli_rawrec *rr = NULL;
 	int rc, status, tail;
 
 	if (cli_read_value(dir, "tracing_on", &was_on))
 		was_on = NULL;
 	rc = prepare(o, dir, &old_kb);
+	/* (an open trace_pipe_raw keeps the tracer: opened once it is set) */
+	if (!rc && !o->text)
+		rc = cli_rawrec_open(&rr, dir, o->output, "trace_pipe_raw",
+				     isatty(STDERR_FILENO));
 	if (rc)
 		goto out;
 	if (o->pids) {
@@ -707,7 +743,7 @@ static int record(const struct cli_record_opts *o, const char *mnt, const char *
 		if (rc)
 			goto out;
 	}
-	status = run_traced(o, lib, mnt, dir, &st, out, &res);
+	status = run_traced(o, lib, mnt, dir, &st, out, rr, &res);
 	if (res.fail) {
 		rc = res.fail;
 		goto out;
@@ -717,13 +753,14 @@ static int record(const struct cli_record_opts *o, const char *mnt, const char *
 		goto out;
 	}
 	if (res.ran)
-		rc = finish(o, dir, out, &res);
+		rc = finish(o, mnt, dir, out, rr, &res);
 	else if (cli_stop_signal())
 		cli_error("%s: %s not started, nothing recorded", strsignal(cli_stop_signal()),
 			  o->cmd[0]);
 	if (status)
 		rc = status; /* CMD's failure says more than ours */
 out:
+	cli_rawrec_free(rr); /* before the tracer is put back */
 	tail = restore(o, dir, was_on, &st, old_kb);
 	free(st.old_pids);
 	free(was_on);
@@ -797,7 +834,7 @@ const struct cli_command cli_cmd_record = {
 	.run = run,
 	.usage = "usage: utrace record [-B NAME] -p TRACER [-g FUNC]... [-l FUNC]...\n"
 		 "                     [-n FUNC]... [-P PID]... [-e EVENT [-f FILTER]]... [-b KB]\n"
-		 "                     [-o FILE]\n"
+		 "                     [-o FILE] [--file-version 6|7] [--text]\n"
 		 "                     [--] CMD [ARG...]\n"
 		 "\n"
 		 "Run CMD with the utrace runtime (libutrace.so) preloaded, trace it with\n"
@@ -837,8 +874,18 @@ const struct cli_command cli_cmd_record = {
 		 "             the run if missing and removed at the end; one that was there\n"
 		 "             stays\n"
 		 "  -o FILE    where to save the trace (default " CLI_RECORD_DEFAULT_OUTPUT
-		 "; - is stdout).\n"
-		 "             It is the text of the trace file; 'utrace report' prints it\n"
+		 ", with --text\n"
+		 "             " CLI_RECORD_DEFAULT_TEXT "; - is stdout): a trace-cmd data file\n"
+		 "             that 'utrace report', 'trace-cmd report' and KernelShark read.\n"
+		 "             The buffers are drained into it while CMD runs (a line on a\n"
+		 "             terminal shows events, MB and events lost), so a long run is\n"
+		 "             not limited by the buffer size\n"
+		 "  --file-version 6|7\n"
+		 "             the trace.dat version (default 7, as trace-cmd 3 writes; 6\n"
+		 "             for older readers)\n"
+		 "  --text     save the text of the trace file instead (what 'cat trace'\n"
+		 "             shows at the end, the buffer's size at most); 'utrace\n"
+		 "             report' prints it back\n"
 		 "\n"
 		 "The options of the mount (trace_options, such as funcgraph-proc) are used as\n"
 		 "they are.  The exit status is CMD's (128+N when signal N killed it; 127 when\n"

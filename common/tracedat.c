@@ -679,15 +679,24 @@ static int copy_cpu(int out, const struct td_opts *o, unsigned int c, const stru
 		    unsigned long long *done, bool *plain, char **bounce)
 {
 	int in = o->cpu[c].fd;
+	size_t step = TD_CHUNK;
 
 	*done = 0;
 	while (*done < l->size[c]) {
 		unsigned long long left = l->size[c] - *done;
 		long n = copy_some(in, *done, out, l->off[c] + *done,
-				   left < TD_CHUNK ? (size_t)left : TD_CHUNK, plain, bounce);
+				   left < step ? (size_t)left : step, plain, bounce);
 
 		if (n == -EINTR)
 			continue;
+		/*
+		 * A full disk, when the inputs are on it and punched: a page at a time, each
+		 * freeing the space the next one takes, so that all of them fit.
+		 */
+		if (n == -ENOSPC && o->punch && step > o->page_size) {
+			step = o->page_size;
+			continue;
+		}
 		if (n < 0)
 			return (int)n;
 		if (n == 0)

@@ -50,7 +50,7 @@ daemon_of() {
 expect_rc "no command: usage, 2" 2 "usage: utrace COMMAND" "$UTRACE"
 expect_rc "unknown command: 2" 2 "unknown command 'frobnicate'" "$UTRACE" frobnicate
 out=$("$UTRACE" help); rc=$?
-for c in mount umount cflags record report show start stop reset list stat snapshot; do
+for c in mount umount cflags record report show start stop reset list stat snapshot extract; do
 	if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -Eq "^  $c "; then
 		fail "help lists $c" "$out"; continue
 	fi
@@ -61,10 +61,10 @@ pass "help lists every command; CMD -h and help CMD print the usage"
 expect_rc "help of an unknown command: 2" 2 "unknown command 'nope'" "$UTRACE" help nope
 expect_rc "--version" 0 NOERR "$UTRACE" --version
 expect_match "--version prints the version" '^utrace [0-9]+\.[0-9]+\.[0-9]+$' "$(cat "$UT_TMP/out")"
-expect_rc "record without -p: 2" 2 "no tracer given" "$UTRACE" record -- true
-expect_rc "record without CMD: 2" 2 "no command to run" "$UTRACE" record -p function
-expect_rc "record -p without value: 2" 2 "option '-p' needs an argument" "$UTRACE" record -p
-expect_rc "record unknown option: 2" 2 "unknown option '-x'" "$UTRACE" record -x -p nop true
+expect_rc "record without -p: 2" 2 "no tracer given" "$UTRACE" record --text -- true
+expect_rc "record without CMD: 2" 2 "no command to run" "$UTRACE" record --text -p function
+expect_rc "record -p without value: 2" 2 "option '-p' needs an argument" "$UTRACE" record --text -p
+expect_rc "record unknown option: 2" 2 "unknown option '-x'" "$UTRACE" record --text -x -p nop true
 expect_rc "list unknown option: 2" 2 "unknown option '-z'" "$UTRACE" list -z
 expect_rc "show bad CPU: 2" 2 "bad CPU number 'abc'" "$UTRACE" show -c abc
 expect_rc "start with an argument: 2" 2 "unexpected argument 'now'" "$UTRACE" start now
@@ -187,13 +187,13 @@ expect_rc "umount through the absolute path" 0 NOERR env UTRACE_TRACING="$M4" "$
 # ---- record mounts and unmounts by itself ------------------------------------------
 export UTRACE_TRACING=$M3
 expect_rc "record with nothing mounted" 0 "trace saved to $UT_TMP/auto.txt" \
-	"$UTRACE" record -p function -o "$UT_TMP/auto.txt" -- "$HELLO"
+	"$UTRACE" record --text -p function -o "$UT_TMP/auto.txt" -- "$HELLO"
 if is_mounted "$M3"; then fail "record unmounts what it mounted"; else
 	pass "record unmounts what it mounted"
 fi
 expect_match "record (own mount) traced the program" 'sum_of_squares' "$(cat "$UT_TMP/auto.txt")"
 expect_rc "record -B with nothing mounted" 0 "trace saved to $UT_TMP/auto-b.txt" \
-	"$UTRACE" record -B auto -p function -o "$UT_TMP/auto-b.txt" -- "$HELLO"
+	"$UTRACE" record --text -B auto -p function -o "$UT_TMP/auto-b.txt" -- "$HELLO"
 if is_mounted "$M3"; then fail "record -B unmounts what it mounted"; else
 	pass "record -B unmounts what it mounted"
 fi
@@ -204,7 +204,7 @@ expect_match "record -B (own mount) traced the program" 'sum_of_squares' \
 ut_mount # exports UTRACE_TRACING=$T
 
 expect_rc "record -p function" 0 "trace saved to $UT_TMP/rec.txt" \
-	"$UTRACE" record -p function -o "$UT_TMP/rec.txt" -- "$HELLO" 4 tester
+	"$UTRACE" record --text -p function -o "$UT_TMP/rec.txt" -- "$HELLO" 4 tester
 expect_eq "the program's own output is untouched" "hello, tester
 sum of the squares of 1..4 = 30" "$(cat "$UT_TMP/out")"
 rec=$(cat "$UT_TMP/rec.txt")
@@ -215,13 +215,13 @@ expect_eq "square was called 4 times" 4 "$(printf '%s\n' "$rec" | grep -c ' squa
 expect_eq "record puts the tracer back to nop" nop "$(cat "$T/current_tracer")"
 expect_eq "record leaves tracing on" 1 "$(cat "$T/tracing_on")"
 expect_eq "report prints the recording" "$rec" "$("$UTRACE" report -i "$UT_TMP/rec.txt")"
-(cd "$UT_TMP" && "$UTRACE" record -p function -- "$HELLO" >/dev/null 2>&1)
-expect_match "record's default output is utrace.txt" 'sum_of_squares' \
-	"$(cd "$UT_TMP" && "$UTRACE" report 2>&1)"
+(cd "$UT_TMP" && "$UTRACE" record --text -p function -- "$HELLO" >/dev/null 2>&1)
+expect_match "record --text's default output is utrace.txt" 'sum_of_squares' \
+	"$(cd "$UT_TMP" && "$UTRACE" report -i utrace.txt 2>&1)"
 
-expect_rc "record returns CMD's exit status" 7 "" "$UTRACE" record -p nop -o - -- sh -c 'exit 7'
+expect_rc "record returns CMD's exit status" 7 "" "$UTRACE" record --text -p nop -o - -- sh -c 'exit 7'
 expect_rc "record of a missing program: 127" 127 "no-such-prog: No such file or directory" \
-	"$UTRACE" record -p nop -o "$UT_TMP/x.txt" -- "$UT_TMP/no-such-prog"
+	"$UTRACE" record --text -p nop -o "$UT_TMP/x.txt" -- "$UT_TMP/no-such-prog"
 # A program that cannot run leaves the output file as it was (or not there at all).
 printf 'an older recording\n' >"$UT_TMP/keep.txt"
 printf '#!/bin/sh\n' >"$UT_TMP/noexec.sh"
@@ -229,25 +229,25 @@ printf '#!/nonexistent/interpreter\n' >"$UT_TMP/badinterp.sh"
 chmod +x "$UT_TMP/badinterp.sh"
 rm -f "$UT_TMP/new.txt"
 expect_rc "record of a missing program in PATH: 127" 127 "no-such-prog: No such file or directory" \
-	"$UTRACE" record -p function -o "$UT_TMP/keep.txt" -- no-such-prog
+	"$UTRACE" record --text -p function -o "$UT_TMP/keep.txt" -- no-such-prog
 expect_rc "record of a file that is not executable: 126" 126 "noexec.sh: Permission denied" \
-	"$UTRACE" record -p function -o "$UT_TMP/keep.txt" -- "$UT_TMP/noexec.sh"
+	"$UTRACE" record --text -p function -o "$UT_TMP/keep.txt" -- "$UT_TMP/noexec.sh"
 expect_rc "record of a program that exec cannot start: 127" 127 \
 	"badinterp.sh: No such file or directory" \
-	"$UTRACE" record -p function -o "$UT_TMP/keep.txt" -- "$UT_TMP/badinterp.sh"
+	"$UTRACE" record --text -p function -o "$UT_TMP/keep.txt" -- "$UT_TMP/badinterp.sh"
 expect_eq "a program that cannot run leaves the output file untouched" "an older recording" \
 	"$(cat "$UT_TMP/keep.txt")"
-"$UTRACE" record -p function -o "$UT_TMP/new.txt" -- "$UT_TMP/badinterp.sh" 2>/dev/null
+"$UTRACE" record --text -p function -o "$UT_TMP/new.txt" -- "$UT_TMP/badinterp.sh" 2>/dev/null
 if [ -e "$UT_TMP/new.txt" ]; then fail "a program that cannot run creates no output file"; else
 	pass "a program that cannot run creates no output file"
 fi
 expect_eq "a program that cannot run leaves the tracer as it was" nop "$(cat "$T/current_tracer")"
 expect_rc "record with an unknown tracer: 2" 2 "unknown tracer 'bogus'" \
-	"$UTRACE" record -p bogus -o "$UT_TMP/x.txt" -- true
+	"$UTRACE" record --text -p bogus -o "$UT_TMP/x.txt" -- true
 expect_rc "record to an unwritable file: 1" 1 "/nonexistent/x.txt: No such file or directory" \
-	"$UTRACE" record -p nop -o /nonexistent/x.txt -- true
+	"$UTRACE" record --text -p nop -o /nonexistent/x.txt -- true
 # (ASan accepts a preload only with its link-order check off)
-LD_PRELOAD=libm.so.6 ASAN_OPTIONS=verify_asan_link_order=0 "$UTRACE" record -p nop \
+LD_PRELOAD=libm.so.6 ASAN_OPTIONS=verify_asan_link_order=0 "$UTRACE" record --text -p nop \
 	-o "$UT_TMP/x.txt" -- sh -c 'echo "$LD_PRELOAD"' >"$UT_TMP/out" 2>/dev/null
 lib=$(cd "$(dirname "$LIBUTRACE")" && pwd -P)/libutrace.so
 expect_eq "record appends the runtime to LD_PRELOAD" "libm.so.6:$lib" "$(cat "$UT_TMP/out")"
@@ -255,22 +255,22 @@ expect_eq "record appends the runtime to LD_PRELOAD" "libm.so.6:$lib" "$(cat "$U
 # A program without patch sites: record and the console say why its trace is empty.
 expect_rc "record of a program without patch sites" 0 \
 	"warning: /bin/true has no patch sites: none of its functions can be traced" \
-	"$UTRACE" record -p function -o "$UT_TMP/x.txt" -- /bin/true
+	"$UTRACE" record --text -p function -o "$UT_TMP/x.txt" -- /bin/true
 if grep -q 'no patch sites' "$UT_TMP/err" &&
-	! "$UTRACE" record -p function -o "$UT_TMP/x.txt" -- "$HELLO" 2>&1 >/dev/null |
+	! "$UTRACE" record --text -p function -o "$UT_TMP/x.txt" -- "$HELLO" 2>&1 >/dev/null |
 	grep -q 'no patch sites'; then
 	pass "record says nothing of patch sites for a program that has them"
 else
 	fail "record says nothing of patch sites for a program that has them"
 fi
-"$UTRACE" record -p function -o "$UT_TMP/sh.txt" -- sh -c "$HELLO" >/dev/null 2>"$UT_TMP/err"
+"$UTRACE" record --text -p function -o "$UT_TMP/sh.txt" -- sh -c "$HELLO" >/dev/null 2>"$UT_TMP/err"
 if ! grep -q 'no patch sites' "$UT_TMP/err" && grep -q sum_of_squares "$UT_TMP/sh.txt"; then
 	pass "record of sh -c PROG: no warning, PROG is traced"
 else
 	fail "record of sh -c PROG: no warning, PROG is traced" "$(cat "$UT_TMP/err")"
 fi
-"$UTRACE" record -p nop -o "$UT_TMP/x.txt" -- /bin/true 2>/dev/null
-"$UTRACE" record -p nop -o "$UT_TMP/x.txt" -- /bin/echo >/dev/null 2>&1
+"$UTRACE" record --text -p nop -o "$UT_TMP/x.txt" -- /bin/true 2>/dev/null
+"$UTRACE" record --text -p nop -o "$UT_TMP/x.txt" -- /bin/echo >/dev/null 2>&1
 # the registry reads connections in order: echo's line comes after both of true's
 i=0; while ! grep -q 'echo (pid' "$UT_TMP/utracefs.log" && [ $i -lt 200 ]; do
 	sleep 0.05; i=$((i + 1))
@@ -285,16 +285,16 @@ expect_match "the console line names the flags" \
 # Events lost to a small buffer (-b): said per CPU, with -b; the size is put back.
 kb=$(cat "$T/buffer_size_kb")
 expect_rc "record -b with a buffer too small" 0 "CPU [0-9]+: [0-9]+ events lost \(overrun [0-9]+, dropped [0-9]+\)" \
-	"$UTRACE" record -p function -b 8 -o "$UT_TMP/lost.txt" -- "$PROGS/e2e_calls" -n 100000
+	"$UTRACE" record --text -p function -b 8 -o "$UT_TMP/lost.txt" -- "$PROGS/e2e_calls" -n 100000
 expect_match "record suggests -b when events were lost" "too small; -b KB makes it larger" \
 	"$(cat "$UT_TMP/err")"
 expect_eq "record puts buffer_size_kb back" "$kb" "$(cat "$T/buffer_size_kb")"
-"$UTRACE" record -p function -o "$UT_TMP/x.txt" -- "$HELLO" 2>"$UT_TMP/err" >/dev/null
+"$UTRACE" record --text -p function -o "$UT_TMP/x.txt" -- "$HELLO" 2>"$UT_TMP/err" >/dev/null
 expect_eq "record says nothing of losses when there were none" "" "$(grep lost "$UT_TMP/err")"
-expect_rc "record -b 0: 2" 2 "-b 0: not a buffer size" "$UTRACE" record -b 0 -p nop -- true
+expect_rc "record -b 0: 2" 2 "-b 0: not a buffer size" "$UTRACE" record --text -b 0 -p nop -- true
 
 # SIGTERM (as timeout sends it) stops CMD, saves the trace and puts the tracer back.
-"$UTRACE" record -p function -o "$UT_TMP/term.txt" -- "$PROGS/e2e_calls" -l \
+"$UTRACE" record --text -p function -o "$UT_TMP/term.txt" -- "$PROGS/e2e_calls" -l \
 	>"$UT_TMP/term.out" 2>"$UT_TMP/term.err" &
 rp=$!
 i=0; while ! grep -q ' work <-outer' "$T/trace" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
@@ -417,7 +417,7 @@ echo top-before > "$T/trace_marker"
 echo 0 > "$T/tracing_on"
 top_kb=$(cat "$T/buffer_size_kb")
 expect_rc "record -B into a new instance" 0 "trace saved to $UT_TMP/inst.txt" \
-	"$UTRACE" record -B rec -p function -o "$UT_TMP/inst.txt" -- "$HELLO" 3 inst
+	"$UTRACE" record --text -B rec -p function -o "$UT_TMP/inst.txt" -- "$HELLO" 3 inst
 rec=$(cat "$UT_TMP/inst.txt")
 expect_eq "record -B: the instance's trace, with the tracer's header" "# tracer: function" \
 	"$(printf '%s\n' "$rec" | head -1)"
@@ -432,7 +432,7 @@ mkdir "$T/instances/keep"
 echo 0 > "$T/instances/keep/tracing_on"
 keep_kb=$(cat "$T/instances/keep/buffer_size_kb")
 expect_rc "record -B of an instance that is there, with -l and -b" 0 "" \
-	"$UTRACE" record -B keep -l square -b 200 -o "$UT_TMP/keep.txt" -- "$HELLO" 2 keep
+	"$UTRACE" record --text -B keep -l square -b 200 -o "$UT_TMP/keep.txt" -- "$HELLO" 2 keep
 expect_eq "record -B -l: only the filtered function, in the instance" "square square" \
 	"$(grep -v '^#' "$UT_TMP/keep.txt" | sed 's/.*: \([a-z_]*\).*/\1/' | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "record -B: an instance that was there stays, put back as it was" \
@@ -442,18 +442,18 @@ expect_eq "record -B: an instance that was there stays, put back as it was" \
 expect_eq "record -B -l: the top's filter untouched" "#### all functions enabled ####" \
 	"$(cat "$T/set_ftrace_filter")"
 expect_rc "record -B -P: only CMD and the pids, in the instance" 0 "" \
-	"$UTRACE" record -B keep -P $$ -o "$UT_TMP/keep.txt" -- "$HELLO" 2 keep
+	"$UTRACE" record --text -B keep -P $$ -o "$UT_TMP/keep.txt" -- "$HELLO" 2 keep
 expect_eq "record -B -P: CMD traced" 2 "$(grep -c ' square <-' "$UT_TMP/keep.txt")"
 expect_eq "record -B -P: the instance's pid list put back, the top's untouched" "no pid no pid" \
 	"$(cat "$T/instances/keep/set_ftrace_pid" "$T/set_ftrace_pid" | tr '\n' ' ' | sed 's/ $//')"
 expect_rc "record: an option before -B (the top's): 2" 2 "-p before -B keep would set the top level" \
-	"$UTRACE" record -p function -B keep -o "$UT_TMP/x.txt" -- true
+	"$UTRACE" record --text -p function -B keep -o "$UT_TMP/x.txt" -- true
 expect_rc "record: two -B: 2" 2 "one -B per record" \
-	"$UTRACE" record -B keep -B other -p function -o "$UT_TMP/x.txt" -- true
+	"$UTRACE" record --text -B keep -B other -p function -o "$UT_TMP/x.txt" -- true
 expect_rc "record -B with a bad name: 2" 2 "bad instance name 'a/b'" \
-	"$UTRACE" record -B a/b -p function -o "$UT_TMP/x.txt" -- true
+	"$UTRACE" record --text -B a/b -p function -o "$UT_TMP/x.txt" -- true
 expect_rc "record -B with an unknown tracer: 2" 2 "unknown tracer 'bogus'" \
-	"$UTRACE" record -B made -p bogus -o "$UT_TMP/x.txt" -- true
+	"$UTRACE" record --text -B made -p bogus -o "$UT_TMP/x.txt" -- true
 expect_eq "a failed record -B removes the instance it made, keeps the other" "keep" \
 	"$(ls "$T/instances")"
 rmdir "$T/instances/keep"
@@ -498,37 +498,37 @@ rmdir "$T/instances/snapi"
 
 # ---- record -e ---------------------------------------------------------------------------------
 # the program's own events, known only once it runs (it waits before main() meanwhile)
-"$UTRACE" record -e 'ut_test:*' -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes >/dev/null
+"$UTRACE" record --text -e 'ut_test:*' -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes >/dev/null
 expect_eq "record -e SYSTEM:*: that system's events from the first call, nothing else" \
 	"# tracer: nop 1000 1000 0" \
 	"$(head -1 "$UT_TMP/ev.txt") $(grep -c ': ints: ' "$UT_TMP/ev.txt") $(
 		grep -c ': strs: ' "$UT_TMP/ev.txt") $(grep -c ': linked: ' "$UT_TMP/ev.txt")"
 expect_eq "record -e: set_event emptied again" "" "$(cat "$T/set_event")"
-"$UTRACE" record -p function -e ut_lib:linked -e ut_test:ints -o "$UT_TMP/ev.txt" \
+"$UTRACE" record --text -p function -e ut_lib:linked -e ut_test:ints -o "$UT_TMP/ev.txt" \
 	"$PROGS/events_prog" bytes >/dev/null
 expect_eq "record -p function -e A -e B: both events and the function tracer" \
 	"# tracer: function 1000 0 1000 yes" \
 	"$(head -1 "$UT_TMP/ev.txt") $(grep -c ': ints: ' "$UT_TMP/ev.txt") $(
 		grep -c ': strs: ' "$UT_TMP/ev.txt") $(grep -c ': linked: ' "$UT_TMP/ev.txt") $(
 		grep -q ' <-' "$UT_TMP/ev.txt" && echo yes)"
-"$UTRACE" record -e ut_lib:linked -f 'v < 52' -e ut_test:strs -o "$UT_TMP/ev.txt" \
+"$UTRACE" record --text -e ut_lib:linked -f 'v < 52' -e ut_test:strs -o "$UT_TMP/ev.txt" \
 	"$PROGS/events_prog" bytes >/dev/null
 expect_eq "record -e EVENT -f FILTER: that event filtered, the other not" "10 1000" \
 	"$(grep -c ': linked: ' "$UT_TMP/ev.txt") $(grep -c ': strs: ' "$UT_TMP/ev.txt")"
 expect_eq "record -f: the filter set back to none" none \
 	"$(cat "$T/events/ut_lib/linked/filter")"
-"$UTRACE" record -e 'ut_lib:*' -f 'v >= 1040' -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes \
+"$UTRACE" record --text -e 'ut_lib:*' -f 'v >= 1040' -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes \
 	>/dev/null
 expect_eq "record -e SYSTEM:* -f FILTER: the system's filter" 2 \
 	"$(grep -c ': linked: ' "$UT_TMP/ev.txt")"
 expect_rc "record -f of a bad filter: 1, the file named" 1 "linked/filter: Invalid argument" \
-	"$UTRACE" record -e ut_lib:linked -f 'nosuch == 1' -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes
+	"$UTRACE" record --text -e ut_lib:linked -f 'nosuch == 1' -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes
 expect_eq "record -f of a bad filter: set back to none" none \
 	"$(cat "$T/events/ut_lib/linked/filter")"
 expect_rc "record -f without -e before it: usage, 2" 2 "follows the -e EVENT" \
-	"$UTRACE" record -f 'v < 1' -e ut_lib:linked "$PROGS/events_prog" bytes
+	"$UTRACE" record --text -f 'v < 1' -e ut_lib:linked "$PROGS/events_prog" bytes
 expect_rc "record -e of no event: 1, named" 1 "no such event" \
-	"$UTRACE" record -e nosuch:event -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes
+	"$UTRACE" record --text -e nosuch:event -o "$UT_TMP/ev.txt" "$PROGS/events_prog" bytes
 expect_eq "record -e of no event: set_event and the tracer as they were" "|nop" \
 	"$(cat "$T/set_event")|$(cat "$T/current_tracer")"
 

@@ -200,7 +200,7 @@ echo nop > "$T/current_tracer"
 echo 1 > "$T/options/funcgraph-proc"
 P=$PROGS/gcc-O2/graph_nest
 rec=$UT_TMP/graph.txt
-out=$("$UTRACE" record -p function_graph -o "$rec" -- "$P" 2>&1); rc=$?
+out=$("$UTRACE" record --text -p function_graph -o "$rec" -- "$P" 2>&1); rc=$?
 expect_eq "record -p function_graph runs the program" "0" "$rc"
 expect_eq "the recording has the function_graph header" "# tracer: function_graph" "$(head -1 "$rec")"
 expect_eq "the recording holds graph_nest's tree" \
@@ -214,17 +214,17 @@ expect_eq "show prints the live graph unchanged" "$(cat "$T/trace")" "$("$UTRACE
 echo nop > "$T/current_tracer"
 
 if [ -e "$T/set_graph_function" ]; then
-	out=$("$UTRACE" record -p function_graph -g outer -o "$rec" -- "$P" 2>&1); rc=$?
+	out=$("$UTRACE" record --text -p function_graph -g outer -o "$rec" -- "$P" 2>&1); rc=$?
 	expect_eq "record -g outer runs the program" "0" "$rc"
 	expect_eq "record -g outer: only outer's subtree, from depth 0" \
 		"0 outer|1 inner|2 leaf|2 leaf|2 leaf|1 leaf" "$(trees graph "$rec")"
 	expect_eq "record -g leaves set_graph_function empty again" "#### all functions enabled ####" \
 		"$(cat "$T/set_graph_function")"
-	out=$("$UTRACE" record -p function_graph -g no_such_function_xyz -o "$rec" -- "$P" 2>&1); rc=$?
+	out=$("$UTRACE" record --text -p function_graph -g no_such_function_xyz -o "$rec" -- "$P" 2>&1); rc=$?
 	expect_eq "record -g with a function that does not exist: 1" 1 "$rc"
 	expect_match "record -g names the function that matched nothing" "no_such_function_xyz" "$out"
 else
-	out=$("$UTRACE" record -p function_graph -g outer -o "$rec" -- "$P" 2>&1); rc=$?
+	out=$("$UTRACE" record --text -p function_graph -g outer -o "$rec" -- "$P" 2>&1); rc=$?
 	expect_eq "record -g without set_graph_function fails" 1 "$rc"
 	expect_match "record -g says set_graph_function is missing" "set_graph_function" "$out"
 fi

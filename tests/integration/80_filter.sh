@@ -255,13 +255,13 @@ fi
 # -> c) gets them too, from its first call, on its first run as on the next.
 graph_abc() { grep -c -e '^ *[0-9]) .*|      b() {$' -e '^ *[0-9]) .*|        c();$'; }
 for run in first second; do
-	out=$("$UTRACE" record -g main -o - "$PROGS/launch" "$PROGS/abc" 2>&1)
+	out=$("$UTRACE" record --text -g main -o - "$PROGS/launch" "$PROGS/abc" 2>&1)
 	expect_eq "record -g main: the exec'd program's main, $run run" 2 \
 		"$(printf '%s\n' "$out" | graph_abc)"
 done
 # a function of a program not met yet: FUNC:mod:PROGRAM, kept pending until it comes
 cp "$PROGS/abc" "$UT_TMP/abc_g"
-out=$("$UTRACE" record -g 'c:mod:abc_g' -o - "$PROGS/launch" "$UT_TMP/abc_g" 2>&1)
+out=$("$UTRACE" record --text -g 'c:mod:abc_g' -o - "$PROGS/launch" "$UT_TMP/abc_g" 2>&1)
 expect_eq "record -g FUNC:mod:PROGRAM: a function of an exec'd program not run yet" \
 	"c();" "$(printf '%s\n' "$out" | grep -v '^#' | grep -o '[a-z]*();$')"
 # a program not met yet: a copy of abc under another name, and another for mod:

@@ -242,26 +242,26 @@ expect_eq "enabled_functions: empty with the nop tracer" "" "$(enabled)"
 echo >"$T/set_ftrace_filter"
 rec=$UT_TMP/rec.txt
 recnames() { grep -v '^#' "$rec" | sed -n 's/.*: \([A-Za-z_0-9]*\) <-.*/\1/p' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
-out=$("$UTRACE" record -l fm_1 -l fm_500 -o "$rec" -- "$PROGS/filter_many" 2>&1); rc=$?
+out=$("$UTRACE" record --text -l fm_1 -l fm_500 -o "$rec" -- "$PROGS/filter_many" 2>&1); rc=$?
 expect_eq "record -l FUNC -l FUNC: runs the program" 0 "$rc"
 expect_eq "record -l: only those functions (function tracer implied)" "fm_1 fm_500" "$(recnames)"
 expect_eq "record -l: set_ftrace_filter emptied at the end" "#### all functions enabled ####" \
 	"$(cat "$T/set_ftrace_filter")"
-out=$("$UTRACE" record -p function -l 'fm_1*' -n fm_10 -n 'fm_1[5-9]*' -o "$rec" -- "$PROGS/filter_many" 2>&1); rc=$?
+out=$("$UTRACE" record --text -p function -l 'fm_1*' -n fm_10 -n 'fm_1[5-9]*' -o "$rec" -- "$PROGS/filter_many" 2>&1); rc=$?
 expect_eq "record -l GLOB -n FUNC -n GLOB: the 111 of fm_1* less 56" "0 55" \
 	"$rc $(recnames | wc -w)"
 expect_eq "record -n: set_ftrace_notrace emptied at the end" "#### no functions disabled ####" \
 	"$(cat "$T/set_ftrace_notrace")"
-out=$("$UTRACE" record -l no_such_function_xyz -o "$rec" -- "$PROGS/filter_many" 2>&1); rc=$?
+out=$("$UTRACE" record --text -l no_such_function_xyz -o "$rec" -- "$PROGS/filter_many" 2>&1); rc=$?
 expect_eq "record -l with a function that does not exist: 1" 1 "$rc"
 expect_match "record -l names what matched nothing" "no_such_function_xyz" "$out"
 
 echo "$BPID" >"$T/set_ftrace_pid"
-out=$("$UTRACE" record -P "$APID" -o "$rec" -- "$PROGS/filter_many" 2>&1); rc=$?
+out=$("$UTRACE" record --text -P "$APID" -o "$rec" -- "$PROGS/filter_many" 2>&1); rc=$?
 expect_eq "record -P PID: CMD is traced too" "0 1006" "$rc $(recnames | tr " " "\n" | grep -c "^fm_")"
 expect_eq "record -P: set_ftrace_pid put back as it was" "$BPID" "$(cat "$T/set_ftrace_pid")"
 echo >"$T/set_ftrace_pid"
-out=$("$UTRACE" record -P "$APID" -P 12x -o "$rec" -- true 2>&1); rc=$?
+out=$("$UTRACE" record --text -P "$APID" -P 12x -o "$rec" -- true 2>&1); rc=$?
 expect_eq "record -P not-a-pid: usage error 2" 2 "$rc"
 
 exec 7>&- 8>&-

@@ -68,7 +68,7 @@ if cc $(pc --cflags) -O2 -o "$UT_TMP/hello" "$UT_TOP/examples/hello.c" $(pc --li
 	expect_match "examples/hello built with pkg-config's flags alone needs libutrace.so.0" \
 		"NEEDED.*\[libutrace\.so\.0\]" "$(readelf -d "$UT_TMP/hello")"
 	mkdir -p "$(dirname "$M")"
-	(cd "$UT_TMP" && UTRACE_TRACING=$M "$U/bin/utrace" record -p function -o "$UT_TMP/hello.txt" \
+	(cd "$UT_TMP" && UTRACE_TRACING=$M "$U/bin/utrace" record --text -p function -o "$UT_TMP/hello.txt" \
 		./hello >"$UT_TMP/rec.out" 2>"$UT_TMP/rec.err")
 	expect_match "the installed utrace (and its utracefs, and the installed runtime) traces it" \
 		"hello-[0-9]+ .*: sum_of_squares <-main" "$(cat "$UT_TMP/hello.txt" "$UT_TMP/rec.err")"

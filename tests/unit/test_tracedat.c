@@ -800,12 +800,61 @@ static void test_punch(void **state)
 	assert_int_equal(read_back(out, g, 40), 35);
 }
 
+/*
+ * punch on a disk too small for the inputs and the file together: the pages go a
+ * page at a time, each freeing the space of the next, and all of them fit (root
+ * only: a tmpfs of 48 pages holds the 35 pages of the inputs, the metadata and a
+ * few pages more).
+ */
+static void test_punch_full_disk(void **state)
+{
+	char mnt[PATH_MAX], path[PATH_MAX + 16];
+	struct td_cpu src[BIG_CPUS], cpu[BIG_CPUS];
+	struct td_result res;
+	struct td_opts o;
+	struct got g[40];
+	char buf[PAGE];
+	int fd;
+
+	snprintf(mnt, sizeof(mnt), "%s/tight", work);
+	mkdirf("%s", mnt);
+	if (mount("tmpfs", mnt, "tmpfs", 0, "size=192k") != 0) {
+		fprintf(stderr, "skipped: cannot mount a tmpfs (%s): not root?\n", strerror(errno));
+		skip();
+	}
+	make_big(src);
+	for (int c = 0; c < BIG_CPUS; c++) {
+		snprintf(path, sizeof(path), "%s/cpu%d", mnt, c);
+		cpu[c].fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		assert_true(cpu[c].fd >= 0);
+		for (unsigned int i = 0; i < big_pages[c]; i++) {
+			assert_int_equal(pread(src[c].fd, buf, PAGE, (off_t)i * PAGE), PAGE);
+			assert_int_equal(write(cpu[c].fd, buf, PAGE), PAGE);
+		}
+		close(src[c].fd);
+	}
+	o = opts(7, cpu, BIG_CPUS);
+	o.punch = true;
+	snprintf(path, sizeof(path), "%s/out.dat", mnt);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(td_write(fd, &o, &res), 0);
+	close(fd);
+	assert_int_equal(res.pages_written, 35);
+	assert_int_equal(res.pages_dropped, 0);
+	assert_int_equal(read_back(path, g, 40), 35);
+	for (int c = 0; c < BIG_CPUS; c++)
+		close(cpu[c].fd);
+	assert_int_equal(umount2(mnt, MNT_DETACH), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_v6),	       cmocka_unit_test(test_v7),
 	    cmocka_unit_test(test_bad_inputs), cmocka_unit_test(test_enospc),
 	    cmocka_unit_test(test_efbig),      cmocka_unit_test(test_punch),
+	    cmocka_unit_test(test_punch_full_disk),
 	};
 
 	tracecmd_set_loglevel(TEP_LOG_NONE);

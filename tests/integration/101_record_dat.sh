@@ -1,0 +1,118 @@
+#!/bin/sh
+# 101_record_dat.sh - `utrace record` and `utrace extract` write trace-cmd data files
+# (trace.dat) that Debian's trace-cmd report reads event for event: the same events
+# as the text of `trace` for the same run, v7 and v6, written to a pipe, cut short
+# by SIGTERM, and cut short by a full disk (still valid, with a clear message).
+. "$(dirname "$0")/lib.sh"
+
+HELLO=$UT_BUILD/examples/hello
+if ! command -v trace-cmd >/dev/null 2>&1; then
+	skip "trace.dat read by trace-cmd" "no trace-cmd (make deps installs it)"
+	exit 0
+fi
+ut_mount
+
+# tc_events FILE: the event lines of trace-cmd report FILE (its header lines dropped)
+tc_events() { trace-cmd report "$1" 2>/dev/null | grep -v -e '^cpus=' -e '^version ='; }
+# count REGEX TEXT
+count() { printf '%s\n' "$2" | grep -Ec -- "$1"; }
+
+# --- function: the same calls as the text of the same run -----------------------------
+"$UTRACE" record --text -p function -o "$UT_TMP/f.txt" -- "$HELLO" 5 x >/dev/null 2>&1
+txt=$(grep -v '^#' "$UT_TMP/f.txt")
+ftxt=$(printf '%s\n' "$txt" | grep -v 'hello, x')
+out=$("$UTRACE" record -p function -o "$UT_TMP/f.dat" -- "$HELLO" 5 x 2>&1 >/dev/null); rc=$?
+expect_eq "record -p function: status 0" 0 "$rc"
+expect_match "record says where the trace went" "trace saved to $UT_TMP/f.dat" "$out"
+dat=$(tc_events "$UT_TMP/f.dat")
+expect_eq "trace-cmd report reads it: as many function events as the text has" \
+	"$(count ': ' "$ftxt")" "$(count ' function: ' "$dat")"
+expect_eq "the program's print is there" "$(count 'hello, x' "$txt")" "$(count 'hello, x' "$dat")"
+expect_match "the comm and pid are the program's" '^ +hello-[0-9]+ +\[[0-9]{3}\] ' "$dat"
+expect_eq "the header says the CPUs of the mount" "cpus=$(ls -d "$T"/per_cpu/cpu* | wc -l)" \
+	"$(trace-cmd report "$UT_TMP/f.dat" 2>/dev/null | sed -n 's/^\(cpus=[0-9]*\)$/\1/p')"
+
+expect_match "trace-cmd dump: version 7" '7[[:space:]]+\[Version\]' "$(trace-cmd dump "$UT_TMP/f.dat" 2>&1 | head -8)"
+expect_eq "the tracer is put back" nop "$(cat "$T/current_tracer")"
+
+# --- function_graph, v6 ----------------------------------------------------------------
+"$UTRACE" record --text -p function_graph -o "$UT_TMP/g.txt" -- "$HELLO" 3 >/dev/null 2>&1
+"$UTRACE" record -p function_graph --file-version 6 -o "$UT_TMP/g.dat" -- "$HELLO" 3 >/dev/null 2>&1
+dat=$(tc_events "$UT_TMP/g.dat")
+gtxt=$(grep -v '^#' "$UT_TMP/g.txt")
+expect_eq "v6 function_graph: every call is an entry" \
+	"$(count '[;{]$' "$gtxt")" "$(count 'funcgraph_entry: ' "$dat")"
+expect_match "trace-cmd dump: version 6" '6[[:space:]]+\[Version\]' "$(trace-cmd dump "$UT_TMP/g.dat" 2>&1 | head -8)"
+out=$("$UTRACE" record --file-version 5 -p nop -- true 2>&1); rc=$?
+expect_eq "--file-version 5: bad usage" "2 1" "$rc $(count 'file-version 5: 6 or 7' "$out")"
+
+# --- to a pipe: the file is made aside and copied ---------------------------------------
+# (CMD's own output kept out of it)
+"$UTRACE" record -p function -o - -- sh -c "$HELLO 5 x >/dev/null" 2>"$UT_TMP/p.err" |
+	cat >"$UT_TMP/p.dat"
+expect_eq "-o -: only the closing count is said (sh has no sites, hello was traced)" \
+	"utrace record: $(tc_events "$UT_TMP/p.dat" | wc -l) events, 0.0 MB, 0 lost" "$(cat "$UT_TMP/p.err")"
+expect_eq "-o - through a pipe: the same events" "$(count ' function: ' "$(tc_events "$UT_TMP/f.dat")")" \
+	"$(count ' function: ' "$(tc_events "$UT_TMP/p.dat")")"
+
+# --- extract: what the buffer holds now, taken out of it --------------------------------
+echo function > "$T/current_tracer"
+traced "$HELLO" 5 x >/dev/null
+n=$(grep -vc '^#' "$T/trace")
+out=$("$UTRACE" extract -o "$UT_TMP/e.dat" 2>&1); rc=$?
+expect_eq "extract: status 0, the events it took said" "0 utrace extract: $n events, 0.0 MB, 0 lost" "$rc $out"
+expect_eq "extract: the buffer's events" "$n" "$(count ': ' "$(tc_events "$UT_TMP/e.dat")")"
+expect_eq "extract takes them out of the buffer" 0 "$(grep -vc '^#' "$T/trace")"
+expect_eq "extract leaves the tracer" function "$(cat "$T/current_tracer")"
+echo nop > "$T/current_tracer"
+
+# --- trace_pipe_raw: a read of several pages' size gives the whole pages that are ready ---
+echo function > "$T/current_tracer"
+traced "$HELLO" 2000 x >/dev/null
+most=0
+for c in "$T"/per_cpu/cpu*; do
+	n=$(dd if="$c/trace_pipe_raw" bs=65536 count=1 iflag=nonblock 2>/dev/null | wc -c)
+	[ "$n" -gt "$most" ] && most=$n
+done
+echo nop > "$T/current_tracer"
+if [ "$most" -gt 4096 ] && [ $((most % 4096)) = 0 ]; then
+	pass "trace_pipe_raw: one read of 64 KB takes several whole pages ($most bytes)"
+else
+	fail "trace_pipe_raw: one read of 64 KB takes several whole pages" "$most bytes"
+fi
+
+# --- SIGTERM: CMD stopped, the file finished and valid ----------------------------------
+"$UTRACE" record -p function -o "$UT_TMP/term.dat" -- "$PROGS/e2e_calls" -l \
+	>"$UT_TMP/term.out" 2>"$UT_TMP/term.err" &
+rp=$!
+i=0; while [ "$(cat "$T/current_tracer")" != function ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+# until some pages were drained into the file's directory (the record is under way)
+i=0; while ! pgrep -P "$rp" >/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.3
+kill -TERM "$rp"
+wait "$rp"; rc=$?
+expect_eq "record stopped by SIGTERM: CMD's status" 0 "$rc"
+expect_match "stopped by SIGTERM: the file holds the calls" ' function: +work' "$(tc_events "$UT_TMP/term.dat" | head -50)"
+expect_match "stopped by SIGTERM: says the trace was saved" 'its trace saved' "$(cat "$UT_TMP/term.err")"
+
+# --- a full disk ------------------------------------------------------------------------
+if [ "$(id -u)" != 0 ]; then
+	skip "a full disk: a valid file and a message" "needs root for a small tmpfs"
+else
+	mkdir -p "$UT_TMP/small"
+	mount -t tmpfs -o size=256k utrace-test "$UT_TMP/small"
+	out=$("$UTRACE" record -p function -o "$UT_TMP/small/full.dat" -- "$PROGS/e2e_calls" -n 200000 2>&1 >/dev/null); rc=$?
+	expect_eq "ENOSPC: record fails" 1 "$rc"
+	expect_match "ENOSPC: says so" 'No space left on device' "$out"
+	n=$(count ' function: ' "$(tc_events "$UT_TMP/small/full.dat")")
+	if trace-cmd report "$UT_TMP/small/full.dat" >/dev/null 2>&1 && [ "$n" -gt 0 ]; then
+		pass "ENOSPC: the file is valid, with the events that fit ($n)"
+	else
+		fail "ENOSPC: the file is valid, with the events that fit" \
+			"$(trace-cmd report "$UT_TMP/small/full.dat" 2>&1 | head -5)"
+	fi
+	expect_eq "ENOSPC: the tracer is put back" nop "$(cat "$T/current_tracer")"
+	umount "$UT_TMP/small"
+fi
+
+ut_umount || fail "utracefs exited cleanly"
