@@ -43,6 +43,9 @@ gtxt=$(grep -v '^#' "$UT_TMP/g.txt")
 expect_eq "v6 function_graph: every call is an entry" \
 	"$(count '[;{]$' "$gtxt")" "$(count 'funcgraph_entry: ' "$dat")"
 expect_match "trace-cmd dump: version 6" '6[[:space:]]+\[Version\]' "$(trace-cmd dump "$UT_TMP/g.dat" 2>&1 | head -8)"
+expect_match "v6: the TRACECLOCK option lists the clocks, the one used in brackets" \
+	"^\\[$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")\\] " \
+	"$(trace-cmd dump --options "$UT_TMP/g.dat" 2>&1 | grep -A1 'Option TRACECLOCK' | tail -1)"
 out=$("$UTRACE" record --file-version 5 -p nop -- true 2>&1); rc=$?
 expect_eq "--file-version 5: bad usage" "2 1" "$rc $(count 'file-version 5: 6 or 7' "$out")"
 
