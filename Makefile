@@ -1,6 +1,7 @@
 # utrace - build, run the demo, run the tests.
 #
 #   make            build build/bin/utrace, build/bin/utracefs, build/lib/libutrace.so
+#                   (and build/lib/libutrace-tracecmd.so, for `utrace trace-cmd`)
 #   make run        install missing packages, build, mount, trace examples/, print the trace
 #   make test       install missing packages, build (plain, ASan+UBSan, fuzzing, TSan),
 #                   run every test
@@ -101,6 +102,8 @@ FS_OBJ := $(call obj,host,$(FS_SRC))
 CMD_OBJ := $(call obj,host,$(CMD_SRC))
 
 LIB := $(B)/lib/libutrace.so
+# Preloaded into trace-cmd by `utrace trace-cmd` (cmd/shim/tracecmd.c)
+TRACECMD_SHIM := $(B)/lib/libutrace-tracecmd.so
 FSBIN := $(B)/bin/utracefs
 CLI := $(B)/bin/utrace
 UNITS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
@@ -119,7 +122,7 @@ GRAPH_PROGS := $(foreach v,$(GRAPH_VARIANTS),$(addprefix $(B)/tests/progs/$(v)/,
 FS_LIBS := $(FUSE_LIBS) -lelf -lpthread -lstdc++
 .PHONY: all deps deps-bench run test test-build bench soak clean format fuzz fuzz-build fuzz-cov fuzzers \
 	tsan-build tsan-units man install uninstall
-all: $(LIB) $(FSBIN) $(CLI)
+all: $(LIB) $(FSBIN) $(CLI) $(TRACECMD_SHIM)
 
 # fs/'s headers are found from its subfolders (control/, output/, tracers/) too
 $(B)/obj/host/%.o: %.c
@@ -144,6 +147,13 @@ $(LIB): $(RT_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,$(SONAME) $(RT_LDFLAGS) -o $@ $(RT_OBJ) -ldl -lpthread
 	ln -sf libutrace.so $(dir $@)$(SONAME)
+
+# Not sanitized, as the runtime: it goes into a trace-cmd that was not built so.
+# Not linked with libtracefs either (looked up at run time): nothing of trace-cmd's to build it.
+$(TRACECMD_SHIM): cmd/shim/tracecmd.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC -fvisibility=hidden -shared \
+		-Wl,-z,defs -o $@ $< -ldl
 
 $(FSBIN): $(B)/obj/host/fs/main.o $(FS_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
