@@ -13,6 +13,10 @@
  *                                      reset turn function tracing on there)
  *   /proc/kallsyms                  -> MOUNT/kallsyms (the table that names the
  *                                      flat addresses of the mount's raw pages)
+ *   /proc/sys/kernel/kptr_restrict  -> /dev/null (trace-cmd lowers it around its
+ *                                      read of /proc/kallsyms and sets it back; that
+ *                                      table is the mount's, so the kernel's knob
+ *                                      is left alone)
  * libtracecmd is linked into /usr/bin/trace-cmd, so its calls go through the
  * PLT to libc's open64, __open64_2, fopen64 and stat64: those (and their
  * plain and openat forms) are wrapped.  Every other path passes untouched.
@@ -39,10 +43,11 @@ int __open64_2(const char *path, int flags); /* libc's; no header declares it */
 static const char *tracing; /* $UTRACE_TRACING: the mount, absolute */
 
 static const struct {
-	const char *kernel, *mount;
+	const char *kernel, *mount; /* mount: in the mount, or an absolute path */
 } redirects[] = {
     {"/proc/sys/kernel/ftrace_enabled", "ftrace_enabled"},
     {"/proc/kallsyms", "kallsyms"},
+    {"/proc/sys/kernel/kptr_restrict", "/dev/null"},
 };
 
 __attribute__((constructor)) static void shim_init(void)
@@ -74,6 +79,8 @@ static const char *redirect(const char *path, char *buf, size_t size)
 		return path;
 	for (size_t i = 0; i < sizeof(redirects) / sizeof(redirects[0]); i++)
 		if (!strcmp(path, redirects[i].kernel)) {
+			if (redirects[i].mount[0] == '/')
+				return redirects[i].mount;
 			if ((size_t)snprintf(buf, size, "%s/%s", tracing, redirects[i].mount) >=
 			    size)
 				return path;
