@@ -4,7 +4,8 @@
 # preloaded: it reads the file alone) names every function event as the mount's
 # trace text does, with the callers (-O parent=1), for function and
 # function_graph, for two programs whose different functions sit at one address
-# (ASLR off), and for libraries dlclose()d during the trace: raw pages carry
+# (ASLR off), for libraries dlclose()d during the trace, and the fields a
+# program's event prints with %ps: raw pages carry
 # flat addresses, and the mount's kallsyms file, which trace-cmd stores as its
 # /proc/kallsyms, names them.
 . "$(dirname "$0")/lib.sh"
@@ -118,6 +119,17 @@ b_two b_entry" \
 	"$(text_funcs "$UT_TMP/d.txt" | cut -d' ' -f2- | grep -E '^(a|b)_')"
 expect_eq "dlclose()d libraries: report names them as trace does" \
 	"$(text_funcs "$UT_TMP/d.txt")" "$(report_funcs "$UT_TMP/d.dat")"
+
+# ---- a program's event: its fields printed with %ps/%pS are flat addresses too ------------------
+traced "$PROGS/events_prog" fire >/dev/null # its events are known once it ran
+tc start -e ut_test:ints >/dev/null 2>&1
+traced "$PROGS/events_prog" fire >/dev/null
+tc stop >/dev/null 2>&1
+expect_match "program event: the trace names its %ps field" " ints: .* fn=print_sites at=print_sites\+" \
+	"$(cat "$T/trace")"
+tc extract -o "$UT_TMP/e.dat" >/dev/null 2>&1
+expect_match "program event: report names its %ps and %pS field" \
+	" ints: .* fn=print_sites at=print_sites\+0x0 " "$(trace-cmd report "$UT_TMP/e.dat" 2>/dev/null)"
 
 tc reset >/dev/null 2>&1
 expect_eq "reset: the tracer back to nop" "nop" "$(cat "$T/current_tracer")"
