@@ -33,7 +33,9 @@ SONAME := libutrace.so.0
 # libtracecmd-dev, libtraceevent-dev, libtracefs-dev: `utrace report` reads trace.dat
 # files with them (libtraceevent's plugins print function and graph events), and the
 # trace.dat writer (common/tracedat.c) is tested against their reader (test_tracedat);
-# trace-cmd: the reference 98_tracedat.sh and 100_report.sh compare with.
+# trace-cmd: the reference 98_tracedat.sh and 100_report.sh compare with, and what
+# `utrace trace-cmd` runs on a mount (99_tracecmd.sh; libutrace-tracecmd.so needs none of
+# them to build).
 DEPS_BUILD := gcc g++ binutils clang libclang-rt-14-dev llvm-14 make pkg-config libfuse3-dev \
 	fuse3 libelf-dev libcmocka-dev groff-base systemtap-sdt-dev \
 	libtracecmd-dev libtraceevent-dev libtracefs-dev trace-cmd

@@ -60,7 +60,7 @@ static void usage(FILE *f)
 	      "commands:\n",
 	      f);
 	for (c = commands; *c; c++)
-		fprintf(f, "  %-8s %s\n", (*c)->name, (*c)->summary);
+		fprintf(f, "  %-9s %s\n", (*c)->name, (*c)->summary);
 	fputs("\n'utrace help COMMAND' or 'utrace COMMAND -h' describes a command;\n"
 	      "'utrace --version' prints the version.\n",
 	      f);

@@ -69,7 +69,7 @@ const struct cli_command cli_cmd_tracecmd = {
 		 "command that reads or writes tracefs (stat, list, start, stop, show, reset,\n"
 		 "extract, record) acts on the mount.  Its /proc/kallsyms is the mount's\n"
 		 "kallsyms file, so the trace.dat files it writes name the functions of\n"
-		 "every traced process; `trace-cmd report` reads them as it is.  Programs\n"
+		 "every traced process; `trace-cmd report` reads them as they are.  Programs\n"
 		 "that trace-cmd record starts run with libutrace.so preloaded.\n"
 		 "\n"
 		 "trace-cmd runs with libutrace-tracecmd.so (installed next to libutrace.so)\n"
