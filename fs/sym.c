@@ -934,6 +934,7 @@ struct flat_cell {
 };
 
 #define FLAT_CACHE 4 /* an event's ip and parent ip are often in two objects */
+#define SYM_FLAT_MIN_ADDR 4096 /* the first page is never mapped (vm.mmap_min_addr) */
 static __thread struct flat_cell flat_cache[FLAT_CACHE];
 static __thread unsigned int flat_victim;
 
@@ -1000,6 +1001,12 @@ uint64_t tfs_sym_flat(pid_t tid, uint64_t tsc, uint64_t addr)
 	unsigned long gen = __atomic_load_n(&sym_gen, __ATOMIC_ACQUIRE);
 	struct flat_cell *c;
 
+	/*
+	 * No code there (a top-level caller's 0, a marker's 1): not worth a lookup,
+	 * which would read the maps of a writer that is no traced process.
+	 */
+	if (addr < SYM_FLAT_MIN_ADDR)
+		return addr;
 	for (unsigned int i = 0; i < FLAT_CACHE; i++) {
 		c = &flat_cache[i];
 		if (c->gen == gen && c->tid == tid && addr >= c->lo && addr < c->hi &&

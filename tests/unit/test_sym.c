@@ -561,6 +561,7 @@ static void test_flat_same_address(void **state)
 	/* again (from the cache), and an address no object covers stays as it is */
 	assert_int_equal(tfs_sym_flat(FAKE_PID_A, t, FAKE_BASE + va), fa);
 	assert_int_equal(tfs_sym_flat(FAKE_PID_A, t, 0x1234), 0x1234);
+	assert_int_equal(tfs_sym_flat(FAKE_PID_A, t, 1), 1); /* a marker's ip */
 
 	text = kallsyms_text();
 	assert_true(has_line(text, fa, "a_entry", "lib_names_a.so"));
