@@ -103,10 +103,14 @@ if [ "$(id -u)" != 0 ]; then
 	skip "a full disk: a valid file and a message" "needs root for a small tmpfs"
 else
 	mkdir -p "$UT_TMP/small"
-	# room for the metadata (a quarter of the disk is held for it): the mount's
-	# kallsyms alone is some 250 KB (libc's functions), the events overflow the rest
-	mount -t tmpfs -o size=1m utrace-test "$UT_TMP/small"
-	out=$("$UTRACE" record -p function -o "$UT_TMP/small/full.dat" -- "$PROGS/e2e_calls" -n 200000 2>&1 >/dev/null); rc=$?
+	# A disk whose quarter (what record holds for the metadata) takes the metadata:
+	# the mount's kallsyms is most of it, the functions of every object e2e_calls
+	# maps (some 250 KB; 900 KB with a sanitizer's libraries), cached by a first run.
+	# The rest is filled for sure: a buffer of 8 MB per CPU keeps more than it.
+	traced "$PROGS/e2e_calls" -n 1 >/dev/null
+	kb=$((($(wc -c <"$T/kallsyms") / 1024 + 128) * 4))
+	mount -t tmpfs -o size=${kb}k utrace-test "$UT_TMP/small"
+	out=$("$UTRACE" record -b 8192 -p function -o "$UT_TMP/small/full.dat" -- "$PROGS/e2e_calls" -n 400000 2>&1 >/dev/null); rc=$?
 	expect_eq "ENOSPC: record fails" 1 "$rc"
 	expect_match "ENOSPC: says so" 'No space left on device' "$out"
 	n=$(count ' function: ' "$(tc_events "$UT_TMP/small/full.dat")")
