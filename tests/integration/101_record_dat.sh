@@ -122,6 +122,22 @@ else
 	fi
 	expect_eq "ENOSPC: the tracer is put back" nop "$(cat "$T/current_tracer")"
 	umount "$UT_TMP/small"
+	# A disk whose quarter cannot hold the metadata: the pages fill the rest, the
+	# metadata does not fit at the end, and the newest pages give way to it.
+	kb=$(($(wc -c <"$T/kallsyms") * 3 / 2048 + 64))
+	mount -t tmpfs -o size=${kb}k utrace-test "$UT_TMP/small"
+	out=$("$UTRACE" record -b 8192 -p function -o "$UT_TMP/small/full.dat" -- "$PROGS/e2e_calls" -n 400000 2>&1 >/dev/null); rc=$?
+	expect_eq "ENOSPC, no room for the metadata: record fails" 1 "$rc"
+	expect_match "ENOSPC, no room for the metadata: says what was not kept" \
+		'No space left on device: [0-9]+ pages \(4 KB\) of events not kept' "$out"
+	n=$(count ' function: ' "$(tc_events "$UT_TMP/small/full.dat")")
+	if trace-cmd report "$UT_TMP/small/full.dat" >/dev/null 2>&1 && [ "$n" -gt 0 ]; then
+		pass "ENOSPC, no room for the metadata: the file is valid, with pages given up ($n events)"
+	else
+		fail "ENOSPC, no room for the metadata: the file is valid, with pages given up" \
+			"$out $(trace-cmd report "$UT_TMP/small/full.dat" 2>&1 | head -5)"
+	fi
+	umount "$UT_TMP/small"
 fi
 
 ut_umount || fail "utracefs exited cleanly"
