@@ -26,6 +26,7 @@ enum {
 	OPT_TO,
 	OPT_CHROME,
 	OPT_FOLDED,
+	OPT_SUMMARY,
 };
 
 static const struct option long_opts[] = {
@@ -36,6 +37,7 @@ static const struct option long_opts[] = {
     {"to", required_argument, NULL, OPT_TO},
     {"chrome", required_argument, NULL, OPT_CHROME},
     {"folded", required_argument, NULL, OPT_FOLDED},
+    {"summary", required_argument, NULL, OPT_SUMMARY},
     {0},
 };
 
@@ -132,6 +134,9 @@ static int option(int c, struct report_opts *o, bool *neg, bool *dat)
 	case OPT_FOLDED:
 		o->folded = optarg;
 		return -1;
+	case OPT_SUMMARY:
+		o->summary = optarg;
+		return -1;
 	}
 	return CLI_USAGE;
 }
@@ -219,6 +224,9 @@ const struct cli_command cli_cmd_report = {
 	     "  --folded OUT   write folded stacks (\"a;b;c WEIGHT\", for flamegraph.pl\n"
 	     "                 or speedscope) instead: WEIGHT is each stack's self time in\n"
 	     "                 ns; from function events alone, calls of caller;function\n"
+	     "  --summary OUT  write a summary per function instead: total, self and\n"
+	     "                 longest time and calls from function_graph data (sorted\n"
+	     "                 by total time), calls alone from function events\n"
 	     "\n"
 	     "The filters apply to the exports too.  Calls cut by the start of the\n"
 	     "recording begin at their call time; calls still running at its end end\n"

@@ -38,6 +38,7 @@ struct report_opts {
 	unsigned long long from, to; /* --from/--to, ns */
 	const char *chrome;	     /* --chrome OUT */
 	const char *folded;	     /* --folded OUT */
+	const char *summary;	     /* --summary OUT */
 };
 
 /* Does the file at PATH start like a trace.dat (the magic and "tracing")? */

@@ -475,8 +475,13 @@ static int run_exports(struct report *r)
 		if (err)
 			return err;
 	}
-	if (r->o->folded)
-		return write_export(r, r->o->folded, rx_write_folded);
+	if (r->o->folded) {
+		err = write_export(r, r->o->folded, rx_write_folded);
+		if (err)
+			return err;
+	}
+	if (r->o->summary)
+		return write_export(r, r->o->summary, rx_write_summary);
 	return CLI_OK;
 }
 
@@ -495,7 +500,7 @@ static int run(struct report *r)
 		tep_print_printk(r->tep);
 		return CLI_OK;
 	}
-	if (o->chrome || o->folded)
+	if (o->chrome || o->folded || o->summary)
 		return run_exports(r);
 	printf("cpus=%d\n", tep_get_cpus(r->tep));
 	if (o->stat) {

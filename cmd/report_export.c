@@ -485,6 +485,115 @@ static int graph_lines(struct rx *rx, struct rx_line *lines)
 	return 0;
 }
 
+/* ---- the summary ------------------------------------------------------------------- */
+
+struct rx_fn {
+	const char *name;
+	unsigned long long total, self, max, calls;
+};
+
+static int cmp_fn(const void *a, const void *b)
+{
+	const struct rx_fn *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_fn_name(const void *a, const void *b)
+{
+	return strcmp(((const struct rx_fn *)a)->name, ((const struct rx_fn *)b)->name);
+}
+
+/* "  1.234 ms": ns in the largest unit that keeps a digit before the point. */
+static void put_time(FILE *out, unsigned long long ns)
+{
+	static const char *const unit[] = {"ns", "us", "ms", " s"};
+	double v = (double)ns;
+	int u = 0;
+
+	while (u < 3 && v >= 1000) {
+		v /= 1000;
+		u++;
+	}
+	fprintf(out, "  %9.3f %s", v, unit[u]);
+}
+
+/* Add up equal names of fn[0..n) (sorted by name) into the first of each; the count left. */
+static size_t merge_fns(struct rx_fn *fn, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (k && !strcmp(fn[k - 1].name, fn[i].name)) {
+			fn[k - 1].total += fn[i].total;
+			fn[k - 1].self += fn[i].self;
+			fn[k - 1].calls += fn[i].calls;
+			if (fn[i].max > fn[k - 1].max)
+				fn[k - 1].max = fn[i].max;
+		} else {
+			fn[k++] = fn[i];
+		}
+	}
+	return k;
+}
+
+int rx_write_summary(struct rx *rx, FILE *out)
+{
+	size_t n = rx->nnodes ? rx->nnodes : rx->ncalls;
+	struct rx_fn *fn = calloc(n + 1, sizeof(*fn));
+	unsigned long long *inner = calloc(rx->nnodes + 1, sizeof(*inner));
+
+	if (!fn || !inner) {
+		free(fn);
+		free(inner);
+		return -ENOMEM;
+	}
+	close_open(rx);
+	for (size_t i = 0; i < rx->nnodes; i++)
+		if (rx->nodes[i].parent != NONE)
+			inner[rx->nodes[i].parent] += rx->nodes[i].end - rx->nodes[i].start;
+	for (size_t i = 0; i < n; i++) {
+		if (rx->nnodes) {
+			unsigned long long d = rx->nodes[i].end - rx->nodes[i].start;
+
+			fn[i] = (struct rx_fn){rx->nodes[i].name, d, d > inner[i] ? d - inner[i] : 0,
+					       d, 1};
+		} else {
+			/* "parent;func": the function is after the last ';' */
+			const char *semi = strrchr(rx->calls[i].stack, ';');
+
+			fn[i] = (struct rx_fn){semi ? semi + 1 : rx->calls[i].stack, 0, 0, 0, 1};
+		}
+	}
+	if (n)
+		qsort(fn, n, sizeof(*fn), cmp_fn_name);
+	n = merge_fns(fn, n);
+	if (n)
+		qsort(fn, n, sizeof(*fn), cmp_fn);
+	if (rx->nnodes) {
+		fprintf(out, "   Total time    Self time     Max time       Calls  Function\n"
+			     "  ===========  ===========  ===========  ==========  ====================\n");
+		for (size_t i = 0; i < n; i++) {
+			put_time(out, fn[i].total);
+			put_time(out, fn[i].self);
+			put_time(out, fn[i].max);
+			fprintf(out, "  %10llu  %s\n", fn[i].calls, fn[i].name);
+		}
+	} else {
+		fprintf(out, "       Calls  Function\n"
+			     "  ==========  ====================\n");
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "  %10llu  %s\n", fn[i].calls, fn[i].name);
+	}
+	free(fn);
+	free(inner);
+	return ferror(out) ? -EIO : 0;
+}
+
 int rx_write_folded(struct rx *rx, FILE *out)
 {
 	struct rx_line *lines;

@@ -49,4 +49,12 @@ int rx_write_chrome(struct rx *rx, FILE *out);
  */
 int rx_write_folded(struct rx *rx, FILE *out);
 
+/*
+ * A summary per function, as uftrace report prints one: with graph data its total
+ * time (every call's, so a recursive function counts its inner calls again), its
+ * self time, its calls, the longest call, sorted by total time; with function
+ * events only, the calls, sorted by their number.  0 or -errno.
+ */
+int rx_write_summary(struct rx *rx, FILE *out);
+
 #endif

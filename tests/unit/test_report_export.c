@@ -201,6 +201,43 @@ static void test_function_events(void **state)
 	rx_free(rx);
 }
 
+/*
+ * The summary: a recursive function counts its inner call again in its total, not in
+ * its self time; two threads' calls of one function add up; sorted by total time.
+ */
+static void test_summary(void **state)
+{
+	static const struct step steps[] = {
+	    {'e', 1, "main", NULL, 0, 0},	   {'e', 1, "fib", NULL, 1, 100},
+	    {'e', 1, "fib", NULL, 2, 200},	   {'x', 1, "fib", NULL, 2, 200, 500},
+	    {'x', 1, "fib", NULL, 1, 100, 900},	   {'e', 2, "fib", NULL, 0, 1000},
+	    {'x', 2, "fib", NULL, 0, 1000, 3000},  {'x', 1, "main", NULL, 0, 0, 2000},
+	};
+	static const struct step calls[] = {
+	    {'f', 1, "f", "main", 0, 10},
+	    {'f', 1, "g", "f", 0, 20},
+	    {'f', 1, "f", "main", 0, 30},
+	};
+	struct rx *rx = FEED(steps);
+	char *got = written(rx, rx_write_summary);
+
+	assert_string_equal(
+	    got, "   Total time    Self time     Max time       Calls  Function\n"
+		 "  ===========  ===========  ===========  ==========  ====================\n"
+		 "      3.100 us      2.800 us      2.000 us           3  fib\n"
+		 "      2.000 us      1.200 us      2.000 us           1  main\n");
+	free(got);
+	rx_free(rx);
+	rx = FEED(calls);
+	got = written(rx, rx_write_summary);
+	assert_string_equal(got, "       Calls  Function\n"
+				 "  ==========  ====================\n"
+				 "           2  f\n"
+				 "           1  g\n");
+	free(got);
+	rx_free(rx);
+}
+
 static void test_empty(void **state)
 {
 	struct rx *rx = rx_new();
@@ -222,6 +259,7 @@ int main(void)
 	    cmocka_unit_test(test_lost_exits),
 	    cmocka_unit_test(test_threads_apart),
 	    cmocka_unit_test(test_function_events),
+	    cmocka_unit_test(test_summary),
 	    cmocka_unit_test(test_empty),
 	};
 
