@@ -31,8 +31,9 @@
  * 16: UT_MSG_PRINTK_FMT and the bprint and bputs records;
  * 17: event pid lists in the selection (ut_sel_evpid), UT_MSG_THREAD, HELLO's ptid;
  * 18: function probes in instances (ut_sel_probe.inst, ut_msg_probe.inst, ut_ctl.on_seq)
+ * 19: the function profiler (ut_ctl.profile_*, UT_MSG_PROFILE)
  */
-#define UT_PROTO_VERSION 18u
+#define UT_PROTO_VERSION 19u
 #define UT_ACK_TIMEOUT_MS 2000
 /* The longest a new process waits before main() for a utracefs that runs but never
  * publishes its section (runtime/control.c wait_sel_complete). */
@@ -89,7 +90,18 @@ struct ut_ctl {
 	 * did until utracefs has written tracing_on again (runtime/probe.c).
 	 */
 	uint32_t on_seq;
-	uint32_t _reserved[1006];
+	/*
+	 * The function profiler (function_profile_enabled, runtime/profile.c): on,
+	 * whatever the tracer; epoch, bumped at each enable (the counts start from
+	 * zero); req, bumped when utracefs wants every process's counts (sent as
+	 * UT_MSG_PROFILE before the ACK of that generation); graph_time: the
+	 * graph-time option (0: a function's time leaves out its children's).
+	 */
+	uint32_t profile_on;
+	uint32_t profile_epoch;
+	uint32_t profile_req;
+	uint32_t profile_graph_time;
+	uint32_t _reserved[1002];
 };
 _Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");
@@ -100,5 +112,6 @@ _Static_assert(__builtin_offsetof(struct ut_ctl, write_mode) == 44, "asm uses of
 _Static_assert(__builtin_offsetof(struct ut_ctl, thresh_tsc) == 48, "asm uses offset 48");
 _Static_assert(__builtin_offsetof(struct ut_ctl, max_graph_depth) == 56, "asm uses offset 56");
 _Static_assert(__builtin_offsetof(struct ut_ctl, graph_opts) == 60, "asm uses offset 60");
+_Static_assert(__builtin_offsetof(struct ut_ctl, profile_on) == 72, "asm uses offset 72");
 
 #endif

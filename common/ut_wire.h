@@ -32,6 +32,9 @@
  *   NOTE {tid, text}         --->   (what the runtime has to say: utracefs prints it on
  *                                   its console; the runtime never writes to the
  *                                   program's stdout or stderr)
+ *   PROFILE {epoch, first, recs}  --->  (the function profiler's counts: when
+ *                                   ut_ctl.profile_req moves, before the ACK, and at
+ *                                   exit; `first` starts the process's whole set)
  *   THREAD {tid, ptid, serial, exit}  --->  (a thread starts or ends, while the
  *                                   selection says some instance follows forks:
  *                                   function-fork, event-fork)
@@ -60,6 +63,7 @@ enum ut_msg_type {
 	UT_MSG_EVENT = 11,  /* one trace event a process defines (ut_event.h) */
 	UT_MSG_PRINTK_FMT = 12, /* the text of a bprint format or bputs string (ut_ring.h) */
 	UT_MSG_THREAD = 13, /* a thread started or ended (the kernel's fork and exit probes) */
+	UT_MSG_PROFILE = 14, /* the function profiler's counts (runtime/profile.c) */
 };
 
 struct ut_msg_hdr {
@@ -163,6 +167,30 @@ struct ut_msg_note {
  * event of an object it loaded since and younger than every event of one it
  * unloaded.
  */
+/*
+ * The function profiler's counts of one thread's table (runtime/profile.c): per
+ * function (its address) and CPU, calls, total and squared durations in ns.  A
+ * packet with `first` set starts the process's set anew (utracefs drops what it
+ * had of it), for profile epoch `epoch`; the others add to it.
+ */
+#define UT_PROFILE_PER_MSG 512u
+struct ut_prof_rec {
+	uint64_t ip;
+	uint32_t cpu;
+	uint32_t _pad;
+	uint64_t hits;
+	uint64_t time_ns;
+	uint64_t sq_ns; /* the sum of the squares of the durations */
+};
+struct ut_msg_profile {
+	struct ut_msg_hdr h;
+	uint32_t epoch;
+	uint32_t first;
+	uint32_t nr; /* records in this packet, <= UT_PROFILE_PER_MSG */
+	uint32_t _pad;
+	struct ut_prof_rec rec[]; /* nr of them: the packet is sizeof + nr * sizeof(rec) */
+};
+
 #define UT_SITES_PER_MSG 8192u
 struct ut_msg_sites {
 	struct ut_msg_hdr h;

@@ -11,6 +11,7 @@
  *                 options/NAME is opened with cpu = its index in that list
  *   per_cpu/      one cpuN directory per possible CPU; the files below cpuN are
  *                 opened with cpu = N
+ *   trace_stat/   functionN per possible CPU (the function profiler), cpu = N
  *   events/       one directory per system of the events programs define, and in
  *                 it one per event (a dyn_entry of the system's number: event_tree.c)
  *   instances/    one directory per instance (instance.c), each the tree of
@@ -28,6 +29,7 @@
 #include "graph_ctl.h"
 #include "settings.h" /* tfs_option_file_name: options/ as options.c sees it */
 #include "tfs.h"
+#include "trace_stat.h"
 
 #define FILE_(n, m, o, ...)                                                                        \
 	{                                                                                          \
@@ -77,6 +79,9 @@ static const struct tfs_file per_cpu_files[] = {
 };
 
 static const struct tfs_file cpu_dir = DIR_("cpu", 0750, per_cpu_files);
+
+/* trace_stat/functionN: the function profiler's counts of CPU N (opened with cpu = N) */
+static const struct tfs_file trace_stat_file = FILE_("function", 0440, tfs_trace_stat_ops);
 
 /* events/ftrace/NAME/format: arg is the event's ftrace id (ut_ring.h UT_EV_*) */
 #define EVENT_DIR(n, id)                                                                           \
@@ -186,6 +191,8 @@ static const struct tfs_file root_files[] = {
     FILE_("dyn_ftrace_total_info", 0440, tfs_dyn_ftrace_total_info_ops),
     FILE_("enabled_functions", 0440, tfs_enabled_functions_ops),
     FILE_("ftrace_enabled", 0640, tfs_ftrace_enabled_ops),
+    FILE_("function_profile_enabled", 0640, tfs_function_profile_enabled_ops),
+    DYN_("trace_stat", 0750, tfs_trace_stat_name, &trace_stat_file),
     FILE_("kallsyms", 0440, tfs_kallsyms_ops),
     FILE_("set_ftrace_filter", 0640, tfs_set_ftrace_filter_ops, .arg = TFS_FILTER_TRACE,
 	  .inst = TFS_INST_BOTH),

@@ -54,6 +54,7 @@
 #include "functab.h"
 #include "printk_fmt.h"
 #include "tfs.h"
+#include "trace_stat.h"
 #include "ut_sel.h"
 #include "ut_wire.h"
 
@@ -834,6 +835,7 @@ static int on_message(int fd, const void *buf, size_t n)
 	memcpy(&h, buf, sizeof(h));
 	if (h.len != n || (h.type == UT_MSG_SITES	? !sites_size_ok(buf, n)
 			   : h.type == UT_MSG_EVENT	? n > UT_EVENT_MSG_MAX
+			   : h.type == UT_MSG_PROFILE	? n < sizeof(struct ut_msg_profile)
 			   : h.type == UT_MSG_PRINTK_FMT ? n > sizeof(struct ut_msg_printk_fmt) +
 								     UT_PRINTK_FMT_MAX
 							 : msg_size(h.type) != n))
@@ -932,6 +934,8 @@ static int on_message(int fd, const void *buf, size_t n)
 		return 0;
 	case UT_MSG_PRINTK_FMT:
 		return tfs_printk_fmt_msg(pid, buf, n);
+	case UT_MSG_PROFILE:
+		return tfs_profile_msg(pid, buf, n);
 	}
 	return -EPROTO;
 }

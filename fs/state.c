@@ -88,6 +88,7 @@ struct tfs_rt_opts {
 	uint64_t thresh_tsc;
 	uint32_t max_graph_depth;
 	uint32_t graph_opts;
+	uint32_t profile_graph_time; /* the profiler's graph-time (the top's page) */
 };
 
 static struct tfs_rt_opts tfs_rt_opts(const struct tfs_instance *inst)
@@ -107,6 +108,7 @@ static struct tfs_rt_opts tfs_rt_opts(const struct tfs_instance *inst)
 		r.graph_opts |= UT_CTL_GRAPH_NOSLEEP;
 	if (g & TFS_GRAPH_RETADDR)
 		r.graph_opts |= UT_CTL_GRAPH_RETADDR;
+	r.profile_graph_time = (g & TFS_GRAPH_GRAPH_TIME) != 0;
 	/* set_graph_function / set_graph_notrace: the sites' flags are in the selection memfd */
 	if (tfs_ft_graph_select())
 		r.graph_opts |= UT_CTL_GRAPH_SELECT;
@@ -133,6 +135,7 @@ static void tfs_publish_opts_locked(const struct tfs_instance *inst, const struc
 	__atomic_store_n(&ctl->thresh_tsc, r->thresh_tsc, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->max_graph_depth, r->max_graph_depth, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->graph_opts, r->graph_opts, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->profile_graph_time, r->profile_graph_time, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->ftrace_enabled, tfs.ftrace_enabled ? 1u : 0u, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->printk_slot, inst == &tfs_top ? tfs.printk_slot : 0u,
 			 __ATOMIC_RELAXED);

@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profile.h"
 #include "rt.h"
 #include "selread.h"
 #include "ut_paths.h"
@@ -668,7 +669,8 @@ static struct ut_ctl *map_area(int ctlfd, int memfd, const struct ut_msg_welcome
 static void apply(struct ut_ctl *ctl)
 {
 	uint32_t gen = __atomic_load_n(&ctl->gen, __ATOMIC_ACQUIRE);
-	int graph = ctl->tracer == UT_TRACER_FUNCTION_GRAPH;
+	/* the profiler needs the returns: the graph trampoline (profile.c) */
+	int graph = ctl->tracer == UT_TRACER_FUNCTION_GRAPH || ctl->profile_on;
 	int on = (ctl->tracer == UT_TRACER_FUNCTION || graph) && ctl->ftrace_enabled;
 
 	/* tracing_off() here reached utracefs: the tracing_on file says it from now on */
@@ -690,6 +692,7 @@ static void apply(struct ut_ctl *ctl)
 	ut_events_apply(); /* the events' static keys, whatever the tracer */
 	pthread_mutex_unlock(&ut_rt_lock);
 	applied_gen = gen;
+	ut_prof_report(ctl); /* before the ACK: utracefs has them when the wait ends */
 	if (sock_is_ours())
 		send(sock_fd, &ack, sizeof(ack), MSG_NOSIGNAL);
 }
@@ -1063,6 +1066,7 @@ int ut_control_start(void)
 void ut_control_after_fork_child(void)
 {
 	ut_probes_after_fork_child();
+	ut_prof_fork_child();
 	/* the parent's thread selection is not ours: record nothing until told */
 	if (task_filtered)
 		tasks_set(UT_SEL_TASKS_NONE, 0, NULL);

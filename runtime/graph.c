@@ -108,6 +108,7 @@
 #include <unistd.h>
 
 #include "graph.h"
+#include "profile.h"
 #include "rt.h"
 #include "ut_ring_write.h"
 #include "ut_sel.h"
@@ -172,7 +173,7 @@ struct ut_ctl *ut_graph_ctl(void)
 
 int ut_graph_wanted(void)
 {
-	return ut_graph_ctl() || ut_route_graph_any();
+	return ut_graph_ctl() || ut_route_graph_any() || ut_prof_on();
 }
 
 struct ut_gframe *ut_gs_alloc(void)
@@ -379,6 +380,8 @@ void ut_gwrite_exit(const struct ut_gframe *f, uint64_t retval)
 
 	if (!ut_thr.tid)
 		return;
+	if (f->flags & GF_PROF)
+		ut_prof_exit(f);
 	if (f->flags & GF_INST)
 		inst_exits(f, retval);
 	if (!ctl || (f->flags & (GF_SILENT | GF_NOTOP)))
@@ -569,20 +572,21 @@ static void graph_enter(uintptr_t *slot, uintptr_t ip, uintptr_t landing, struct
 	uint32_t idx;
 	int saved = errno, cpu, kind = 0; /* kind: GF_SILENT, GF_GFUNC or 0 (the top's) */
 	uint64_t post = 0, take = 0, silent = 0;
-	uint16_t iflags = 0;
+	uint16_t iflags = 0, pflags = 0;
+	int prof = ut_prof_on();
 
-	if ((!ctl && !gm) || ut_thr.guard)
+	if ((!ctl && !gm && !prof) || ut_thr.guard)
 		return;
 	if (!ut_thr.tid && !ut_rt_thread_first())
 		goto out;
-	if (ctl && !ut_rt_task_ok())
-		ctl = NULL; /* set_ftrace_pid: not this thread */
-	if (!ctl && !gm)
+	if ((ctl || prof) && !ut_rt_task_ok())
+		ctl = NULL, prof = 0; /* set_ftrace_pid: not this thread */
+	if (!ctl && !gm && !prof)
 		goto out;
 	ut_thr.guard = 1;
 	if (ctl && (ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
 		ctl = NULL;
-	if (!ctl && !gm)
+	if (!ctl && !gm && !prof)
 		goto out_guard;
 	fs = ut_thr.gframes;
 	if (!fs && !(fs = ut_gs_alloc()))
@@ -620,7 +624,7 @@ static void graph_enter(uintptr_t *slot, uintptr_t ip, uintptr_t landing, struct
 			iflags = (uint16_t)(GF_INST | (ctl ? 0 : GF_NOTOP) |
 					    (sel & UT_SEL_GRAPH_FUNC ? GF_IGFUNC : 0));
 	}
-	if (!ctl && !iflags)
+	if (!ctl && !iflags && !prof)
 		goto out_guard;
 	if (idx >= UT_GRAPH_STACK_MAX) {
 		ut_thr.goverrun++;
@@ -666,8 +670,10 @@ static void graph_enter(uintptr_t *slot, uintptr_t ip, uintptr_t landing, struct
 		f->mono_ns = clock_ns(CLOCK_MONOTONIC);
 		f->off_ns = f->mono_ns - cpu_ns;
 	}
+	if (prof) /* a frame the top does not take is not its depth (GF_NOTOP) */
+		pflags = (uint16_t)(ut_prof_enter(f) | (ctl ? 0 : GF_NOTOP));
 	barrier();
-	f->flags = (uint16_t)(GF_VALID | kind | iflags);
+	f->flags = (uint16_t)(GF_VALID | kind | iflags | pflags);
 	barrier();
 	if (kind == GF_SILENT)
 		ut_thr.gnotrace++;
@@ -770,7 +776,8 @@ int ut_graph_sig_enter(void *ucv, uint8_t old_depth, uint8_t old_blocked)
 
 	if (!fs) {
 		struct ut_ctl *ctl = ut_rt_ctl;
-		int graph = ctl && (ctl->tracer == UT_TRACER_FUNCTION_GRAPH || ut_route_graph_any());
+		int graph = ctl && (ctl->tracer == UT_TRACER_FUNCTION_GRAPH || ut_route_graph_any() ||
+				    ut_prof_on());
 
 		if (!graph || !(fs = ut_gs_alloc()))
 			return -1;

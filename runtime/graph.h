@@ -21,6 +21,9 @@
 #define GF_INST 0x80u	  /* imask/isilent/igen say what instances made of the call */
 #define GF_NOTOP 0x100u	  /* GF_INST only: the top level did not take it (no top depth) */
 #define GF_IGFUNC 0x200u  /* GF_INST: a set_graph_function function (for its imask) */
+/* the function profiler (profile.c): never plain frames either */
+#define GF_PROF 0x400u	  /* counted at its exit; pt0 and psub are set */
+#define GF_PCPU 0x800u	  /* GF_PROF: pt0 is thread CPU time (sleep-time off), else monotonic */
 
 struct ut_gframe {
 	uintptr_t slot;	   /* marker: the interrupted context's rsp */
@@ -40,7 +43,9 @@ struct ut_gframe {
 	uint64_t isilent;  /* GF_INST: those it is a set_graph_notrace function of */
 	uint32_t igen;	   /* GF_INST: ut_route_ggen() at the entry (route.c) */
 	uint32_t _pad2;
-	uint64_t _spare[4];
+	uint64_t pt0;	   /* GF_PROF: the profiler's clock at the entry, ns */
+	uint64_t psub;	   /* GF_PROF: the profiled children's time, ns (graph-time off) */
+	uint64_t _spare[2];
 };
 
 /*

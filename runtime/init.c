@@ -18,6 +18,7 @@
 #include <execinfo.h>
 #include <pthread.h>
 
+#include "profile.h"
 #include "rt.h"
 
 struct ut_ctl *volatile ut_rt_ctl;
@@ -133,6 +134,7 @@ __attribute__((destructor)) static void ut_fini(void)
 {
 	int saved = errno;
 
+	ut_prof_report_exit(); /* the counts outlive the process (trace_stat) */
 	ut_life_process_exit();
 	errno = saved;
 }

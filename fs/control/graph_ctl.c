@@ -42,6 +42,11 @@ uint64_t tfs_graph_ns_to_tsc(uint64_t ns)
 	return t > UINT64_MAX ? UINT64_MAX : (t ? (uint64_t)t : 1);
 }
 
+uint64_t tfs_graph_thresh_ns(void)
+{
+	return __atomic_load_n(&thresh_ns, __ATOMIC_RELAXED);
+}
+
 uint64_t tfs_graph_thresh_tsc(void)
 {
 	return tfs_graph_ns_to_tsc(__atomic_load_n(&thresh_ns, __ATOMIC_RELAXED));

@@ -17,7 +17,8 @@
  *
  * FAST PATHS.  The common entry (the thread has a shadow stack with room, no dead
  * frame on top, a plain frame or a tail call from one, no depth limit, no
- * NOSLEEP/RETADDR/NOIRQS/SELECT option, an rseq area) and the common return (the
+ * NOSLEEP/RETADDR/NOIRQS/SELECT option, no function profiler, an rseq area) and
+ * the common return (the
  * top frame is the returning one, with the plain frames of its tail call chain
  * below, no NOSLEEP, NOIRQS; under tracing_thresh a long call, or a short one whose
  * entry is the tail of its CPU's page: the rewind) are done here without calling C and
@@ -51,6 +52,7 @@
 #define CTL_THRESH 48
 #define CTL_MAX_DEPTH 56
 #define CTL_GRAPH_OPTS 60
+#define CTL_PROFILE_ON 72
 #define GRAPH_SELECT 8		/* UT_CTL_GRAPH_SELECT */
 #define SEL_GRAPH 6		/* UT_SEL_GRAPH_FUNC | UT_SEL_GRAPH_NOTRACE */
 #define SITE_SHIFT 4		/* sizeof(struct ut_site) == 16 */
@@ -256,6 +258,8 @@ ut_tramp_graph_site:
 	addq $5, %r9				/* r9: the landing, C */
 .Le_common:					/* (ut_tramp_graph's stack is the same) */
 	/* fast path conditions; anything unusual goes to C (r8, r9 kept for it) */
+	cmpl $0, CTL_PROFILE_ON(%r11)		/* the profiler's frames: profile.c */
+	jne .Le_slow
 	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
 	jne .Le_done
 	/*
