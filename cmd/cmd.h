@@ -7,6 +7,7 @@
  *   mnt.c        is a utracefs mounted here? mounting and unmounting it
  *   optdefs.c    the default value of every option (for reset and stat)
  *   record_run.c how record starts, watches and stops CMD (exec, hold socket, signals)
+ *                (profile.c starts CMD the same way)
  *   <name>.c     one subcommand each, as a struct cli_command
  *   shim/        libutrace-tracecmd.so, preloaded into trace-cmd by tracecmd.c
  *
@@ -31,7 +32,7 @@ struct cli_command {
 
 extern const struct cli_command cli_cmd_mount, cli_cmd_umount, cli_cmd_cflags, cli_cmd_record,
 	cli_cmd_report, cli_cmd_show, cli_cmd_start, cli_cmd_stop, cli_cmd_reset, cli_cmd_list,
-	cli_cmd_stat, cli_cmd_snapshot, cli_cmd_extract, cli_cmd_tracecmd;
+	cli_cmd_stat, cli_cmd_snapshot, cli_cmd_extract, cli_cmd_tracecmd, cli_cmd_profile;
 
 /* ---- messages (util.c) --------------------------------------------------------- */
 
@@ -202,8 +203,33 @@ struct cli_record_opts {
 /* Returns -1 when the recording should go on, else the exit status to return. */
 int cli_record_parse(int argc, char **argv, struct cli_record_opts *o);
 
+/*
+ * -g, -l, -n and -P may be given several times, as with trace-cmd: the words are
+ * joined with spaces into one write (*dst points into buf), which the file parses
+ * as a list.  0, or CLI_USAGE after a message.
+ */
+struct cli_word_list {
+	const char *opt; /* "-g" */
+	char buf[4096];
+};
+int cli_add_word(struct cli_word_list *l, const char **dst, const char *word);
+/* -P: a process or thread id, checked for a clear message. */
+int cli_add_pid(struct cli_word_list *l, const char **dst, const char *arg);
+/* `echo VALUE > DIR/NAME` with O_TRUNC (filters replace their list).  0 or -errno. */
+int cli_write_replace(const char *dir, const char *name, const char *value);
+/* FUNCS into a filter file, saying what failed for option opt.  0 or CLI_FAIL. */
+int cli_set_funcs(const char *dir, const char *file, const char *opt, const char *funcs);
+/* Append pid to DIR/set_ftrace_pid.  0 or CLI_FAIL (said). */
+int cli_add_cmd_pid(const char *dir, pid_t pid);
+
 /* ---- record: running CMD (record_run.c) ------------------------------------------ */
 
+/*
+ * The tracing directory and the runtime a command that runs CMD uses (record,
+ * profile), each PATH_MAX bytes, and whether CMD can run: -1 to go on, else the
+ * exit status to return (said; 127/126 as a shell for CMD).
+ */
+int cli_traced_paths(const char *cmd, char *dir, char *lib);
 /* Where execvp would find NAME: 0, or -ENOENT / -EACCES as execvp would fail. */
 int cli_find_program(const char *name);
 
@@ -244,6 +270,14 @@ int cli_exec_result(int fd);
 int cli_wait_ready(int sock, pid_t pid);
 /* Wait for CMD and reap it: its exit status, 128 + signal, or -errno. */
 int cli_reap(pid_t pid);
+/*
+ * Start CMD held (cli_start_traced with a hold socket and the exec pipe): true
+ * when it runs, with its pid and *sock the socket to cli_wait_ready on and send
+ * "g" (closed by the caller); false when it did not start, with *status its exit
+ * status (an exec that failed is said), 128 + a stop signal, or -errno.
+ */
+bool cli_start_held(char **cmd, const char *lib, const char *mnt, pid_t *pid, int *sock,
+		    int *status);
 
 /* ---- record and extract: trace.dat (rawrec.c) -------------------------------------- */
 

@@ -51,12 +51,7 @@
  * -g, -l, -n and -P may be given several times, as with trace-cmd: the words are
  * joined with spaces into one write, which the file parses as a list.
  */
-struct word_list {
-	const char *opt; /* "-g" */
-	char buf[4096];
-};
-
-static int add_word(struct word_list *l, const char **dst, const char *word)
+int cli_add_word(struct cli_word_list *l, const char **dst, const char *word)
 {
 	size_t used = *dst ? strlen(l->buf) : 0;
 
@@ -75,7 +70,7 @@ static int add_word(struct word_list *l, const char **dst, const char *word)
 
 /* -P: process or thread ids, as set_ftrace_pid takes them (checked here for a
  * clear message; utracefs checks again). */
-static int add_pid(struct word_list *l, const char **dst, const char *arg)
+int cli_add_pid(struct cli_word_list *l, const char **dst, const char *arg)
 {
 	char *end;
 	unsigned long v;
@@ -84,7 +79,7 @@ static int add_pid(struct word_list *l, const char **dst, const char *arg)
 	v = strtoul(arg, &end, 10);
 	if (errno || end == arg || *end || arg[0] == '-' || arg[0] == '+' || v >= 4194304)
 		return cli_usage_error("-P %s: not a process id", arg);
-	return add_word(l, dst, arg);
+	return cli_add_word(l, dst, arg);
 }
 
 /* -b KB: a size buffer_size_kb takes (a positive number of KB per CPU). */
@@ -126,7 +121,7 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	bool first = true;
 	int c, rc, top_opt = 0;
 
-	static struct word_list graph = {"-g"}, filter = {"-l"}, notrace = {"-n"}, pids = {"-P"},
+	static struct cli_word_list graph = {"-g"}, filter = {"-l"}, notrace = {"-n"}, pids = {"-P"},
 				events = {"-e"};
 
 	o->tracer = NULL;
@@ -158,7 +153,7 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 		case 'g':
 		case 'l':
 		case 'n':
-			rc = add_word(c == 'g' ? &graph : c == 'l' ? &filter : &notrace,
+			rc = cli_add_word(c == 'g' ? &graph : c == 'l' ? &filter : &notrace,
 				      c == 'g' ? &o->graph_funcs
 				      : c == 'l' ? &o->filter_funcs
 						 : &o->notrace_funcs,
@@ -167,12 +162,12 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 				return rc;
 			break;
 		case 'P':
-			rc = add_pid(&pids, &o->pids, optarg);
+			rc = cli_add_pid(&pids, &o->pids, optarg);
 			if (rc)
 				return rc;
 			break;
 		case 'e':
-			rc = add_word(&events, &o->events, optarg);
+			rc = cli_add_word(&events, &o->events, optarg);
 			if (rc)
 				return rc;
 			if (o->nr_filters == CLI_RECORD_FILTERS_MAX)
@@ -281,7 +276,7 @@ static int save_trace(const char *dir, const char *output, int fd)
  * the truncation alone empties the list.  0 or -errno, the close's error included
  * (filters are committed on close).
  */
-static int write_replace(const char *dir, const char *name, const char *value)
+int cli_write_replace(const char *dir, const char *name, const char *value)
 {
 	char path[PATH_MAX], line[4200];
 	size_t len = strlen(value);
@@ -309,10 +304,10 @@ static int write_replace(const char *dir, const char *name, const char *value)
  * refuse a pattern that matches no function (EINVAL, as the kernel): say which,
  * rather than a bare errno.  0 or CLI_FAIL.
  */
-static int set_funcs(const char *dir, const char *file, const char *opt, const char *funcs)
+int cli_set_funcs(const char *dir, const char *file, const char *opt, const char *funcs)
 {
 	char path[PATH_MAX];
-	int err = write_replace(dir, file, funcs);
+	int err = cli_write_replace(dir, file, funcs);
 
 	if (!err)
 		return 0;
@@ -336,7 +331,7 @@ static int set_funcs(const char *dir, const char *file, const char *opt, const c
 static int set_events(const char *dir, const char *events)
 {
 	char path[PATH_MAX];
-	int err = write_replace(dir, "set_event", events);
+	int err = cli_write_replace(dir, "set_event", events);
 
 	if (!err)
 		return 0;
@@ -443,7 +438,7 @@ struct setup {
 };
 
 /* Append CMD's pid to set_ftrace_pid (-P: the run traces CMD and the PIDs). */
-static int add_cmd_pid(const char *dir, pid_t pid)
+int cli_add_cmd_pid(const char *dir, pid_t pid)
 {
 	char path[PATH_MAX], buf[32];
 	int fd, len = snprintf(buf, sizeof(buf), "%d\n", (int)pid), err = 0;
@@ -466,19 +461,19 @@ static int held_setup(const struct cli_record_opts *o, const char *dir, pid_t pi
 	int rc = 0;
 
 	if (o->filter_funcs) {
-		rc = set_funcs(dir, "set_ftrace_filter", "-l", o->filter_funcs);
+		rc = cli_set_funcs(dir, "set_ftrace_filter", "-l", o->filter_funcs);
 		st->filter = !rc;
 	}
 	if (!rc && o->notrace_funcs) {
-		rc = set_funcs(dir, "set_ftrace_notrace", "-n", o->notrace_funcs);
+		rc = cli_set_funcs(dir, "set_ftrace_notrace", "-n", o->notrace_funcs);
 		st->notrace = !rc;
 	}
 	if (!rc && o->graph_funcs) {
-		rc = set_funcs(dir, "set_graph_function", "-g", o->graph_funcs);
+		rc = cli_set_funcs(dir, "set_graph_function", "-g", o->graph_funcs);
 		st->graph = !rc;
 	}
 	if (!rc && o->pids)
-		rc = add_cmd_pid(dir, pid);
+		rc = cli_add_cmd_pid(dir, pid);
 	if (!rc && o->events && !st->events) {
 		rc = set_events(dir, o->events);
 		st->events = !rc;
@@ -506,35 +501,15 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 		      struct cli_rawrec *rr, struct run_result *res)
 {
 	bool setup = o->graph_funcs || o->filter_funcs || o->notrace_funcs || o->pids || o->events;
-	int sv[2], ep[2], err, said;
+	int sv0, err, said;
 	pid_t pid;
 
 	*res = (struct run_result){0};
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return -errno;
-	if (pipe2(ep, O_CLOEXEC)) {
-		err = -errno;
-		close(sv[0]);
-		close(sv[1]);
+	if (!cli_start_held(o->cmd, lib, mnt, &pid, &sv0, &err))
 		return err;
-	}
-	pid = cli_start_traced(o->cmd, lib, mnt, sv[1], ep[1]);
-	close(sv[1]);
-	close(ep[1]);
-	if (pid < 0) {
-		close(ep[0]);
-		close(sv[0]);
-		return pid == -EINTR ? 128 + cli_stop_signal() : pid;
-	}
-	err = cli_exec_result(ep[0]);
-	if (err) {
-		close(sv[0]);
-		cli_error("%s: %s", o->cmd[0], strerror(err));
-		return cli_reap(pid);
-	}
 	res->ran = true;
 	cli_output_start(out);
-	said = cli_wait_ready(sv[0], pid);
+	said = cli_wait_ready(sv0, pid);
 	res->no_sites = said == 'n';
 	if (said == 'r') {
 		if (setup) {
@@ -544,7 +519,7 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 		}
 		if (res->fail)
 			kill(pid, SIGKILL);
-		else if (send(sv[0], "g", 1, MSG_NOSIGNAL) != 1) /* CMD may be gone */
+		else if (send(sv0, "g", 1, MSG_NOSIGNAL) != 1) /* CMD may be gone */
 			said = 0;
 	}
 	/* the pages are taken from now on: the buffer was cleared for CMD's start */
@@ -553,7 +528,7 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 		if (cli_rawrec_start(rr))
 			res->fail = CLI_FAIL;
 	}
-	close(sv[0]);
+	close(sv0);
 	err = cli_reap(pid);
 	if (err < 0)
 		return err;
@@ -672,7 +647,7 @@ static int restore(const struct cli_record_opts *o, const char *dir, const char 
 	tail |= cli_set(dir, "tracing_on", was_on && !strcmp(was_on, "0") ? "0" : "1");
 	/* Emptied, the filters let every function be traced and graphed again. */
 	for (int i = 0; i < 3; i++) {
-		int err = set[i] ? write_replace(dir, files[i], "") : 0;
+		int err = set[i] ? cli_write_replace(dir, files[i], "") : 0;
 
 		if (err)
 			tail |= cli_file_error(files[i], err);
@@ -687,13 +662,13 @@ static int restore(const struct cli_record_opts *o, const char *dir, const char 
 		for (char *p = buf; *p; p++)
 			if (*p == '\n')
 				*p = ' ';
-		err = write_replace(dir, "set_ftrace_pid", buf);
+		err = cli_write_replace(dir, "set_ftrace_pid", buf);
 		if (err)
 			tail |= cli_file_error("set_ftrace_pid", err);
 	}
 	tail |= clear_filters(o, dir, st->filters);
 	if (st->events) {
-		int err = write_replace(dir, "set_event", "");
+		int err = cli_write_replace(dir, "set_event", "");
 
 		if (err)
 			tail |= cli_file_error("set_event", err);
@@ -729,7 +704,7 @@ static int record(const struct cli_record_opts *o, const char *mnt, const char *
 		/* before CMD starts: only the PIDs (and CMD, added when it waits) */
 		if (cli_read_value(dir, "set_ftrace_pid", &st.old_pids))
 			st.old_pids = NULL;
-		rc = write_replace(dir, "set_ftrace_pid", o->pids);
+		rc = cli_write_replace(dir, "set_ftrace_pid", o->pids);
 		if (rc) {
 			rc = cli_file_error("set_ftrace_pid", rc);
 			goto out;
@@ -737,7 +712,7 @@ static int record(const struct cli_record_opts *o, const char *mnt, const char *
 		st.pids = true;
 	}
 	/* events known already (from earlier runs) are on from CMD's first instruction */
-	if (o->events && !write_replace(dir, "set_event", o->events)) {
+	if (o->events && !cli_write_replace(dir, "set_event", o->events)) {
 		st.events = true;
 		rc = set_filters(o, dir, &st.filters);
 		if (rc)
@@ -800,19 +775,9 @@ static int run(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	err = cli_tracing_dir(dir, sizeof(dir), NULL);
-	if (!err)
-		err = cli_sibling(lib, sizeof(lib), "../lib/libutrace.so");
-	if (!err && access(lib, R_OK))
-		err = -errno;
-	if (err)
-		return cli_file_error(err == -ENAMETOOLONG ? "tracing directory" : lib, err);
-	/* a CMD that cannot run fails before anything is touched (127/126, as a shell) */
-	err = cli_find_program(o.cmd[0]);
-	if (err) {
-		cli_error("%s: %s", o.cmd[0], strerror(-err));
-		return err == -ENOENT ? 127 : 126;
-	}
+	rc = cli_traced_paths(o.cmd[0], dir, lib);
+	if (rc >= 0)
+		return rc;
 	if (cli_output_open(&out, o.output))
 		return CLI_FAIL;
 	cli_catch_stop_signals();

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -249,4 +250,58 @@ pid_t cli_start_traced(char **cmd, const char *lib, const char *dir, int hold_fd
 int cli_stop_signal(void)
 {
 	return stop_sig;
+}
+
+bool cli_start_held(char **cmd, const char *lib, const char *mnt, pid_t *pid, int *sock,
+		    int *status)
+{
+	int sv[2], ep[2], err;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		*status = -errno;
+		return false;
+	}
+	if (pipe2(ep, O_CLOEXEC)) {
+		*status = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return false;
+	}
+	*pid = cli_start_traced(cmd, lib, mnt, sv[1], ep[1]);
+	close(sv[1]);
+	close(ep[1]);
+	if (*pid < 0) {
+		close(ep[0]);
+		close(sv[0]);
+		*status = *pid == -EINTR ? 128 + cli_stop_signal() : *pid;
+		return false;
+	}
+	err = cli_exec_result(ep[0]);
+	if (err) {
+		close(sv[0]);
+		cli_error("%s: %s", cmd[0], strerror(err));
+		*status = cli_reap(*pid);
+		return false;
+	}
+	*sock = sv[0];
+	return true;
+}
+
+int cli_traced_paths(const char *cmd, char *dir, char *lib)
+{
+	int err = cli_tracing_dir(dir, PATH_MAX, NULL);
+
+	if (!err)
+		err = cli_sibling(lib, PATH_MAX, "../lib/libutrace.so");
+	if (!err && access(lib, R_OK))
+		err = -errno;
+	if (err)
+		return cli_file_error(err == -ENAMETOOLONG ? "tracing directory" : lib, err);
+	/* a CMD that cannot run fails before anything is touched (127/126, as a shell) */
+	err = cli_find_program(cmd);
+	if (err) {
+		cli_error("%s: %s", cmd, strerror(-err));
+		return err == -ENOENT ? 127 : 126;
+	}
+	return -1;
 }

@@ -29,15 +29,15 @@
 #include <string.h>
 
 #include "graph_ctl.h"
-#include "output/output.h"
 #include "tfs.h"
 #include "trace_stat.h"
+#include "ut_profile_fmt.h"
 #include "ut_wire.h"
 
 struct prof_proc {
 	pid_t pid;
 	size_t n, cap;
-	struct tfs_prof_row *rows;
+	struct ut_prof_row *rows;
 };
 
 static pthread_mutex_t prof_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,76 +60,14 @@ const char *tfs_trace_stat_name(unsigned int i)
 	return i < tfs.nr_cpus ? stat_names[i] : NULL;
 }
 
-/* ---- the table: pure, for the unit tests ------------------------------------------ */
-
-static int by_name(const void *a, const void *b)
+/* The kernel's table for rows (merged and sorted). */
+static int render(struct tfs_buf *b, const struct ut_prof_row *rows, size_t n, uint64_t thresh_ns)
 {
-	const struct tfs_prof_row *x = a, *y = b;
+	char line[512];
+	int err = tfs_buf_printf(b, "%s", UT_PROF_HEADER);
 
-	return strcmp(x->name, y->name);
-}
-
-static int by_time(const void *a, const void *b)
-{
-	const struct tfs_prof_row *x = a, *y = b;
-
-	if (x->time_ns != y->time_ns)
-		return x->time_ns > y->time_ns ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-size_t tfs_prof_merge(struct tfs_prof_row *rows, size_t n)
-{
-	size_t out = 0;
-
-	qsort(rows, n, sizeof(*rows), by_name);
-	for (size_t i = 0; i < n; i++) {
-		if (out && !strcmp(rows[out - 1].name, rows[i].name)) {
-			rows[out - 1].hits += rows[i].hits;
-			rows[out - 1].time_ns += rows[i].time_ns;
-			rows[out - 1].sq_ns += rows[i].sq_ns;
-		} else {
-			rows[out++] = rows[i];
-		}
-	}
-	qsort(rows, out, sizeof(*rows), by_time);
-	return out;
-}
-
-int tfs_prof_render(struct tfs_buf *b, const struct tfs_prof_row *rows, size_t n,
-		    uint64_t thresh_ns)
-{
-	int err = 0;
-
-	err |= tfs_buf_printf(b, "  Function                               "
-			  "Hit    Time            Avg             s^2\n"
-			  "  --------                               "
-			  "---    ----            ---             ---\n");
-	for (size_t i = 0; i < n; i++) {
-		const struct tfs_prof_row *r = &rows[i];
-		uint64_t avg, s2 = 0;
-
-		if (!r->hits)
-			continue;
-		avg = r->time_ns / r->hits;
-		if (thresh_ns && avg < thresh_ns)
-			continue; /* as the kernel: tracing_thresh hides short averages */
-		/*
-		 * The sample variance, n Σx² - (Σx)² over n (n - 1), in the kernel's
-		 * unsigned 64-bit arithmetic, divided by 1000 once here (ns² to a
-		 * figure the duration printer divides by 1000 again).
-		 */
-		if (r->hits > 1)
-			s2 = (r->hits * r->sq_ns - r->time_ns * r->time_ns) /
-			     (r->hits * (r->hits - 1) * 1000);
-		err |= tfs_buf_printf(b, "  %-30.30s  %10" PRIu64 "    ", r->name, r->hits);
-		tfs_graph_duration(b, r->time_ns);
-		err |= tfs_buf_append(b, "    ", 4);
-		tfs_graph_duration(b, avg);
-		err |= tfs_buf_append(b, "    ", 4);
-		tfs_graph_duration(b, s2);
-		err |= tfs_buf_append(b, "\n", 1);
-	}
+	for (size_t i = 0; i < n && err >= 0; i++)
+		err = tfs_buf_append(b, line, ut_prof_line(line, sizeof(line), &rows[i], thresh_ns));
 	return err < 0 ? -ENOMEM : 0;
 }
 
@@ -191,7 +129,7 @@ int tfs_profile_msg(pid_t pid, const void *buf, size_t n)
 		p->n = 0;
 	if (p->n + m->nr > p->cap) {
 		size_t cap = (p->n + m->nr) * 2;
-		struct tfs_prof_row *r = realloc(p->rows, cap * sizeof(*r));
+		struct ut_prof_row *r = realloc(p->rows, cap * sizeof(*r));
 
 		if (!r) {
 			ret = -ENOMEM;
@@ -202,7 +140,7 @@ int tfs_profile_msg(pid_t pid, const void *buf, size_t n)
 	}
 	for (uint32_t i = 0; i < m->nr; i++) {
 		const struct ut_prof_rec *in = &m->rec[i];
-		struct tfs_prof_row *r = &p->rows[p->n];
+		struct ut_prof_row *r = &p->rows[p->n];
 
 		if (!in->hits || in->cpu >= tfs.nr_cpus)
 			continue; /* nothing a process says is trusted */
@@ -235,7 +173,7 @@ static void ask_counts(void)
 
 static int stat_show(struct tfs_open *o)
 {
-	struct tfs_prof_row *rows = NULL;
+	struct ut_prof_row *rows = NULL;
 	size_t n = 0, total = 0;
 	int ret;
 
@@ -252,8 +190,8 @@ static int stat_show(struct tfs_open *o)
 			if (procs[i].rows[j].cpu == (uint32_t)o->cpu)
 				rows[n++] = procs[i].rows[j];
 	pthread_mutex_unlock(&prof_lock);
-	n = tfs_prof_merge(rows, n);
-	ret = tfs_prof_render(&o->content, rows, n, tfs_graph_thresh_ns());
+	n = ut_prof_merge(rows, n);
+	ret = render(&o->content, rows, n, tfs_graph_thresh_ns());
 	free(rows);
 	return ret;
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "ut_profile_fmt.h"
 
 #define GRAPH_INDENT 2
 #define PROCINFO_LENGTH 14
@@ -116,23 +117,9 @@ static void print_abs_time(struct tfs_buf *b, uint64_t t)
 
 void tfs_graph_duration(struct tfs_buf *b, uint64_t ns)
 {
-	char usecs[24], nsecs[8];
-	int len;
+	char s[64];
 
-	snprintf(usecs, sizeof(usecs), "%" PRIu64, ns / 1000);
-	tfs_buf_printf(b, "%s", usecs);
-	len = (int)strlen(usecs);
-	/* at most 7 digits in all: the fraction gets what is left, up to 3 */
-	if (len < 7) {
-		size_t room = 8 - (size_t)len < 5 ? 8 - (size_t)len : 5;
-
-		snprintf(nsecs, room, "%03u", (unsigned int)(ns % 1000));
-		tfs_buf_printf(b, ".%s", nsecs);
-		len += (int)strlen(nsecs) + 1;
-	}
-	tfs_buf_append(b, " us ", 4);
-	for (; len < 8; len++)
-		tfs_buf_append(b, " ", 1);
+	tfs_buf_append(b, s, ut_graph_duration_str(s, sizeof(s), ns));
 }
 
 enum fill { FILL_NONE, FILL_FULL, FILL_START, FILL_END };
