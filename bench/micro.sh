@@ -18,7 +18,7 @@ CALLS_CFLAGS="-O2 -g -Wall -Wextra"
 
 # The configurations, in the order of the report's table (BENCH_CALLS_CONFIGS: some of them).
 CALLS_CONFIGS_ALL="plain fpe ut-dormant ut-nop ut-filtered ut-probe ut-function ut-inst1 ut-inst2
-ut-inst4 ut-graph ut-graph-func ut-graph-thresh ut-igraph1 uftrace-same uftrace-entry uftrace-best lttng-off
+ut-inst4 ut-graph ut-profile ut-graph-func ut-graph-thresh ut-igraph1 uftrace-same uftrace-entry uftrace-best lttng-off
 lttng"
 CALLS_CONFIGS=${BENCH_CALLS_CONFIGS:-$CALLS_CONFIGS_ALL}
 # The ut-filtered row: the function tracer on, with a filter that leaves bench_leaf out.
@@ -55,6 +55,8 @@ inst_events() {
 	for inst_n in $(inst_names "$1"); do tfs_events "$BENCH_MNT/instances/$inst_n"; done |
 		awk '{ w += $1; l += $2 } END { printf "%d %d\n", w, l }'
 }
+# The ut-profile row: tracer nop, the function profiler on (function_profile_enabled):
+# every call is counted in the process (runtime/profile.c), no event is written.
 # The ut-graph-func row: function_graph with set_graph_function main, under which every
 # call of bench_leaf happens (known to utracefs since utrace_probe ran calls-fpe).
 CALLS_GRAPH_FUNC=main
@@ -147,6 +149,9 @@ calls_command() {
 	ut-graph) echo "echo function_graph > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer" ;;
+	ut-profile) echo "echo 1 > \$MNT/function_profile_enabled;" \
+		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
+		"echo 0 > \$MNT/function_profile_enabled" ;;
 	ut-graph-func) echo "echo $CALLS_GRAPH_FUNC > \$MNT/set_graph_function;" \
 		"echo function_graph > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
@@ -172,7 +177,7 @@ calls_available() {
 	ut-dormant) [ "$UT_RUNTIME_OK" = 1 ] && echo ok || echo "na $UT_RUNTIME_WHY" ;;
 	ut-nop | ut-function | ut-filtered | ut-probe | ut-inst[0-9]*)
 		[ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
-	ut-graph | ut-graph-func | ut-graph-thresh | ut-igraph[0-9]*)
+	ut-graph | ut-profile | ut-graph-func | ut-graph-thresh | ut-igraph[0-9]*)
 		[ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
 	lttng-off) [ -x "$BENCH_OUT/bin/calls-lttng" ] && echo ok ||
 		echo "na the tracepoint build failed: $(head -1 "$BENCH_OUT/lttng-build.log")" ;;
@@ -208,6 +213,11 @@ calls_run_one() {
 		[ "$1" = ut-filtered ] && tfs_write "$BENCH_MNT/set_ftrace_filter" ""
 		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" 0
 		[ "$1" = ut-graph-func ] && tfs_write "$BENCH_MNT/set_graph_function" "" ;;
+	ut-profile)
+		tfs_write "$BENCH_MNT/function_profile_enabled" 1
+		line=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 120 "$b/calls-fpe" \
+			$CALLS_ARGS)
+		tfs_write "$BENCH_MNT/function_profile_enabled" 0 ;;
 	ut-inst[0-9]* | ut-igraph[0-9]*)
 		ninst=$(echo "$1" | tr -dc 0-9)
 		inst_set "$ninst" "$(inst_tracer "$1")"

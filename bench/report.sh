@@ -30,6 +30,7 @@ calls_label() {
 		else
 			echo "utrace, tracer function_graph"
 		fi ;;
+	ut-profile) echo "utrace, tracer nop, the function profiler on (function_profile_enabled)" ;;
 	ut-graph-func) echo "utrace, tracer function_graph, set_graph_function $CALLS_GRAPH_FUNC (every call inside it)" ;;
 	ut-graph-thresh) echo "utrace, tracer function_graph, tracing_thresh $CALLS_THRESH_US µs (every call removed)" ;;
 	ut-filtered) echo "utrace, tracer function, bench_leaf filtered out (set_ftrace_filter $CALLS_FILTER)" ;;
