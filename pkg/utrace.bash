@@ -29,7 +29,7 @@ _utrace()
 		return ;;
 	record,-p) COMPREPLY=($(compgen -W "$("$1" list -t 2>/dev/null)" -- "$cur")); return ;;
 	record,-e) COMPREPLY=($(compgen -W "$("$1" list -e 2>/dev/null)" -- "$cur")); return ;;
-	record,-[gln]) COMPREPLY=($(compgen -W "$("$1" list -f "$cur*" 2>/dev/null)" -- "$cur")); return ;;
+	record,-[gln] | profile,-l) COMPREPLY=($(compgen -W "$("$1" list -f "$cur*" 2>/dev/null)" -- "$cur")); return ;;
 	record,-o | extract,-o | report,-i | report,--chrome | report,--folded | mount,*)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac

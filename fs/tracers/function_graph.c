@@ -10,8 +10,8 @@
  * acts on three of them (state.c publishes them): funcgraph-irqs (nothing is
  * recorded in signal handlers when off), sleep-time (durations leave out time
  * off the CPU when off) and funcgraph-retaddr (entries carry the return
- * address).  graph-time only matters to the kernel's function profiler, which
- * utrace has not: it is kept for scripts that set it.  funcgraph-args is left
+ * address).  graph-time and sleep-time also steer the function profiler
+ * (runtime/profile.c), as in the kernel, whatever the tracer.  funcgraph-args is left
  * out: utrace has no type information to print arguments with.
  *
  * After the kernel's options comes utrace's own `demangle`, as the function
