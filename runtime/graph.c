@@ -583,6 +583,12 @@ static void graph_enter(uintptr_t *slot, uintptr_t ip, uintptr_t landing, struct
 		ctl = NULL, prof = 0; /* set_ftrace_pid: not this thread */
 	if (!ctl && !gm && !prof)
 		goto out;
+	if (prof && ut_rt_ctl->tracer == UT_TRACER_FUNCTION && ut_rt_ctl->tracing_on) {
+		/* the profiler sent the function tracer's sites here: its event, from C */
+		uintptr_t fr[2] = {ip, *slot};
+
+		ut_rt_func_locked(fr, 0, ut_rt_ctl);
+	}
 	ut_thr.guard = 1;
 	if (ctl && (ctl->graph_opts & UT_CTL_GRAPH_NOIRQS) && ut_thr.sigdepth)
 		ctl = NULL;

@@ -11,7 +11,8 @@
  * selected function by a selected thread (set_ftrace_filter/notrace decide what
  * is patched, set_ftrace_pid what the thread takes: ut_rt_task_ok).  A frame
  * only the profiler wants is also GF_NOTOP, so the graph tracer, if current,
- * neither writes nor counts a depth for it.  The entry stamps the frame
+ * neither writes nor counts a depth for it; under the function tracer the
+ * entry writes the function event from C.  The entry stamps the frame
  * (ut_prof_enter); ut_gwrite_exit(), which every popped frame goes through
  * (returns, and frames left by longjmp or exceptions), counts it
  * (ut_prof_exit).

@@ -104,13 +104,17 @@ profile_run
 expect_eq "set_ftrace_pid without the program: nothing counted" "" "$(rows)"
 echo >"$T/set_ftrace_pid"
 
-# 7. Under function_graph the trace and the profile are both there.
+# 7. Under function_graph or function the trace and the profile are both there.
 echo function_graph >"$T/current_tracer"
 profile_run
 expect_eq "function_graph current: the profiler counts too" "3 1000" \
 	"$(hits prof_sleep) $(hits prof_leaf)"
 expect_match "function_graph current: the trace has its calls" 'prof_leaf\(\);' \
 	"$(cat "$T/trace")"
+echo function >"$T/current_tracer"
+profile_run
+expect_eq "function current: counts, and every call's function event" "3 1000 1000" \
+	"$(hits prof_sleep) $(hits prof_leaf) $(grep -c ' prof_leaf <-main$' "$T/trace")"
 echo nop >"$T/current_tracer"
 echo 0 >"$T/function_profile_enabled"
 
