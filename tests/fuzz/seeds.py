@@ -85,7 +85,7 @@ texts("cpumask", [bytes([a]) + t.encode() for a, t in CPUMASK])
 
 # fuzz_wire: packets (2-byte length, then the packet); the process is FUZZ_PID
 PID_ = 4194000
-HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT, THREAD = 1, 3, 4, 5, 6, 7, 8, 11, 13
+HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT, THREAD, PROFILE = 1, 3, 4, 5, 6, 7, 8, 11, 13, 14
 # the protocol version HELLO must carry, as common/ut_ctl.h says it
 with open(os.path.join(os.path.dirname(TOP), "..", "..", "common", "ut_ctl.h")) as f:
     VERSION = int(re.search(r"#define UT_PROTO_VERSION (\d+)u", f.read()).group(1))
@@ -132,6 +132,17 @@ ev_ok = event("req", [field("int", "id", 8, 4, 4, 1, 0), field("char", "tag[8]",
               '"id=%d path=%s", REC->id, __get_str(path)', 24)
 ev_bad = event("req", [field("int", "id", 4, 4, 4, 1, 0)], '"x"', 12)
 
+
+# the function profiler's counts: {epoch, first, nr, pad} then nr {ip, cpu, pad, hits, ns, sq}
+def profile(epoch, first, nr, recs):
+    return pkt(PROFILE, struct.pack("<IIII", epoch, first, nr, 0) +
+               b"".join(struct.pack("<QIIQQQ", ip, cpu, 0, h, t, q) for ip, cpu, h, t, q in recs))
+
+
+prof_ok = profile(1, 1, 2, [(0x555500001105, 0, 3, 30000000, 300000000000000),
+                            (0x555500001205, 1, 1000, 160000, 25600000)])
+prof_bad = profile(1, 0, 5, [(0x555500001105, 7, 1, 1, 1)])
+
 WIRE = [
     hello, hello + ack, hello + task + ack, hello + maps, hello + tracing,
     hello + sites(0, 3, 0, [0x100, 0x200, 0x300]),
@@ -140,6 +151,7 @@ WIRE = [
     hello + probe, task, hello + hello, pkt(HELLO, b"short"), hello + pkt(99, b""),
     hello + ev_ok, hello + ev_bad + ev_ok + ev_ok,
     hello + thread + thread_end, hello + pkt(THREAD, struct.pack("<iiII", 0, -1, 0, 2)),
+    hello + sites(0, 2, 0, [0x1100, 0x1200]) + prof_ok + ack, hello + prof_bad,
 ]
 texts("wire", WIRE)
 
