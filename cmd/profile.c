@@ -128,8 +128,8 @@ static long read_rows(const char *dir, struct ut_prof_row **rows)
 			if (parse_row(line, &r))
 				continue;
 			if (n == cap) {
-				struct ut_prof_row *m = realloc(*rows, (cap = cap ? 2 * cap : 64) *
-									      sizeof(r));
+				struct ut_prof_row *m =
+				    realloc(*rows, (cap = cap ? 2 * cap : 64) * sizeof(r));
 				if (!m) {
 					free(text);
 					return -ENOMEM;
@@ -186,8 +186,10 @@ static int run_held(const struct profile_opts *o, const char *lib, const char *m
 		else
 			send(sock, "g", 1, MSG_NOSIGNAL); /* CMD may be gone */
 	} else if (o->filter_funcs || o->pids) {
-		fprintf(stderr, "%s: warning: %s did not wait to be set up (not traced?); "
-			"-l/-P not applied to it\n", cli_name(), o->cmd[0]);
+		fprintf(stderr,
+			"%s: warning: %s did not wait to be set up (not traced?); "
+			"-l/-P not applied to it\n",
+			cli_name(), o->cmd[0]);
 	}
 	close(sock);
 	return cli_reap(pid);

@@ -99,7 +99,8 @@ static struct prof_tab *tab_get(void)
 			break;
 	}
 	if (!t) {
-		t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
 		if (t == MAP_FAILED)
 			return NULL;
 		t->next = __atomic_load_n(&tabs, __ATOMIC_RELAXED);
@@ -203,7 +204,8 @@ static void report(const struct ut_ctl *ctl)
 {
 	static union {
 		struct ut_msg_profile m;
-		char buf[sizeof(struct ut_msg_profile) + UT_PROFILE_PER_MSG * sizeof(struct ut_prof_rec)];
+		char buf[sizeof(struct ut_msg_profile) +
+			 UT_PROFILE_PER_MSG * sizeof(struct ut_prof_rec)];
 	} pk;
 	struct ut_msg_profile *m = &pk.m;
 	uint32_t epoch = __atomic_load_n(&ctl->profile_epoch, __ATOMIC_RELAXED);

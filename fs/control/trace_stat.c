@@ -67,7 +67,8 @@ static int render(struct tfs_buf *b, const struct ut_prof_row *rows, size_t n, u
 	int err = tfs_buf_printf(b, "%s", UT_PROF_HEADER);
 
 	for (size_t i = 0; i < n && err >= 0; i++)
-		err = tfs_buf_append(b, line, ut_prof_line(line, sizeof(line), &rows[i], thresh_ns));
+		err =
+		    tfs_buf_append(b, line, ut_prof_line(line, sizeof(line), &rows[i], thresh_ns));
 	return err < 0 ? -ENOMEM : 0;
 }
 

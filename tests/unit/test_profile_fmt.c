@@ -82,7 +82,7 @@ static void test_line(void **state)
 static void test_merge(void **state)
 {
 	struct ut_prof_row rows[] = {
-	    row("b", 2, 100, 5000), row("a", 1, 300, 90000), row("c", 5, 200, 8000),
+	    row("b", 2, 100, 5000),  row("a", 1, 300, 90000), row("c", 5, 200, 8000),
 	    row("b", 3, 400, 60000), row("d", 1, 200, 40000),
 	};
 	size_t n;
