@@ -101,7 +101,9 @@ struct ut_ctl {
 	uint32_t profile_epoch;
 	uint32_t profile_req;
 	uint32_t profile_graph_time;
-	uint32_t _reserved[1002];
+	/* ns per TSC tick << 32 (0: unknown): the fast paths time calls with rdtsc */
+	uint64_t profile_tsc_mult;
+	uint32_t _reserved[1000];
 };
 _Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");
@@ -113,5 +115,8 @@ _Static_assert(__builtin_offsetof(struct ut_ctl, thresh_tsc) == 48, "asm uses of
 _Static_assert(__builtin_offsetof(struct ut_ctl, max_graph_depth) == 56, "asm uses offset 56");
 _Static_assert(__builtin_offsetof(struct ut_ctl, graph_opts) == 60, "asm uses offset 60");
 _Static_assert(__builtin_offsetof(struct ut_ctl, profile_on) == 72, "asm uses offset 72");
+_Static_assert(__builtin_offsetof(struct ut_ctl, profile_epoch) == 76, "asm uses offset 76");
+_Static_assert(__builtin_offsetof(struct ut_ctl, profile_graph_time) == 84, "asm: offset 84");
+_Static_assert(__builtin_offsetof(struct ut_ctl, profile_tsc_mult) == 88, "asm uses offset 88");
 
 #endif

@@ -382,6 +382,8 @@ void ut_gwrite_exit(const struct ut_gframe *f, uint64_t retval)
 		return;
 	if (f->flags & GF_PROF)
 		ut_prof_exit(f);
+	else if (!(f->flags & (GF_MARKER | GF_SILENT | GF_NOTOP)))
+		ut_prof_exit_plain(f); /* graph.S's profiler frames, popped here */
 	if (f->flags & GF_INST)
 		inst_exits(f, retval);
 	if (!ctl || (f->flags & (GF_SILENT | GF_NOTOP)))
@@ -676,7 +678,11 @@ static void graph_enter(uintptr_t *slot, uintptr_t ip, uintptr_t landing, struct
 		f->mono_ns = clock_ns(CLOCK_MONOTONIC);
 		f->off_ns = f->mono_ns - cpu_ns;
 	}
-	if (prof) /* a frame the top does not take is not its depth (GF_NOTOP) */
+	/*
+	 * The profiler's frame: a plain one, as graph.S makes it, when the profiler
+	 * is alone (profile.c); else one the top does not take (no depth: GF_NOTOP).
+	 */
+	if (prof && (gm || !ut_prof_fast()))
 		pflags = (uint16_t)(ut_prof_enter(f) | (ctl ? 0 : GF_NOTOP));
 	barrier();
 	f->flags = (uint16_t)(GF_VALID | kind | iflags | pflags);

@@ -17,6 +17,15 @@
  * (returns, and frames left by longjmp or exceptions), counts it
  * (ut_prof_exit).
  *
+ * The fast paths.  With the profiler alone (tracer nop, sleep-time and graph-time
+ * on, no set_graph_function: ut_prof_fast) a frame is a plain one, as
+ * function_graph's, stamped with the TSC and no event: graph.S pushes it without
+ * C, and its return counts it in the thread's table (.Lr_prof, the same hash as
+ * count()), the time in ns from ut_ctl.profile_tsc_mult, which utracefs sets from
+ * its own TSC calibration.  What it cannot do (no table of this epoch yet, no
+ * rseq, 16 probes without finding the slot) goes to C, which counts a plain frame
+ * in the same way (ut_prof_exit_plain).  Every other case is the C path below.
+ *
  * Time.  sleep-time on: CLOCK_MONOTONIC, the time from call to return.
  * sleep-time off (UT_CTL_GRAPH_NOSLEEP, the function_graph option the kernel's
  * profiler reads too): CLOCK_THREAD_CPUTIME_ID, the thread's own CPU time during
@@ -43,6 +52,7 @@
  * can be one call behind, never torn (aligned 64-bit stores).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
@@ -65,8 +75,17 @@ struct prof_tab {
 	struct ut_prof_rec e[PROF_SLOTS]; /* hits == 0: unused */
 };
 
+_Static_assert(offsetof(struct prof_tab, epoch) == 8, "graph.S TAB_EPOCH");
+_Static_assert(offsetof(struct prof_tab, e) == 24, "graph.S TAB_E");
+_Static_assert(sizeof(struct ut_prof_rec) == 40, "graph.S REC_SIZE");
+_Static_assert(offsetof(struct ut_prof_rec, hits) == 16, "graph.S REC_HITS");
+_Static_assert(offsetof(struct ut_prof_rec, time_ns) == 24, "graph.S REC_TIME");
+_Static_assert(offsetof(struct ut_prof_rec, sq_ns) == 32, "graph.S REC_SQ");
+_Static_assert(PROF_SLOTS == 4096, "graph.S PROF_SLOTS, the hash's >> 52");
+
 static struct prof_tab *tabs;
-static __thread struct prof_tab *mine;
+/* the calling thread's table: graph.S reads it (ut_prof_mine@gottpoff) */
+__thread struct prof_tab *ut_prof_mine __attribute__((visibility("hidden")));
 static pthread_key_t tab_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static uint32_t reported_req;
@@ -88,8 +107,8 @@ static struct prof_tab *tab_get(void)
 {
 	struct prof_tab *t;
 
-	if (mine)
-		return mine;
+	if (ut_prof_mine)
+		return ut_prof_mine;
 	pthread_once(&key_once, key_init);
 	for (t = __atomic_load_n(&tabs, __ATOMIC_ACQUIRE); t; t = t->next) {
 		uint32_t one = 1;
@@ -109,7 +128,7 @@ static struct prof_tab *tab_get(void)
 			;
 	}
 	pthread_setspecific(tab_key, t);
-	mine = t;
+	ut_prof_mine = t;
 	return t;
 }
 
@@ -127,6 +146,15 @@ int ut_prof_on(void)
 
 	return ctl && __atomic_load_n(&ctl->profile_on, __ATOMIC_RELAXED) && ctl->ftrace_enabled &&
 	       !ut_rt_off;
+}
+
+int ut_prof_fast(void)
+{
+	const struct ut_ctl *ctl = ut_rt_ctl;
+
+	return ctl && ctl->tracer == UT_TRACER_NOP &&
+	       !(ctl->graph_opts & (UT_CTL_GRAPH_NOSLEEP | UT_CTL_GRAPH_SELECT)) &&
+	       ctl->profile_graph_time && ctl->profile_tsc_mult && ut_prof_on();
 }
 
 uint16_t ut_prof_enter(struct ut_gframe *f)
@@ -161,15 +189,31 @@ static void count(struct prof_tab *t, uint64_t ip, uint32_t cpu, uint64_t ns)
 	t->dropped++;
 }
 
+/* Count a call of ip that lasted ns in the thread's table, cleared for a new epoch. */
+static void count_now(const struct ut_ctl *ctl, uint64_t ip, uint64_t ns)
+{
+	struct prof_tab *t = tab_get();
+	uint32_t epoch;
+	int cpu;
+
+	if (!t)
+		return;
+	epoch = __atomic_load_n(&ctl->profile_epoch, __ATOMIC_RELAXED);
+	if (t->epoch != epoch) {
+		memset(t->e, 0, sizeof(t->e));
+		t->dropped = 0;
+		__atomic_store_n(&t->epoch, epoch, __ATOMIC_RELEASE);
+	}
+	cpu = ut_thr.rseq ? (int)ut_thr.rseq->cpu_id : sched_getcpu();
+	count(t, ip, cpu < 0 ? 0u : (uint32_t)cpu, ns);
+}
+
 void ut_prof_exit(const struct ut_gframe *f)
 {
 	const struct ut_ctl *ctl = ut_rt_ctl;
 	uint64_t now = clock_ns(f->flags & GF_PCPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
 	uint64_t dt = now > f->pt0 ? now - f->pt0 : 0, own = dt;
 	struct ut_gframe *fs = ut_thr.gframes;
-	struct prof_tab *t;
-	uint32_t epoch;
-	int cpu;
 
 	if (!ctl || !ut_prof_on())
 		return;
@@ -186,17 +230,21 @@ void ut_prof_exit(const struct ut_gframe *f)
 	}
 	if (!ctl->profile_graph_time)
 		own = f->psub < dt ? dt - f->psub : 0;
-	t = tab_get();
-	if (!t)
+	count_now(ctl, f->ip, own);
+}
+
+void ut_prof_exit_plain(const struct ut_gframe *f)
+{
+	const struct ut_ctl *ctl = ut_rt_ctl;
+	uint32_t lo, hi;
+	uint64_t now, dt;
+
+	if (!ut_prof_fast())
 		return;
-	epoch = __atomic_load_n(&ctl->profile_epoch, __ATOMIC_RELAXED);
-	if (t->epoch != epoch) {
-		memset(t->e, 0, sizeof(t->e));
-		t->dropped = 0;
-		__atomic_store_n(&t->epoch, epoch, __ATOMIC_RELEASE);
-	}
-	cpu = ut_thr.rseq ? (int)ut_thr.rseq->cpu_id : sched_getcpu();
-	count(t, f->ip, cpu < 0 ? 0u : (uint32_t)cpu, own);
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	now = ((uint64_t)hi << 32) | lo;
+	dt = now > f->calltime ? now - f->calltime : 0;
+	count_now(ctl, f->ip, (uint64_t)(((unsigned __int128)dt * ctl->profile_tsc_mult) >> 32));
 }
 
 /* Send every table counting for the current epoch; the first packet says so. */

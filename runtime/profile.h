@@ -14,6 +14,10 @@ struct ut_gframe;
 
 /* The profiler counts in this process now (ut_ctl.profile_on, ftrace_enabled). */
 int ut_prof_on(void);
+/* The profiler alone, as graph.S's fast paths take it: plain frames, TSC time. */
+int ut_prof_fast(void);
+/* Count a popped plain frame while ut_prof_fast() (C's side of graph.S's .Lr_prof). */
+void ut_prof_exit_plain(const struct ut_gframe *f);
 /* Stamp a frame the profiler takes; returns its flags (GF_PROF, GF_PCPU). */
 uint16_t ut_prof_enter(struct ut_gframe *f);
 /* Count a popped GF_PROF frame (and give its time to its parent's psub). */

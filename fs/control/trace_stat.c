@@ -197,6 +197,17 @@ static int stat_show(struct tfs_open *o)
 	return ret;
 }
 
+/*
+ * ns per TSC tick << 32, from utracefs's own calibration: the runtime's fast
+ * paths time calls with rdtsc (0: unknown, and they leave the work to C).
+ */
+static uint64_t tsc_mult(void)
+{
+	uint64_t ticks = tfs_graph_ns_to_tsc(1000000000u);
+
+	return ticks ? (uint64_t)(((unsigned __int128)1000000000u << 32) / ticks) : 0;
+}
+
 static int enabled_show(struct tfs_open *o)
 {
 	bool on;
@@ -228,6 +239,7 @@ static ssize_t enabled_write(struct tfs_open *o, const char *buf, size_t size, o
 	if (!changed || !ctl)
 		return (ssize_t)size;
 	tfs_lock();
+	__atomic_store_n(&ctl->profile_tsc_mult, tsc_mult(), __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->profile_epoch, prof_epoch, __ATOMIC_RELAXED);
 	/* stopping: the processes send what they counted with the same change */
 	if (!on)

@@ -53,6 +53,21 @@
 #define CTL_MAX_DEPTH 56
 #define CTL_GRAPH_OPTS 60
 #define CTL_PROFILE_ON 72
+#define CTL_PROFILE_EPOCH 76
+#define CTL_PROFILE_GRAPH_TIME 84
+#define CTL_PROFILE_TSC_MULT 88
+#define GRAPH_NOSLEEP 2		/* UT_CTL_GRAPH_NOSLEEP */
+#define TRACER_NOP 0		/* UT_TRACER_NOP */
+/* the profiler's per-thread table (profile.c) */
+#define TAB_EPOCH 8
+#define TAB_E 24
+#define REC_SIZE 40
+#define REC_IP 0
+#define REC_CPU 8
+#define REC_HITS 16
+#define REC_TIME 24
+#define REC_SQ 32
+#define PROF_SLOTS 4096
 #define GRAPH_SELECT 8		/* UT_CTL_GRAPH_SELECT */
 #define SEL_GRAPH 6		/* UT_SEL_GRAPH_FUNC | UT_SEL_GRAPH_NOTRACE */
 #define SITE_SHIFT 4		/* sizeof(struct ut_site) == 16 */
@@ -214,6 +229,22 @@
 \start:
 	.endm
 
+	/*
+	 * The function profiler alone (profile.c's ut_prof_fast: tracer nop,
+	 * sleep-time and graph-time on, no set_graph_function, the TSC rate known),
+	 * which the fast paths count themselves; else to \slow.  r11: the control page.
+	 */
+	.macro PROFILE_ALONE slow
+	cmpl $TRACER_NOP, CTL_TRACER(%r11)
+	jne \slow
+	testl $(GRAPH_NOSLEEP | GRAPH_SELECT), CTL_GRAPH_OPTS(%r11)
+	jnz \slow
+	cmpl $0, CTL_PROFILE_GRAPH_TIME(%r11)
+	je \slow
+	cmpq $0, CTL_PROFILE_TSC_MULT(%r11)
+	je \slow
+	.endm
+
 	.text
 
 /* ---- entry ----------------------------------------------------------------------- */
@@ -259,7 +290,7 @@ ut_tramp_graph_site:
 .Le_common:					/* (ut_tramp_graph's stack is the same) */
 	/* fast path conditions; anything unusual goes to C (r8, r9 kept for it) */
 	cmpl $0, CTL_PROFILE_ON(%r11)		/* the profiler's frames: profile.c */
-	jne .Le_slow
+	jne .Le_prof
 	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
 	jne .Le_done
 	/*
@@ -273,6 +304,7 @@ ut_tramp_graph_site:
 	cmpl $GRAPH_SELECT, CTL_GRAPH_OPTS(%r11)
 	jne .Le_slow
 1:
+.Le_checks:
 	movq ut_thr@gottpoff(%rip), %r10
 	/* set_ftrace_pid: recorded, not recorded, or C decides (ut_rt_task_ok) */
 	movl ut_rt_task_gen(%rip), %eax
@@ -364,6 +396,11 @@ ut_tramp_graph_site:
 	shll $24, %r9d
 	orq %rax, %r9
 	orq $EV_HDR_GENT, %r9			/* r9: header */
+	/* the profiler's plain frame (.Le_prof): no entry event, only the time */
+	cmpl $0, CTL_PROFILE_ON(%r11)
+	jne .Le_unwritten
+	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
+	jne .Le_unwritten
 	RSEQ_BEGIN %r10, .Le_unwritten, .Lcs_e, .Le_restart, .Lstart_e	/* r10: struct rseq */
 	RING_RESERVE 32, .Le_unwritten, .Lcommit_e
 	movq GF_IP(%rdi), %rax
@@ -412,6 +449,15 @@ ut_tramp_graph_site:
 	jne .Le_slow
 	movzwl GF_DEPTH(%rax), %edx
 	jmp .Le_nested
+
+	/*
+	 * The function profiler alone (tracer nop, graph-time on, sleep-time on, no
+	 * set_graph_function): a plain frame stamped with the TSC, no event; its
+	 * return counts it (.Lr_prof).  Anything else: C (profile.c).
+	 */
+.Le_prof:
+	PROFILE_ALONE .Le_slow
+	jmp .Le_checks
 
 .Le_slow:
 	PUSH %rbx
@@ -494,6 +540,8 @@ ut_return_to_handler:
 	movq ut_rt_ctl(%rip), %r11
 	testq %r11, %r11
 	jz .Lr_pop
+	cmpl $0, CTL_PROFILE_ON(%r11)
+	jne .Lr_prof
 	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
 	jne .Lr_pop
 	cmpl $0, CTL_TRACING_ON(%r11)
@@ -530,6 +578,68 @@ ut_return_to_handler:
 	movq %rsi, (%rcx)			/* THE commit (or dropped + 1: full) */
 .Lpost_r:
 	movq ut_thr@gottpoff(%rip), %r10
+	jmp .Lr_pop
+
+	/*
+	 * The function profiler alone (as .Le_prof): count the plain frame rdi in the
+	 * thread's table, as profile.c's count() does (the same hash, at most 16
+	 * probes here), its time in ns from the TSC (profile_tsc_mult).  A thread
+	 * without a table of this epoch, without rseq, or a table too full: C.
+	 */
+.Lr_prof:
+	PROFILE_ALONE .Lr_slow
+	cmpl $0, ut_rt_off(%rip)
+	jne .Lr_slow
+	movq ut_prof_mine@gottpoff(%rip), %rax
+	movq %fs:(%rax), %r9			/* r9: the table */
+	testq %r9, %r9
+	jz .Lr_slow
+	movl CTL_PROFILE_EPOCH(%r11), %eax
+	cmpl %eax, TAB_EPOCH(%r9)
+	jne .Lr_slow
+	movq %fs:THR_RSEQ(%r10), %rcx
+	testq %rcx, %rcx
+	jz .Lr_slow
+	movl 4(%rcx), %ecx			/* rcx: cpu_id */
+	movq CTL_PROFILE_TSC_MULT(%r11), %r8
+	rdtsc
+	shlq $32, %rdx
+	orq %rdx, %rax
+	subq GF_CALLTIME(%rdi), %rax
+	jae 1f
+	xorl %eax, %eax
+1:	mulq %r8
+	shrdq $32, %rdx, %rax
+	movq %rax, %rsi				/* rsi: ns */
+	movq %rcx, %rax
+	shlq $40, %rax
+	xorq GF_IP(%rdi), %rax
+	movabsq $0x9e3779b97f4a7c15, %rdx
+	imulq %rdx, %rax
+	shrq $52, %rax				/* rax: the slot */
+	movl $16, %r8d
+2:	leaq (%rax,%rax,4), %rdx
+	leaq TAB_E(%r9,%rdx,8), %rdx		/* rdx: the record */
+	cmpq $0, REC_HITS(%rdx)
+	je 3f
+	movq GF_IP(%rdi), %r11
+	cmpq %r11, REC_IP(%rdx)
+	jne 4f
+	cmpl %ecx, REC_CPU(%rdx)
+	je 5f
+4:	incl %eax
+	andl $(PROF_SLOTS - 1), %eax
+	decl %r8d
+	jnz 2b
+	jmp .Lr_slow
+3:	movq GF_IP(%rdi), %r11			/* a new record */
+	movq %r11, REC_IP(%rdx)
+	movl %ecx, REC_CPU(%rdx)
+5:	addq %rsi, REC_TIME(%rdx)
+	movq %rsi, %rax
+	imulq %rsi, %rax
+	addq %rax, REC_SQ(%rdx)
+	incq REC_HITS(%rdx)			/* last: a reader takes hits != 0 as a record */
 .Lr_pop:					/* rdi: the top frame, r10: ut_thr */
 	movq GF_LANDING(%rdi), %r11
 	movw $0, GF_FLAGS(%rdi)			/* flags 0 first, then the top (graph.c) */
