@@ -7,7 +7,7 @@
  * It rides on function_graph's shadow return stack (graph.c), which is what
  * gives a return its entry: while ut_ctl.profile_on is set the sites go to the
  * graph trampoline whatever the tracer (control.c), graph.S sends every entry to
- * C, and graph_enter() pushes a frame marked GF_PROF for every call of a
+ * C but in the fast case below, and graph_enter() pushes a frame marked GF_PROF for every call of a
  * selected function by a selected thread (set_ftrace_filter/notrace decide what
  * is patched, set_ftrace_pid what the thread takes: ut_rt_task_ok).  A frame
  * only the profiler wants is also GF_NOTOP, so the graph tracer, if current,
