@@ -94,6 +94,8 @@ static void tab_release(void *p)
 {
 	struct prof_tab *t = p;
 
+	/* a count after this (a frame closed at thread exit) takes a table anew */
+	ut_prof_mine = NULL;
 	__atomic_store_n(&t->free, 1, __ATOMIC_RELEASE);
 }
 
