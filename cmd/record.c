@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * record.c - `utrace record [-B NAME] -p TRACER [-g FUNC] [-l FUNC] [-n FUNC] [-P PID]
- * [-e EVENT] [-b KB] [-o FILE] [--] CMD [ARG...]`: trace one run of a command and save
- * the trace.
+ * [-e EVENT] [-b KB] [-o FILE | -N HOST:PORT] [--] CMD [ARG...]`: trace one run of a
+ * command and save the trace (-N: send it to a `trace-cmd listen` server, rawrec.c and
+ * tcmsg.c).
  *
  * The steps are those a user would type: mount if nothing is mounted (and unmount
  * at the end), select the tracer (-b: the buffer size), clear the buffer, turn
@@ -891,7 +892,7 @@ const struct cli_command cli_cmd_record = {
 	.run = run,
 	.usage = "usage: utrace record [-B NAME] -p TRACER [-g FUNC]... [-l FUNC]...\n"
 		 "                     [-n FUNC]... [-P PID]... [-e EVENT [-f FILTER]]... [-b KB]\n"
-		 "                     [-o FILE] [--file-version 6|7] [--text]\n"
+		 "                     [-o FILE | -N HOST:PORT] [--file-version 6|7] [--text]\n"
 		 "                     [--] CMD [ARG...]\n"
 		 "\n"
 		 "Run CMD with the utrace runtime (libutrace.so) preloaded, trace it with\n"
@@ -937,9 +938,17 @@ const struct cli_command cli_cmd_record = {
 		 "             The buffers are drained into it while CMD runs (a line on a\n"
 		 "             terminal shows events, MB and events lost), so a long run is\n"
 		 "             not limited by the buffer size\n"
+		 "  -N HOST:PORT\n"
+		 "             send the recording to a trace-cmd listen server instead of\n"
+		 "             a file ('trace-cmd listen -p PORT' on HOST, trace-cmd 3.x),\n"
+		 "             which saves it as a trace.dat named after this client: one\n"
+		 "             collector for the traces of many machines.  The data goes at\n"
+		 "             the end of the run, not live (kept in files in $TMPDIR\n"
+		 "             meanwhile): the symbols the file carries are known only\n"
+		 "             after the last page.  [ADDRESS]:PORT for IPv6\n"
 		 "  --file-version 6|7\n"
 		 "             the trace.dat version (default 7, as trace-cmd 3 writes; 6\n"
-		 "             for older readers)\n"
+		 "             for older readers; both for -N)\n"
 		 "  --text     save the text of the trace file instead (what 'cat trace'\n"
 		 "             shows at the end, the buffer's size at most); 'utrace\n"
 		 "             report' prints it back\n"

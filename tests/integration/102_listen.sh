@@ -59,6 +59,13 @@ collected() {
 # funcs FILE: the function column of trace-cmd report's function events, in order
 funcs() { trace-cmd report "$1" 2>/dev/null | awk '$4 == "function:" { print $5 }'; }
 
+# trace-cmd listen reads the kernel's trace_clock (the clock it names in the files it
+# saves): the kernel's tracefs is read under its lock, as the other tests use it; nothing
+# there is changed, so nothing is to be put back.
+if [ "$(id -u)" -eq 0 ]; then
+	exec 6>>/tmp/utrace-kernel-tracefs.lock
+	flock -w 600 6 && UT_KT_LOCKED=1
+fi
 if ! start_listener; then
 	fail "trace-cmd listen started on a free port" "$(cat "$UT_TMP/listen.log")"
 	exit 0
@@ -107,6 +114,7 @@ expect_eq "the tracer is put back" nop "$(cat "$T/current_tracer")"
 
 # --- nothing listening: status 1, the address and the errno said, nothing left -------------
 kill -INT "$LPID"; wait "$LPID" 2>/dev/null
+if [ -n "$UT_KT_LOCKED" ]; then exec 6>&-; UT_KT_LOCKED=; fi
 i=0; while listening "$PORT" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 mkdir -p "$UT_TMP/tmp"
 out=$(TMPDIR=$UT_TMP/tmp "$UTRACE" record -N "localhost:$PORT" -p function -- "$HELLO" 2 x \
