@@ -1,6 +1,7 @@
 # utrace - build, run the demo, run the tests.
 #
 #   make            build build/bin/utrace, build/bin/utracefs, build/lib/libutrace.so
+#                   (and build/lib/libutrace-tracecmd.so, for `utrace trace-cmd`)
 #   make run        install missing packages, build, mount, trace examples/, print the trace
 #   make test       install missing packages, build (plain, ASan+UBSan, fuzzing, TSan),
 #                   run every test
@@ -29,9 +30,12 @@ SONAME := libutrace.so.0
 # llvm-14: llvm-cov and llvm-profdata (make fuzz-cov); groff-base: 97_install.sh renders
 # the manual pages; binutils: objdump, the reference of the instruction decoder's test
 # (test_insn); systemtap-sdt-dev: <sys/sdt.h> for the SDT probes' test programs;
-# libtracecmd-dev, libtraceevent-dev, libtracefs-dev, trace-cmd: the readers that the
-# trace.dat writer (common/tracedat.c) is tested against (test_tracedat, 98_tracedat.sh);
-# utrace itself does not link them.
+# libtracecmd-dev, libtraceevent-dev, libtracefs-dev: `utrace report` reads trace.dat
+# files with them (libtraceevent's plugins print function and graph events), and the
+# trace.dat writer (common/tracedat.c) is tested against their reader (test_tracedat);
+# trace-cmd: the reference 98_tracedat.sh and 100_report.sh compare with, and what
+# `utrace trace-cmd` runs on a mount (99_tracecmd.sh; libutrace-tracecmd.so needs none of
+# them to build).
 DEPS_BUILD := gcc g++ binutils clang libclang-rt-14-dev llvm-14 make pkg-config libfuse3-dev \
 	fuse3 libelf-dev libcmocka-dev groff-base systemtap-sdt-dev \
 	libtracecmd-dev libtraceevent-dev libtracefs-dev trace-cmd
@@ -41,9 +45,13 @@ DEPS_BENCH := uftrace lttng-tools liblttng-ust-dev gnuplot-nox tcl8.6 time bc
 
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null)
-# libtracecmd's reader, for test_tracedat only
-TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd 2>/dev/null)
-TRACECMD_LIBS := $(shell pkg-config --libs libtracecmd 2>/dev/null)
+# libtracecmd's reader: cmd/report*.c (so the CLI, and the unit tests, which link
+# cmd/), and test_tracedat
+TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd libtraceevent 2>/dev/null)
+TRACECMD_LIBS := $(shell pkg-config --libs libtracecmd libtraceevent 2>/dev/null)
+# libtraceevent's function plugin takes the time format of a repeated function from
+# this variable of the program, as trace-cmd exports it (cmd/report_dat.c)
+CLI_LDFLAGS := -Wl,--export-dynamic-symbol=tep_func_repeat_format
 
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Icommon -D_GNU_SOURCE
@@ -96,6 +104,8 @@ FS_OBJ := $(call obj,host,$(FS_SRC))
 CMD_OBJ := $(call obj,host,$(CMD_SRC))
 
 LIB := $(B)/lib/libutrace.so
+# Preloaded into trace-cmd by `utrace trace-cmd` (cmd/shim/tracecmd.c)
+TRACECMD_SHIM := $(B)/lib/libutrace-tracecmd.so
 FSBIN := $(B)/bin/utracefs
 CLI := $(B)/bin/utrace
 UNITS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
@@ -114,12 +124,13 @@ GRAPH_PROGS := $(foreach v,$(GRAPH_VARIANTS),$(addprefix $(B)/tests/progs/$(v)/,
 FS_LIBS := $(FUSE_LIBS) -lelf -lpthread -lstdc++
 .PHONY: all deps deps-bench run test test-build bench soak clean format fuzz fuzz-build fuzz-cov fuzzers \
 	tsan-build tsan-units man install uninstall
-all: $(LIB) $(FSBIN) $(CLI)
+all: $(LIB) $(FSBIN) $(CLI) $(TRACECMD_SHIM)
 
 # fs/'s headers are found from its subfolders (control/, output/, tracers/) too
 $(B)/obj/host/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(FUSE_CFLAGS) $(if $(filter fs/%,$<),-Ifs) -MMD -MP -c $< -o $@
+	$(CC) $(HOST_CFLAGS) $(FUSE_CFLAGS) $(if $(filter fs/%,$<),-Ifs) \
+		$(if $(filter cmd/report%,$<),$(TRACECMD_CFLAGS)) -MMD -MP -c $< -o $@
 $(B)/obj/host/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
@@ -139,22 +150,28 @@ $(LIB): $(RT_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,$(SONAME) $(RT_LDFLAGS) -o $@ $(RT_OBJ) -ldl -lpthread
 	ln -sf libutrace.so $(dir $@)$(SONAME)
 
+# Not sanitized, as the runtime: it goes into a trace-cmd that was not built so.
+# Not linked with libtracefs either (looked up at run time): nothing of trace-cmd's to build it.
+$(TRACECMD_SHIM): cmd/shim/tracecmd.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC -fvisibility=hidden -shared \
+		-Wl,-z,defs -o $@ $< -ldl
+
 $(FSBIN): $(B)/obj/host/fs/main.o $(FS_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_LDFLAGS) -o $@ $^ $(FS_LIBS)
 
 $(CLI): $(B)/obj/host/cmd/main.o $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN_LDFLAGS) -o $@ $^ -lelf -lpthread
+	$(CC) $(SAN_LDFLAGS) $(CLI_LDFLAGS) -o $@ $^ $(TRACECMD_LIBS) -lelf -lpthread
 
-# Unit tests link everything but the main() files; UNIT_EXTRA: a test's own libraries.
+# Unit tests link everything but the main() files; UNIT_EXTRA: a test's own flags.
 $(B)/tests/test_%: tests/unit/test_%.c $(FS_OBJ) $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(FUSE_CFLAGS) -Ifs -Icmd $(UNIT_EXTRA) -o $@ $< $(FS_OBJ) $(CMD_OBJ) \
-		$(B)/common.a $(SAN_LDFLAGS) -lcmocka $(FS_LIBS) $(UNIT_EXTRA_LIBS)
+		$(B)/common.a $(SAN_LDFLAGS) -lcmocka $(FS_LIBS) $(TRACECMD_LIBS)
 # test_tracedat reads what common/tracedat.c wrote back with libtracecmd's reader
 $(B)/tests/test_tracedat: UNIT_EXTRA = $(TRACECMD_CFLAGS)
-$(B)/tests/test_tracedat: UNIT_EXTRA_LIBS = $(TRACECMD_LIBS)
 
 # libFuzzer harnesses (tests/fuzz/): linked like unit tests; fuzz_sites includes
 # runtime/sites.c itself, fuzz_insn runtime/arch/x86_64/insn.c.  Built with clang in $(FUZZ_B) by fuzz-build.
@@ -163,7 +180,7 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h runtime/sites.c runtime/
 		$(FS_OBJ) $(CMD_OBJ) $(B)/common.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(FUSE_CFLAGS) -Ifs -Icmd -o $@ $< $(FS_OBJ) $(CMD_OBJ) $(B)/common.a \
-		-fsanitize=fuzzer $(SAN_LDFLAGS) $(FS_LIBS)
+		-fsanitize=fuzzer $(SAN_LDFLAGS) $(FS_LIBS) $(TRACECMD_LIBS)
 fuzzers: $(FUZZERS)
 
 # Traced programs: instrumented, not sanitized (the runtime is what is tested).

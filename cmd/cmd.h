@@ -8,6 +8,7 @@
  *   optdefs.c    the default value of every option (for reset and stat)
  *   record_run.c how record starts, watches and stops CMD (exec, hold socket, signals)
  *   <name>.c     one subcommand each, as a struct cli_command
+ *   shim/        libutrace-tracecmd.so, preloaded into trace-cmd by tracecmd.c
  *
  * Exit statuses: 0 success, 1 failure (a file system or system error), 2 bad usage.
  * Every message goes to stderr, prefixed with "utrace CMD: ".
@@ -30,7 +31,7 @@ struct cli_command {
 
 extern const struct cli_command cli_cmd_mount, cli_cmd_umount, cli_cmd_cflags, cli_cmd_record,
 	cli_cmd_report, cli_cmd_show, cli_cmd_start, cli_cmd_stop, cli_cmd_reset, cli_cmd_list,
-	cli_cmd_stat, cli_cmd_snapshot, cli_cmd_extract;
+	cli_cmd_stat, cli_cmd_snapshot, cli_cmd_extract, cli_cmd_tracecmd;
 
 /* ---- messages (util.c) --------------------------------------------------------- */
 

@@ -71,7 +71,7 @@ struct cli_rawrec {
 	unsigned int ncpu;
 	pthread_t thread;
 	bool running;
-	volatile bool stop; /* set by the main thread, read by the drain thread */
+	bool stop; /* set by the main thread, read by the drain thread (atomically) */
 	bool progress;	    /* a line on a terminal */
 	int write_err;	    /* the first error keeping a page (errno) */
 	unsigned long long buffer_bytes; /* buffer_size_kb of one CPU, in bytes */
@@ -240,7 +240,7 @@ static void *drain_thread(void *arg)
 	double last = now_ms();
 	unsigned long long most;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		double t, ms = RAWREC_MAX_MS;
 
 		drain_pass(r, &most);
@@ -250,7 +250,7 @@ static void *drain_thread(void *arg)
 		if (most && t > last)
 			ms = (double)r->buffer_bytes / 4 / ((double)most / (t - last));
 		last = t;
-		if (!r->stop)
+		if (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
 			sleep_ms(ms < RAWREC_MIN_MS   ? RAWREC_MIN_MS
 				 : ms > RAWREC_MAX_MS ? RAWREC_MAX_MS
 						      : (unsigned int)ms);
@@ -480,12 +480,12 @@ void cli_rawrec_stop(struct cli_rawrec *r)
 	unsigned long long most;
 
 	if (r->running) {
-		r->stop = true;
+		__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
 		pthread_join(r->thread, NULL);
 		r->running = false;
 	} else {
 		/* extract: what is there now */
-		r->stop = true;
+		__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
 		while (drain_pass(r, &most))
 			;
 	}
@@ -608,9 +608,41 @@ static int say_write_err(const struct cli_rawrec *r, const char *what)
 {
 	if (!r->write_err)
 		return 0;
-	cli_error("%s: %s while recording: %llu pages (4 KB) of events not kept", what,
-		  strerror(r->write_err), r->pages_dropped);
+	cli_error("%s: %s: %llu pages (4 KB) of events not kept", what, strerror(r->write_err),
+		  r->pages_dropped);
 	return CLI_FAIL;
+}
+
+/*
+ * td_write, and when a disk the pages filled has no room for the metadata, which goes
+ * first (the file is then left empty): the newest half of the pages of the CPU that
+ * has most go, until it fits.  Those pages are counted as not kept.
+ */
+static int write_fitting(struct cli_rawrec *r, int fd, const struct td_opts *td,
+			 struct td_result *res)
+{
+	for (;;) {
+		int err = td_write(fd, td, res), big = -1;
+		off_t most = 0, keep;
+		struct stat st;
+
+		if (err != -ENOSPC || fstat(fd, &st) || st.st_size)
+			return err;
+		for (unsigned int i = 0; i < r->ncpu; i++)
+			if (!fstat(r->cpu[i].file, &st) && st.st_size > most) {
+				most = st.st_size;
+				big = (int)i;
+			}
+		if (big < 0)
+			return err;
+		keep = most / 2 / RAWREC_PAGE * RAWREC_PAGE;
+		if (ftruncate(r->cpu[big].file, keep) || ftruncate(fd, 0))
+			return err;
+		r->pages_dropped += (unsigned long long)(most - keep) / RAWREC_PAGE;
+		r->pages -= (unsigned long long)(most - keep) / RAWREC_PAGE;
+		if (!r->write_err)
+			r->write_err = ENOSPC;
+	}
 }
 
 int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o)
@@ -627,7 +659,7 @@ int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o)
 	else if (r->reserved_fd == o->fd && ftruncate(o->fd, 0))
 		fd = -errno; /* the room held for the metadata given back */
 	r->reserved_fd = -1;
-	err = fd < 0 ? fd : td_write(fd, &m.td, &res);
+	err = fd < 0 ? fd : write_fitting(r, fd, &m.td, &res);
 	if (!err && !seekable)
 		err = copy_out(fd, o->fd);
 	if (err) {

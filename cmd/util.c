@@ -99,12 +99,16 @@ int cli_getopt_long(int argc, char **argv, const char *optstring, const struct o
 	}
 	opterr = 0;
 	c = getopt_long(argc, argv, spec, all, NULL);
+	/* A long option's optopt is its value, not a letter: name it as it was written. */
 	if (c == ':') {
-		cli_usage_error("option '-%c' needs an argument", optopt);
+		if (optopt > ' ' && optopt < 127)
+			cli_usage_error("option '-%c' needs an argument", optopt);
+		else
+			cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
 		return '?';
 	}
 	if (c == '?') {
-		if (optopt)
+		if (optopt > ' ' && optopt < 127)
 			cli_usage_error("unknown option '-%c'", optopt);
 		else
 			cli_usage_error("unknown option '%s'", argv[optind - 1]);

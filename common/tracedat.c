@@ -452,6 +452,44 @@ static void put_magic(struct td_buf *b, const struct td_opts *o)
 
 /* ---- version 6 --------------------------------------------------------------------------- */
 
+/*
+ * The TRACECLOCK option: the words of trace_clock with clock in brackets (clock alone
+ * when the tree has no trace_clock, or does not list it).  0 or -ENOMEM.
+ */
+static int put_clock_option(struct td_buf *b, const struct td_meta *m, const char *clock)
+{
+	char *t = NULL, *text, *save, *w;
+	size_t len = 0, room;
+	bool listed = false;
+	int n = 0;
+
+	if (slurp(m->dirfd, "trace_clock", &t, &len))
+		t = NULL;
+	room = len + strlen(clock) + 8;
+	text = malloc(room);
+	if (!text) {
+		free(t);
+		return -ENOMEM;
+	}
+	text[0] = '\0';
+	for (w = t ? strtok_r(t, " \n[]", &save) : NULL; w; w = strtok_r(NULL, " \n[]", &save)) {
+		bool sel = !strcmp(w, clock);
+
+		listed |= sel;
+		n += snprintf(text + n, room - (size_t)n, "%s%s%s%s", n ? " " : "", sel ? "[" : "",
+			      w, sel ? "]" : "");
+	}
+	if (!listed)
+		n = snprintf(text, room, "[%s]", clock);
+	snprintf(text + n, room - (size_t)n, "\n");
+	put_u16(b, TD_OPT_TRACECLOCK);
+	put_u32(b, (uint32_t)strlen(text) + 1);
+	put(b, text, strlen(text) + 1);
+	free(text);
+	free(t);
+	return 0;
+}
+
 /* Parts in order, CPU count, options, "flyrecord" and the CPU table, then the clock. */
 static int build_v6(struct td_buf *b, const struct td_opts *o, const struct td_meta *m,
 		    const char *clock, struct td_layout *l)
@@ -468,9 +506,10 @@ static int build_v6(struct td_buf *b, const struct td_opts *o, const struct td_m
 	}
 	put_u32(b, o->cpus);
 	put(b, "options  ", 10);
-	/* a TRACECLOCK option tells readers that the clock follows the CPU table */
-	put_u16(b, TD_OPT_TRACECLOCK);
-	put_u32(b, 0);
+	/* the clocks as trace_clock lists them, the one used in brackets: the readers
+	 * parse this option's text for it */
+	if (put_clock_option(b, m, clock))
+		return -ENOMEM;
 	put_common_options(b, o);
 	put_u16(b, TD_OPT_DONE);
 	if (l->head_only)

@@ -186,6 +186,7 @@ static const struct tfs_file root_files[] = {
     FILE_("dyn_ftrace_total_info", 0440, tfs_dyn_ftrace_total_info_ops),
     FILE_("enabled_functions", 0440, tfs_enabled_functions_ops),
     FILE_("ftrace_enabled", 0640, tfs_ftrace_enabled_ops),
+    FILE_("kallsyms", 0440, tfs_kallsyms_ops),
     FILE_("set_ftrace_filter", 0640, tfs_set_ftrace_filter_ops, .arg = TFS_FILTER_TRACE,
 	  .inst = TFS_INST_BOTH),
     FILE_("set_ftrace_notrace", 0640, tfs_set_ftrace_notrace_ops, .arg = TFS_FILTER_NOTRACE,

@@ -102,6 +102,14 @@ static struct symfile *files; /* newest first */
 static struct proc *procs;     /* newest first */
 static unsigned int nr_files, nr_procs;
 static size_t file_bytes; /* symfile_bytes() of every cached file */
+static unsigned int next_file_no = 1; /* the flat number of the next new file */
+/* Bumped (sym_lock held) at every change of the mappings: tfs_sym_flat's caches check it. */
+static unsigned long sym_gen;
+
+static void sym_changed(void)
+{
+	__atomic_add_fetch(&sym_gen, 1, __ATOMIC_RELEASE);
+}
 
 static uint64_t now_ns(void)
 {
@@ -233,6 +241,8 @@ static struct symfile *file_of_fd(int fd, const char *path, dev_t dev, ino_t ino
 	if (!f) {
 		f = tfs_symfile_new(path, &id, elf);
 		if (f) {
+			/* never reused: a flat address names one file while utracefs lives */
+			f->no = next_file_no <= SYM_FLAT_MAX_NO ? next_file_no++ : 0;
 			f->bytes = symfile_bytes(f);
 			file_bytes += f->bytes;
 			f->next = files;
@@ -512,6 +522,7 @@ static int load_maps_locked(pid_t pid, uint64_t tsc)
 
 	if (!p)
 		return -ENOMEM;
+	sym_changed();
 	/* never older than the last reading, never in the future */
 	if (tsc < p->last_tsc)
 		tsc = p->last_tsc;
@@ -559,6 +570,7 @@ void tfs_sym_proc_gone(pid_t pid)
 			p->maps[i].gone = tsc;
 	if (p)
 		p->exited = true;
+	sym_changed();
 	pthread_mutex_unlock(&sym_lock);
 }
 
@@ -581,6 +593,7 @@ void tfs_sym_forget(uint64_t tsc)
 		pp = &p->next;
 	}
 	files_trim(NULL);
+	sym_changed();
 	pthread_mutex_unlock(&sym_lock);
 	malloc_trim(0); /* what went was in many small blocks: give the pages back */
 }
@@ -677,6 +690,7 @@ int tfs_sym_object_mapped(pid_t pid, const char *path, uint64_t base, uint64_t t
 			err = -ENOENT;
 		files_trim(p);
 	}
+	sym_changed();
 	pthread_mutex_unlock(&sym_lock);
 	return err;
 }
@@ -700,6 +714,7 @@ void tfs_sym_object_unmapped(pid_t pid, uint64_t base, uint64_t tsc)
 		    bias == base)
 			m->gone = tsc;
 	}
+	sym_changed();
 	pthread_mutex_unlock(&sym_lock);
 }
 
@@ -901,4 +916,139 @@ char *tfs_sym_demangle(const char *name)
 		return d;
 	free(d);
 	return NULL;
+}
+
+/* ---- the flat address space (trace_pipe_raw, the kallsyms file) -------------------------- */
+
+/*
+ * A cell: for an event of tid in [t_lo, t_hi) at an address in [lo, hi), the
+ * same mapping is chosen (the mappings covering the cell and which of them are
+ * live are the same throughout) and the same segment of its file holds the
+ * address, so flat = addr + delta (0: the address stays as it is).  Valid while
+ * sym_gen is gen.
+ */
+struct flat_cell {
+	unsigned long gen;
+	pid_t tid;
+	uint64_t lo, hi, t_lo, t_hi, delta;
+};
+
+#define FLAT_CACHE 4 /* an event's ip and parent ip are often in two objects */
+#define SYM_FLAT_MIN_ADDR 4096 /* the first page is never mapped (vm.mmap_min_addr) */
+static __thread struct flat_cell flat_cache[FLAT_CACHE];
+static __thread unsigned int flat_victim;
+
+static void cell_time(struct flat_cell *c, uint64_t tsc, uint64_t when)
+{
+	if (when <= tsc) {
+		if (when > c->t_lo)
+			c->t_lo = when;
+	} else if (when < c->t_hi) {
+		c->t_hi = when;
+	}
+}
+
+static void cell_addr(struct flat_cell *c, uint64_t lo, uint64_t hi)
+{
+	if (lo > c->lo)
+		c->lo = lo;
+	if (hi < c->hi)
+		c->hi = hi;
+}
+
+/* The cell around (tsc, addr) in p (NULL: none), as map_at chooses (sym_lock held). */
+static void flat_cell_of(struct proc *p, uint64_t tsc, uint64_t addr, struct flat_cell *c)
+{
+	struct map *m = NULL;
+
+	c->lo = 0;
+	c->hi = c->t_hi = UINT64_MAX;
+	c->t_lo = c->delta = 0;
+	for (size_t i = 0; p && i < p->n; i++) {
+		const struct map *o = &p->maps[i];
+
+		if (o->end <= addr) {
+			cell_addr(c, o->end, UINT64_MAX);
+		} else if (o->start > addr) {
+			cell_addr(c, 0, o->start);
+		} else {
+			cell_addr(c, o->start, o->end);
+			cell_time(c, tsc, o->gone);
+			if (o->announced)
+				cell_time(c, tsc, o->born);
+		}
+	}
+	if (p)
+		m = map_at(p, tsc, addr);
+	if (m) {
+		uint64_t vaddr, seg_lo;
+		int l = map_segment(m, addr, &vaddr);
+
+		if (l < 0) {
+			cell_addr(c, addr, addr + 1); /* in the mapping, in no segment */
+			return;
+		}
+		seg_lo = addr - (vaddr - m->f->loads[l].vaddr);
+		cell_addr(c, seg_lo, seg_lo + m->f->loads[l].filesz);
+		if (m->f->no && m->f->loads[l].vaddr + m->f->loads[l].filesz <= SYM_FLAT_MAX_VADDR)
+			c->delta = (SYM_FLAT_BIT | (uint64_t)m->f->no << SYM_FLAT_NO_SHIFT) +
+				   (vaddr - addr);
+	}
+}
+
+uint64_t tfs_sym_flat(pid_t tid, uint64_t tsc, uint64_t addr)
+{
+	unsigned long gen = __atomic_load_n(&sym_gen, __ATOMIC_ACQUIRE);
+	struct flat_cell *c;
+
+	/*
+	 * No code there (a top-level caller's 0, a marker's 1): not worth a lookup,
+	 * which would read the maps of a writer that is no traced process.
+	 */
+	if (addr < SYM_FLAT_MIN_ADDR)
+		return addr;
+	for (unsigned int i = 0; i < FLAT_CACHE; i++) {
+		c = &flat_cache[i];
+		if (c->gen == gen && c->tid == tid && addr >= c->lo && addr < c->hi &&
+		    tsc >= c->t_lo && tsc < c->t_hi)
+			return c->delta ? addr + c->delta : addr;
+	}
+	c = &flat_cache[flat_victim++ % FLAT_CACHE];
+	pthread_mutex_lock(&sym_lock);
+	flat_cell_of(proc_of_task(tid), tsc, addr, c);
+	/* read under the lock, after any change proc_of_task made */
+	c->gen = __atomic_load_n(&sym_gen, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&sym_lock);
+	c->tid = tid;
+	return c->delta ? addr + c->delta : addr;
+}
+
+static int file_no_cmp(const void *a, const void *b)
+{
+	const struct symfile *x = *(struct symfile *const *)a, *y = *(struct symfile *const *)b;
+
+	return x->no < y->no ? -1 : x->no > y->no;
+}
+
+int tfs_sym_kallsyms(struct tfs_buf *b)
+{
+	struct symfile **all;
+	size_t n = 0;
+	int err = 0;
+
+	pthread_mutex_lock(&sym_lock);
+	all = malloc((nr_files + 1) * sizeof(*all));
+	if (!all) {
+		pthread_mutex_unlock(&sym_lock);
+		return -ENOMEM;
+	}
+	for (struct symfile *f = files; f; f = f->next)
+		all[n++] = f;
+	/* by number, so the whole table is sorted by flat address */
+	qsort(all, n, sizeof(*all), file_no_cmp);
+	for (size_t i = 0; i < n && !err; i++)
+		err = tfs_symfile_kallsyms(all[i], b);
+	pthread_mutex_unlock(&sym_lock);
+	free(all);
+	return err;
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "symfile.h"
+#include "tfs.h"
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -370,4 +371,85 @@ struct symfile *tfs_symfile_new(const char *path, const struct fileid *id, Elf *
 	if (elf)
 		load_elf(f, elf); /* a file without symbols still caches as empty */
 	return f;
+}
+
+/* ---- the kallsyms table (sym.c's flat address space) ------------------------------------ */
+
+/* Would a kallsyms parser take name whole?  It ends a name at whitespace. */
+static bool kallsyms_name_ok(const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p <= ' ' || *p == 0x7f)
+			return false;
+	return name[0] != '\0';
+}
+
+struct kallsyms_out {
+	struct tfs_buf *b;
+	uint64_t base; /* the flat address of vaddr 0 */
+	const char *mod, *gap, *end;
+	int err;
+};
+
+static void kallsyms_line(struct kallsyms_out *o, uint64_t vaddr, char type, const char *name)
+{
+	if (tfs_buf_printf(o->b, "%016" PRIx64 " %c %s\t[%s]\n", o->base | vaddr, type, name,
+			   o->mod) < 0)
+		o->err = -ENOMEM;
+}
+
+/*
+ * One executable segment [lo, hi) of f: its functions; "[mod]" where no
+ * function covers the code (before the first one; with .dynsym only, past a
+ * symbol's size and the byte after it, as tfs_symfile_lookup names them); and
+ * the end line at hi, so that nothing past it takes the last function's name.
+ */
+static void kallsyms_segment(const struct symfile *f, uint64_t lo, uint64_t hi,
+			     struct kallsyms_out *o)
+{
+	static const char types[] = {'T', 'W', 't'};
+	size_t i = 0;
+
+	while (i < f->n && f->syms[i].addr < lo)
+		i++;
+	if (i == f->n || f->syms[i].addr != lo)
+		kallsyms_line(o, lo, 't', o->gap);
+	for (; i < f->n && f->syms[i].addr < hi; i++) {
+		const struct sym *s = &f->syms[i];
+		uint64_t next = i + 1 < f->n && f->syms[i + 1].addr < hi ? f->syms[i + 1].addr : hi;
+
+		if (kallsyms_name_ok(s->name))
+			kallsyms_line(o, s->addr, types[s->rank < 0 || s->rank > 2 ? 2 : s->rank],
+				      s->name);
+		else /* a line cut short would end the table for its reader */
+			kallsyms_line(o, s->addr, 't', o->gap);
+		if (!f->full && s->size && s->addr + s->size + 1 < next)
+			kallsyms_line(o, s->addr + s->size + 1, 't', o->gap);
+	}
+	kallsyms_line(o, hi, 't', o->end);
+}
+
+int tfs_symfile_kallsyms(const struct symfile *f, struct tfs_buf *b)
+{
+	const char *slash = strrchr(f->path, '/');
+	char mod[256], gap[260], end[264];
+	struct kallsyms_out o = {.b = b, .mod = mod, .gap = gap, .end = end};
+
+	if (!f->no || f->no > SYM_FLAT_MAX_NO)
+		return 0;
+	o.base = SYM_FLAT_BIT | (uint64_t)f->no << SYM_FLAT_NO_SHIFT;
+	/* the module field ends at whitespace too */
+	snprintf(mod, sizeof(mod), "%s", slash ? slash + 1 : f->path);
+	for (char *p = mod; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			*p = '_';
+	snprintf(gap, sizeof(gap), "[%s]", mod);
+	snprintf(end, sizeof(end), "[%s:end]", mod);
+	for (unsigned int l = 0; l < f->nloads && !o.err; l++) {
+		uint64_t lo = f->loads[l].vaddr, hi = lo + f->loads[l].filesz;
+
+		if (f->loads[l].exec && lo < hi && hi < SYM_FLAT_MAX_VADDR)
+			kallsyms_segment(f, lo, hi, &o);
+	}
+	return o.err;
 }

@@ -43,6 +43,7 @@ struct symfile {
 		bool exec;
 	} loads[SYM_MAX_LOADS]; /* PT_LOAD segments */
 	unsigned int nloads;
+	unsigned int no;      /* sym.c: its number in the flat address space (0: none) */
 	struct symfile *next; /* sym.c's cache */
 	bool in_use;	      /* sym.c: some mapping uses it (while trimming the cache) */
 	size_t bytes;	      /* sym.c: what it costs, as counted against SYM_MAX_BYTES */
@@ -76,5 +77,27 @@ void tfs_symfile_free(struct symfile *f);
  */
 struct sym *tfs_symfile_lookup(struct symfile *f, uint64_t vaddr, uint64_t lo_addr,
 			       uint64_t hi_addr, uint64_t *size);
+
+/*
+ * The flat address space (sym.c, tfs_sym_flat): object number no's address
+ * vaddr (in the file, as addr2line takes it) is SYM_FLAT_BIT | no << 40 | vaddr.
+ * Bit 63 keeps it clear of every user address, so an address left as it is
+ * never reads as a flat one.
+ */
+#define SYM_FLAT_BIT (1ull << 63)
+#define SYM_FLAT_NO_SHIFT 40
+#define SYM_FLAT_MAX_NO ((1u << 23) - 1)
+#define SYM_FLAT_MAX_VADDR (1ull << SYM_FLAT_NO_SHIFT)
+
+struct tfs_buf;
+/*
+ * f's functions in /proc/kallsyms's format at their flat addresses (f->no),
+ * sorted by address: "%016llx T name\t[module]\n" (module: the file's base
+ * name), an end line at the end of each executable segment, and with .dynsym
+ * only a gap line "[module]" where a symbol ends before the next.  Names no
+ * kallsyms parser would take whole (whitespace, control characters) are left
+ * out.  0 or -ENOMEM.
+ */
+int tfs_symfile_kallsyms(const struct symfile *f, struct tfs_buf *b);
 
 #endif

@@ -463,6 +463,16 @@ int tfs_sym_file_key(pid_t pid, uint64_t addr, char *key, size_t size);
 int tfs_sym_site_name(pid_t pid, uint64_t addr, char *name, size_t size);
 /* The demangled form of a C++ name (malloc'ed), NULL when it is not one. */
 char *tfs_sym_demangle(const char *name);
+/*
+ * The flat address an event of tid at TSC tsc names with addr: the object
+ * mapped there then (as tfs_sym_lookup_at finds it) is number N of the cache,
+ * never reused, and the address is 1 << 63 | N << 40 | the address in its file.
+ * An address no object covers comes back as it is.  What trace_pipe_raw writes,
+ * so that the kallsyms file names it; cheap when the mappings did not change.
+ */
+uint64_t tfs_sym_flat(pid_t tid, uint64_t tsc, uint64_t addr);
+/* The kallsyms file: every cached object's functions at their flat addresses.  0 or -ENOMEM. */
+int tfs_sym_kallsyms(struct tfs_buf *b);
 /* Whether C++ names show demangled now: the tracer's `demangle` option (on for a
  * tracer without it), as the trace prints them. */
 bool tfs_out_demangle(const struct tfs_instance *inst);
@@ -596,7 +606,7 @@ extern const struct tfs_file_ops tfs_readme_ops, tfs_available_tracers_ops,
 	tfs_available_filter_functions_addrs_ops, tfs_dyn_ftrace_total_info_ops,
 	tfs_enabled_functions_ops, tfs_snapshot_ops, tfs_available_events_ops, tfs_set_event_ops,
 	tfs_event_enable_ops, tfs_event_id_ops, tfs_event_filter_ops, tfs_event_trigger_ops,
-	tfs_event_def_format_ops, tfs_printk_formats_ops;
+	tfs_event_def_format_ops, tfs_printk_formats_ops, tfs_kallsyms_ops;
 /* tfs_file.arg of per_cpu/cpuN/snapshot_raw (tfs_trace_pipe_raw_ops on the snapshot) */
 #define TFS_RAW_SNAPSHOT 1
 

@@ -5,6 +5,7 @@
 # utrace command looks for them (bin/ and ../lib/ from itself):
 #   PREFIX/bin/utrace, PREFIX/bin/utracefs
 #   PREFIX/lib/libutrace.so.VERSION, libutrace.so.0 (the soname), libutrace.so
+#   PREFIX/lib/libutrace-tracecmd.so (preloaded into trace-cmd by `utrace trace-cmd`)
 #   PREFIX/include/utrace/*.h, PREFIX/lib/pkgconfig/utrace.pc
 #   PREFIX/share/man/man1/utrace.1 and utrace-COMMAND.1 (BUILD/man, pkg/man/gen.sh),
 #   man3/libutrace.3, man8/utracefs.8
@@ -26,6 +27,7 @@ install)
 	install -m 755 "$B/lib/libutrace.so" "$D/lib/libutrace.so.$VERSION"
 	ln -sf "libutrace.so.$VERSION" "$D/lib/$SONAME"
 	ln -sf "$SONAME" "$D/lib/libutrace.so"
+	install -m 755 "$B/lib/libutrace-tracecmd.so" "$D/lib/"
 	install -m 644 "$top"/include/utrace/*.h "$D/include/utrace/"
 	sed -e "s|@PREFIX@|$PREFIX|" -e "s|@VERSION@|$VERSION|" \
 		"$top/pkg/utrace.pc.in" > "$D/lib/pkgconfig/utrace.pc"
@@ -37,7 +39,8 @@ install)
 	;;
 uninstall)
 	rm -f "$D/bin/utrace" "$D/bin/utracefs" "$D/lib/libutrace.so.$VERSION" "$D/lib/$SONAME" \
-		"$D/lib/libutrace.so" "$D/lib/pkgconfig/utrace.pc" "$D/share/man/man1/utrace.1" \
+		"$D/lib/libutrace.so" "$D/lib/libutrace-tracecmd.so" "$D/lib/pkgconfig/utrace.pc" \
+		"$D/share/man/man1/utrace.1" \
 		"$D"/share/man/man1/utrace-*.1 "$D/share/man/man3/libutrace.3" \
 		"$D/share/man/man8/utracefs.8" "$D/share/bash-completion/completions/utrace"
 	for h in "$top"/include/utrace/*.h; do rm -f "$D/include/utrace/$(basename "$h")"; done

@@ -31,7 +31,8 @@ _utrace()
 	record,-e) COMPREPLY=($(compgen -W "$("$1" list -e 2>/dev/null)" -- "$cur")); return ;;
 	record,-[gln]) COMPREPLY=($(compgen -W "$("$1" list -f "$cur*" 2>/dev/null)" -- "$cur")); return ;;
 	record,-N) COMPREPLY=($(compgen -A hostname -- "$cur")); return ;;
-	record,-o | extract,-o | report,* | mount,*) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	record,-o | extract,-o | report,-i | report,--chrome | report,--folded | report,--summary | mount,*)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
 	if [ "$cmd" = record ] && [[ " ${words[*]:2:cword-2} " == *" -- "* ]]; then
 		COMPREPLY=($(compgen -c -- "$cur")) # the traced command
@@ -44,5 +45,6 @@ _utrace()
 		return
 	fi
 	[ "$cmd" = record ] && COMPREPLY=($(compgen -c -- "$cur"))
+	[ "$cmd" = report ] && COMPREPLY=($(compgen -f -- "$cur")) # the recording
 }
 complete -F _utrace utrace

@@ -71,6 +71,8 @@ static const char readme_text[] =
 	"  dyn_ftrace_total_info\t- How many functions can be traced (records, pages, groups)\n"
 	"  enabled_functions\t- The functions traced right now: name (number of users)\n"
 	"  ftrace_enabled\t- 0: no function is traced, every site unpatched; 1: as selected\n"
+	"  kallsyms\t\t- The functions of every object seen, at the addresses raw pages\n"
+	"\t\t\t  (per_cpu/cpuN/trace_pipe_raw) hold: ADDRESS T NAME\t[OBJECT]\n"
 	"  set_ftrace_filter\t- Write function names here to trace only those functions\n"
 	"\t\t\t  (every function when it is empty)\n"
 	"\t     accepts: func_full_name or glob-matching-pattern\n"

@@ -8,10 +8,17 @@
  * and whole sub-buffer pages (events/header_page): a 16-byte header
  * {u64 timestamp; u64 commit} then compressed events {type_len:5, time_delta:27}
  * with time-extend events where a delta does not fit 27 bits.
+ *
+ * Code addresses (function ips and parents, funcgraph funcs, print ips, stack
+ * entries, program event fields printed with %ps) are written as flat
+ * addresses (tfs_sym_flat), which the kallsyms file names, as the kernel's raw
+ * pages hold addresses its /proc/kallsyms names.
  */
 #include <string.h>
 
+#include "event_defs.h"
 #include "output.h"
+#include "print_fmt.h"
 #include "ut_event.h"
 
 unsigned int tfs_kfmt_payload(const struct ut_ev *ev)
@@ -91,6 +98,33 @@ static void put64(unsigned char *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
+/*
+ * A code address of ev, as raw pages carry it: in the flat address space the
+ * kallsyms file names (sym.c), the kernel's model of one symbol table for
+ * every address a page holds, whatever each process had mapped where.
+ */
+static void put_ip(unsigned char *p, const struct ut_ev *ev, uint64_t ip)
+{
+	put64(p, tfs_sym_flat((pid_t)ev->tid, ev->ts, ip));
+}
+
+/* A program event's fields that its print format shows as functions (%ps...): flat too. */
+static void event_ips(const struct ut_ev *ev, unsigned char *out, unsigned int size)
+{
+	const struct tfs_event_def *d = tfs_event_def(((const struct ut_ev_event *)ev)->id);
+	uint16_t offs[PF_SYM_FIELDS_MAX];
+	unsigned int n = d && d->pfmt ? tfs_pfmt_sym_fields(d->pfmt, d, offs) : 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t v;
+
+		if (offs[i] + 8u > size)
+			continue;
+		memcpy(&v, out + offs[i], 8);
+		put_ip(out + offs[i], ev, v);
+	}
+}
+
 unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev *ev,
 			    unsigned char *out, unsigned int room)
 {
@@ -101,6 +135,7 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 		return 0;
 	if (ev->type == UT_EV_EVENT) {
 		memcpy(out, ((const struct ut_ev_event *)ev)->rec, size);
+		event_ips(ev, out, size);
 		return size;
 	}
 	memset(out, 0, size);
@@ -117,8 +152,8 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 	case UT_EV_FUNCTION: {
 		const struct ut_ev_func *f = (const void *)ev;
 
-		put64(out + 8, f->ip - UT_SITE_CALL_LEN);
-		put64(out + 16, f->parent_ip);
+		put_ip(out + 8, ev, f->ip - UT_SITE_CALL_LEN);
+		put_ip(out + 16, ev, f->parent_ip);
 		break;
 	}
 	case UT_EV_PRINT: {
@@ -126,7 +161,7 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 		const char *text = ut_ev_print_text(ev, &room);
 		uint64_t ip = ut_ev_print_ip(ev);
 
-		put64(out + 8, ip);
+		put_ip(out + 8, ev, ip);
 		memcpy(out + 16, text, n);
 		if (ip == UT_IP_MARKER && (n == 0 || text[n - 1] != '\n'))
 			out[16 + n] = '\n';
@@ -136,7 +171,7 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 		const struct ut_ev_bprint *p = (const void *)ev;
 
 		/* fmt: the address in the process, as printk_formats lists it */
-		put64(out + 8, p->ip);
+		put_ip(out + 8, ev, p->ip);
 		put64(out + 16, p->fmt);
 		memcpy(out + 24, p->buf, p->size);
 		break;
@@ -144,7 +179,7 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 	case UT_EV_BPUTS: {
 		const struct ut_ev_bputs *p = (const void *)ev;
 
-		put64(out + 8, p->ip);
+		put_ip(out + 8, ev, p->ip);
 		put64(out + 16, p->str);
 		break;
 	}
@@ -152,7 +187,7 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 		const struct ut_ev_gent *g = (const void *)ev;
 
 		/* funcgraph-retaddr's address has no field in this kernel's entry */
-		put64(out + 8, g->ip - UT_SITE_CALL_LEN);
+		put_ip(out + 8, ev, g->ip - UT_SITE_CALL_LEN);
 		put32(out + 16, g->depth);
 		break;
 	}
@@ -160,7 +195,7 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 		const struct ut_ev_gret *r = (const void *)ev;
 
 		/* times in the trace clock, as the kernel's are in its clock */
-		put64(out + 8, r->ip - UT_SITE_CALL_LEN);
+		put_ip(out + 8, ev, r->ip - UT_SITE_CALL_LEN);
 		put32(out + 16, r->depth);
 		put32(out + 20, r->overrun);
 		put64(out + 24, tfs_clock_from_tsc(inst, r->calltime));
@@ -171,7 +206,8 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 		const struct ut_ev_stack *st = (const void *)ev;
 
 		put32(out + 8, (uint32_t)st->nr);
-		memcpy(out + 16, st->ips, st->nr * 8);
+		for (unsigned int i = 0; i < st->nr; i++)
+			put_ip(out + 16 + i * 8, ev, st->ips[i]);
 		break;
 	}
 	case UT_EV_RAW_DATA: {

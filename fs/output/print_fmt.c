@@ -703,3 +703,30 @@ void tfs_pfmt_free(struct tfs_pfmt *pf)
 			   __ATOMIC_RELAXED);
 	free(pf);
 }
+
+unsigned int tfs_pfmt_sym_fields(const struct tfs_pfmt *pf, const struct tfs_event_def *d,
+				 uint16_t offs[PF_SYM_FIELDS_MAX])
+{
+	unsigned int ai = 0, n = 0;
+
+	for (unsigned int i = 0; i < pf->nspecs && ai < pf->nargs; i++) {
+		const struct pf_spec *sp = &pf->specs[i];
+		const struct pf_node *a;
+
+		if (sp->c.conv == '%')
+			continue;
+		/* a '*' width or precision takes an argument of its own */
+		ai += (sp->c.width == UT_PF_STAR) + (sp->c.prec == UT_PF_STAR);
+		if (ai >= pf->nargs)
+			break;
+		a = pf->args[ai++];
+		if (sp->c.conv != 'p' || !sp->c.ext || !strchr("SsFf", sp->c.ext))
+			continue;
+		while (a->kind == N_CAST)
+			a = a->a;
+		if (a->kind == N_FIELD && a->field >= 0 && (uint32_t)a->field < d->nr_fields &&
+		    d->fields[a->field].size == 8 && n < PF_SYM_FIELDS_MAX)
+			offs[n++] = d->fields[a->field].offset;
+	}
+	return n;
+}

@@ -55,6 +55,15 @@ int tfs_pfmt_render(const struct tfs_pfmt *pf, const struct tfs_event_def *d,
 int tfs_pfmt_render_bin(const char *fmt, const unsigned char *buf, uint32_t n,
 			const struct tfs_pfmt_env *env, struct tfs_buf *b);
 
+/*
+ * The fields of d that pf prints as functions: the 8-byte REC->field (or a cast
+ * of one) of a %pS, %ps, %pF or %pf.  Their offsets in the record into offs (at
+ * most PF_SYM_FIELDS_MAX); returns how many.
+ */
+#define PF_SYM_FIELDS_MAX 8
+unsigned int tfs_pfmt_sym_fields(const struct tfs_pfmt *pf, const struct tfs_event_def *d,
+				 uint16_t offs[PF_SYM_FIELDS_MAX]);
+
 /* The kernel's hashed pointer (ptr_to_id): a 32-bit keyed hash, 0 and errors as is. */
 uint64_t tfs_pfmt_hash_ptr(uint64_t ptr, uint64_t key);
 

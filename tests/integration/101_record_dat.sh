@@ -43,6 +43,15 @@ gtxt=$(grep -v '^#' "$UT_TMP/g.txt")
 expect_eq "v6 function_graph: every call is an entry" \
 	"$(count '[;{]$' "$gtxt")" "$(count 'funcgraph_entry: ' "$dat")"
 expect_match "trace-cmd dump: version 6" '6[[:space:]]+\[Version\]' "$(trace-cmd dump "$UT_TMP/g.dat" 2>&1 | head -8)"
+expect_match "v6: the TRACECLOCK option lists the clocks, the one used in brackets" \
+	"^\\[$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")\\] " \
+	"$(trace-cmd dump --options "$UT_TMP/g.dat" 2>&1 | grep -A1 'Option TRACECLOCK' | tail -1)"
+sum=$("$UTRACE" report --summary - "$UT_TMP/g.dat")
+expect_eq "report --summary: calls per function of the recording" "1 greet;1 main;3 square;1 sum_of_squares" \
+	"$(printf '%s\n' "$sum" | awk '$NF ~ /^(main|greet|sum_of_squares|square)$/ { printf "%s%s %s", s, $(NF-1), $NF; s = ";" }' |
+		tr ';' '\n' | sort -t' ' -k2 | awk '{ printf "%s%s", s, $0; s = ";" }')"
+expect_match "report --summary: sorted by total time, main first" '^( +[0-9.]+ [mun ]s){5} +1  main$' \
+	"$(printf '%s\n' "$sum" | sed -n 3p)"
 out=$("$UTRACE" record --file-version 5 -p nop -- true 2>&1); rc=$?
 expect_eq "--file-version 5: bad usage" "2 1" "$rc $(count 'file-version 5: 6 or 7' "$out")"
 
@@ -100,8 +109,14 @@ if [ "$(id -u)" != 0 ]; then
 	skip "a full disk: a valid file and a message" "needs root for a small tmpfs"
 else
 	mkdir -p "$UT_TMP/small"
-	mount -t tmpfs -o size=256k utrace-test "$UT_TMP/small"
-	out=$("$UTRACE" record -p function -o "$UT_TMP/small/full.dat" -- "$PROGS/e2e_calls" -n 200000 2>&1 >/dev/null); rc=$?
+	# A disk whose quarter (what record holds for the metadata) takes the metadata:
+	# the mount's kallsyms is most of it, the functions of every object e2e_calls
+	# maps (some 250 KB; 900 KB with a sanitizer's libraries), cached by a first run.
+	# The rest is filled for sure: a buffer of 8 MB per CPU keeps more than it.
+	traced "$PROGS/e2e_calls" -n 1 >/dev/null
+	kb=$((($(wc -c <"$T/kallsyms") / 1024 + 128) * 4))
+	mount -t tmpfs -o size=${kb}k utrace-test "$UT_TMP/small"
+	out=$("$UTRACE" record -b 8192 -p function -o "$UT_TMP/small/full.dat" -- "$PROGS/e2e_calls" -n 400000 2>&1 >/dev/null); rc=$?
 	expect_eq "ENOSPC: record fails" 1 "$rc"
 	expect_match "ENOSPC: says so" 'No space left on device' "$out"
 	n=$(count ' function: ' "$(tc_events "$UT_TMP/small/full.dat")")
@@ -112,6 +127,22 @@ else
 			"$(trace-cmd report "$UT_TMP/small/full.dat" 2>&1 | head -5)"
 	fi
 	expect_eq "ENOSPC: the tracer is put back" nop "$(cat "$T/current_tracer")"
+	umount "$UT_TMP/small"
+	# A disk whose quarter cannot hold the metadata: the pages fill the rest, the
+	# metadata does not fit at the end, and the newest pages give way to it.
+	kb=$(($(wc -c <"$T/kallsyms") * 3 / 2048 + 64))
+	mount -t tmpfs -o size=${kb}k utrace-test "$UT_TMP/small"
+	out=$("$UTRACE" record -b 8192 -p function -o "$UT_TMP/small/full.dat" -- "$PROGS/e2e_calls" -n 400000 2>&1 >/dev/null); rc=$?
+	expect_eq "ENOSPC, no room for the metadata: record fails" 1 "$rc"
+	expect_match "ENOSPC, no room for the metadata: says what was not kept" \
+		'No space left on device: [0-9]+ pages \(4 KB\) of events not kept' "$out"
+	n=$(count ' function: ' "$(tc_events "$UT_TMP/small/full.dat")")
+	if trace-cmd report "$UT_TMP/small/full.dat" >/dev/null 2>&1 && [ "$n" -gt 0 ]; then
+		pass "ENOSPC, no room for the metadata: the file is valid, with pages given up ($n events)"
+	else
+		fail "ENOSPC, no room for the metadata: the file is valid, with pages given up" \
+			"$out $(trace-cmd report "$UT_TMP/small/full.dat" 2>&1 | head -5)"
+	fi
 	umount "$UT_TMP/small"
 fi
 

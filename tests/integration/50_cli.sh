@@ -73,11 +73,13 @@ expect_rc "reset with an argument: 2" 2 "unexpected argument 'all'" "$UTRACE" re
 expect_rc "stat with an argument: 2" 2 "unexpected argument 'x'" "$UTRACE" stat x
 expect_rc "mount with two mount points: 2" 2 "unexpected argument 'b'" "$UTRACE" mount a b
 expect_rc "cflags unknown option: 2" 2 "unknown option '--cxx'" "$UTRACE" cflags --cxx
-expect_rc "report extra argument: 2" 2 "unexpected argument 'x'" "$UTRACE" report x
+expect_rc "report extra argument: 2" 2 "unexpected argument 'y'" "$UTRACE" report x y
+expect_rc "report FILE, as trace-cmd report takes it: 1 when missing" 1 \
+	"x: No such file or directory" "$UTRACE" report x
 expect_rc "report of a missing file: 1" 1 "/nonexistent/rec.txt: No such file or directory" \
 	"$UTRACE" report -i /nonexistent/rec.txt
 printf 'hello\n' >"$UT_TMP/notrace.txt"
-expect_rc "report of a non-recording: 1" 1 "not a utrace recording" \
+expect_rc "report of a non-recording: 1" 1 "neither a trace.dat nor a utrace text recording" \
 	"$UTRACE" report -i "$UT_TMP/notrace.txt"
 
 # ---- nothing mounted: every command that needs the mount says so -----------------

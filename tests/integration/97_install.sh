@@ -27,6 +27,7 @@ fi
 version=$("$UTRACE" --version | sed 's/^utrace //')
 missing=
 for f in bin/utrace bin/utracefs "lib/libutrace.so.$version" lib/libutrace.so.0 lib/libutrace.so \
+	lib/libutrace-tracecmd.so share/man/man1/utrace-trace-cmd.1 \
 	include/utrace/utrace.h include/utrace/event.h lib/pkgconfig/utrace.pc share/man/man1/utrace.1 \
 	share/man/man1/utrace-record.1 share/man/man3/libutrace.3 share/man/man8/utracefs.8 \
 	share/bash-completion/completions/utrace; do

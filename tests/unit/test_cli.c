@@ -459,7 +459,16 @@ static void test_record_parse_filters(void **state)
 /* Each subcommand's misuse, with no mount: bad usage is 2, a missing mount 1. */
 static void test_misuse_exit_status(void **state)
 {
+	static const char *const report_misuse[][6] = {
+		{"report", "a", "b"},
+		{"report", "--cpu", "x", "a"},
+		{"report", "--from", "1.5x"},
+		{"report", "--chrome"},
+		{"report", "-i", "a", "-i", "b"},
+		{"report", "-i", "a", "b"},
+	};
 	char tmpl[] = "/tmp/test_cli.XXXXXX";
+	size_t i;
 
 	assert_non_null(mkdtemp(tmpl));
 	setenv("UTRACE_TRACING", tmpl, 1); /* an empty directory: nothing mounted */
@@ -498,7 +507,14 @@ static void test_misuse_exit_status(void **state)
 			 CLI_USAGE);
 	assert_int_equal(cli_cmd_snapshot.run(ARGC("snapshot", "-z"), ARGV("snapshot", "-z")),
 			 CLI_USAGE);
-	assert_int_equal(cli_cmd_report.run(ARGC("report", "a"), ARGV("report", "a")), CLI_USAGE);
+	/* report takes one FILE operand, as trace-cmd report does (not two); bad values */
+	for (i = 0; i < sizeof(report_misuse) / sizeof(report_misuse[0]); i++) {
+		int n = 0;
+
+		while (report_misuse[i][n])
+			n++;
+		assert_int_equal(cli_cmd_report.run(n, (char **)report_misuse[i]), CLI_USAGE);
+	}
 	assert_int_equal(cli_cmd_mount.run(ARGC("mount", "a", "b"), ARGV("mount", "a", "b")),
 			 CLI_USAGE);
 	assert_int_equal(cli_cmd_umount.run(ARGC("umount", "a", "b"), ARGV("umount", "a", "b")),
@@ -517,6 +533,9 @@ static void test_misuse_exit_status(void **state)
 	/* A missing recording names the file. */
 	assert_int_equal(cli_cmd_report.run(ARGC("report", "-i", "/nonexistent/rec"),
 					    ARGV("report", "-i", "/nonexistent/rec")),
+			 CLI_FAIL);
+	assert_int_equal(cli_cmd_report.run(ARGC("report", "/nonexistent/rec"),
+					    ARGV("report", "/nonexistent/rec")),
 			 CLI_FAIL);
 	/* Help is not an error. */
 	assert_int_equal(cli_cmd_stat.run(ARGC("stat", "-h"), ARGV("stat", "-h")), CLI_OK);

@@ -192,6 +192,25 @@ static void test_pointers(void **state)
 	       "0x2000|0xffffffffffffffd6|func        |");
 }
 
+/* The fields shown as functions (%pS %ps %pF %pf of an 8-byte field): raw pages make them flat. */
+static void test_sym_fields(void **state)
+{
+	uint16_t offs[PF_SYM_FIELDS_MAX];
+	struct tfs_pfmt *pf;
+
+	/* '*' takes i; %p is not a function; a cast is looked through; i is too small; ul + 1 */
+	snprintf(def.print_fmt, sizeof(def.print_fmt), "%s",
+		 "\"%*d %p %ps %pS|%d|%pf %ps %pF %s\", REC->i, REC->u, REC->p, REC->ul, "
+		 "(void *)REC->l, REC->i, REC->ul, REC->i, REC->ul + 1, __get_str(str)");
+	pf = tfs_pfmt_parse(&def, &why);
+	assert_non_null(pf);
+	assert_int_equal(tfs_pfmt_sym_fields(pf, &def, offs), 3);
+	assert_int_equal(offs[0], 24);
+	assert_int_equal(offs[1], 16);
+	assert_int_equal(offs[2], 24);
+	tfs_pfmt_free(pf);
+}
+
 static void test_helpers(void **state)
 {
 	EXPECT("\"%s\", __print_symbolic(REC->i, {1, \"one\"}, {-42, \"minus\"})", "minus");
@@ -297,6 +316,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_flags_width_precision, setup),
 	    cmocka_unit_test_setup(test_strings, setup),
 	    cmocka_unit_test_setup(test_pointers, setup),
+	    cmocka_unit_test_setup(test_sym_fields, setup),
 	    cmocka_unit_test_setup(test_helpers, setup),
 	    cmocka_unit_test_setup(test_expressions, setup),
 	    cmocka_unit_test_setup(test_fallbacks, setup),

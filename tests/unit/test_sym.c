@@ -10,7 +10,9 @@
  * two objects loaded in turn at one place whose messages are handled after
  * both went (each named by its own load and unload stamps), old mappings
  * forgotten once the rings are cleared, a stripped library, and an object
- * without symbols named after itself.
+ * without symbols named after itself.  Flat addresses (what raw pages carry):
+ * two processes with different libraries at one address, a process that
+ * exited and a library closed; the kallsyms table that names them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -128,8 +130,8 @@ static void test_thread_id(void **state)
 	pthread_join(t, NULL);
 }
 
-/* The events of a process that exited still resolve. */
-static void test_dead_process(void **state)
+/* A child of this process (the same code at the same addresses) that waits to be killed. */
+static pid_t paused_child(void)
 {
 	int p[2];
 	char c;
@@ -148,6 +150,14 @@ static void test_dead_process(void **state)
 	close(p[1]);
 	assert_int_equal(read(p[0], &c, 1), 1);
 	close(p[0]);
+	return child;
+}
+
+/* The events of a process that exited still resolve. */
+static void test_dead_process(void **state)
+{
+	pid_t child = paused_child();
+
 	assert_int_equal(tfs_sym_load_maps(child), 0);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
@@ -484,6 +494,211 @@ static void test_object_name(void **state)
 	rmdir(dir);
 }
 
+/* ---- flat addresses and the kallsyms table ------------------------------------------------ */
+
+#define FLAT_LOW(x) ((x) & ((1ull << 40) - 1))
+#define FLAT_NO(x) (((x) >> 40) & ((1u << 23) - 1))
+/* beyond the kernel's PID_MAX_LIMIT: never a live process */
+#define FAKE_PID_A 0x7ffffff0
+#define FAKE_PID_B 0x7ffffff1
+#define FAKE_PID_S 0x7ffffff2
+#define FAKE_BASE 0x7f1234560000ull
+
+/* The address of fn in the file of path (its ELF address: what addr2line takes). */
+static uint64_t file_vaddr(const char *path, const char *fn)
+{
+	uintptr_t addr, base;
+	void *h = open_lib(path, fn, &addr, &base);
+
+	dlclose(h);
+	return addr - base;
+}
+
+/* The kallsyms table now (malloc'ed). */
+static char *kallsyms_text(void)
+{
+	struct tfs_buf b = {0};
+
+	assert_int_equal(tfs_sym_kallsyms(&b), 0);
+	assert_non_null(b.data);
+	return b.data;
+}
+
+/* Does the table have the line "%016llx T name\t[mod]"? */
+static bool has_line(const char *text, uint64_t flat, const char *name, const char *mod)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "%016llx T %s\t[%s]\n", (unsigned long long)flat, name, mod);
+	return strstr(text, line) != NULL;
+}
+
+/*
+ * Two processes with different libraries at one address (ASLR off, or a
+ * dlclose and another dlopen): each address is its own object's, in flat
+ * addresses that differ, and the table names both.
+ */
+static void test_flat_same_address(void **state)
+{
+	char a[4096], b[4096], *text;
+	uint64_t va, vb, t, fa, fb;
+
+	lib_path(a, sizeof(a), "lib_names_a.so");
+	lib_path(b, sizeof(b), "lib_names_b.so");
+	va = file_vaddr(a, "a_entry");
+	vb = file_vaddr(b, "b_entry");
+	assert_int_equal(tfs_sym_object_mapped(FAKE_PID_A, a, FAKE_BASE, __builtin_ia32_rdtsc(), 0),
+			 0);
+	assert_int_equal(tfs_sym_object_mapped(FAKE_PID_B, b, FAKE_BASE, __builtin_ia32_rdtsc(), 0),
+			 0);
+	t = __builtin_ia32_rdtsc();
+	fa = tfs_sym_flat(FAKE_PID_A, t, FAKE_BASE + va);
+	fb = tfs_sym_flat(FAKE_PID_B, t, FAKE_BASE + va);
+	assert_true(fa >> 63 && fb >> 63);
+	assert_int_equal(FLAT_LOW(fa), va);
+	assert_int_equal(FLAT_LOW(fb), va);
+	assert_true(FLAT_NO(fa) != 0 && FLAT_NO(fb) != 0 && FLAT_NO(fa) != FLAT_NO(fb));
+	/* again (from the cache), and an address no object covers stays as it is */
+	assert_int_equal(tfs_sym_flat(FAKE_PID_A, t, FAKE_BASE + va), fa);
+	assert_int_equal(tfs_sym_flat(FAKE_PID_A, t, 0x1234), 0x1234);
+	assert_int_equal(tfs_sym_flat(FAKE_PID_A, t, 1), 1); /* a marker's ip */
+
+	text = kallsyms_text();
+	assert_true(has_line(text, fa, "a_entry", "lib_names_a.so"));
+	assert_true(has_line(text, tfs_sym_flat(FAKE_PID_B, t, FAKE_BASE + vb), "b_entry",
+			     "lib_names_b.so"));
+	free(text);
+
+	/* unloaded: what it wrote before still maps; afterwards the address is bare */
+	tfs_sym_object_unmapped(FAKE_PID_A, FAKE_BASE, __builtin_ia32_rdtsc());
+	assert_int_equal(tfs_sym_flat(FAKE_PID_A, t, FAKE_BASE + va), fa);
+	assert_int_equal(tfs_sym_flat(FAKE_PID_A, __builtin_ia32_rdtsc(), FAKE_BASE + va),
+			 FAKE_BASE + va);
+	tfs_sym_proc_gone(FAKE_PID_A);
+	tfs_sym_proc_gone(FAKE_PID_B);
+}
+
+/*
+ * A process that exited and a library dlclose()d: the addresses of their
+ * events still map.  The same file in two processes is one object: one flat
+ * address for its function in both.
+ */
+static void test_flat_exited_and_closed(void **state)
+{
+	char a[4096];
+	uintptr_t a_fn, a_base, target = (uintptr_t)sym_target;
+	uint64_t t, f_self, f_child;
+	pid_t child = paused_child();
+	void *h;
+
+	assert_int_equal(tfs_sym_load_maps(child), 0);
+	assert_int_equal(tfs_sym_load_maps(getpid()), 0);
+	t = __builtin_ia32_rdtsc();
+	f_child = tfs_sym_flat(child, t, target);
+	f_self = tfs_sym_flat(getpid(), t, target);
+	assert_true(f_child >> 63);
+	assert_int_equal(f_child, f_self);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	tfs_sym_proc_gone(child);
+	assert_int_equal(tfs_sym_flat(child, t, target), f_child);
+	assert_int_equal(tfs_sym_flat(child, __builtin_ia32_rdtsc(), target), target);
+
+	lib_path(a, sizeof(a), "lib_names_a.so");
+	h = open_lib(a, "a_entry", &a_fn, &a_base);
+	assert_int_equal(tfs_sym_maps_changed(getpid(), __builtin_ia32_rdtsc()), 0);
+	t = __builtin_ia32_rdtsc();
+	f_self = tfs_sym_flat(getpid(), t, a_fn);
+	assert_true(f_self >> 63);
+	assert_int_equal(FLAT_LOW(f_self), a_fn - a_base);
+	dlclose(h);
+	assert_int_equal(tfs_sym_maps_changed(getpid(), __builtin_ia32_rdtsc()), 0);
+	assert_int_equal(tfs_sym_flat(getpid(), t, a_fn), f_self);
+	assert_int_equal(tfs_sym_flat(getpid(), __builtin_ia32_rdtsc(), a_fn), a_fn);
+}
+
+/* One line of the table: "%016llx %c NAME\t[MODULE]", nothing else.  Its fields out. */
+static void parse_kallsyms_line(const char *line, size_t len, uint64_t *addr, char *type,
+				char *nm, char *mod)
+{
+	char buf[1024];
+	unsigned long long a;
+	int n = -1;
+
+	assert_true(len < sizeof(buf) && len > 22);
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	assert_int_equal(strspn(buf, "0123456789abcdef"), 16);
+	assert_true(buf[16] == ' ' && buf[18] == ' ');
+	assert_int_equal(sscanf(buf, "%16llx %c %511s\t[%255[^]]]%n", &a, type, nm, mod, &n), 4);
+	assert_int_equal(n, (int)len);
+	/* the name ends at the tab, the one whitespace after it */
+	assert_int_equal(buf[19 + strlen(nm)], '\t');
+	*addr = a;
+}
+
+/*
+ * The table: every line parses, addresses rise throughout, each object ends
+ * with its end line, and a stripped library (.dynsym only) has a gap line
+ * where a function's size ends before the next.
+ */
+static void test_kallsyms_text(void **state)
+{
+	char s[4096], nm[512], mod[256], prev_mod[256] = "", prev_nm[512] = "", *text;
+	uint64_t addr, prev = 0, v_jump, v_entry, f_jump = 0, gap = 0, end = 0;
+	unsigned int lines = 0, ends = 0, mods = 0;
+	char type;
+
+	lib_path(s, sizeof(s), "lib_names_s.so");
+	v_jump = file_vaddr(s, "s_jump");
+	v_entry = file_vaddr(s, "s_entry");
+	assert_int_equal(tfs_sym_object_mapped(FAKE_PID_S, s, FAKE_BASE, __builtin_ia32_rdtsc(), 0),
+			 0);
+	text = kallsyms_text();
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+
+		assert_non_null(nl);
+		parse_kallsyms_line(l, (size_t)(nl - l), &addr, &type, nm, mod);
+		assert_true(addr >> 63);
+		assert_true(addr > prev);
+		if (strcmp(mod, prev_mod)) {
+			/* a new object: the one before ended with its end line */
+			if (prev_mod[0]) {
+				snprintf(s, sizeof(s), "[%s:end]", prev_mod);
+				assert_string_equal(prev_nm, s);
+			}
+			mods++;
+		}
+		if (!strcmp(mod, "lib_names_s.so")) {
+			if (!strcmp(nm, "s_jump"))
+				f_jump = addr;
+			else if (!strcmp(nm, "[lib_names_s.so]") && f_jump && !gap)
+				gap = addr;
+			else if (!strcmp(nm, "[lib_names_s.so:end]"))
+				end = addr;
+		}
+		ends += strstr(nm, ":end]") != NULL;
+		snprintf(prev_mod, sizeof(prev_mod), "%s", mod);
+		snprintf(prev_nm, sizeof(prev_nm), "%s", nm);
+		prev = addr;
+		lines++;
+		l = nl + 1;
+	}
+	snprintf(s, sizeof(s), "[%s:end]", prev_mod);
+	assert_string_equal(prev_nm, s);
+	assert_true(lines > 10 && mods >= 2 && ends >= mods);
+	/* s_jump ends with a call to abort(): the gap starts past it and its next byte */
+	assert_true(f_jump >> 63);
+	assert_int_equal(FLAT_LOW(f_jump), v_jump);
+	assert_true(gap > f_jump + 1 && FLAT_LOW(gap) < v_entry);
+	assert_true(end > f_jump && FLAT_NO(end) == FLAT_NO(f_jump));
+	assert_int_equal(tfs_sym_flat(FAKE_PID_S, __builtin_ia32_rdtsc(), FAKE_BASE + v_jump),
+			 f_jump);
+	free(text);
+	tfs_sym_proc_gone(FAKE_PID_S);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +709,9 @@ int main(void)
 		cmocka_unit_test(test_mapping_epochs), cmocka_unit_test(test_announced_late),
 		cmocka_unit_test(test_announced_read_late),
 		cmocka_unit_test(test_stripped_library), cmocka_unit_test(test_object_name),
+		cmocka_unit_test(test_flat_same_address),
+		cmocka_unit_test(test_flat_exited_and_closed),
+		cmocka_unit_test(test_kallsyms_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
