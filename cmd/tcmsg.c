@@ -2,7 +2,8 @@
 /*
  * tcmsg.c - see tcmsg.h.  Numbers on the wire are big-endian (network order).
  *
- * Every read waits for the listener with poll, timeout_ms at most, so that a server that
+ * The CPU connections go first to the address the control connection reached.  Every read
+ * waits for the listener with poll, timeout_ms at most, so that a server that
  * is not a listener, or one that hangs, ends the session with ETIMEDOUT instead of a
  * hang.  Writes use send(MSG_NOSIGNAL): a listener that goes away is an EPIPE, not a
  * SIGPIPE that kills the command.
@@ -283,6 +284,30 @@ static int send_head(int fd, const struct tcm_session *s, char *why, size_t why_
 	return err ? why_set(why, why_len, err, "sending the metadata") : 0;
 }
 
+/*
+ * Wait until the listener has read everything up to FIN_DATA.  Its readers may end only
+ * after that: a reader that ends sends its parent a SIGCHLD, which the listener has a
+ * handler for, and while it still reads the metadata (a poll) that EINTR ends the
+ * session.  Once past FIN_DATA it waits for CLOSE with reads that go on after EINTR, and
+ * answers any other message with NOT_SUPP: so an empty SEND_DATA is sent, and its
+ * NOT_SUPP says the listener is there.
+ */
+static int sync_listener(int fd, int timeout_ms, char *why, size_t why_len)
+{
+	unsigned char msg[TCM_HDR_LEN], want[TCM_HDR_LEN];
+	int err;
+
+	tcm_header(msg, TCM_HDR_LEN, TCM_SEND_DATA, 0);
+	tcm_header(want, TCM_HDR_LEN, TCM_NOT_SUPP, 0);
+	err = send_all(fd, msg, sizeof(msg));
+	if (!err)
+		err = read_full(fd, msg, sizeof(msg), timeout_ms);
+	if (!err && memcmp(msg, want, sizeof(msg)))
+		err = -EPROTO;
+	return err ? why_set(why, why_len, err, "waiting for the listener to take the metadata")
+		   : 0;
+}
+
 /* The whole pages of in to out. */
 static int send_pages(int out, int in, uint32_t page_size, char *buf)
 {
@@ -311,19 +336,51 @@ static int send_pages(int out, int in, uint32_t page_size, char *buf)
 	return 0;
 }
 
-/* Each CPU's pages on its own connection, each read to its end by the listener. */
-static int send_cpus(const struct tcm_session *s, const unsigned int *ports, char *why,
-		     size_t why_len)
+/*
+ * A connection to the listener's port at the address the control connection reached,
+ * where the listener's readers usually are (a name's other addresses, e.g. ::1 before
+ * 127.0.0.1, may be another program's port).  The listener binds each socket to the
+ * first address family that takes it, so its readers may be on the other one: then the
+ * name's addresses are tried.
+ */
+static int connect_port(const struct sockaddr_storage *peer, socklen_t len, unsigned int port)
 {
+	struct sockaddr_storage a = *peer;
+	int fd, err;
+
+	if (a.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&a)->sin6_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in *)&a)->sin_port = htons((uint16_t)port);
+	fd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&a, len) == 0)
+		return fd;
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Each CPU's pages on its own connection, each read to its end by the listener. */
+static int send_cpus(int ctl, const struct tcm_session *s, const unsigned int *ports,
+		     char *why, size_t why_len)
+{
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
 	char *buf = malloc(TCM_COPY);
 	int err = buf ? 0 : -ENOMEM;
 
+	if (!err && getpeername(ctl, (struct sockaddr *)&peer, &plen))
+		err = -errno;
 	for (uint32_t c = 0; c < s->cpus && !err; c++) {
 		char port[16];
 		int fd;
 
 		snprintf(port, sizeof(port), "%u", ports[c]);
-		fd = tcp_connect(s->host, port, why, why_len);
+		fd = connect_port(&peer, plen, ports[c]);
+		if (fd < 0)
+			fd = tcp_connect(s->host, port, why, why_len);
 		if (fd < 0) {
 			free(buf);
 			return why_set(why, why_len, fd, "CPU %u (port %s): connect", c, port);
@@ -362,7 +419,9 @@ int tcm_send(const struct tcm_session *s, char *why, size_t why_len)
 	if (!err)
 		err = send_head(fd, s, why, why_len);
 	if (!err)
-		err = send_cpus(s, ports, why, why_len);
+		err = sync_listener(fd, s->timeout_ms, why, why_len);
+	if (!err)
+		err = send_cpus(fd, s, ports, why, why_len);
 	if (!err) {
 		tcm_header(hdr, TCM_HDR_LEN, TCM_CLOSE, 0);
 		err = send_all(fd, hdr, sizeof(hdr));

@@ -17,8 +17,11 @@
  *                      each NUL-terminated: the listener waits for CPU i's data there;
  *        SEND_DATA (3) no fixed part, data: the next bytes of the file's metadata;
  *        FIN_DATA  (4) the metadata is complete;
+ *        NOT_SUPP  (5) the listener's answer to a message it did not expect;
  *        CLOSE     (0) the CPU data is complete: the listener puts the file together.
- *   4. Each CPU's raw pages on a TCP connection of its own, to its port, closed at the
+ *   4. After FIN_DATA, an empty SEND_DATA, which the listener answers with NOT_SUPP: it
+ *      has read the metadata (see sync_listener in tcmsg.c for why that matters).
+ *   5. Each CPU's raw pages on a TCP connection of its own, to its port, closed at the
  *      end; the listener appends them to the file in CPU order.
  * The listener writes the file as HOST:PORT of the client's control connection.
  */
@@ -38,6 +41,7 @@ enum tcm_cmd {
 	TCM_RINIT = 2,
 	TCM_SEND_DATA = 3,
 	TCM_FIN_DATA = 4,
+	TCM_NOT_SUPP = 5,
 };
 
 /* A message header at p: its whole size, the command, the size of its fixed part. */

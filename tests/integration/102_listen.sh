@@ -29,7 +29,8 @@ start_listener() {
 	while [ $tries -lt 20 ]; do
 		PORT=$((PORT + 1)) tries=$((tries + 1))
 		listening "$PORT" && continue
-		trace-cmd listen -p "$PORT" -d "$LDIR" -o lst >"$UT_TMP/listen.log" 2>&1 &
+		# (without the lock's descriptor: the lock is this script's)
+		trace-cmd listen -p "$PORT" -d "$LDIR" -o lst >"$UT_TMP/listen.log" 2>&1 6>&- &
 		LPID=$!
 		i=0
 		while [ $i -lt 200 ] && kill -0 "$LPID" 2>/dev/null && ! listening "$PORT"; do
@@ -92,7 +93,9 @@ for v in 7 6; do
 	if [ -n "$got" ]; then
 		expect_eq "-N v$v: trace-cmd report: the function events of -o, in order" "$want" "$got"
 	else
-		fail "-N v$v: trace-cmd report: function events" "$(trace-cmd report "$UT_TMP/n$v.dat" 2>&1 | head)"
+		fail "-N v$v: trace-cmd report: function events" \
+			"$(ls -l "$UT_TMP/n$v.dat"; trace-cmd report "$UT_TMP/n$v.dat" 2>&1 | head
+			echo "status $?"; cat "$UT_TMP/listen.log")"
 	fi
 	expect_eq "-N v$v: the program's print is there" \
 		"$(trace-cmd report "$UT_TMP/o$v.dat" 2>/dev/null | grep -c 'hello, x')" \
@@ -113,7 +116,9 @@ done
 expect_eq "the tracer is put back" nop "$(cat "$T/current_tracer")"
 
 # --- nothing listening: status 1, the address and the errno said, nothing left -------------
-kill -INT "$LPID"; wait "$LPID" 2>/dev/null
+kill -INT "$LPID"
+i=0; while kill -0 "$LPID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -KILL "$LPID" 2>/dev/null; wait "$LPID" 2>/dev/null
 if [ -n "$UT_KT_LOCKED" ]; then exec 6>&-; UT_KT_LOCKED=; fi
 i=0; while listening "$PORT" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 mkdir -p "$UT_TMP/tmp"

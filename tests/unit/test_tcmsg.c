@@ -4,8 +4,8 @@
  * (big-endian headers; TINIT as trace-cmd 3.1.6's own client sends it for 2 CPUs of 4 KiB
  * pages over TCP), RINIT parsing, and whole sessions against a fake listener in a child
  * process that checks every byte the client sends: the handshake, TINIT, the metadata in
- * SEND_DATA messages of at most 8192 bytes, FIN_DATA, each CPU's whole pages on its own
- * connection, CLOSE.  Then a port nothing listens on and a server that is no listener.
+ * SEND_DATA messages of at most 8192 bytes, FIN_DATA, an empty SEND_DATA that waits for
+ * the listener's NOT_SUPP, each CPU's whole pages on its own connection, CLOSE.  Then a port nothing listens on and a server that is no listener.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -186,6 +186,11 @@ static int fake_session(int lfd, int cpu_lfd[2], const unsigned int cpu_port[2])
 	}
 	if (have != HEAD_LEN || memcmp(got, head, HEAD_LEN) || msgs != 2)
 		return 8;
+	/* the client waits for an answer to an empty SEND_DATA before any CPU ends */
+	if (!expect(fd, "\0\0\0\x0c\0\0\0\x03\0\0\0\0", TCM_HDR_LEN))
+		return 12;
+	if (write(fd, "\0\0\0\x0c\0\0\0\x05\0\0\0\0", TCM_HDR_LEN) != TCM_HDR_LEN)
+		return 13;
 	for (int c = 0; c < 2; c++) { /* each CPU's whole pages, then the client's EOF */
 		int cfd = accept(cpu_lfd[c], NULL, NULL);
 		size_t total = 0;
