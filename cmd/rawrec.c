@@ -584,8 +584,7 @@ static int meta_get(struct cli_rawrec *r, const char *mnt, const char *dir, int 
 			m->cpus[i].fd = -1;
 	}
 	uname(&u);
-	snprintf(m->uts, sizeof(m->uts), "%s %s %s %s", u.sysname, u.release, u.version,
-		 u.machine);
+	snprintf(m->uts, sizeof(m->uts), "%s %s %s %s", u.sysname, u.release, u.version, u.machine);
 	cli_path(m->kallsyms, sizeof(m->kallsyms), mnt, "kallsyms");
 	m->td = (struct td_opts){
 		.version = version,

@@ -113,7 +113,8 @@ static int tcp_connect(const char *host, const char *port, char *why, size_t why
 
 	if (gai) {
 		err = gai == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
-		snprintf(why, why_len, "%s", gai == EAI_SYSTEM ? strerror(-err) : gai_strerror(gai));
+		snprintf(why, why_len, "%s",
+			 gai == EAI_SYSTEM ? strerror(-err) : gai_strerror(gai));
 		return err;
 	}
 	for (a = res; a; a = a->ai_next) {
@@ -229,8 +230,7 @@ static int handshake(int fd, int timeout_ms, char *why, size_t why_len)
 }
 
 /* TINIT, and the ports of the RINIT that answers it. */
-static int init(int fd, const struct tcm_session *s, unsigned int *ports, char *why,
-		size_t why_len)
+static int init(int fd, const struct tcm_session *s, unsigned int *ports, char *why, size_t why_len)
 {
 	unsigned char tinit[TCM_TINIT_LEN], *msg;
 	uint32_t size;
@@ -363,8 +363,8 @@ static int connect_port(const struct sockaddr_storage *peer, socklen_t len, unsi
 }
 
 /* Each CPU's pages on its own connection, each read to its end by the listener. */
-static int send_cpus(int ctl, const struct tcm_session *s, const unsigned int *ports,
-		     char *why, size_t why_len)
+static int send_cpus(int ctl, const struct tcm_session *s, const unsigned int *ports, char *why,
+		     size_t why_len)
 {
 	struct sockaddr_storage peer;
 	socklen_t plen = sizeof(peer);

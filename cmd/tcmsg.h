@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define TCM_HDR_LEN 12
-#define TCM_MAX_LEN 8192 /* the largest message a listener reads */
+#define TCM_MAX_LEN 8192		     /* the largest message a listener reads */
 #define TCM_TINIT_LEN (TCM_HDR_LEN + 12 + 4) /* with the "tcp" option */
 
 enum tcm_cmd {

@@ -5,7 +5,8 @@
  * pages over TCP), RINIT parsing, and whole sessions against a fake listener in a child
  * process that checks every byte the client sends: the handshake, TINIT, the metadata in
  * SEND_DATA messages of at most 8192 bytes, FIN_DATA, an empty SEND_DATA that waits for
- * the listener's NOT_SUPP, each CPU's whole pages on its own connection, CLOSE.  Then a port nothing listens on and a server that is no listener.
+ * the listener's NOT_SUPP, each CPU's whole pages on its own connection, CLOSE.  Then a port
+ * nothing listens on and a server that is no listener.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -263,8 +264,8 @@ static void test_refused(void **state)
 	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
 	snprintf(port, sizeof(port), "%u", ntohs(a.sin_port));
-	struct tcm_session s = {.host = "127.0.0.1", .port = port, .cpus = 1, .page_size = 4096,
-				.timeout_ms = 30000};
+	struct tcm_session s = {
+	    .host = "127.0.0.1", .port = port, .cpus = 1, .page_size = 4096, .timeout_ms = 30000};
 	assert_int_equal(tcm_send(&s, why, sizeof(why)), -ECONNREFUSED);
 	assert_string_equal(why, "connect: Connection refused");
 	close(fd);
@@ -286,7 +287,10 @@ static void test_not_a_listener(void **state)
 	}
 	close(lfd);
 	snprintf(portstr, sizeof(portstr), "%u", port);
-	struct tcm_session s = {.host = "localhost", .port = portstr, .cpus = 1, .page_size = 4096,
+	struct tcm_session s = {.host = "localhost",
+				.port = portstr,
+				.cpus = 1,
+				.page_size = 4096,
 				.timeout_ms = 30000};
 	assert_int_equal(tcm_send(&s, why, sizeof(why)), -EPROTO);
 	assert_non_null(strstr(why, "not a trace-cmd listener"));
@@ -296,9 +300,9 @@ static void test_not_a_listener(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header),	 cmocka_unit_test(test_tinit),
-		cmocka_unit_test(test_rinit),	 cmocka_unit_test(test_session),
-		cmocka_unit_test(test_refused), cmocka_unit_test(test_not_a_listener),
+	    cmocka_unit_test(test_header),  cmocka_unit_test(test_tinit),
+	    cmocka_unit_test(test_rinit),   cmocka_unit_test(test_session),
+	    cmocka_unit_test(test_refused), cmocka_unit_test(test_not_a_listener),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

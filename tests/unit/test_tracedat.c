@@ -539,8 +539,8 @@ static struct td_opts opts(int version, const struct td_cpu *cpu, unsigned int c
 
 /* The fixture's pages of make_pages written as work/NAME (res may be NULL); the options
  * used.  The CPU files stay open in cpu. */
-static struct td_opts write_fixture(int version, struct td_cpu cpu[3], const char *name,
-				    char *out, size_t out_size, struct td_result *res)
+static struct td_opts write_fixture(int version, struct td_cpu cpu[3], const char *name, char *out,
+				    size_t out_size, struct td_result *res)
 {
 	static const char *const stats[3] = {"entries: 4\n", NULL, "entries: 0\n"};
 	struct td_opts o;
@@ -591,7 +591,8 @@ static void listener_head(int version)
 		assert_int_equal(opt_at, peek(&f, h.at - 8, 8));
 		assert_memory_equal(head, f.p, opt_at); /* the six sections */
 		assert_int_equal(peek(&h, opt_at, 2), 0);
-		assert_int_equal(peek(&h, opt_at + 8, 8), len - opt_at - 16); /* the section's size */
+		/* the section's size */
+		assert_int_equal(peek(&h, opt_at + 8, 8), len - opt_at - 16);
 		h.at = opt_at + 16;
 		for (;;) {
 			uint64_t id = take(&h, 2), size = take(&h, 4);
