@@ -104,17 +104,38 @@ static void test_rinit(void **state)
 static unsigned char head[HEAD_LEN];
 
 /* A TCP socket listening on 127.0.0.1, its port in *port. */
-static int listener(unsigned int *port)
+/* A TCP socket listening on the loopback address of family (AF_INET, AF_INET6), its port
+ * in *port; -1 when the family cannot be had here. */
+static int listener_on(int family, unsigned int *port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_storage a = {0};
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
+	socklen_t len = family == AF_INET6 ? sizeof(*a6) : sizeof(*a4);
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	a.ss_family = (sa_family_t)family;
+	if (family == AF_INET6)
+		a6->sin6_addr = in6addr_loopback;
+	else
+		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, len)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	assert_int_equal(listen(fd, 4), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	*port = ntohs(a.sin_port);
+	*port = ntohs(family == AF_INET6 ? a6->sin6_port : a4->sin_port);
+	return fd;
+}
+
+/* A TCP socket listening on 127.0.0.1, its port in *port. */
+static int listener(unsigned int *port)
+{
+	int fd = listener_on(AF_INET, port);
+
+	assert_true(fd >= 0);
 	return fd;
 }
 
@@ -213,15 +234,23 @@ static int fake_session(int lfd, int cpu_lfd[2], const unsigned int cpu_port[2])
 	return 0;
 }
 
-static void test_session(void **state)
+/* A whole session with the fake listener on family's loopback, reached as host. */
+static void session(const char *host, int family)
 {
 	unsigned int port, cpu_port[2];
-	int lfd = listener(&port), cpu_lfd[2] = {listener(&cpu_port[0]), listener(&cpu_port[1])};
-	int pagefd = memfd_create("pages", 0), status;
+	int lfd = listener_on(family, &port), pagefd, status, cpu_lfd[2];
 	unsigned char page[4096];
 	char portstr[16], why[256] = "";
 	pid_t pid;
 
+	if (lfd < 0) {
+		skip(); /* no such address here (IPv6 off) */
+		return;
+	}
+	cpu_lfd[0] = listener_on(family, &cpu_port[0]);
+	cpu_lfd[1] = listener_on(family, &cpu_port[1]);
+	assert_true(cpu_lfd[0] >= 0 && cpu_lfd[1] >= 0);
+	pagefd = memfd_create("pages", 0);
 	for (size_t i = 0; i < HEAD_LEN; i++)
 		head[i] = (unsigned char)(i * 7);
 	/* CPU 0: two pages and a piece of a third, which is not sent; CPU 1: no file */
@@ -238,7 +267,7 @@ static void test_session(void **state)
 	close(cpu_lfd[0]);
 	close(cpu_lfd[1]);
 	snprintf(portstr, sizeof(portstr), "%u", port);
-	struct tcm_session s = {.host = "localhost",
+	struct tcm_session s = {.host = host,
 				.port = portstr,
 				.head = head,
 				.head_len = HEAD_LEN,
@@ -251,6 +280,23 @@ static void test_session(void **state)
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0); /* else: the step that was wrong */
 	close(pagefd);
+}
+
+/* A name (whose first address may be ::1 while the listener is on 127.0.0.1), an IPv4
+ * address, an IPv6 address. */
+static void test_session(void **state)
+{
+	session("localhost", AF_INET);
+}
+
+static void test_session_ipv4(void **state)
+{
+	session("127.0.0.1", AF_INET);
+}
+
+static void test_session_ipv6(void **state)
+{
+	session("::1", AF_INET6);
 }
 
 static void test_refused(void **state)
@@ -300,9 +346,10 @@ static void test_not_a_listener(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_header),  cmocka_unit_test(test_tinit),
-	    cmocka_unit_test(test_rinit),   cmocka_unit_test(test_session),
-	    cmocka_unit_test(test_refused), cmocka_unit_test(test_not_a_listener),
+	    cmocka_unit_test(test_header),	 cmocka_unit_test(test_tinit),
+	    cmocka_unit_test(test_rinit),	 cmocka_unit_test(test_session),
+	    cmocka_unit_test(test_session_ipv4), cmocka_unit_test(test_session_ipv6),
+	    cmocka_unit_test(test_refused),	 cmocka_unit_test(test_not_a_listener),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
