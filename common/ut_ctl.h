@@ -31,8 +31,9 @@
  * 16: UT_MSG_PRINTK_FMT and the bprint and bputs records;
  * 17: event pid lists in the selection (ut_sel_evpid), UT_MSG_THREAD, HELLO's ptid;
  * 18: function probes in instances (ut_sel_probe.inst, ut_msg_probe.inst, ut_ctl.on_seq)
+ * 19: the stack tracer (ut_ctl.stack_*, UT_SEL_STACK, ut_sel_hdr.stack_filtered, UT_MSG_STACK)
  */
-#define UT_PROTO_VERSION 18u
+#define UT_PROTO_VERSION 19u
 #define UT_ACK_TIMEOUT_MS 2000
 /* The longest a new process waits before main() for a utracefs that runs but never
  * publishes its section (runtime/control.c wait_sel_complete). */
@@ -89,7 +90,17 @@ struct ut_ctl {
 	 * did until utracefs has written tracing_on again (runtime/probe.c).
 	 */
 	uint32_t on_seq;
-	uint32_t _reserved[1006];
+	/*
+	 * The stack tracer (stack_tracer_enabled, stack_max_size): stack_on makes
+	 * the sites of stack_trace_filter check the stack; stack_max is the deepest
+	 * stack any process reported (so that a process reports only deeper ones);
+	 * stack_epoch changes when stack_max_size is written: maxima measured
+	 * before it no longer count (runtime/stack_tracer.c).
+	 */
+	uint32_t stack_on;
+	uint32_t stack_epoch;
+	uint64_t stack_max;
+	uint32_t _reserved[1002];
 };
 _Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");
@@ -100,5 +111,6 @@ _Static_assert(__builtin_offsetof(struct ut_ctl, write_mode) == 44, "asm uses of
 _Static_assert(__builtin_offsetof(struct ut_ctl, thresh_tsc) == 48, "asm uses offset 48");
 _Static_assert(__builtin_offsetof(struct ut_ctl, max_graph_depth) == 56, "asm uses offset 56");
 _Static_assert(__builtin_offsetof(struct ut_ctl, graph_opts) == 60, "asm uses offset 60");
+_Static_assert(__builtin_offsetof(struct ut_ctl, stack_max) == 80, "stack_max is aligned");
 
 #endif

@@ -69,7 +69,7 @@ static char hello_exe[256]; /* the exe HELLO named: the executable's SITES path 
 static int sel_fd = -1;
 static dev_t sel_dev;
 static ino_t sel_ino;
-uint8_t ut_sel_default = UT_SEL_TRACE;
+uint8_t ut_sel_default = UT_SEL_TRACE | UT_SEL_STACK;
 volatile uint32_t ut_sel_graph_funcs;
 
 /* Is sock_fd still the socket we opened (the program may have closed it)? */
@@ -492,11 +492,12 @@ static void sel_load(void)
 {
 	static uint8_t keep[UT_MAX_OBJS]; /* objects whose inherited selection stays */
 	struct ut_sel_copy c;
-	uint8_t def = UT_SEL_TRACE;
+	uint8_t def = UT_SEL_TRACE | UT_SEL_STACK;
 	int r = sel_copy(&c), complete = 1, selective;
 
 	if (r == 0)
-		def = c.hdr.filtered ? 0 : UT_SEL_TRACE;
+		def = (uint8_t)((c.hdr.filtered ? 0 : UT_SEL_TRACE) |
+				(c.hdr.stack_filtered ? 0 : UT_SEL_STACK));
 	else if (r != -ENOENT)
 		return; /* unreadable for now: keep what we have */
 	ut_sel_default = def;
@@ -539,7 +540,8 @@ static void sel_load(void)
 		sel_inherited = 0;
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
 	/* event pid lists: our threads' answer is in our section too (evpid.c) */
-	selective = r == 0 && (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
+	selective = r == 0 && (c.hdr.filtered || c.hdr.stack_filtered || c.hdr.tasks_filtered ||
+			       c.hdr.graph_funcs ||
 			       c.hdr.graph_notrace || c.hdr.probes || c.hdr.routed ||
 			       c.hdr.ev_slots[0] || c.hdr.ev_slots[1]);
 	__atomic_store_n(&sel_selective, selective, __ATOMIC_RELEASE);
@@ -685,6 +687,7 @@ static void apply(struct ut_ctl *ctl)
 		ut_stubs_set_tramp(graph ? ut_tramp_graph : ut_tramp_function);
 	ut_probes_live = ctl->ftrace_enabled != 0; /* whatever the tracer and the pid lists */
 	ut_routes_live = ctl->ftrace_enabled != 0; /* instances: whatever the top's tracer */
+	ut_stack_apply(ctl); /* the stack tracer: whatever the tracer and the pid lists */
 	ut_stubs_set_bases(ctl);
 	ut_patch_all(!on ? UT_SITE_NOP5 : graph ? UT_SITE_JMP : UT_SITE_CALL);
 	ut_events_apply(); /* the events' static keys, whatever the tracer */
