@@ -418,9 +418,7 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 					      (sel >> TFS_FILTER_GRAPH_NOTRACE & 1
 						   ? UT_SEL_GRAPH_NOTRACE
 						   : 0) |
-					      (!stack_filtered || sel >> TFS_FILTER_STACK & 1
-						   ? UT_SEL_STACK
-						   : 0));
+					      (sel >> TFS_FILTER_STACK & 1 ? UT_SEL_STACK : 0));
 			}
 			if (any_probes) {
 				uint32_t n = obj_probes(po, first, (void *)(out + po_off));

@@ -69,7 +69,7 @@ static char hello_exe[256]; /* the exe HELLO named: the executable's SITES path 
 static int sel_fd = -1;
 static dev_t sel_dev;
 static ino_t sel_ino;
-uint8_t ut_sel_default = UT_SEL_TRACE | UT_SEL_STACK;
+uint8_t ut_sel_default = UT_SEL_TRACE;
 volatile uint32_t ut_sel_graph_funcs;
 
 /* Is sock_fd still the socket we opened (the program may have closed it)? */
@@ -492,16 +492,17 @@ static void sel_load(void)
 {
 	static uint8_t keep[UT_MAX_OBJS]; /* objects whose inherited selection stays */
 	struct ut_sel_copy c;
-	uint8_t def = UT_SEL_TRACE | UT_SEL_STACK;
+	uint8_t def = UT_SEL_TRACE;
 	int r = sel_copy(&c), complete = 1, selective;
 
 	if (r == 0)
-		def = (uint8_t)((c.hdr.filtered ? 0 : UT_SEL_TRACE) |
-				(c.hdr.stack_filtered ? 0 : UT_SEL_STACK));
+		def = c.hdr.filtered ? 0 : UT_SEL_TRACE;
 	else if (r != -ENOENT)
 		return; /* unreadable for now: keep what we have */
 	ut_sel_default = def;
 	ut_sel_graph_funcs = r == 0 && c.hdr.graph_funcs;
+	/* without a section yet, a stack filter means: none of ours checks (yet) */
+	ut_stack_filtered = r == 0 && c.hdr.stack_filtered;
 	/* our threads: a section says; without one, pid lists mean not us (yet) */
 	task_filtered = r == 0 && c.hdr.tasks_filtered;
 	if (r == 0 && c.found)

@@ -298,7 +298,7 @@ static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *ob
 				      : multi_to(o, sst, inst, fmask, &to) ? UT_SITE_MULTI
 									: UT_SITE_PROBE;
 			/* the stack tracer: alone its own check, else probe.c checks first */
-			if (ut_stack_live && (s->sel & UT_SEL_STACK) && o->stub)
+			if (ut_stack_site(s) && o->stub)
 				sst = sst == UT_SITE_NOP5 ? UT_SITE_STACK : UT_SITE_PROBE;
 			if (ut_probes_live && (s->sel & UT_SEL_PROBE) && o->stub)
 				sst = UT_SITE_PROBE; /* probe.c goes on to the tracer */

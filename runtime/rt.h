@@ -460,6 +460,10 @@ int ut_rt_stack_ips(uint64_t *ips, uintptr_t *frame, uintptr_t fp);
 
 /* stack_tracer_enabled (and ftrace_enabled): sites with UT_SEL_STACK check the stack */
 extern int ut_stack_live;
+/* stack_trace_filter is not empty: only sites with UT_SEL_STACK check */
+extern int ut_stack_filtered;
+/* Does site s check the stack now? */
+#define ut_stack_site(s) (ut_stack_live && (!ut_stack_filtered || ((s)->sel & UT_SEL_STACK)))
 /* ut_ctl.stack_epoch as the control thread last applied it (stack.S reads it) */
 extern uint32_t ut_stack_epoch;
 /* The control thread applies ctl's stack tracer fields (ut_rt_lock held). */

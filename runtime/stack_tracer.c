@@ -50,6 +50,7 @@ _Static_assert(sizeof(((struct ut_msg_stack *)0)->ent) / 16 == UT_STACK_MAX,
 	       "a message holds UT_STACK_MAX frames");
 
 int ut_stack_live;
+int ut_stack_filtered;
 uint32_t ut_stack_epoch;
 static uint64_t proc_max; /* the deepest stack of this process in ut_stack_epoch */
 
