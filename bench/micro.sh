@@ -17,7 +17,7 @@ CALLS_SRC=$BENCH_DIR/micro/calls.c
 CALLS_CFLAGS="-O2 -g -Wall -Wextra"
 
 # The configurations, in the order of the report's table (BENCH_CALLS_CONFIGS: some of them).
-CALLS_CONFIGS_ALL="plain fpe ut-dormant ut-nop ut-filtered ut-probe ut-function ut-inst1 ut-inst2
+CALLS_CONFIGS_ALL="plain fpe ut-dormant ut-nop ut-filtered ut-probe ut-function ut-stack ut-inst1 ut-inst2
 ut-inst4 ut-graph ut-profile ut-graph-func ut-graph-thresh ut-igraph1 uftrace-same uftrace-entry uftrace-best lttng-off
 lttng"
 CALLS_CONFIGS=${BENCH_CALLS_CONFIGS:-$CALLS_CONFIGS_ALL}
@@ -141,6 +141,9 @@ calls_command() {
 	ut-function) echo "echo function > \$MNT/current_tracer;" \
 		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
 		"echo nop > \$MNT/current_tracer" ;;
+	ut-stack) echo "echo 0 > \$MNT/stack_max_size; echo 1 > \$MNT/stack_tracer_enabled;" \
+		"UTRACE_TRACING=\$MNT LD_PRELOAD=$LIBUTRACE_SHOWN $p/calls-fpe $CALLS_ARGS;" \
+		"echo 0 > \$MNT/stack_tracer_enabled (tracer nop: the stack tracer alone)" ;;
 	ut-inst[0-9]* | ut-igraph[0-9]*) n=$(echo "$1" | tr -dc 0-9)
 		echo "for i in \$(seq $n); do mkdir \$MNT/instances/bench\$i;" \
 			"echo $(inst_tracer "$1") > \$MNT/instances/bench\$i/current_tracer; done;" \
@@ -175,7 +178,7 @@ calls_command() {
 calls_available() {
 	case $1 in
 	ut-dormant) [ "$UT_RUNTIME_OK" = 1 ] && echo ok || echo "na $UT_RUNTIME_WHY" ;;
-	ut-nop | ut-function | ut-filtered | ut-probe | ut-inst[0-9]*)
+	ut-nop | ut-function | ut-filtered | ut-probe | ut-stack | ut-inst[0-9]*)
 		[ "$UT_FUNC_OK" = 1 ] && echo ok || echo "na $UT_FUNC_WHY" ;;
 	ut-graph | ut-profile | ut-graph-func | ut-graph-thresh | ut-igraph[0-9]*)
 		[ "$UT_GRAPH_OK" = 1 ] && echo ok || echo "na $UT_GRAPH_WHY" ;;
@@ -198,9 +201,13 @@ calls_run_one() {
 	ut-dormant)
 		line=$(UTRACE_TRACING=$BENCH_NOMOUNT LD_PRELOAD=$LIBUTRACE to 60 "$b/calls-fpe" \
 			$CALLS_ARGS) ;;
-	ut-nop | ut-function | ut-filtered | ut-graph | ut-graph-func | ut-graph-thresh)
+	ut-nop | ut-function | ut-filtered | ut-stack | ut-graph | ut-graph-func | ut-graph-thresh)
 		tfs_write "$BENCH_MNT/trace" ""
 		before=$(tfs_events "$BENCH_MNT")
+		if [ "$1" = ut-stack ]; then
+			tfs_write "$BENCH_MNT/stack_max_size" 0
+			tfs_write "$BENCH_MNT/stack_tracer_enabled" 1
+		fi
 		[ "$1" = ut-filtered ] && tfs_write "$BENCH_MNT/set_ftrace_filter" "$CALLS_FILTER"
 		case $1 in ut-function | ut-filtered) tfs_write "$BENCH_MNT/current_tracer" function ;; esac
 		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" "$CALLS_THRESH_US"
@@ -210,6 +217,7 @@ calls_run_one() {
 			$CALLS_ARGS)
 		after=$(tfs_events "$BENCH_MNT")
 		tfs_write "$BENCH_MNT/current_tracer" nop
+		[ "$1" = ut-stack ] && tfs_write "$BENCH_MNT/stack_tracer_enabled" 0
 		[ "$1" = ut-filtered ] && tfs_write "$BENCH_MNT/set_ftrace_filter" ""
 		[ "$1" = ut-graph-thresh ] && tfs_write "$BENCH_MNT/tracing_thresh" 0
 		[ "$1" = ut-graph-func ] && tfs_write "$BENCH_MNT/set_graph_function" "" ;;

@@ -18,6 +18,7 @@ calls_label() {
 	fpe) echo "instrumented (-fpatchable-function-entry=5), no runtime" ;;
 	ut-dormant) echo "instrumented, libutrace.so preloaded, no daemon (dormant)" ;;
 	ut-nop) echo "utrace, utracefs mounted, tracer nop" ;;
+	ut-stack) echo "utrace, stack tracer on (stack_tracer_enabled 1), tracer nop" ;;
 	ut-function)
 		if [ -n "${UT_BUFFER_KB:-}" ]; then
 			echo "utrace, tracer function (overwrite $UT_OVERWRITE, buffer_size_kb $UT_BUFFER_KB)"

@@ -32,7 +32,8 @@ struct cli_command {
 
 extern const struct cli_command cli_cmd_mount, cli_cmd_umount, cli_cmd_cflags, cli_cmd_record,
 	cli_cmd_report, cli_cmd_show, cli_cmd_start, cli_cmd_stop, cli_cmd_reset, cli_cmd_list,
-	cli_cmd_stat, cli_cmd_snapshot, cli_cmd_extract, cli_cmd_tracecmd, cli_cmd_profile;
+	cli_cmd_stat, cli_cmd_snapshot, cli_cmd_extract, cli_cmd_tracecmd, cli_cmd_stack,
+	cli_cmd_profile;
 
 /* ---- messages (util.c) --------------------------------------------------------- */
 
@@ -194,6 +195,8 @@ struct cli_record_opts {
 		const char *event, *filter;
 	} filters[CLI_RECORD_FILTERS_MAX];
 	const char *output; /* -o, default CLI_RECORD_DEFAULT_OUTPUT (_TEXT); "-" is stdout */
+	const char *net;    /* -N HOST:PORT as given (a trace-cmd listener); NULL: -o */
+	char net_host[256], net_port[32]; /* -N split: [v6addr]:PORT or the last ':' */
 	bool text;	    /* --text: the text of the trace file, not trace.dat */
 	int file_version;   /* --file-version: of trace.dat, 6 or 7 */
 	unsigned long buffer_kb; /* -b: buffer_size_kb for the run; 0: as it is */
@@ -308,6 +311,18 @@ struct cli_rawrec_out {
 };
 /* Write the trace.dat; 0, or CLI_FAIL after a message (a file cut short is valid). */
 int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o);
+/* record -N: where the recording goes. */
+struct cli_rawrec_net {
+	const char *mnt, *dir; /* as cli_rawrec_out's */
+	const char *host, *port;
+	const char *dest; /* "HOST:PORT" as given, for messages */
+	int version;	  /* of trace.dat: 6 or 7 */
+};
+/*
+ * Send the recording to a `trace-cmd listen` server (cmd/tcmsg.h), which saves it as a
+ * trace.dat of that version; 0, or CLI_FAIL after a message naming dest.
+ */
+int cli_rawrec_send(struct cli_rawrec *r, const struct cli_rawrec_net *o);
 void cli_rawrec_free(struct cli_rawrec *r);
 
 /* ---- stat (stat.c) --------------------------------------------------------------- */

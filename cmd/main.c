@@ -12,7 +12,8 @@
 static const struct cli_command *const commands[] = {
 	&cli_cmd_mount, &cli_cmd_umount, &cli_cmd_cflags, &cli_cmd_record, &cli_cmd_report,
 	&cli_cmd_show,	&cli_cmd_start,	 &cli_cmd_stop,	  &cli_cmd_reset,  &cli_cmd_list,
-	&cli_cmd_stat,	&cli_cmd_snapshot, &cli_cmd_extract, &cli_cmd_tracecmd, &cli_cmd_profile, NULL,
+	&cli_cmd_stat,	&cli_cmd_snapshot, &cli_cmd_extract, &cli_cmd_tracecmd, &cli_cmd_stack,
+	&cli_cmd_profile, NULL,
 };
 
 /*

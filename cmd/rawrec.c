@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "tcmsg.h"
 #include "tracedat.h"
 #include "ut_version.h"
 
@@ -56,6 +57,8 @@
 #define RAWREC_MAX_CPUS 1024
 #define RAWREC_RESERVE_MAX (4u << 20)
 #define RAWREC_RESERVE_MIN (64u << 10)
+/* record -N: the longest silence of a listener (it waits 2 s before it puts the file together) */
+#define RAWREC_NET_WAIT_MS 60000
 
 struct rawrec_cpu {
 	int pipe; /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
@@ -541,6 +544,74 @@ static int copy_out(int tmp, int fd)
 	return n < 0 ? -errno : 0;
 }
 
+/* What a trace.dat of r is made of (the part td_opts points into). */
+struct rawrec_meta {
+	struct td_cpu *cpus;
+	char **stats, *clock, kallsyms[PATH_MAX], uts[sizeof(struct utsname) + 8];
+	struct td_opts td;
+};
+
+static void meta_free(struct rawrec_meta *m, unsigned int ncpu)
+{
+	for (unsigned int i = 0; m->stats && i < ncpu; i++)
+		free(m->stats[i]);
+	free(m->stats);
+	free(m->cpus);
+	free(m->clock);
+}
+
+/*
+ * The writer's options for r's pages: formats, saved_cmdlines and kallsyms of the mount
+ * (read now, after the last page, so that every object a page names is in kallsyms), the
+ * session's clock and per-CPU stats.  0 or -ENOMEM.
+ */
+static int meta_get(struct cli_rawrec *r, const char *mnt, const char *dir, int version,
+		    struct rawrec_meta *m)
+{
+	struct utsname u;
+
+	*m = (struct rawrec_meta){.clock = session_clock(dir)};
+	m->cpus = calloc(r->ncpu, sizeof(*m->cpus));
+	m->stats = calloc(r->ncpu, sizeof(*m->stats));
+	if (!m->cpus || !m->stats) {
+		meta_free(m, r->ncpu);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < r->ncpu; i++) {
+		m->cpus[i].fd = r->cpu[i].file;
+		m->stats[i] = cpu_stats(dir, r->cpu[i].cpu);
+		if (lseek(r->cpu[i].file, 0, SEEK_SET))
+			m->cpus[i].fd = -1;
+	}
+	uname(&u);
+	snprintf(m->uts, sizeof(m->uts), "%s %s %s %s", u.sysname, u.release, u.version, u.machine);
+	cli_path(m->kallsyms, sizeof(m->kallsyms), mnt, "kallsyms");
+	m->td = (struct td_opts){
+		.version = version,
+		.tracing_dir = mnt,
+		.kallsyms = access(m->kallsyms, R_OK) ? NULL : m->kallsyms,
+		.clock = m->clock,
+		.page_size = RAWREC_PAGE,
+		.cpus = r->ncpu,
+		.cpu = m->cpus,
+		.cpu_stats = (const char *const *)m->stats,
+		.uname = m->uts,
+		.version_str = "utrace " UT_VERSION,
+		.punch = true,
+	};
+	return 0;
+}
+
+/* Pages that could not be kept while recording: said; CLI_FAIL then. */
+static int say_write_err(const struct cli_rawrec *r, const char *what)
+{
+	if (!r->write_err)
+		return 0;
+	cli_error("%s: %s: %llu pages (4 KB) of events not kept", what, strerror(r->write_err),
+		  r->pages_dropped);
+	return CLI_FAIL;
+}
+
 /*
  * td_write, and when a disk the pages filled has no room for the metadata, which goes
  * first (the file is then left empty): the newest half of the pages of the CPU that
@@ -575,48 +646,19 @@ static int write_fitting(struct cli_rawrec *r, int fd, const struct td_opts *td,
 
 int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o)
 {
-	struct td_cpu *cpus = calloc(r->ncpu, sizeof(*cpus));
-	char **stats = calloc(r->ncpu, sizeof(*stats));
-	char path[PATH_MAX], uts[sizeof(struct utsname) + 8], *clock = session_clock(o->dir);
+	struct rawrec_meta m;
 	struct td_result res = {0};
-	struct utsname u;
 	bool seekable = lseek(o->fd, 0, SEEK_CUR) >= 0;
 	int fd = o->fd, err, rc = 0;
 
-	if (!cpus || !stats) {
-		free(cpus);
-		free(stats);
-		free(clock);
+	if (meta_get(r, o->mnt, o->dir, o->version, &m))
 		return cli_file_error(o->path, -ENOMEM);
-	}
-	for (unsigned int i = 0; i < r->ncpu; i++) {
-		cpus[i].fd = r->cpu[i].file;
-		stats[i] = cpu_stats(o->dir, r->cpu[i].cpu);
-		if (lseek(r->cpu[i].file, 0, SEEK_SET))
-			cpus[i].fd = -1;
-	}
-	uname(&u);
-	snprintf(uts, sizeof(uts), "%s %s %s %s", u.sysname, u.release, u.version, u.machine);
-	cli_path(path, sizeof(path), o->mnt, "kallsyms");
 	if (!seekable)
 		fd = temp_file("-");
 	else if (r->reserved_fd == o->fd && ftruncate(o->fd, 0))
 		fd = -errno; /* the room held for the metadata given back */
 	r->reserved_fd = -1;
-	struct td_opts td = {
-		.version = o->version,
-		.tracing_dir = o->mnt,
-		.kallsyms = access(path, R_OK) ? NULL : path,
-		.clock = clock,
-		.page_size = RAWREC_PAGE,
-		.cpus = r->ncpu,
-		.cpu = cpus,
-		.cpu_stats = (const char *const *)stats,
-		.uname = uts,
-		.version_str = "utrace " UT_VERSION,
-		.punch = true,
-	};
-	err = fd < 0 ? fd : write_fitting(r, fd, &td, &res);
+	err = fd < 0 ? fd : write_fitting(r, fd, &m.td, &res);
 	if (!err && !seekable)
 		err = copy_out(fd, o->fd);
 	if (err) {
@@ -627,17 +669,52 @@ int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o)
 			cli_file_error(o->path, err);
 		rc = CLI_FAIL;
 	}
-	if (r->write_err) {
-		cli_error("%s: %s: %llu pages (4 KB) of events not kept",
-			  o->path, strerror(r->write_err), r->pages_dropped);
-		rc = CLI_FAIL;
-	}
+	rc |= say_write_err(r, o->path);
 	if (!seekable && fd >= 0)
 		close(fd);
-	for (unsigned int i = 0; i < r->ncpu; i++)
-		free(stats[i]);
-	free(stats);
-	free(cpus);
-	free(clock);
+	meta_free(&m, r->ncpu);
+	return rc;
+}
+
+int cli_rawrec_send(struct cli_rawrec *r, const struct cli_rawrec_net *o)
+{
+	struct rawrec_meta m;
+	char why[512], *head = NULL;
+	size_t len;
+	int err, rc = 0;
+
+	if (meta_get(r, o->mnt, o->dir, o->version, &m))
+		return cli_file_error(o->dest, -ENOMEM);
+	err = td_listener_head(&m.td, &head, &len);
+	if (err) {
+		cli_error("%s: the metadata: %s", o->dest, strerror(-err));
+		rc = CLI_FAIL;
+	} else {
+		struct tcm_session s = {
+			.host = o->host,
+			.port = o->port,
+			.head = head,
+			.head_len = len,
+			.cpus = r->ncpu,
+			.page_size = RAWREC_PAGE,
+			.timeout_ms = RAWREC_NET_WAIT_MS,
+		};
+		int *fds = calloc(r->ncpu ? r->ncpu : 1, sizeof(*fds));
+
+		for (unsigned int i = 0; fds && i < r->ncpu; i++)
+			fds[i] = m.cpus[i].fd;
+		s.cpu_fd = fds;
+		err = fds ? tcm_send(&s, why, sizeof(why)) : -ENOMEM;
+		if (err == -ENOMEM && !fds)
+			snprintf(why, sizeof(why), "%s", strerror(ENOMEM));
+		if (err) {
+			cli_error("%s: %s", o->dest, why);
+			rc = CLI_FAIL;
+		}
+		free(fds);
+	}
+	rc |= say_write_err(r, o->dest);
+	free(head);
+	meta_free(&m, r->ncpu);
 	return rc;
 }

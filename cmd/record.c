@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * record.c - `utrace record [-B NAME] -p TRACER [-g FUNC] [-l FUNC] [-n FUNC] [-P PID]
- * [-e EVENT] [-b KB] [-o FILE] [--] CMD [ARG...]`: trace one run of a command and save
- * the trace.
+ * [-e EVENT] [-b KB] [-o FILE | -N HOST:PORT] [--] CMD [ARG...]`: trace one run of a
+ * command and save the trace (-N: send it to a `trace-cmd listen` server, rawrec.c and
+ * tcmsg.c).
  *
  * The steps are those a user would type: mount if nothing is mounted (and unmount
  * at the end), select the tracer (-b: the buffer size), clear the buffer, turn
@@ -116,6 +117,35 @@ static int set_instance(struct cli_record_opts *o, const char *name, int top_opt
 	return 0;
 }
 
+/*
+ * -N HOST:PORT, as trace-cmd takes it; an IPv6 address in brackets ([::1]:PORT), since
+ * its own colons would be the port's.  0 or CLI_USAGE (said).
+ */
+static int parse_net(struct cli_record_opts *o, const char *arg)
+{
+	const char *colon = strrchr(arg, ':'), *host = arg;
+	size_t hlen = colon ? (size_t)(colon - arg) : 0;
+
+	if (arg[0] == '[') {
+		const char *rb = strchr(arg, ']');
+
+		if (!rb || rb[1] != ':')
+			return cli_usage_error("-N %s: HOST:PORT ([ADDRESS]:PORT for IPv6)", arg);
+		host = arg + 1;
+		hlen = (size_t)(rb - host);
+		colon = rb + 1;
+	}
+	if (!colon || !hlen || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1))
+		return cli_usage_error("-N %s: HOST:PORT (a trace-cmd listen server)", arg);
+	if (hlen >= sizeof(o->net_host) || strlen(colon + 1) >= sizeof(o->net_port))
+		return cli_usage_error("-N %s: too long", arg);
+	memcpy(o->net_host, host, hlen);
+	o->net_host[hlen] = '\0';
+	strcpy(o->net_port, colon + 1);
+	o->net = arg;
+	return 0;
+}
+
 int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 {
 	bool first = true;
@@ -132,6 +162,7 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	o->events = NULL;
 	o->nr_filters = 0;
 	o->output = NULL;
+	o->net = NULL;
 	o->text = false;
 	o->file_version = 7;
 	o->buffer_kb = 0;
@@ -141,7 +172,8 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 						 {"file-version", required_argument, NULL, 'V'},
 						 {0}};
 
-	while ((c = cli_getopt_long(argc, argv, "+p:g:l:n:P:e:f:o:b:B:", longopts, &first)) != -1) {
+	while ((c = cli_getopt_long(argc, argv, "+p:g:l:n:P:e:f:o:N:b:B:", longopts, &first)) !=
+	       -1) {
 		if (!o->instance && !top_opt && c > 0 && strchr("pglnPefb", c))
 			top_opt = c;
 		switch (c) {
@@ -187,6 +219,11 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 				return cli_usage_error("empty output file name");
 			o->output = optarg;
 			break;
+		case 'N':
+			rc = parse_net(o, optarg);
+			if (rc)
+				return rc;
+			break;
 		case 'b':
 			rc = parse_kb(optarg, &o->buffer_kb);
 			if (rc)
@@ -209,6 +246,14 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 			return CLI_USAGE;
 		}
 	}
+	/* as trace-cmd: the recording goes to a file or to a listener */
+	if (o->net && o->output)
+		return cli_usage_error("-N and -o: the recording goes to one of them");
+	if (o->net && o->text)
+		return cli_usage_error("-N and --text: a listener takes trace.dat only");
+	/* the CPU files go where stdout's would (TMPDIR) */
+	if (o->net)
+		o->output = "-";
 	if (!o->output)
 		o->output = o->text ? CLI_RECORD_DEFAULT_TEXT : CLI_RECORD_DEFAULT_OUTPUT;
 	/* As trace-cmd: a graph function without a tracer means function_graph. */
@@ -606,9 +651,18 @@ static void report_lost(const char *dir, const char *output)
 static int finish(const struct cli_record_opts *o, const char *mnt, const char *dir,
 		  struct cli_output *out, struct cli_rawrec *rr, const struct run_result *res)
 {
+	const char *dest = o->net ? o->net : o->output;
 	int rc = cli_set(dir, "tracing_on", "0");
 
-	if (!rc && rr) {
+	if (!rc && rr && o->net) {
+		cli_rawrec_stop(rr);
+		rc = cli_rawrec_send(rr, &(struct cli_rawrec_net){.mnt = mnt,
+								  .dir = dir,
+								  .host = o->net_host,
+								  .port = o->net_port,
+								  .dest = o->net,
+								  .version = o->file_version});
+	} else if (!rc && rr) {
 		cli_rawrec_stop(rr);
 		rc = cli_rawrec_write(rr, &(struct cli_rawrec_out){.mnt = mnt,
 								   .dir = dir,
@@ -618,10 +672,12 @@ static int finish(const struct cli_record_opts *o, const char *mnt, const char *
 	} else if (!rc) {
 		rc = save_trace(dir, o->output, out->fd);
 	}
-	if (!rc && out->fd != STDOUT_FILENO)
+	if (!rc && o->net)
+		fprintf(stderr, "%s: trace sent to %s\n", cli_name(), o->net);
+	else if (!rc && out->fd != STDOUT_FILENO)
 		fprintf(stderr, "%s: trace saved to %s\n", cli_name(), o->output);
 	if (!rc)
-		report_lost(dir, o->output);
+		report_lost(dir, dest);
 	/* (a CMD such as `sh -c PROG` has none, while PROG is traced) */
 	if (res->no_sites && !(rr ? cli_rawrec_events(rr) : cli_events_written(dir)))
 		fprintf(stderr,
@@ -778,7 +834,9 @@ static int run(int argc, char **argv)
 	rc = cli_traced_paths(o.cmd[0], dir, lib);
 	if (rc >= 0)
 		return rc;
-	if (cli_output_open(&out, o.output))
+	if (o.net)
+		out = (struct cli_output){.path = o.net, .fd = -1}; /* nothing to open */
+	else if (cli_output_open(&out, o.output))
 		return CLI_FAIL;
 	cli_catch_stop_signals();
 	mounted = cli_mount(dir, NULL);
@@ -789,7 +847,7 @@ static int run(int argc, char **argv)
 		if (!mounted && cli_umount(dir, false))
 			rc = rc ? rc : CLI_FAIL;
 	}
-	err = cli_output_close(&out);
+	err = o.net ? 0 : cli_output_close(&out);
 	return rc ? rc : err;
 }
 
@@ -799,7 +857,7 @@ const struct cli_command cli_cmd_record = {
 	.run = run,
 	.usage = "usage: utrace record [-B NAME] -p TRACER [-g FUNC]... [-l FUNC]...\n"
 		 "                     [-n FUNC]... [-P PID]... [-e EVENT [-f FILTER]]... [-b KB]\n"
-		 "                     [-o FILE] [--file-version 6|7] [--text]\n"
+		 "                     [-o FILE | -N HOST:PORT] [--file-version 6|7] [--text]\n"
 		 "                     [--] CMD [ARG...]\n"
 		 "\n"
 		 "Run CMD with the utrace runtime (libutrace.so) preloaded, trace it with\n"
@@ -845,9 +903,17 @@ const struct cli_command cli_cmd_record = {
 		 "             The buffers are drained into it while CMD runs (a line on a\n"
 		 "             terminal shows events, MB and events lost), so a long run is\n"
 		 "             not limited by the buffer size\n"
+		 "  -N HOST:PORT\n"
+		 "             send the recording to a trace-cmd listen server instead of\n"
+		 "             a file ('trace-cmd listen -p PORT' on HOST, trace-cmd 3.x),\n"
+		 "             which saves it as a trace.dat named after this client: one\n"
+		 "             collector for the traces of many machines.  The data goes at\n"
+		 "             the end of the run, not live (kept in files in $TMPDIR\n"
+		 "             meanwhile): the symbols the file carries are known only\n"
+		 "             after the last page.  [ADDRESS]:PORT for IPv6\n"
 		 "  --file-version 6|7\n"
 		 "             the trace.dat version (default 7, as trace-cmd 3 writes; 6\n"
-		 "             for older readers)\n"
+		 "             for older readers; both for -N)\n"
 		 "  --text     save the text of the trace file instead (what 'cat trace'\n"
 		 "             shows at the end, the buffer's size at most); 'utrace\n"
 		 "             report' prints it back\n"

@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "report.h"
+#include "report_export.h"
 
 enum {
 	OPT_CPU = 256,
@@ -27,6 +28,7 @@ enum {
 	OPT_CHROME,
 	OPT_FOLDED,
 	OPT_SUMMARY,
+	OPT_SORT,
 };
 
 static const struct option long_opts[] = {
@@ -38,6 +40,7 @@ static const struct option long_opts[] = {
     {"chrome", required_argument, NULL, OPT_CHROME},
     {"folded", required_argument, NULL, OPT_FOLDED},
     {"summary", required_argument, NULL, OPT_SUMMARY},
+    {"sort", required_argument, NULL, OPT_SORT},
     {0},
 };
 
@@ -137,6 +140,12 @@ static int option(int c, struct report_opts *o, bool *neg, bool *dat)
 	case OPT_SUMMARY:
 		o->summary = optarg;
 		return -1;
+	case OPT_SORT:
+		if (rx_summary_column(optarg) < 0)
+			return cli_usage_error("--sort %s: total, self, avg, min, max, calls or name",
+					       optarg);
+		o->sort = optarg;
+		return -1;
 	}
 	return CLI_USAGE;
 }
@@ -224,9 +233,11 @@ const struct cli_command cli_cmd_report = {
 	     "  --folded OUT   write folded stacks (\"a;b;c WEIGHT\", for flamegraph.pl\n"
 	     "                 or speedscope) instead: WEIGHT is each stack's self time in\n"
 	     "                 ns; from function events alone, calls of caller;function\n"
-	     "  --summary OUT  write a summary per function instead: total, self and\n"
-	     "                 longest time and calls from function_graph data (sorted\n"
-	     "                 by total time), calls alone from function events\n"
+	     "  --summary OUT  write a summary per function instead: total, self,\n"
+	     "                 average, shortest and longest time and calls from\n"
+	     "                 function_graph data, calls alone from function events\n"
+	     "  --sort COL     the summary's order: total (the default), self, avg, min,\n"
+	     "                 max, calls or name\n"
 	     "\n"
 	     "The filters apply to the exports too.  Calls cut by the start of the\n"
 	     "recording begin at their call time; calls still running at its end end\n"

@@ -39,6 +39,7 @@ struct report_opts {
 	const char *chrome;	     /* --chrome OUT */
 	const char *folded;	     /* --folded OUT */
 	const char *summary;	     /* --summary OUT */
+	const char *sort;	     /* --sort COLUMN of the summary, or NULL */
 };
 
 /* Does the file at PATH start like a trace.dat (the magic and "tracing")? */

@@ -467,6 +467,8 @@ static int run_exports(struct report *r)
 	r->rx = rx_new();
 	if (!r->rx)
 		return cli_file_error(r->o->input, ENOMEM);
+	if (r->o->sort)
+		rx_summary_sort(r->rx, r->o->sort); /* checked when parsed */
 	err = walk(r);
 	if (err)
 		return cli_file_error(r->o->input, err);

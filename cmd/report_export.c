@@ -55,6 +55,7 @@ struct rx {
 	struct rx_line *calls; /* "parent;func" of function events, weight 1 each */
 	size_t ncalls, capcalls;
 	unsigned long long last_ts; /* where a call without exit is cut */
+	int sort;		    /* the summary's column (rx_summary_sort) */
 };
 
 /* Room for one more element of SIZE bytes in *arr (n used, *cap allocated). */
@@ -489,23 +490,67 @@ static int graph_lines(struct rx *rx, struct rx_line *lines)
 
 struct rx_fn {
 	const char *name;
-	unsigned long long total, self, max, calls;
+	unsigned long long total, self, min, max, calls;
 };
+
+/* The summary's columns, in the order they are printed; NAME last. */
+enum { COL_TOTAL, COL_SELF, COL_AVG, COL_MIN, COL_MAX, COL_CALLS, COL_NAME };
+static const char *const col_names[] = {"total", "self", "avg", "min", "max", "calls", "name"};
+
+static unsigned long long col_value(const struct rx_fn *f, int col)
+{
+	switch (col) {
+	case COL_TOTAL:
+		return f->total;
+	case COL_SELF:
+		return f->self;
+	case COL_AVG:
+		return f->calls ? f->total / f->calls : 0;
+	case COL_MIN:
+		return f->min;
+	case COL_MAX:
+		return f->max;
+	default:
+		return f->calls;
+	}
+}
+
+static int sort_col; /* for qsort, set by rx_write_summary */
 
 static int cmp_fn(const void *a, const void *b)
 {
 	const struct rx_fn *x = a, *y = b;
 
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	if (x->calls != y->calls)
-		return x->calls < y->calls ? 1 : -1;
+	if (sort_col != COL_NAME) {
+		unsigned long long vx = col_value(x, sort_col), vy = col_value(y, sort_col);
+
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
 	return strcmp(x->name, y->name);
 }
 
 static int cmp_fn_name(const void *a, const void *b)
 {
 	return strcmp(((const struct rx_fn *)a)->name, ((const struct rx_fn *)b)->name);
+}
+
+int rx_summary_column(const char *column)
+{
+	for (int c = 0; c <= COL_NAME; c++)
+		if (!strcmp(column, col_names[c]))
+			return c;
+	return -EINVAL;
+}
+
+int rx_summary_sort(struct rx *rx, const char *column)
+{
+	int c = rx_summary_column(column);
+
+	if (c < 0)
+		return c;
+	rx->sort = c;
+	return 0;
 }
 
 /* "  1.234 ms": ns in the largest unit that keeps a digit before the point. */
@@ -529,11 +574,13 @@ static size_t merge_fns(struct rx_fn *fn, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		if (k && !strcmp(fn[k - 1].name, fn[i].name)) {
-			fn[k - 1].total += fn[i].total;
-			fn[k - 1].self += fn[i].self;
-			fn[k - 1].calls += fn[i].calls;
-			if (fn[i].max > fn[k - 1].max)
-				fn[k - 1].max = fn[i].max;
+			struct rx_fn *f = &fn[k - 1];
+
+			f->total += fn[i].total;
+			f->self += fn[i].self;
+			f->calls += fn[i].calls;
+			f->min = fn[i].min < f->min ? fn[i].min : f->min;
+			f->max = fn[i].max > f->max ? fn[i].max : f->max;
 		} else {
 			fn[k++] = fn[i];
 		}
@@ -561,26 +608,29 @@ int rx_write_summary(struct rx *rx, FILE *out)
 			unsigned long long d = rx->nodes[i].end - rx->nodes[i].start;
 
 			fn[i] = (struct rx_fn){rx->nodes[i].name, d, d > inner[i] ? d - inner[i] : 0,
-					       d, 1};
+					       d, d, 1};
 		} else {
 			/* "parent;func": the function is after the last ';' */
 			const char *semi = strrchr(rx->calls[i].stack, ';');
 
-			fn[i] = (struct rx_fn){semi ? semi + 1 : rx->calls[i].stack, 0, 0, 0, 1};
+			fn[i] = (struct rx_fn){semi ? semi + 1 : rx->calls[i].stack, 0, 0, 0, 0, 1};
 		}
 	}
 	if (n)
 		qsort(fn, n, sizeof(*fn), cmp_fn_name);
 	n = merge_fns(fn, n);
+	/* without graph data there are only calls to sort by (or names) */
+	sort_col = rx->nnodes || rx->sort == COL_NAME ? rx->sort : COL_CALLS;
 	if (n)
 		qsort(fn, n, sizeof(*fn), cmp_fn);
 	if (rx->nnodes) {
-		fprintf(out, "   Total time    Self time     Max time       Calls  Function\n"
-			     "  ===========  ===========  ===========  ==========  ====================\n");
+		fprintf(out, "   Total time    Self time     Avg time     Min time     Max time"
+			     "       Calls  Function\n"
+			     "  ===========  ===========  ===========  ===========  ==========="
+			     "  ==========  ====================\n");
 		for (size_t i = 0; i < n; i++) {
-			put_time(out, fn[i].total);
-			put_time(out, fn[i].self);
-			put_time(out, fn[i].max);
+			for (int c = COL_TOTAL; c < COL_CALLS; c++)
+				put_time(out, col_value(&fn[i], c));
 			fprintf(out, "  %10llu  %s\n", fn[i].calls, fn[i].name);
 		}
 	} else {

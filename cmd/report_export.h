@@ -52,9 +52,14 @@ int rx_write_folded(struct rx *rx, FILE *out);
 /*
  * A summary per function, as uftrace report prints one: with graph data its total
  * time (every call's, so a recursive function counts its inner calls again), its
- * self time, its calls, the longest call, sorted by total time; with function
- * events only, the calls, sorted by their number.  0 or -errno.
+ * self time, the average, shortest and longest call and the calls; with function
+ * events only, the calls.  Sorted by rx_summary_sort's column (default: total time;
+ * calls without graph data), largest first (names: alphabetically).  0 or -errno.
  */
 int rx_write_summary(struct rx *rx, FILE *out);
+/* The column to sort by: total, self, avg, min, max, calls or name.  0 or -EINVAL. */
+int rx_summary_sort(struct rx *rx, const char *column);
+/* Is COLUMN one of those?  Its number, or -EINVAL. */
+int rx_summary_column(const char *column);
 
 #endif

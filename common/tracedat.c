@@ -18,6 +18,10 @@
  *
  * Version 7 keeps the same order (metadata, options, strings, then the flyrecord buffer
  * section last), so both versions survive a full disk the same way.
+ *
+ * A trace-cmd listener (record -N) is sent the first part of the same file, built by the
+ * same code and cut where the listener takes over (td_listener_head): it appends the
+ * CPU data and what describes it itself.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -67,6 +71,7 @@ struct td_layout {
 	size_t buf_sec_size; /* v7: offset of the buffer section's size field; 0: none (v6) */
 	unsigned long long data_start;
 	unsigned long long *off, *size; /* [cpus] */
+	bool head_only; /* a listener's part only: what td_listener_head describes */
 };
 
 static void put(struct td_buf *b, const void *d, size_t n)
@@ -507,6 +512,8 @@ static int build_v6(struct td_buf *b, const struct td_opts *o, const struct td_m
 		return -ENOMEM;
 	put_common_options(b, o);
 	put_u16(b, TD_OPT_DONE);
+	if (l->head_only)
+		return b->err;
 	put(b, "flyrecord", 10);
 	table = b->len;
 	clen = (size_t)snprintf(clk, sizeof(clk), "[%s]", clock);
@@ -606,6 +613,12 @@ static void put_v7_tail(struct td_buf *b, const struct td_opts *o, const char *c
 	put_u32(b, 4);
 	put_u32(b, o->cpus);
 	put_common_options(b, o);
+	if (l->head_only) {
+		/* the listener links its own options section from this DONE */
+		put_opt_u64(b, TD_OPT_DONE, 0);
+		sec_end(b, opt_at);
+		return;
+	}
 	/* then BUFFER, DONE (14 bytes), the strings section (header 16 bytes) */
 	buf_sec = b->len + buffer_option_size(o, clock) + 14 + 16 + strings_len;
 	l->data_start = align_up(buf_sec + 16, o->page_size);
@@ -652,7 +665,8 @@ static int build_v7(struct td_buf *b, const struct td_opts *o, const struct td_m
 	}
 	set_u64(b, first_opt, b->len);
 	put_v7_tail(b, o, clock, part_off, l);
-	pad_to_data(b, l);
+	if (!l->head_only)
+		pad_to_data(b, l);
 	return b->err;
 }
 
@@ -826,15 +840,49 @@ static int copy_pages(int out, struct td_buf *b, const struct td_opts *o, struct
 	return ret;
 }
 
-static int check_opts(const struct td_opts *o)
+static int check_opts(const struct td_opts *o, bool head_only)
 {
 	if (!o || !o->tracing_dir || (o->version != 6 && o->version != 7))
 		return -EINVAL;
 	if (o->page_size < 64 || (o->page_size & (o->page_size - 1)))
 		return -EINVAL;
-	if (o->cpus && !o->cpu)
+	if (o->cpus && !o->cpu && !head_only)
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * Everything td_write and td_listener_head share: the inputs read and checked, and the
+ * metadata built into b (l->head_only: a listener's part).  0 or -errno; b and l are the
+ * caller's to free.
+ */
+static int build(const struct td_opts *o, struct td_buf *b, struct td_layout *l)
+{
+	struct td_meta m = {.evfd = -1, .dirfd = -1, .kallsyms = o->kallsyms};
+	char clock[64];
+	int ret = check_opts(o, l->head_only);
+
+	if (ret)
+		return ret;
+	l->off = calloc(o->cpus + 1, sizeof(*l->off));
+	l->size = calloc(o->cpus + 1, sizeof(*l->size));
+	m.dirfd = open(o->tracing_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	m.evfd = m.dirfd < 0 ? -1 : openat(m.dirfd, "events", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!l->off || !l->size)
+		ret = -ENOMEM;
+	else if (m.evfd < 0)
+		ret = -errno;
+	if (!ret && !l->head_only)
+		ret = size_cpus(o, l);
+	if (!ret)
+		ret = get_clock(o, m.dirfd, clock, sizeof(clock));
+	if (!ret)
+		ret = o->version == 6 ? build_v6(b, o, &m, clock, l) : build_v7(b, o, &m, clock, l);
+	if (m.evfd >= 0)
+		close(m.evfd);
+	if (m.dirfd >= 0)
+		close(m.dirfd);
+	return ret;
 }
 
 int td_write(int out_fd, const struct td_opts *o, struct td_result *res)
@@ -842,31 +890,12 @@ int td_write(int out_fd, const struct td_opts *o, struct td_result *res)
 	struct td_result dummy;
 	struct td_buf b = {0};
 	struct td_layout l = {0};
-	struct td_meta m = {.evfd = -1, .dirfd = -1};
-	char clock[64];
-	int ret = check_opts(o);
+	int ret;
 
 	if (!res)
 		res = &dummy;
 	*res = (struct td_result){0};
-	if (ret)
-		return ret;
-	l.off = calloc(o->cpus + 1, sizeof(*l.off));
-	l.size = calloc(o->cpus + 1, sizeof(*l.size));
-	m.dirfd = open(o->tracing_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	m.evfd = m.dirfd < 0 ? -1 : openat(m.dirfd, "events", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	m.kallsyms = o->kallsyms;
-	if (!l.off || !l.size)
-		ret = -ENOMEM;
-	else if (m.evfd < 0)
-		ret = -errno;
-	if (!ret)
-		ret = size_cpus(o, &l);
-	if (!ret)
-		ret = get_clock(o, m.dirfd, clock, sizeof(clock));
-	if (!ret)
-		ret = o->version == 6 ? build_v6(&b, o, &m, clock, &l)
-				      : build_v7(&b, o, &m, clock, &l);
+	ret = build(o, &b, &l);
 	if (!ret) {
 		ret = pwrite_all(out_fd, b.p, b.len, 0);
 		if (ret) {
@@ -880,12 +909,25 @@ int td_write(int out_fd, const struct td_opts *o, struct td_result *res)
 			ret = copy_pages(out_fd, &b, o, &l, res);
 		}
 	}
-	if (m.evfd >= 0)
-		close(m.evfd);
-	if (m.dirfd >= 0)
-		close(m.dirfd);
 	free(b.p);
 	free(l.off);
 	free(l.size);
 	return ret;
+}
+
+int td_listener_head(const struct td_opts *o, char **head, size_t *len)
+{
+	struct td_buf b = {0};
+	struct td_layout l = {.head_only = true};
+	int ret = build(o, &b, &l);
+
+	free(l.off);
+	free(l.size);
+	if (ret) {
+		free(b.p);
+		return ret;
+	}
+	*head = b.p;
+	*len = b.len;
+	return 0;
 }

@@ -66,4 +66,19 @@ struct td_result {
  */
 int td_write(int out_fd, const struct td_opts *o, struct td_result *res);
 
+/*
+ * The part of the file a `trace-cmd listen` server takes as its metadata (MSG_SEND_DATA)
+ * before it appends the CPU data it received on its per-CPU connections, as *head (malloc'd,
+ * the caller frees it) and *len.  The bytes are td_write's, cut where the listener takes
+ * over:
+ *   version 6: from the magic to the end of the options (their DONE); the listener adds
+ *              "flyrecord", each CPU's offset and size, the clock and the pages;
+ *   version 7: the magic, the six metadata sections and one options section (the parts'
+ *              offsets, CPUCOUNT, the common options) ending with DONE whose next-options
+ *              offset is 0; the listener points that at an options section of its own
+ *              (with the BUFFER option), adds the buffer section and the strings.
+ * o->cpu is not read (o->cpus is).  0 or -errno, as td_write's inputs.
+ */
+int td_listener_head(const struct td_opts *o, char **head, size_t *len);
+
 #endif

@@ -31,9 +31,10 @@
  * 16: UT_MSG_PRINTK_FMT and the bprint and bputs records;
  * 17: event pid lists in the selection (ut_sel_evpid), UT_MSG_THREAD, HELLO's ptid;
  * 18: function probes in instances (ut_sel_probe.inst, ut_msg_probe.inst, ut_ctl.on_seq)
- * 19: the function profiler (ut_ctl.profile_*, UT_MSG_PROFILE)
+ * 19: the stack tracer (ut_ctl.stack_*, UT_SEL_STACK, ut_sel_hdr.stack_filtered, UT_MSG_STACK)
+ * 20: the function profiler (ut_ctl.profile_*, UT_MSG_PROFILE)
  */
-#define UT_PROTO_VERSION 19u
+#define UT_PROTO_VERSION 20u
 #define UT_ACK_TIMEOUT_MS 2000
 /* The longest a new process waits before main() for a utracefs that runs but never
  * publishes its section (runtime/control.c wait_sel_complete). */
@@ -91,6 +92,16 @@ struct ut_ctl {
 	 */
 	uint32_t on_seq;
 	/*
+	 * The stack tracer (stack_tracer_enabled, stack_max_size): stack_on makes
+	 * the sites of stack_trace_filter check the stack; stack_max is the deepest
+	 * stack any process reported (so that a process reports only deeper ones);
+	 * stack_epoch changes when stack_max_size is written: maxima measured
+	 * before it no longer count (runtime/stack_tracer.c).
+	 */
+	uint32_t stack_on;
+	uint32_t stack_epoch;
+	uint64_t stack_max;
+	/*
 	 * The function profiler (function_profile_enabled, runtime/profile.c): on,
 	 * whatever the tracer; epoch, bumped at each enable (the counts start from
 	 * zero); req, bumped when utracefs wants every process's counts (sent as
@@ -103,7 +114,7 @@ struct ut_ctl {
 	uint32_t profile_graph_time;
 	/* ns per TSC tick << 32 (0: unknown): the fast paths time calls with rdtsc */
 	uint64_t profile_tsc_mult;
-	uint32_t _reserved[1000];
+	uint32_t _reserved[996];
 };
 _Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");
@@ -114,9 +125,10 @@ _Static_assert(__builtin_offsetof(struct ut_ctl, write_mode) == 44, "asm uses of
 _Static_assert(__builtin_offsetof(struct ut_ctl, thresh_tsc) == 48, "asm uses offset 48");
 _Static_assert(__builtin_offsetof(struct ut_ctl, max_graph_depth) == 56, "asm uses offset 56");
 _Static_assert(__builtin_offsetof(struct ut_ctl, graph_opts) == 60, "asm uses offset 60");
-_Static_assert(__builtin_offsetof(struct ut_ctl, profile_on) == 72, "asm uses offset 72");
-_Static_assert(__builtin_offsetof(struct ut_ctl, profile_epoch) == 76, "asm uses offset 76");
-_Static_assert(__builtin_offsetof(struct ut_ctl, profile_graph_time) == 84, "asm: offset 84");
-_Static_assert(__builtin_offsetof(struct ut_ctl, profile_tsc_mult) == 88, "asm uses offset 88");
+_Static_assert(__builtin_offsetof(struct ut_ctl, stack_max) == 80, "stack_max is aligned");
+_Static_assert(__builtin_offsetof(struct ut_ctl, profile_on) == 88, "asm uses offset 88");
+_Static_assert(__builtin_offsetof(struct ut_ctl, profile_epoch) == 92, "asm uses offset 92");
+_Static_assert(__builtin_offsetof(struct ut_ctl, profile_graph_time) == 100, "asm: offset 100");
+_Static_assert(__builtin_offsetof(struct ut_ctl, profile_tsc_mult) == 104, "asm: offset 104");
 
 #endif

@@ -36,6 +36,7 @@
 #define UT_SEL_GRAPH_FUNC 0x02	  /* in set_graph_function */
 #define UT_SEL_GRAPH_NOTRACE 0x04 /* in set_graph_notrace */
 #define UT_SEL_PROBE 0x08	  /* function probes on it (the process's probe list) */
+#define UT_SEL_STACK 0x10	  /* in stack_trace_filter (which holds when stack_filtered) */
 
 struct ut_sel_hdr {
 	uint32_t magic;
@@ -68,7 +69,8 @@ struct ut_sel_hdr {
 	uint32_t follow; /* some instance follows forks (function-fork or event-fork
 			  * with its lists not empty): new threads tell utracefs
 			  * (UT_MSG_THREAD, ut_wire.h) */
-	uint32_t _pad;
+	uint32_t stack_filtered; /* stack_trace_filter set: only UT_SEL_STACK sites check
+				  * the stack; a process with no section yet checks none */
 };
 
 /*

@@ -38,6 +38,8 @@
  *   THREAD {tid, ptid, serial, exit}  --->  (a thread starts or ends, while the
  *                                   selection says some instance follows forks:
  *                                   function-fork, event-fork)
+ *   STACK {tid, size, frames}  --->  (the stack tracer saw a deeper stack than
+ *                                   any before: utracefs keeps the deepest)
  *
  * The connection closing (exit, exec with CLOEXEC, kill) unregisters the process;
  * its events stay in the buffers, its tasks stay in saved_cmdlines and its maps
@@ -63,7 +65,8 @@ enum ut_msg_type {
 	UT_MSG_EVENT = 11,  /* one trace event a process defines (ut_event.h) */
 	UT_MSG_PRINTK_FMT = 12, /* the text of a bprint format or bputs string (ut_ring.h) */
 	UT_MSG_THREAD = 13, /* a thread started or ended (the kernel's fork and exit probes) */
-	UT_MSG_PROFILE = 14, /* the function profiler's counts (runtime/profile.c) */
+	UT_MSG_STACK = 14,  /* the stack tracer's new maximum (struct ut_msg_stack) */
+	UT_MSG_PROFILE = 15, /* the function profiler's counts (runtime/profile.c) */
 };
 
 struct ut_msg_hdr {
@@ -147,6 +150,27 @@ struct ut_msg_thread {
 	int32_t ptid;
 	uint32_t serial;
 	uint32_t exit;
+};
+
+/*
+ * A stack deeper than any the sender knew of (ut_ctl.stack_max): size bytes from
+ * the top of the stack it ran on to the traced function's return address, and
+ * its frames innermost first: each return address with its depth, the bytes from
+ * the top of the stack to where it was found (the kernel's stack_trace_index).
+ * epoch: the ut_ctl.stack_epoch it was measured in; tsc: when (for the symbols).
+ */
+struct ut_msg_stack {
+	struct ut_msg_hdr h;
+	int32_t tid;
+	uint32_t nr; /* <= UT_STACK_MAX */
+	uint32_t epoch;
+	uint32_t _pad;
+	uint64_t size;
+	uint64_t tsc;
+	struct {
+		uint64_t ip;
+		uint64_t depth;
+	} ent[64]; /* UT_STACK_MAX (ut_ring.h) */
 };
 
 #define UT_NOTE_MAX 240

@@ -26,6 +26,7 @@
 
 #include "event_defs.h" /* the events/ tree's systems and events */
 #include "functab.h"
+#include "control/stack_trace.h"
 #include "graph_ctl.h"
 #include "settings.h" /* tfs_option_file_name: options/ as options.c sees it */
 #include "tfs.h"
@@ -194,6 +195,10 @@ static const struct tfs_file root_files[] = {
     FILE_("function_profile_enabled", 0640, tfs_function_profile_enabled_ops),
     DYN_("trace_stat", 0750, tfs_trace_stat_name, &trace_stat_file),
     FILE_("kallsyms", 0440, tfs_kallsyms_ops),
+    FILE_("stack_tracer_enabled", 0640, tfs_stack_tracer_enabled_ops, .arg = ST_ENABLED),
+    FILE_("stack_max_size", 0640, tfs_stack_max_size_ops),
+    FILE_("stack_trace", 0440, tfs_stack_trace_ops),
+    FILE_("stack_trace_filter", 0640, tfs_stack_trace_filter_ops, .arg = TFS_FILTER_STACK),
     FILE_("set_ftrace_filter", 0640, tfs_set_ftrace_filter_ops, .arg = TFS_FILTER_TRACE,
 	  .inst = TFS_INST_BOTH),
     FILE_("set_ftrace_notrace", 0640, tfs_set_ftrace_notrace_ops, .arg = TFS_FILTER_NOTRACE,

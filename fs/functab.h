@@ -33,6 +33,7 @@ enum tfs_filter {
 	TFS_FILTER_NOTRACE,	  /* set_ftrace_notrace */
 	TFS_FILTER_GRAPH,	  /* set_graph_function */
 	TFS_FILTER_GRAPH_NOTRACE, /* set_graph_notrace */
+	TFS_FILTER_STACK,	  /* stack_trace_filter (the stack tracer's, top level only) */
 	TFS_FILTER_NR
 };
 

@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control/stack_trace.h"
 #include "core.h"
 #include "event_defs.h"
 #include "functab.h"
@@ -629,6 +630,8 @@ static size_t msg_size(uint32_t type)
 		return sizeof(struct ut_msg_object);
 	case UT_MSG_THREAD:
 		return sizeof(struct ut_msg_thread);
+	case UT_MSG_STACK:
+		return sizeof(struct ut_msg_stack);
 	}
 	return 0;
 }
@@ -934,6 +937,8 @@ static int on_message(int fd, const void *buf, size_t n)
 		return 0;
 	case UT_MSG_PRINTK_FMT:
 		return tfs_printk_fmt_msg(pid, buf, n);
+	case UT_MSG_STACK:
+		return tfs_stack_msg(pid, buf);
 	case UT_MSG_PROFILE:
 		return tfs_profile_msg(pid, buf, n);
 	}

@@ -253,11 +253,13 @@ static size_t write_evpids(char *out, size_t eo, const struct tfs_ft_proc *p,
 int tfs_sel_build_locked(struct tfs_buf *b)
 {
 	bool filtered = tfs_ft_nonempty_locked(TFS_FILTER_TRACE);
+	bool stack_filtered = tfs_ft_nonempty_locked(TFS_FILTER_STACK);
 	struct ut_sel_hdr h = {
 	    .magic = UT_SEL_MAGIC,
 	    .filtered = filtered || tfs_ft_nonempty_locked(TFS_FILTER_NOTRACE),
 	    .graph_funcs = tfs_ft_nonempty_locked(TFS_FILTER_GRAPH),
 	    .graph_notrace = tfs_ft_nonempty_locked(TFS_FILTER_GRAPH_NOTRACE),
+	    .stack_filtered = stack_filtered,
 	    .tasks_filtered = tfs_pid_filtered_locked(),
 	    .procs_off = sizeof(struct ut_sel_hdr),
 	};
@@ -415,7 +417,8 @@ int tfs_sel_build_locked(struct tfs_buf *b)
 									   : 0) |
 					      (sel >> TFS_FILTER_GRAPH_NOTRACE & 1
 						   ? UT_SEL_GRAPH_NOTRACE
-						   : 0));
+						   : 0) |
+					      (sel >> TFS_FILTER_STACK & 1 ? UT_SEL_STACK : 0));
 			}
 			if (any_probes) {
 				uint32_t n = obj_probes(po, first, (void *)(out + po_off));

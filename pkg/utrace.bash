@@ -30,7 +30,8 @@ _utrace()
 	record,-p) COMPREPLY=($(compgen -W "$("$1" list -t 2>/dev/null)" -- "$cur")); return ;;
 	record,-e) COMPREPLY=($(compgen -W "$("$1" list -e 2>/dev/null)" -- "$cur")); return ;;
 	record,-[gln] | profile,-l) COMPREPLY=($(compgen -W "$("$1" list -f "$cur*" 2>/dev/null)" -- "$cur")); return ;;
-	record,-o | extract,-o | report,-i | report,--chrome | report,--folded | mount,*)
+	record,-N) COMPREPLY=($(compgen -A hostname -- "$cur")); return ;;
+	record,-o | extract,-o | report,-i | report,--chrome | report,--folded | report,--summary | mount,*)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
 	if [ "$cmd" = record ] && [[ " ${words[*]:2:cword-2} " == *" -- "* ]]; then

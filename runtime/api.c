@@ -133,27 +133,35 @@ static int stack_unwind(uint64_t *ips, uintptr_t *frame)
  * (rbp at the function's entry) is walked with reads that cannot fault
  * (stackwalk.c), and a chain that ends early gives a shorter trace.
  */
+int ut_rt_stack_ips(uint64_t *ips, uintptr_t *frame, uintptr_t fp)
+{
+	int nr = 0;
+
+	if (!ut_thr.sigdepth)
+		nr = stack_unwind(ips, frame);
+	if (nr == 0) { /* in a handler, or could not unwind: the function and its caller */
+		ips[0] = frame[0];
+		ips[1] = ut_graph_real_ret((uintptr_t)&frame[1], frame[1]);
+		nr = 2;
+		if (ut_thr.sigdepth)
+			nr += ut_stack_walk_fp(ips + 2, (int)UT_STACK_MAX - 2, fp,
+					       (uintptr_t)&frame[1]);
+	}
+	return nr;
+}
+
 void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl)
 {
 	struct {
 		struct ut_ev_stack s;
 		uint64_t ips[UT_STACK_MAX];
 	} ev;
-	int saved = errno, nr = 0;
+	int saved = errno, nr;
 
 	if (ut_thr.guard || !ctl)
 		return;
 	ut_thr.guard = 1;
-	if (!ut_thr.sigdepth)
-		nr = stack_unwind(ev.ips, frame);
-	if (nr == 0) { /* in a handler, or could not unwind: the function and its caller */
-		ev.ips[0] = frame[0];
-		ev.ips[1] = ut_graph_real_ret((uintptr_t)&frame[1], frame[1]);
-		nr = 2;
-		if (ut_thr.sigdepth)
-			nr += ut_stack_walk_fp(ev.ips + 2, (int)UT_STACK_MAX - 2, fp,
-					       (uintptr_t)&frame[1]);
-	}
+	nr = ut_rt_stack_ips(ev.ips, frame, fp);
 	ev.s.nr = (uint64_t)nr;
 	ev.s.h = (struct ut_ev){.len = (uint16_t)(sizeof(ev.s) + ev.s.nr * 8),
 				.type = UT_EV_KERNEL_STACK,

@@ -502,6 +502,8 @@ static void sel_load(void)
 		return; /* unreadable for now: keep what we have */
 	ut_sel_default = def;
 	ut_sel_graph_funcs = r == 0 && c.hdr.graph_funcs;
+	/* without a section yet, a stack filter means: none of ours checks (yet) */
+	ut_stack_filtered = r == 0 && c.hdr.stack_filtered;
 	/* our threads: a section says; without one, pid lists mean not us (yet) */
 	task_filtered = r == 0 && c.hdr.tasks_filtered;
 	if (r == 0 && c.found)
@@ -540,7 +542,8 @@ static void sel_load(void)
 		sel_inherited = 0;
 	__atomic_store_n(&sel_complete, r == 0 && complete, __ATOMIC_RELEASE);
 	/* event pid lists: our threads' answer is in our section too (evpid.c) */
-	selective = r == 0 && (c.hdr.filtered || c.hdr.tasks_filtered || c.hdr.graph_funcs ||
+	selective = r == 0 && (c.hdr.filtered || c.hdr.stack_filtered || c.hdr.tasks_filtered ||
+			       c.hdr.graph_funcs ||
 			       c.hdr.graph_notrace || c.hdr.probes || c.hdr.routed ||
 			       c.hdr.ev_slots[0] || c.hdr.ev_slots[1]);
 	__atomic_store_n(&sel_selective, selective, __ATOMIC_RELEASE);
@@ -687,6 +690,7 @@ static void apply(struct ut_ctl *ctl)
 		ut_stubs_set_tramp(graph ? ut_tramp_graph : ut_tramp_function);
 	ut_probes_live = ctl->ftrace_enabled != 0; /* whatever the tracer and the pid lists */
 	ut_routes_live = ctl->ftrace_enabled != 0; /* instances: whatever the top's tracer */
+	ut_stack_apply(ctl); /* the stack tracer: whatever the tracer and the pid lists */
 	ut_stubs_set_bases(ctl);
 	ut_patch_all(!on ? UT_SITE_NOP5 : graph ? UT_SITE_JMP : UT_SITE_CALL);
 	ut_events_apply(); /* the events' static keys, whatever the tracer */

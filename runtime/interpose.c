@@ -189,6 +189,10 @@ static void wrap_handler(int sig, siginfo_t *si, void *ucv)
 	uint8_t old_depth = ut_thr.sigdepth;
 	int marker = ut_graph_sig_enter(ucv, old_depth, old_blocked);
 
+	/* the stack tracer checks every call in a handler: it may run on another stack */
+	uintptr_t old_limit = ut_thr.stk_limit;
+
+	ut_thr.stk_limit = UINTPTR_MAX;
 	ut_thr.sigdepth++;
 	ut_thr.sigblocked = all_async_blocked(&m);
 	ut_evflags_update();
@@ -198,6 +202,7 @@ static void wrap_handler(int sig, siginfo_t *si, void *ucv)
 	else if (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN)
 		a.sa_handler(sig);
 	ut_graph_sig_leave(marker);
+	ut_thr.stk_limit = old_limit;
 	ut_thr.sigdepth = old_depth;
 	ut_thr.sigblocked = old_blocked;
 	ut_evflags_update();

@@ -310,6 +310,7 @@ static void *thread_start(void *p)
 	void *ret;
 
 	free(p);
+	ut_stack_thread_start(); /* before its first check */
 	ut_evpid_thread_start(&s.ev); /* before its first event */
 	trace_task_newtask(tid_now(), s.comm, THREAD_CLONE_FLAGS, oom_score_adj());
 	trace_sched_process_fork(s.comm, s.parent, s.comm, tid_now());

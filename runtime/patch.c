@@ -107,7 +107,7 @@ static void chain_sigtrap(int sig, siginfo_t *si, void *uc)
 static int calls_stub(uint8_t st)
 {
 	return st == UT_SITE_CALL || st == UT_SITE_PROBE || st == UT_SITE_INST ||
-	       st == UT_SITE_MULTI;
+	       st == UT_SITE_MULTI || st == UT_SITE_STACK;
 }
 
 /* Where a site in state st (calls_stub) calls: an entry of its object's stub. */
@@ -117,6 +117,8 @@ static uintptr_t stub_entry(const struct ut_obj *o, const struct ut_site *s, uin
 
 	if (st == UT_SITE_PROBE)
 		return o->stub + UT_PROBE_STUB_OFF;
+	if (st == UT_SITE_STACK)
+		return o->stub + UT_STACK_STUB_OFF;
 	if (st == UT_SITE_INST)
 		return o->stub + UT_INST_STUB_OFF(to);
 	if (st == UT_SITE_MULTI)
@@ -295,6 +297,9 @@ static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *ob
 				sst = to			  ? UT_SITE_INST
 				      : multi_to(o, sst, inst, fmask, &to) ? UT_SITE_MULTI
 									: UT_SITE_PROBE;
+			/* the stack tracer: alone its own check, else probe.c checks first */
+			if (ut_stack_site(s) && o->stub)
+				sst = sst == UT_SITE_NOP5 ? UT_SITE_STACK : UT_SITE_PROBE;
 			if (ut_probes_live && (s->sel & UT_SEL_PROBE) && o->stub)
 				sst = UT_SITE_PROBE; /* probe.c goes on to the tracer */
 

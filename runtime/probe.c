@@ -368,6 +368,8 @@ uintptr_t ut_rt_probe_hit(uintptr_t *frame, uintptr_t fp)
 
 	if (!s)
 		return 0;
+	if (ut_stack_site(s))
+		ut_stack_check(frame, fp); /* the stack tracer, whatever else takes the site */
 	/* a thread's first event names it; not inside our own slow paths */
 	if (!ctl || ut_thr.guard || ut_notrace_now() || !(ut_thr.tid || ut_rt_thread_first())) {
 		errno = saved;

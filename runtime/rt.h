@@ -87,6 +87,15 @@ struct ut_thread {
 	uint32_t ev_pin;
 	uint64_t ev_ok[2];
 	uint64_t ev_fmask[2], ev_fok[2];
+	/*
+	 * The stack tracer (stack_tracer.c): ut_tramp_stack goes to C when rsp is
+	 * below stk_limit or stk_epoch is not ut_stack_epoch; stk_top is the top of
+	 * the thread's own stack (0: not known yet).
+	 */
+	uintptr_t stk_limit; /* offset 128 (stack.S) */
+	uint32_t stk_epoch;  /* offset 136 */
+	uint8_t stk_busy;
+	uintptr_t stk_top;
 };
 extern __thread struct ut_thread ut_thr;
 
@@ -172,6 +181,7 @@ enum ut_site_state {
 			     * sites routed to several instances: route.c) */
 	UT_SITE_INST,	    /* call rel32 to the object's entry of one instance (route.c) */
 	UT_SITE_MULTI,	    /* call rel32 to the object's entry of a set of spans (route.c) */
+	UT_SITE_STACK,	    /* call rel32 to the object's stack entry: the stack tracer alone */
 };
 
 struct ut_site {
@@ -299,6 +309,8 @@ void ut_tramp_function(void); /* tramp.S */
 void ut_tramp_graph(void);    /* graph.S: from the object's stub */
 void ut_tramp_graph_site(void); /* graph.S: from a site's own stub */
 void ut_tramp_probe(void);	/* probe.S: from an object's probe stub */
+void ut_tramp_stack(void);	/* stack.S: the stack tracer's check alone */
+#define UT_STACK_STUB_OFF 32u	/* its entry in the stub page (jmp *slot[SLOT_STACK]) */
 #define UT_PROBE_STUB_OFF 16u	/* the probe stub's offset in the stub page */
 /* tramp.S: ut_tramp_function after its load of the area, r11 = an instance's span */
 void ut_tramp_function_inst(void);
@@ -441,6 +453,25 @@ void ut_rt_thread_register(void);
 /* The stack event of frame = &[site + 5, parent]; fp: rbp at the function's entry;
  * ctl: the span (instance) it goes to. */
 void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl);
+/* The caller chain of frame's function into ips (as ut_rt_stack_event takes it). */
+int ut_rt_stack_ips(uint64_t *ips, uintptr_t *frame, uintptr_t fp);
+
+/* ---- the stack tracer (stack_tracer.c) -------------------------------------------- */
+
+/* stack_tracer_enabled (and ftrace_enabled): sites with UT_SEL_STACK check the stack */
+extern int ut_stack_live;
+/* stack_trace_filter is not empty: only sites with UT_SEL_STACK check */
+extern int ut_stack_filtered;
+/* Does site s check the stack now? */
+#define ut_stack_site(s) (ut_stack_live && (!ut_stack_filtered || ((s)->sel & UT_SEL_STACK)))
+/* ut_ctl.stack_epoch as the control thread last applied it (stack.S reads it) */
+extern uint32_t ut_stack_epoch;
+/* The control thread applies ctl's stack tracer fields (ut_rt_lock held). */
+void ut_stack_apply(const struct ut_ctl *ctl);
+/* Check the stack at a traced function's entry (frame = &[site + 5, parent]). */
+void ut_stack_check(uintptr_t *frame, uintptr_t fp);
+/* A new thread: the top of its stack from its attributes. */
+void ut_stack_thread_start(void);
 /* The function event (and its stack with func_stack_trace) from C, any write mode:
  * tramp.S for a thread without rseq in locked mode, probe.c. */
 void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl);

@@ -7,7 +7,8 @@
  * 8-byte slot with the trampoline's address.  Sites call the stub; switching the
  * tracer (function <-> function_graph) is one store into each slot.  At offset
  * UT_PROBE_STUB_OFF the probe stub, `jmp *slot[1](%rip)` to ut_tramp_probe, is
- * what sites with function probes call.  At UT_INST_STUB_OFF(i), for each
+ * what sites with function probes call; at UT_STACK_STUB_OFF, `jmp *slot[68]` to
+ * ut_tramp_stack, what sites the stack tracer alone takes call.  At UT_INST_STUB_OFF(i), for each
  * instance slot i, the entry of the sites whose function events go to instance i
  * alone (route.c):
  *
@@ -61,7 +62,9 @@ uintptr_t ut_stub_bases[UT_INST_MAX];
 #define SLOT_INST_TRAMP 2	     /* slot[2]: ut_tramp_function_inst */
 #define SLOT_BASE(i) (3u + (i) - 1u) /* slot[3 ..]: the span of instance slot i */
 #define SLOT_MULTI_TRAMP SLOT_BASE(UT_INST_MAX) /* ut_tramp_function_multi */
-#define MULTI_DATA(j) (1024u + 16u * (j)) /* {mask, top} of entry j, in the data page */
+#define SLOT_STACK_TRAMP (SLOT_MULTI_TRAMP + 1) /* ut_tramp_stack */
+#define MULTI_DATA(j) (1024u + 16u * (j))
+_Static_assert(8 * (SLOT_STACK_TRAMP + 1) <= MULTI_DATA(0), "slots before the sets"); /* {mask, top} of entry j, in the data page */
 
 static int within_size(uintptr_t stub, uintptr_t lo, uintptr_t hi, size_t size)
 {
@@ -232,6 +235,7 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 	slot[1] = (uint64_t)(uintptr_t)ut_tramp_probe;
 	slot[SLOT_INST_TRAMP] = (uint64_t)(uintptr_t)ut_tramp_function_inst;
 	slot[SLOT_MULTI_TRAMP] = (uint64_t)(uintptr_t)ut_tramp_function_multi;
+	slot[SLOT_STACK_TRAMP] = (uint64_t)(uintptr_t)ut_tramp_stack;
 	for (unsigned int i = 1; i < UT_INST_MAX; i++)
 		slot[SLOT_BASE(i)] = ut_stub_bases[i];
 	memset(code, 0xcc, 4096);
@@ -243,6 +247,10 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 	code[UT_PROBE_STUB_OFF] = 0xff;
 	code[UT_PROBE_STUB_OFF + 1] = 0x25;
 	memcpy(code + UT_PROBE_STUB_OFF + 2, &rel, 4);
+	rel = 4096 + 8 * SLOT_STACK_TRAMP - (UT_STACK_STUB_OFF + 6);
+	code[UT_STACK_STUB_OFF] = 0xff;
+	code[UT_STACK_STUB_OFF + 1] = 0x25;
+	memcpy(code + UT_STACK_STUB_OFF + 2, &rel, 4);
 	for (unsigned int i = 1; i < UT_INST_MAX; i++)
 		inst_entry(code, i);
 	for (unsigned int j = 0; j < UT_MULTI_MAX; j++)

@@ -757,7 +757,8 @@ static int process_token(struct ff_open *ff)
 	ret = sync_new(ff);
 	if (ret)
 		;
-	else if (ff->which == TFS_FILTER_TRACE || ff->which == TFS_FILTER_NOTRACE)
+	else if (ff->which == TFS_FILTER_TRACE || ff->which == TFS_FILTER_NOTRACE ||
+		 ff->which == TFS_FILTER_STACK)
 		ret = ftrace_token(ff, tok);
 	else
 		ret = graph_token(ff, tok);
@@ -879,7 +880,8 @@ int tfs_ft_show(enum tfs_filter which, struct tfs_buf *b)
 
 int tfs_ft_show_inst(const struct tfs_instance *inst, enum tfs_filter which, struct tfs_buf *b)
 {
-	bool graph = which >= TFS_FILTER_GRAPH, any = false, demangle = tfs_out_demangle(inst);
+	bool graph = which == TFS_FILTER_GRAPH || which == TFS_FILTER_GRAPH_NOTRACE, any = false;
+	bool demangle = tfs_out_demangle(inst);
 	unsigned int slot = inst->slot;
 	const struct tfs_ft_pats *pats;
 	int err = 0;
@@ -901,7 +903,8 @@ int tfs_ft_show_inst(const struct tfs_instance *inst, enum tfs_filter which, str
 		}
 	}
 	if (!any && !err)
-		err = tfs_buf_printf(b, which == TFS_FILTER_TRACE || which == TFS_FILTER_GRAPH
+		err = tfs_buf_printf(b, which == TFS_FILTER_TRACE || which == TFS_FILTER_GRAPH ||
+					    which == TFS_FILTER_STACK
 					    ? "#### all functions enabled ####\n"
 					    : "#### no functions disabled ####\n");
 	pats = pats_of(slot, which);
@@ -930,6 +933,7 @@ static void log_failed(const struct ff_open *ff)
 	    [TFS_FILTER_NOTRACE] = "set_ftrace_notrace",
 	    [TFS_FILTER_GRAPH] = "set_graph_function",
 	    [TFS_FILTER_GRAPH_NOTRACE] = "set_graph_notrace",
+	    [TFS_FILTER_STACK] = "stack_trace_filter",
 	};
 
 	tfs_error_log(ff->inst, files[ff->which],
@@ -1220,3 +1224,4 @@ FF_OPS(tfs_set_ftrace_filter_ops);
 FF_OPS(tfs_set_ftrace_notrace_ops);
 FF_OPS(tfs_set_graph_function_ops);
 FF_OPS(tfs_set_graph_notrace_ops);
+FF_OPS(tfs_stack_trace_filter_ops);

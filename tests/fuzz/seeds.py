@@ -85,7 +85,8 @@ texts("cpumask", [bytes([a]) + t.encode() for a, t in CPUMASK])
 
 # fuzz_wire: packets (2-byte length, then the packet); the process is FUZZ_PID
 PID_ = 4194000
-HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT, THREAD, PROFILE = 1, 3, 4, 5, 6, 7, 8, 11, 13, 14
+HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT, THREAD, STACK, PROFILE = (
+    1, 3, 4, 5, 6, 7, 8, 11, 13, 14, 15)
 # the protocol version HELLO must carry, as common/ut_ctl.h says it
 with open(os.path.join(os.path.dirname(TOP), "..", "..", "common", "ut_ctl.h")) as f:
     VERSION = int(re.search(r"#define UT_PROTO_VERSION (\d+)u", f.read()).group(1))
@@ -110,6 +111,13 @@ task = pkt(TASK, struct.pack("<ii", PID_ + 1, PID_) + cstr("worker", 16))
 maps = pkt(MAPS, struct.pack("<Q", 12345))
 tracing = pkt(TRACING, struct.pack("<II", 0, 0))
 probe = pkt(PROBE, struct.pack("<IiiIQ", 5, 0, PID_, 0, 0x1005))
+
+
+def stack(size, frames, epoch=0):
+    """the stack tracer's new maximum: frames (ip, depth), room for 64"""
+    ents = b"".join(struct.pack("<QQ", ip, d) for ip, d in frames)
+    return pkt(STACK, struct.pack("<iIIIQQ", PID_, len(frames), epoch, 0, size, 99) +
+               ents.ljust(64 * 16, b"\0"))
 
 
 def sites(obj, total, first, offs, path="/opt/app/prog", base=0x555500000000):
@@ -151,6 +159,8 @@ WIRE = [
     hello + probe, task, hello + hello, pkt(HELLO, b"short"), hello + pkt(99, b""),
     hello + ev_ok, hello + ev_bad + ev_ok + ev_ok,
     hello + thread + thread_end, hello + pkt(THREAD, struct.pack("<iiII", 0, -1, 0, 2)),
+    hello + stack(1000, [(0x1005, 1000), (0x1042, 992), (0x2010, 400)]),
+    hello + stack(50, [(0x1005, 900)]),
     hello + sites(0, 2, 0, [0x1100, 0x1200]) + prof_ok + ack, hello + prof_bad,
 ]
 texts("wire", WIRE)

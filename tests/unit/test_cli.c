@@ -228,6 +228,38 @@ static void test_record_parse_events(void **state)
 	assert_int_equal(PARSE(&o, "record", "-e", "a:b", "-f", "", "ls"), CLI_USAGE);
 }
 
+/* -N HOST:PORT: a trace-cmd listener instead of a file; [ADDRESS]:PORT for IPv6. */
+static void test_record_parse_net(void **state)
+{
+	struct cli_record_opts o;
+
+	assert_int_equal(PARSE(&o, "record", "-N", "collector:12345", "-p", "function", "ls"), -1);
+	assert_string_equal(o.net, "collector:12345");
+	assert_string_equal(o.net_host, "collector");
+	assert_string_equal(o.net_port, "12345");
+	assert_string_equal(o.output, "-"); /* the CPU files go to TMPDIR */
+	assert_int_equal(PARSE(&o, "record", "-N", "[::1]:99", "--file-version", "6", "-p", "f",
+			       "ls"),
+			 -1);
+	assert_string_equal(o.net_host, "::1");
+	assert_string_equal(o.net_port, "99");
+	assert_int_equal(o.file_version, 6);
+	assert_int_equal(PARSE(&o, "record", "-N", "10.0.0.1:7", "-p", "f", "ls"), -1);
+	assert_string_equal(o.net_host, "10.0.0.1");
+	/* as trace-cmd: a file or a listener; a listener takes trace.dat only */
+	assert_int_equal(PARSE(&o, "record", "-N", "h:1", "-o", "x.dat", "-p", "f", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-o", "x.dat", "-N", "h:1", "-p", "f", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-N", "h:1", "--text", "-p", "f", "ls"), CLI_USAGE);
+	/* no port, no host, a port that is not a number, an unclosed bracket */
+	assert_int_equal(PARSE(&o, "record", "-N", "host", "-p", "f", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-N", ":80", "-p", "f", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-N", "host:", "-p", "f", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-N", "host:http", "-p", "f", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-N", "[::1:80", "-p", "f", "ls"), CLI_USAGE);
+	assert_int_equal(PARSE(&o, "record", "-p", "f", "ls"), -1);
+	assert_null(o.net);
+}
+
 static void test_record_parse_buffer(void **state)
 {
 	struct cli_record_opts o;
@@ -676,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_preload),
 		cmocka_unit_test(test_record_parse),
 		cmocka_unit_test(test_record_parse_buffer),
+		cmocka_unit_test(test_record_parse_net),
 		cmocka_unit_test(test_record_parse_events),
 		cmocka_unit_test(test_record_parse_instance),
 		cmocka_unit_test(test_cpu_files),

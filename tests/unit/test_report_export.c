@@ -5,6 +5,7 @@
  * Chrome JSON slices, calls cut by the start or the end of a recording, function
  * events without graph data, threads kept apart.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,12 +222,21 @@ static void test_summary(void **state)
 	struct rx *rx = FEED(steps);
 	char *got = written(rx, rx_write_summary);
 
-	assert_string_equal(
-	    got, "   Total time    Self time     Max time       Calls  Function\n"
-		 "  ===========  ===========  ===========  ==========  ====================\n"
-		 "      3.100 us      2.800 us      2.000 us           3  fib\n"
-		 "      2.000 us      1.200 us      2.000 us           1  main\n");
+	assert_string_equal(got, "   Total time    Self time     Avg time     Min time     Max time"
+				 "       Calls  Function\n"
+				 "  ===========  ===========  ===========  ===========  ==========="
+				 "  ==========  ====================\n"
+				 "      3.100 us      2.800 us      1.033 us    300.000 ns      2.000 us"
+				 "           3  fib\n"
+				 "      2.000 us      1.200 us      2.000 us      2.000 us      2.000 us"
+				 "           1  main\n");
 	free(got);
+	/* by the shortest call, then by name */
+	assert_int_equal(rx_summary_sort(rx, "min"), 0);
+	got = written(rx, rx_write_summary);
+	assert_non_null(strstr(got, " main\n      3.100 us"));
+	free(got);
+	assert_int_equal(rx_summary_sort(rx, "bogus"), -EINVAL);
 	rx_free(rx);
 	rx = FEED(calls);
 	got = written(rx, rx_write_summary);

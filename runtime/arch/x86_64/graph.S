@@ -52,10 +52,10 @@
 #define CTL_THRESH 48
 #define CTL_MAX_DEPTH 56
 #define CTL_GRAPH_OPTS 60
-#define CTL_PROFILE_ON 72
-#define CTL_PROFILE_EPOCH 76
-#define CTL_PROFILE_GRAPH_TIME 84
-#define CTL_PROFILE_TSC_MULT 88
+#define CTL_PROFILE_ON 88
+#define CTL_PROFILE_EPOCH 92
+#define CTL_PROFILE_GRAPH_TIME 100
+#define CTL_PROFILE_TSC_MULT 104
 #define GRAPH_NOSLEEP 2		/* UT_CTL_GRAPH_NOSLEEP */
 #define TRACER_NOP 0		/* UT_TRACER_NOP */
 /* the profiler's per-thread table (profile.c) */
