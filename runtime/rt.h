@@ -96,6 +96,7 @@ struct ut_thread {
 	uint32_t stk_epoch;  /* offset 136 */
 	uint8_t stk_busy;
 	uintptr_t stk_top;
+	uintptr_t stk_lo; /* the lowest address of that stack (main thread: top - RLIMIT_STACK) */
 };
 extern __thread struct ut_thread ut_thr;
 

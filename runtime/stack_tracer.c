@@ -37,6 +37,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -75,8 +76,10 @@ void ut_stack_thread_start(void)
 
 	if (pthread_getattr_np(pthread_self(), &at))
 		return;
-	if (!pthread_attr_getstack(&at, &addr, &size))
+	if (!pthread_attr_getstack(&at, &addr, &size)) {
 		ut_thr.stk_top = (uintptr_t)addr + size;
+		ut_thr.stk_lo = (uintptr_t)addr;
+	}
 	pthread_attr_destroy(&at);
 }
 
@@ -128,18 +131,32 @@ static uintptr_t mapping_end(uintptr_t addr)
 	return 0;
 }
 
-/* The top of the stack sp is on; *alt: the alternate signal stack. */
-static uintptr_t stack_top(uintptr_t sp, int *alt)
+/*
+ * The top of the stack sp is on and, in *lo, its lowest address; *alt: the
+ * alternate signal stack.  The main thread's stack grows down to RLIMIT_STACK
+ * below its top (its mapping grows with it, so the mapping's start is no bound).
+ */
+static uintptr_t stack_top(uintptr_t sp, int *alt, uintptr_t *lo)
 {
 	stack_t ss;
 
 	*alt = 0;
 	if (ut_thr.sigdepth && !sigaltstack(NULL, &ss) && (ss.ss_flags & SS_ONSTACK)) {
 		*alt = 1;
+		*lo = (uintptr_t)ss.ss_sp;
 		return (uintptr_t)ss.ss_sp + ss.ss_size;
 	}
-	if (!ut_thr.stk_top)
+	if (!ut_thr.stk_top) {
+		struct rlimit rl;
+		uintptr_t room = (uintptr_t)1 << 33;
+
 		ut_thr.stk_top = mapping_end(sp);
+		if (!getrlimit(RLIMIT_STACK, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur < room)
+			room = (uintptr_t)rl.rlim_cur;
+		ut_thr.stk_lo = ut_thr.stk_top > room ? ut_thr.stk_top - room : 0;
+	}
+	*lo = ut_thr.stk_lo;
 	return ut_thr.stk_top;
 }
 
@@ -191,7 +208,7 @@ void ut_stack_check(uintptr_t *frame, uintptr_t fp)
 {
 	struct ut_ctl *ctl = ut_rt_ctl;
 	uint32_t epoch = __atomic_load_n(&ut_stack_epoch, __ATOMIC_ACQUIRE);
-	uintptr_t sp = (uintptr_t)frame, top;
+	uintptr_t sp = (uintptr_t)frame, top, lo;
 	uint64_t size, max, known;
 	int saved = errno, alt;
 
@@ -203,8 +220,13 @@ void ut_stack_check(uintptr_t *frame, uintptr_t fp)
 		ut_thr.stk_limit = 0; /* the site is being unpatched: nothing to measure */
 		goto out;
 	}
-	top = stack_top(sp, &alt);
-	if (top <= sp) {
+	top = stack_top(sp, &alt, &lo);
+	/*
+	 * Not on the stack it is measured against (a coroutine's makecontext stack, a
+	 * handler on a stack utrace did not see installed): no size means anything,
+	 * and locate() must read [sp, top) only where it is that stack.
+	 */
+	if (top <= sp || sp < lo) {
 		ut_thr.stk_limit = 0;
 		goto out;
 	}

@@ -133,6 +133,20 @@ v=$(max)
 if [ "$v" -ge $((22 * 512)) ] && grep -q ' recurse <-recurse' "$T/trace"; then
 	pass "with the function tracer: traced and measured ($v)"
 else fail "with the function tracer: traced and measured" "stack_max_size $v"; fi
+# A coroutine's stack (makecontext, on the heap) is not the thread's: not measured,
+# and nothing read past it, under function_graph too (its return addresses there are
+# the tracer's, never found: the scan would run to the thread's stack top).
+echo function_graph >"$T/current_tracer"
+echo 0 >"$T/stack_max_size"
+out=$(ask "$O" 3 c 10)
+if [ "$out" = "" ] && kill -0 "$(sed -n 's/^pid //p' "$O")" 2>/dev/null; then
+	pass "a coroutine under function_graph: the program lives"
+else
+	fail "a coroutine under function_graph: the program lives" "$out"
+fi
+v=$(max)
+if [ "$v" -lt 1048576 ]; then pass "a coroutine: no bogus size ($v)"
+else fail "a coroutine: no bogus size" "stack_max_size $v"; fi
 echo nop >"$T/current_tracer"
 
 # ---- off again: the sites go back to NOPs, the maximum stays ----

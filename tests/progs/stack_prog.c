@@ -9,11 +9,13 @@
  *   m N   recurse(N) in the main thread, then shallow()
  *   t N   recurse(N) in a new thread (joined)
  *   a N   recurse(N) inside a SIGUSR1 handler running on a 64 KiB sigaltstack
+ *   c N   recurse(N) in a coroutine on a 256 KiB stack of malloc (makecontext)
  *   s     "recurse XX" and "shallow XX": the first byte of each site (site_byte.h)
  * The program prints "pid P" first.  Without -l: stack_prog N runs "m N".
  */
 #include <pthread.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,31 @@ static void on_altstack(int n)
 	raise(SIGUSR1);
 }
 
+static ucontext_t co_main, co_ctx;
+static int co_depth;
+
+static void co_run(void)
+{
+	sink += recurse(co_depth);
+}
+
+/* recurse(n) on a stack of the heap, as a coroutine library runs its tasks */
+static void on_coroutine(int n)
+{
+	size_t size = 256 * 1024;
+	char *stack = malloc(size);
+
+	if (!stack || getcontext(&co_ctx))
+		exit(3);
+	co_ctx.uc_stack.ss_sp = stack;
+	co_ctx.uc_stack.ss_size = size;
+	co_ctx.uc_link = &co_main;
+	co_depth = n;
+	makecontext(&co_ctx, co_run, 0);
+	swapcontext(&co_main, &co_ctx);
+	free(stack);
+}
+
 static void *lookup(const char *name)
 {
 	return !strcmp(name, "recurse")	  ? (void *)recurse
@@ -89,6 +116,9 @@ static void command(char c, int n)
 		break;
 	case 'a':
 		on_altstack(n);
+		break;
+	case 'c':
+		on_coroutine(n);
 		break;
 	case 's':
 		print_site("recurse");
