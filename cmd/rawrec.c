@@ -62,8 +62,9 @@
 
 struct rawrec_cpu {
 	int pipe; /* per_cpu/cpuN/trace_pipe_raw, non-blocking */
-	int file; /* the pages kept */
+	int file;     /* the pages kept */
 	int cpu;
+	int read_err; /* the first error reading the pipe (not EAGAIN), said at the end */
 };
 
 struct cli_rawrec {
@@ -206,9 +207,12 @@ static unsigned long drain_pass(struct cli_rawrec *r, unsigned long long *most)
 		for (;;) {
 			ssize_t n = read(c->pipe, r->chunk, (size_t)RAWREC_READ_PAGES * RAWREC_PAGE);
 
-			/* EAGAIN: nothing now; an error or a part of a page: this pipe is done */
-			if (n < RAWREC_PAGE || n % RAWREC_PAGE)
+			/* EAGAIN: nothing now; another error is said at the end */
+			if (n < 0 && errno != EAGAIN && errno != EINTR && !c->read_err)
+				c->read_err = errno;
+			if (n < RAWREC_PAGE)
 				break;
+			n -= n % RAWREC_PAGE; /* (utracefs gives whole pages) */
 			keep_pages(r, c, r->chunk, (unsigned int)(n / RAWREC_PAGE));
 			bytes += (unsigned long long)n;
 			got += (unsigned long)(n / RAWREC_PAGE);
@@ -433,16 +437,29 @@ int cli_rawrec_open(struct cli_rawrec **out, const char *dir, const char *output
 }
 
 /*
+ * Can the file be written where it is (td_write writes at absolute offsets and
+ * cuts the file): a regular file at offset 0, not opened to append.  Anything
+ * else (a pipe, `>> FILE`, a shared stdout further on) gets a copy.
+ */
+static bool in_place(int fd)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	return !fstat(fd, &st) && S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_CUR) == 0 &&
+	       fl >= 0 && !(fl & O_APPEND);
+}
+
+/*
  * Hold room for the metadata in the output (a regular file): as much as the
  * file system gives, up to RAWREC_RESERVE_MAX.
  */
 void cli_rawrec_reserve(struct cli_rawrec *r, int fd)
 {
 	struct statvfs vfs;
-	struct stat st;
 	off_t max = RAWREC_RESERVE_MAX;
 
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+	if (!in_place(fd))
 		return;
 	/* a quarter of the free space at most: the rest is for the pages */
 	if (!fstatvfs(fd, &vfs) && (unsigned long long)vfs.f_bavail * vfs.f_frsize / 4 < (unsigned long long)max)
@@ -484,10 +501,20 @@ void cli_rawrec_stop(struct cli_rawrec *r)
 		pthread_join(r->thread, NULL);
 		r->running = false;
 	} else {
-		/* extract: what is there now */
+		/*
+		 * extract: what is there now.  Tracing goes on: a busy program could keep
+		 * every pass busy, so at most twice what the buffers hold is taken.
+		 */
+		unsigned long long cap = r->ncpu * (r->buffer_bytes / RAWREC_PAGE * 2 + 64), got = 0;
+
 		__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
-		while (drain_pass(r, &most))
-			;
+		while (got < cap) {
+			unsigned long n = drain_pass(r, &most);
+
+			if (!n)
+				break;
+			got += n;
+		}
 	}
 	show_progress(r, true);
 	for (unsigned int i = 0; i < r->ncpu; i++) {
@@ -602,11 +629,20 @@ static int meta_get(struct cli_rawrec *r, const char *mnt, const char *dir, int 
 	return 0;
 }
 
-/* Pages that could not be kept while recording: said; CLI_FAIL then. */
+/* Pages that could not be kept or read while recording: said; CLI_FAIL then. */
 static int say_write_err(const struct cli_rawrec *r, const char *what)
 {
+	int rc = 0;
+
+	for (unsigned int i = 0; i < r->ncpu; i++)
+		if (r->cpu[i].read_err) {
+			cli_error("%s: CPU %d: reading trace_pipe_raw: %s (its later events are "
+				  "missing)",
+				  what, r->cpu[i].cpu, strerror(r->cpu[i].read_err));
+			rc = CLI_FAIL;
+		}
 	if (!r->write_err)
-		return 0;
+		return rc;
 	cli_error("%s: %s: %llu pages (4 KB) of events not kept", what, strerror(r->write_err),
 		  r->pages_dropped);
 	return CLI_FAIL;
@@ -648,7 +684,7 @@ int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o)
 {
 	struct rawrec_meta m;
 	struct td_result res = {0};
-	bool seekable = lseek(o->fd, 0, SEEK_CUR) >= 0;
+	bool seekable = in_place(o->fd);
 	int fd = o->fd, err, rc = 0;
 
 	if (meta_get(r, o->mnt, o->dir, o->version, &m))

@@ -36,6 +36,7 @@ static void exec_traced(char **cmd, const char *lib, const char *dir, int hold_f
 	int err;
 
 	snprintf(fd, sizeof(fd), "%d", hold_fd);
+	signal(SIGPIPE, SIG_DFL); /* ignored by record alone (an ignored signal stays so over exec) */
 	if (cli_preload_value(preload, sizeof(preload), getenv("LD_PRELOAD"), lib) ||
 	    setenv("LD_PRELOAD", preload, 1) ||
 	    (hold_fd >= 0 && setenv("UTRACE_RECORD_HOLD", fd, 1)) ||
@@ -156,6 +157,9 @@ void cli_catch_stop_signals(void)
 	stop_set(&sa.sa_mask);
 	for (size_t i = 0; i < NR_STOP_SIGS; i++)
 		sigaction(stop_sigs[i], &sa, NULL);
+	/* a reader of -o - that goes away is an EPIPE to say, not the end of record
+	 * before it puts the tracer back (CMD gets SIGPIPE back: exec_traced) */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 int cli_wait_ready(int sock, pid_t pid)

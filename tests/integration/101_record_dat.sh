@@ -64,6 +64,16 @@ expect_eq "-o -: only the closing count is said (sh has no sites, hello was trac
 expect_eq "-o - through a pipe: the same events" "$(count ' function: ' "$(tc_events "$UT_TMP/f.dat")")" \
 	"$(count ' function: ' "$(tc_events "$UT_TMP/p.dat")")"
 
+# stdout appended to a file: written aside and copied after what the file held
+printf 'kept\n' >"$UT_TMP/app.dat"
+"$UTRACE" record -p function -o - -- sh -c "$HELLO 5 x >/dev/null" >>"$UT_TMP/app.dat" 2>/dev/null
+expect_eq "-o - >> FILE: what FILE held stays, the recording after it" "kept $(($(wc -c <"$UT_TMP/p.dat") + 5))" \
+	"$(head -1 "$UT_TMP/app.dat") $(wc -c <"$UT_TMP/app.dat")"
+# a reader that goes away: EPIPE said, and the tracer put back all the same
+"$UTRACE" record -p function -o - -- sh -c "$HELLO 5 x >/dev/null" 2>"$UT_TMP/pipe.err" | head -c 10 >/dev/null
+expect_match "-o - into a closed pipe: said" 'Broken pipe' "$(cat "$UT_TMP/pipe.err")"
+expect_eq "-o - into a closed pipe: the tracer is put back" nop "$(cat "$T/current_tracer")"
+
 # --- extract: what the buffer holds now, taken out of it --------------------------------
 echo function > "$T/current_tracer"
 traced "$HELLO" 5 x >/dev/null
