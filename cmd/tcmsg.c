@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -105,6 +106,34 @@ static int why_set(char *why, size_t n, int err, const char *fmt, ...)
 	return err;
 }
 
+/*
+ * How long a connect or a send may block (tcm_send sets it from the session's
+ * timeout): a listener that stops reading must not hang record, whose ^C only
+ * restarts the call (its handlers are SA_RESTART).
+ */
+static int send_timeout_ms = 10000;
+
+/* A TCP socket whose connect and sends give up after send_timeout_ms. */
+static int timed_socket(int family, int type, int proto)
+{
+	struct timeval tv = {send_timeout_ms / 1000, (send_timeout_ms % 1000) * 1000};
+	int fd = socket(family, type | SOCK_CLOEXEC, proto);
+
+	if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/* connect's errno, a time-out (EINPROGRESS with SO_SNDTIMEO) as ETIMEDOUT. */
+static int connect_err(void)
+{
+	return errno == EINPROGRESS ? -ETIMEDOUT : -errno;
+}
+
 /* A TCP connection to host:port, the first address of getaddrinfo's that takes it. */
 static int tcp_connect(const char *host, const char *port, char *why, size_t why_len)
 {
@@ -118,14 +147,14 @@ static int tcp_connect(const char *host, const char *port, char *why, size_t why
 		return err;
 	}
 	for (a = res; a; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+		fd = timed_socket(a->ai_family, a->ai_socktype, a->ai_protocol);
 		if (fd < 0) {
-			err = -errno;
+			err = fd;
 			continue;
 		}
 		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
 			break;
-		err = -errno;
+		err = connect_err();
 		close(fd);
 		fd = -1;
 	}
@@ -196,7 +225,7 @@ static int send_all(int fd, const void *p, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return -errno;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
 		p = (const char *)p + n;
 		len -= (size_t)n;
 	}
@@ -352,12 +381,12 @@ static int connect_port(const struct sockaddr_storage *peer, socklen_t len, unsi
 		((struct sockaddr_in6 *)&a)->sin6_port = htons((uint16_t)port);
 	else
 		((struct sockaddr_in *)&a)->sin_port = htons((uint16_t)port);
-	fd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = timed_socket(a.ss_family, SOCK_STREAM, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (connect(fd, (struct sockaddr *)&a, len) == 0)
 		return fd;
-	err = -errno;
+	err = connect_err();
 	close(fd);
 	return err;
 }
@@ -408,6 +437,8 @@ int tcm_send(const struct tcm_session *s, char *why, size_t why_len)
 
 	if (!ports)
 		return why_set(why, why_len, -ENOMEM, "ports");
+	if (s->timeout_ms > 0)
+		send_timeout_ms = s->timeout_ms;
 	fd = tcp_connect(s->host, s->port, why, why_len);
 	if (fd < 0) {
 		free(ports);
