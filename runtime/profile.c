@@ -289,22 +289,32 @@ static void report(const struct ut_ctl *ctl)
 	ut_send_wait(m, m->h.len); /* even empty: the set starts anew */
 }
 
+/*
+ * The control thread (a request) and the thread calling exit() both report:
+ * one at a time, as report() fills one buffer and a set of packets must not mix.
+ */
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void ut_prof_report(const struct ut_ctl *ctl)
 {
 	uint32_t req = __atomic_load_n(&ctl->profile_req, __ATOMIC_ACQUIRE);
 
-	if (req == reported_req)
-		return;
-	reported_req = req;
-	report(ctl);
+	pthread_mutex_lock(&report_lock);
+	if (req != reported_req) {
+		reported_req = req;
+		report(ctl);
+	}
+	pthread_mutex_unlock(&report_lock);
 }
 
 void ut_prof_report_exit(void)
 {
 	const struct ut_ctl *ctl = ut_rt_ctl;
 
+	pthread_mutex_lock(&report_lock);
 	if (ctl && tabs)
 		report(ctl);
+	pthread_mutex_unlock(&report_lock);
 }
 
 void ut_prof_fork_child(void)
@@ -313,4 +323,5 @@ void ut_prof_fork_child(void)
 	for (struct prof_tab *t = tabs; t; t = t->next)
 		t->epoch = 0;
 	reported_req = 0;
+	pthread_mutex_init(&report_lock, NULL); /* (the parent's holder is not in the child) */
 }
