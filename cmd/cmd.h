@@ -115,6 +115,10 @@ int cli_parse_cpu(const char *arg, int *cpu);
 int cli_cpu_file(char *buf, size_t size, int cpu, const char *file);
 /* Does dir/name exist (an instance lacks some of the top's files)? */
 bool cli_file_exists(const char *dir, const char *name);
+/* One CPU's buffer_size_kb of session dir ("7 (expanded: 1408)" is 1408); 0: unknown. */
+unsigned long cli_buffer_kb(const char *dir);
+/* --file-version ARG of trace.dat: 6 or 7 into *version; else CLI_USAGE after a message. */
+int cli_parse_file_version(const char *arg, int *version);
 /* `echo > FILE` (newline) or `: > FILE`: an open with O_TRUNC; 0 or CLI_FAIL (said). */
 int cli_empty_file(const char *dir, const char *name, bool newline);
 

@@ -41,9 +41,8 @@ static int run(int argc, char **argv)
 			snapshot = true;
 			break;
 		case 'V':
-			if (strcmp(optarg, "6") && strcmp(optarg, "7"))
-				return cli_usage_error("--file-version %s: 6 or 7", optarg);
-			version = optarg[0] - '0';
+			if (cli_parse_file_version(optarg, &version))
+				return CLI_USAGE;
 			break;
 		default:
 			return CLI_USAGE;

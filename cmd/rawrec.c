@@ -317,14 +317,8 @@ static int session_cpus(const char *dir, int **out)
 /* One CPU's buffer in bytes (buffer_size_kb: "1408", "7 (expanded: 1408)"). */
 static unsigned long long session_buffer_bytes(const char *dir)
 {
-	char *val, *exp;
-	unsigned long long kb = 0;
+	unsigned long long kb = cli_buffer_kb(dir);
 
-	if (!cli_read_value(dir, "buffer_size_kb", &val)) {
-		exp = strstr(val, "(expanded: ");
-		kb = strtoull(exp ? exp + 11 : val, NULL, 10);
-		free(val);
-	}
 	return (kb ? kb : 1408) * 1024;
 }
 

@@ -238,9 +238,9 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 			o->text = true;
 			break;
 		case 'V':
-			if (strcmp(optarg, "6") && strcmp(optarg, "7"))
-				return cli_usage_error("--file-version %s: 6 or 7", optarg);
-			o->file_version = optarg[0] - '0';
+			rc = cli_parse_file_version(optarg, &o->file_version);
+			if (rc)
+				return rc;
 			break;
 		default:
 			return CLI_USAGE;
@@ -595,18 +595,11 @@ static int run_traced(const struct cli_record_opts *o, const char *lib, const ch
 /* buffer_size_kb as it can be written back: "7 (expanded: 1408)" is 1408; NULL: none. */
 static char *buffer_size_now(const char *dir)
 {
-	char *val, *exp;
-	unsigned long kb;
+	unsigned long kb = cli_buffer_kb(dir);
+	char *val;
 
-	if (cli_read_value(dir, "buffer_size_kb", &val))
+	if (!kb || asprintf(&val, "%lu", kb) < 0)
 		return NULL;
-	exp = strstr(val, "(expanded: ");
-	kb = strtoul(exp ? exp + 11 : val, NULL, 10);
-	if (!kb) { /* "X": the CPUs differ */
-		free(val);
-		return NULL;
-	}
-	snprintf(val, strlen(val) + 1, "%lu", kb);
 	return val;
 }
 

@@ -405,6 +405,27 @@ int cli_cpu_file(char *buf, size_t size, int cpu, const char *file)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+unsigned long cli_buffer_kb(const char *dir)
+{
+	char *val, *exp;
+	unsigned long kb;
+
+	if (cli_read_value(dir, "buffer_size_kb", &val))
+		return 0;
+	exp = strstr(val, "(expanded: ");
+	kb = strtoul(exp ? exp + 11 : val, NULL, 10); /* "X" (the CPUs differ): 0 */
+	free(val);
+	return kb;
+}
+
+int cli_parse_file_version(const char *arg, int *version)
+{
+	if (strcmp(arg, "6") && strcmp(arg, "7"))
+		return cli_usage_error("--file-version %s: 6 or 7", arg);
+	*version = arg[0] - '0';
+	return 0;
+}
+
 bool cli_file_exists(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
