@@ -28,6 +28,7 @@
 #include "functab.h"
 #include "control/stack_trace.h"
 #include "graph_ctl.h"
+#include "latency.h"
 #include "settings.h" /* tfs_option_file_name: options/ as options.c sees it */
 #include "tfs.h"
 #include "trace_stat.h"
@@ -186,6 +187,7 @@ static const struct tfs_file root_files[] = {
     FILE_("printk_formats", 0440, tfs_printk_formats_ops),
     FILE_("error_log", 0640, tfs_error_log_ops, .inst = TFS_INST_BOTH),
     FILE_("tracing_thresh", 0640, tfs_tracing_thresh_ops),
+    FILE_("tracing_max_latency", 0640, tfs_tracing_max_latency_ops, .inst = TFS_INST_BOTH),
     FILE_("max_graph_depth", 0640, tfs_max_graph_depth_ops),
     FILE_("available_filter_functions", 0440, tfs_available_filter_functions_ops),
     FILE_("available_filter_functions_addrs", 0440, tfs_available_filter_functions_addrs_ops),

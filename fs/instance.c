@@ -65,6 +65,7 @@ void tfs_inst_defaults(struct tfs_instance *inst, bool top)
 		inst->cpumask[cpu / 64] |= 1ull << (cpu % 64);
 	inst->trace_pipe_readers = 0;
 	inst->rr_time_start = 0;
+	inst->max_latency = 0;
 	if (top) {
 		inst->slot = 0;
 		inst->name[0] = '\0';

@@ -232,6 +232,8 @@ struct tfs_instance {
 
 	struct tfs_elog *elog; /* error_log.c: its entries */
 
+	uint64_t max_latency; /* tracing_max_latency in ns (latency.h) */
+
 	/*
 	 * The snapshot buffer (the kernel's max_buffer; area.c makes and swaps it,
 	 * snapshot.c serves the files): utracefs's private memory laid out as a span

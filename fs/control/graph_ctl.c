@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "graph_ctl.h"
+#include "latency.h"
 #include "settings.h"
 
 static uint64_t thresh_ns;	  /* the kernel's tracing_thresh (ns) */
@@ -61,11 +62,7 @@ uint32_t tfs_graph_max_depth(void)
 
 static int thresh_show(struct tfs_open *o)
 {
-	uint64_t ns = __atomic_load_n(&thresh_ns, __ATOMIC_RELAXED);
-
-	if (ns == UINT64_MAX)
-		return tfs_buf_printf(&o->content, "-1\n") < 0 ? -ENOMEM : 0;
-	return tfs_buf_printf(&o->content, "%ld\n", (long)(ns / 1000)) < 0 ? -ENOMEM : 0;
+	return tfs_show_nsecs(&o->content, __atomic_load_n(&thresh_ns, __ATOMIC_RELAXED));
 }
 
 static ssize_t thresh_write(struct tfs_open *o, const char *buf, size_t size, off_t off)

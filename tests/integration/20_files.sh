@@ -322,6 +322,27 @@ EOF
 tdiff "tracing_thresh" "$S/thresh"
 expect_eq "tracing_thresh mode" "640" "$(stat -c %a "$T/tracing_thresh")"
 
+# tracing_max_latency: the same rules, one per instance (this machine's kernel has
+# no latency tracer, so no oracle: the values are the kernel's code's)
+expect_eq "tracing_max_latency starts at 0" "0" "$(cat "$T/tracing_max_latency")"
+echo 250 > "$T/tracing_max_latency"
+expect_eq "tracing_max_latency reads back us" "250" "$(cat "$T/tracing_max_latency")"
+expect_write_err "tracing_max_latency refuses abc" "Invalid argument" abc "$T/tracing_max_latency"
+expect_write_err "tracing_max_latency: ERANGE" "Numerical result out of range" \
+	99999999999999999999 "$T/tracing_max_latency"
+expect_eq "a refused write changes nothing" "250" "$(cat "$T/tracing_max_latency")"
+echo 18446744073709551 > "$T/tracing_max_latency" # kept in ns: * 1000 still fits
+expect_eq "tracing_max_latency keeps large values" "18446744073709551" \
+	"$(cat "$T/tracing_max_latency")"
+mkdir "$T/instances/maxlat"
+expect_eq "an instance's starts at 0" "0" "$(cat "$T/instances/maxlat/tracing_max_latency")"
+echo 12 > "$T/instances/maxlat/tracing_max_latency"
+expect_eq "an instance's is its own" "12" "$(cat "$T/instances/maxlat/tracing_max_latency")"
+rmdir "$T/instances/maxlat"
+echo 0 > "$T/tracing_max_latency"
+expect_eq "tracing_max_latency back to 0" "0" "$(cat "$T/tracing_max_latency")"
+expect_eq "tracing_max_latency mode" "640" "$(stat -c %a "$T/tracing_max_latency")"
+
 expect_eq "available_tracers" "function_graph function nop" "$(cat "$T/available_tracers")"
 expect_eq "max_graph_depth starts at 0" "0" "$(cat "$T/max_graph_depth")"
 echo 3 > "$T/max_graph_depth"
