@@ -33,8 +33,9 @@
  * 18: function probes in instances (ut_sel_probe.inst, ut_msg_probe.inst, ut_ctl.on_seq)
  * 19: the stack tracer (ut_ctl.stack_*, UT_SEL_STACK, ut_sel_hdr.stack_filtered, UT_MSG_STACK)
  * 20: the function profiler (ut_ctl.profile_*, UT_MSG_PROFILE)
+ * 21: the latency tracers (UT_TRACER_LATENCY, ut_ctl.lat_*, UT_MSG_LATENCY)
  */
-#define UT_PROTO_VERSION 20u
+#define UT_PROTO_VERSION 21u
 #define UT_ACK_TIMEOUT_MS 2000
 /* The longest a new process waits before main() for a utracefs that runs but never
  * publishes its section (runtime/control.c wait_sel_complete). */
@@ -44,7 +45,17 @@ enum ut_tracer_id {
 	UT_TRACER_NOP = 0,
 	UT_TRACER_FUNCTION = 1,
 	UT_TRACER_FUNCTION_GRAPH = 2, /* sites call ut_tramp_graph: entry + return hijack */
+	/*
+	 * irqsoff, preemptoff, preemptirqsoff (ut_ctl.lat_mode says which sections
+	 * count): the runtime measures sections; with ut_ctl.lat_ftrace the sites
+	 * call ut_tramp_function, which records only inside a section.
+	 */
+	UT_TRACER_LATENCY = 3,
 };
+
+/* ut_ctl.lat_mode: what a latency section is (runtime/latency.c) */
+#define UT_LAT_IRQSOFF 0x1u    /* async signals blocked, or a wrapped handler running */
+#define UT_LAT_PREEMPTOFF 0x2u /* a pthread mutex, rwlock or spinlock held */
 
 /* Options the runtime acts on (the rest only change how utracefs prints). */
 #define UT_CTL_OPT_FUNC_STACK_TRACE 0x1u /* write a stack event after each function event */
@@ -114,7 +125,22 @@ struct ut_ctl {
 	uint32_t profile_graph_time;
 	/* ns per TSC tick << 32 (0: unknown): the fast paths time calls with rdtsc */
 	uint64_t profile_tsc_mult;
-	uint32_t _reserved[996];
+	/*
+	 * The latency tracers (UT_TRACER_LATENCY): lat_mode, UT_LAT_*; lat_ftrace:
+	 * option function-trace (functions called inside a section are recorded);
+	 * lat_max_tsc: tracing_max_latency in TSC ticks, what a section must exceed
+	 * to be reported (with thresh_tsc set, a section of at least thresh_tsc is
+	 * reported instead, as the kernel's tracing_thresh); lat_done: futex word,
+	 * bumped after each UT_MSG_LATENCY is dealt with, lat_done_tid: whose
+	 * (the reporting thread waits for it, so that the max buffer holds its
+	 * section before it starts another one).
+	 */
+	uint32_t lat_mode;
+	uint32_t lat_ftrace;
+	uint64_t lat_max_tsc;
+	uint32_t lat_done;
+	int32_t lat_done_tid;
+	uint32_t _reserved[990];
 };
 _Static_assert(sizeof(struct ut_ctl) == 4096, "ut_ctl is one page");
 _Static_assert(__builtin_offsetof(struct ut_ctl, tracer) == 12, "asm uses offset 12");
@@ -130,5 +156,6 @@ _Static_assert(__builtin_offsetof(struct ut_ctl, profile_on) == 88, "asm uses of
 _Static_assert(__builtin_offsetof(struct ut_ctl, profile_epoch) == 92, "asm uses offset 92");
 _Static_assert(__builtin_offsetof(struct ut_ctl, profile_graph_time) == 100, "asm: offset 100");
 _Static_assert(__builtin_offsetof(struct ut_ctl, profile_tsc_mult) == 104, "asm: offset 104");
+_Static_assert(__builtin_offsetof(struct ut_ctl, lat_max_tsc) == 120, "lat_max_tsc is aligned");
 
 #endif

@@ -40,6 +40,10 @@
  *                                   function-fork, event-fork)
  *   STACK {tid, size, frames}  --->  (the stack tracer saw a deeper stack than
  *                                   any before: utracefs keeps the deepest)
+ *   LATENCY {tid, start, end, ips}  --->  (a latency tracer's section longer than
+ *                                   ut_ctl.lat_max_tsc, its events written: utracefs
+ *                                   swaps them into the max buffer and bumps
+ *                                   ut_ctl.lat_done, which the thread waits for)
  *
  * The connection closing (exit, exec with CLOEXEC, kill) unregisters the process;
  * its events stay in the buffers, its tasks stay in saved_cmdlines and its maps
@@ -67,6 +71,7 @@ enum ut_msg_type {
 	UT_MSG_THREAD = 13, /* a thread started or ended (the kernel's fork and exit probes) */
 	UT_MSG_STACK = 14,  /* the stack tracer's new maximum (struct ut_msg_stack) */
 	UT_MSG_PROFILE = 15, /* the function profiler's counts (runtime/profile.c) */
+	UT_MSG_LATENCY = 16, /* a latency tracer's new maximum (struct ut_msg_latency) */
 };
 
 struct ut_msg_hdr {
@@ -171,6 +176,29 @@ struct ut_msg_stack {
 		uint64_t ip;
 		uint64_t depth;
 	} ent[64]; /* UT_STACK_MAX (ut_ring.h) */
+};
+
+/*
+ * A section longer than the maximum the sender knew of (runtime/latency.c): the
+ * thread, the TSC at its start and end and after its last event was written (the
+ * events of the section lie between start and last), the function entries that
+ * began and ended it (ip: the primitive, parent: its caller, the kernel's
+ * critical_start and critical_end), the CPU it ended on and the thread's
+ * scheduling (nice, policy, rt_prio).
+ */
+struct ut_msg_latency {
+	struct ut_msg_hdr h;
+	int32_t tid;
+	uint32_t cpu;
+	uint64_t start_tsc;
+	uint64_t end_tsc;
+	uint64_t last_tsc;
+	uint64_t start_ip, start_parent;
+	uint64_t end_ip, end_parent;
+	int32_t nice;
+	uint32_t policy;
+	uint32_t rt_prio;
+	uint32_t _pad;
 };
 
 #define UT_NOTE_MAX 240

@@ -53,6 +53,7 @@
 #include "core.h"
 #include "event_defs.h"
 #include "functab.h"
+#include "latency.h"
 #include "printk_fmt.h"
 #include "tfs.h"
 #include "trace_stat.h"
@@ -632,6 +633,8 @@ static size_t msg_size(uint32_t type)
 		return sizeof(struct ut_msg_thread);
 	case UT_MSG_STACK:
 		return sizeof(struct ut_msg_stack);
+	case UT_MSG_LATENCY:
+		return sizeof(struct ut_msg_latency);
 	}
 	return 0;
 }
@@ -939,6 +942,8 @@ static int on_message(int fd, const void *buf, size_t n)
 		return tfs_printk_fmt_msg(pid, buf, n);
 	case UT_MSG_STACK:
 		return tfs_stack_msg(pid, buf);
+	case UT_MSG_LATENCY:
+		return tfs_lat_msg(pid, buf);
 	case UT_MSG_PROFILE:
 		return tfs_profile_msg(pid, buf, n);
 	}

@@ -50,6 +50,7 @@ struct tfs_cpu_stats {
 
 /* A snapshot: copies of the events, per CPU, in ring order. */
 struct tfs_snap;
+struct tfs_lat_max;
 
 /*
  * The iterator: what a formatter knows besides the event itself.  The reader
@@ -66,6 +67,8 @@ struct tfs_iter {
 	unsigned long entries;	/* header: readable entries, all CPUs */
 	unsigned long total;	/* header: entries + overrun, all CPUs */
 	uint64_t time_start;	/* latency format: time of the last reset, clock units */
+	/* a latency tracer's maximum (`trace` reads its max buffer), NULL: none */
+	const struct tfs_lat_max *lat_max;
 	uint64_t started[TFS_CPUMASK_WORDS]; /* annotate: CPUs already seen */
 	/* for the current event */
 	unsigned int cpu;

@@ -24,6 +24,7 @@
 #include "core.h"
 #include "functab.h"
 #include "graph_ctl.h"
+#include "latency.h"
 #include "output/output.h"
 #include "settings.h"
 #include "tfs.h"
@@ -89,6 +90,10 @@ struct tfs_rt_opts {
 	uint32_t max_graph_depth;
 	uint32_t graph_opts;
 	uint32_t profile_graph_time; /* the profiler's graph-time (the top's page) */
+	/* a latency tracer: which sections, function-trace, tracing_max_latency in ticks */
+	uint32_t lat_mode;
+	uint32_t lat_ftrace;
+	uint64_t lat_max_tsc;
 };
 
 static struct tfs_rt_opts tfs_rt_opts(const struct tfs_instance *inst)
@@ -114,6 +119,13 @@ static struct tfs_rt_opts tfs_rt_opts(const struct tfs_instance *inst)
 		r.graph_opts |= UT_CTL_GRAPH_SELECT;
 	r.thresh_tsc = tfs_graph_thresh_tsc();
 	r.max_graph_depth = tfs_graph_max_depth();
+
+	const struct tracer *t = __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE);
+	uint64_t max = tfs_lat_max(inst);
+
+	r.lat_mode = t ? t->lat_mode : 0;
+	r.lat_ftrace = tfs_opt(inst, TFS_OPT_FUNCTION_TRACE);
+	r.lat_max_tsc = max == UINT64_MAX ? UINT64_MAX : tfs_graph_ns_to_tsc(max);
 	return r;
 }
 
@@ -136,6 +148,9 @@ static void tfs_publish_opts_locked(const struct tfs_instance *inst, const struc
 	__atomic_store_n(&ctl->max_graph_depth, r->max_graph_depth, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->graph_opts, r->graph_opts, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->profile_graph_time, r->profile_graph_time, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->lat_mode, r->lat_mode, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->lat_ftrace, r->lat_ftrace, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->lat_max_tsc, r->lat_max_tsc, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->ftrace_enabled, tfs.ftrace_enabled ? 1u : 0u, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->printk_slot, inst == &tfs_top ? tfs.printk_slot : 0u,
 			 __ATOMIC_RELAXED);

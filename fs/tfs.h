@@ -132,6 +132,14 @@ struct tracer {
 	const struct tfs_opt_def *opts; /* its own options, NULL-terminated, or NULL */
 	/* Optional: accept (0) or refuse (-errno) a change of its option opts[idx]. */
 	int (*set_opt)(unsigned int idx, bool set);
+	/*
+	 * The latency tracers (tracers/latency.c): use_max_tr, the snapshot buffer is
+	 * its max buffer (`echo 1 > snapshot` is EBUSY); print_max, `trace` shows the
+	 * max buffer; lat_mode, UT_LAT_* for the runtime (ut_ctl.lat_mode).
+	 */
+	bool use_max_tr;
+	bool print_max;
+	uint32_t lat_mode;
 };
 
 extern const struct tracer *const tfs_tracers[]; /* NULL-terminated, available_tracers order */

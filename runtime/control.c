@@ -425,8 +425,6 @@ static int task_filtered; /* the last selection had pid lists */
 
 static void tasks_set(uint32_t state, uint32_t nr, const int32_t *tids)
 {
-	uint32_t g;
-
 	if (nr > UT_SEL_TIDS_MAX)
 		nr = UT_SEL_TIDS_MAX;
 	if (state == task_state && nr == task_nr &&
@@ -439,7 +437,13 @@ static void tasks_set(uint32_t state, uint32_t nr, const int32_t *tids)
 	__atomic_store_n(&task_nr, nr, __ATOMIC_RELAXED);
 	__atomic_store_n(&task_state, state, __ATOMIC_RELAXED);
 	__atomic_store_n(&task_seq, task_seq + 1, __ATOMIC_RELEASE);
-	g = ut_rt_task_gen + 1;
+	ut_rt_task_invalidate();
+}
+
+void ut_rt_task_invalidate(void)
+{
+	uint32_t g = ut_rt_task_gen + 1;
+
 	__atomic_store_n(&ut_rt_task_gen, g ? g : 1, __ATOMIC_RELEASE);
 }
 
@@ -451,6 +455,11 @@ int ut_rt_task_check(void)
 
 	if (ut_notrace_now())
 		return 0; /* the runtime's own work: not cached (rt.h) */
+	if (__atomic_load_n(&ut_lat_gate, __ATOMIC_ACQUIRE) && !ut_thr.lat_in) {
+		/* a latency tracer records functions inside sections only (latency.c) */
+		ut_thr.task_no = __atomic_load_n(&ut_rt_task_gen, __ATOMIC_ACQUIRE);
+		return 0;
+	}
 	tid = (int32_t)syscall(SYS_gettid);
 	for (;;) {
 		g = __atomic_load_n(&ut_rt_task_gen, __ATOMIC_ACQUIRE);
@@ -674,7 +683,10 @@ static void apply(struct ut_ctl *ctl)
 	uint32_t gen = __atomic_load_n(&ctl->gen, __ATOMIC_ACQUIRE);
 	/* the profiler needs the returns: the graph trampoline (profile.c) */
 	int graph = ctl->tracer == UT_TRACER_FUNCTION_GRAPH || ctl->profile_on;
-	int on = (ctl->tracer == UT_TRACER_FUNCTION || graph) && ctl->ftrace_enabled;
+	/* a latency tracer with function-trace: the function tracer's sites (latency.c) */
+	int func = ctl->tracer == UT_TRACER_FUNCTION ||
+		   (ctl->tracer == UT_TRACER_LATENCY && ctl->lat_ftrace);
+	int on = (func || graph) && ctl->ftrace_enabled;
 
 	/* tracing_off() here reached utracefs: the tracing_on file says it from now on */
 	if (!__atomic_load_n(&ctl->tracing_on, __ATOMIC_ACQUIRE))
@@ -691,6 +703,7 @@ static void apply(struct ut_ctl *ctl)
 	ut_probes_live = ctl->ftrace_enabled != 0; /* whatever the tracer and the pid lists */
 	ut_routes_live = ctl->ftrace_enabled != 0; /* instances: whatever the top's tracer */
 	ut_stack_apply(ctl); /* the stack tracer: whatever the tracer and the pid lists */
+	ut_lat_apply(ctl);   /* before the sites: the gate is up when they call */
 	ut_stubs_set_bases(ctl);
 	ut_patch_all(!on ? UT_SITE_NOP5 : graph ? UT_SITE_JMP : UT_SITE_CALL);
 	ut_events_apply(); /* the events' static keys, whatever the tracer */

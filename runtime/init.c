@@ -111,6 +111,7 @@ __attribute__((constructor)) static void ut_init(void)
 
 	ut_notrace_enter();
 	ut_real_init();
+	ut_lat_resolve();
 	xsave_init();
 	ut_graph_init();
 	if (ut_sites_init() || ut_patch_init())

@@ -196,6 +196,9 @@ static void wrap_handler(int sig, siginfo_t *si, void *ucv)
 	ut_thr.sigdepth++;
 	ut_thr.sigblocked = all_async_blocked(&m);
 	ut_evflags_update();
+	/* irqsoff: a handler runs as a hard irq does, a section of its own (latency.c) */
+	if (ut_lat_mode)
+		ut_lat_update((uintptr_t)a.sa_handler, 0);
 	ut_life_deliver(sig, si, (unsigned long)a.sa_handler, (unsigned long)a.sa_flags);
 	if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(sig, si, ucv);
@@ -206,6 +209,8 @@ static void wrap_handler(int sig, siginfo_t *si, void *ucv)
 	ut_thr.sigdepth = old_depth;
 	ut_thr.sigblocked = old_blocked;
 	ut_evflags_update();
+	if (ut_lat_mode)
+		ut_lat_update((uintptr_t)a.sa_handler, 0);
 	if (ut_thr.notrace) /* back in the runtime's own work: its answer is not the handler's */
 		ut_thr.task_ok = ut_thr.task_no = 0;
 }
@@ -263,7 +268,8 @@ static void mask_after(int how, const sigset_t *set, const sigset_t *old, sigset
 	}
 }
 
-static int set_mask(int how, const sigset_t *set, sigset_t *old)
+/* ip: the wrapper the program called, caller: where it returns (latency.c's section edges) */
+static int set_mask(int how, const sigset_t *set, sigset_t *old, uintptr_t ip, uintptr_t caller)
 {
 	sigset_t s, o, now;
 	int ret;
@@ -279,6 +285,8 @@ static int set_mask(int how, const sigset_t *set, sigset_t *old)
 			mask_after(how, set, &o, &now);
 			ut_thr.sigblocked = all_async_blocked(&now);
 			ut_evflags_update();
+			if (ut_lat_mode)
+				ut_lat_update(ip, caller);
 		}
 		if (old)
 			*old = o;
@@ -288,12 +296,14 @@ static int set_mask(int how, const sigset_t *set, sigset_t *old)
 
 UT_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	return set_mask(how, set, old);
+	return set_mask(how, set, old, (uintptr_t)pthread_sigmask,
+			(uintptr_t)__builtin_return_address(0));
 }
 
 UT_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	int ret = set_mask(how, set, old);
+	int ret = set_mask(how, set, old, (uintptr_t)sigprocmask,
+			   (uintptr_t)__builtin_return_address(0));
 
 	if (ret) {
 		errno = ret;

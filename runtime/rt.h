@@ -97,6 +97,15 @@ struct ut_thread {
 	uint8_t stk_busy;
 	uintptr_t stk_top;
 	uintptr_t stk_lo; /* the lowest address of that stack (main thread: top - RLIMIT_STACK) */
+	/*
+	 * The latency tracers (latency.c): locks held (counted while one is on), in
+	 * a section, since when and from where; lat_epoch: the run they were counted in.
+	 */
+	uint32_t lat_locks;
+	uint32_t lat_epoch;
+	uint8_t lat_in;
+	uint64_t lat_start_tsc;
+	uintptr_t lat_start_ip, lat_start_parent;
 };
 extern __thread struct ut_thread ut_thr;
 
@@ -456,6 +465,27 @@ void ut_rt_thread_register(void);
 void ut_rt_stack_event(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl);
 /* The caller chain of frame's function into ips (as ut_rt_stack_event takes it). */
 int ut_rt_stack_ips(uint64_t *ips, uintptr_t *frame, uintptr_t fp);
+
+/* ---- the latency tracers (latency.c) ---------------------------------------------- */
+
+/* A latency tracer is on: UT_LAT_* of the sections it measures (0: off). */
+extern uint32_t ut_lat_mode;
+/* The lock wrappers' one test: a tracer that counts locks is on. */
+extern int ut_lat_locks_live;
+/* function-trace under a latency tracer: ut_rt_task_check says no outside a section. */
+extern int ut_lat_gate;
+/* The control thread applies ctl's tracer (ut_rt_lock held). */
+void ut_lat_apply(const struct ut_ctl *ctl);
+/*
+ * The thread's signal or lock state changed (ut_lat_mode set): start or end its
+ * section.  ip: the primitive that changed it (sigprocmask, the handler, ...),
+ * parent: its caller (0: none).
+ */
+void ut_lat_update(uintptr_t ip, uintptr_t parent);
+/* Fill the lock wrappers' pointers (the constructor). */
+void ut_lat_resolve(void);
+/* Every thread asks set_ftrace_pid's question again (a new generation). */
+void ut_rt_task_invalidate(void);
 
 /* ---- the stack tracer (stack_tracer.c) -------------------------------------------- */
 

@@ -54,6 +54,7 @@ static ssize_t max_latency_write(struct tfs_open *o, const char *buf, size_t siz
 	if (err)
 		return err;
 	tfs_lat_max_set(o->inst, (uint64_t)us * 1000u);
+	tfs_lat_publish(o->inst); /* processes compare their sections with it */
 	return (ssize_t)size;
 }
 

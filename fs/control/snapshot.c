@@ -12,7 +12,8 @@
  *   other     nothing              clear it        (per_cpu file: that CPU's part)
  *
  * Every write first expands the buffer (tfs_buffer_expand), valid or not, as the
- * kernel's does.  A swap (area.c, tfs_spare_swap) exchanges each CPU's ring with
+ * kernel's does; a valid number is EBUSY while a latency tracer is current (the
+ * buffer is its max buffer).  A swap (area.c, tfs_spare_swap) exchanges each CPU's ring with
  * its part of the snapshot buffer while no writer can write there, so that an
  * event is either in the snapshot or in the main buffer.
  */
@@ -23,6 +24,7 @@
 ssize_t tfs_snapshot_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
 {
 	struct tfs_instance *inst = o->inst;
+	const struct tracer *t;
 	unsigned long val;
 	int err = tfs_buffer_expand(inst); /* any write is a first use, as the kernel's */
 
@@ -31,6 +33,10 @@ ssize_t tfs_snapshot_write(struct tfs_open *o, const char *buf, size_t size, off
 	err = tfs_parse_ulong(buf, size, &val);
 	if (err)
 		return err;
+	/* a latency tracer owns the buffer: it is its max buffer (tracers/latency.c) */
+	t = __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE);
+	if (t && t->use_max_tr)
+		return -EBUSY;
 	switch (val) {
 	case 0:
 		if (o->cpu >= 0)

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latency.h"
 #include "output/output.h"
 #include "ring_read.h"
 
@@ -56,6 +57,7 @@ static bool readable(const struct tfs_open *o)
 
 struct trace_state {
 	struct tfs_iter it;
+	struct tfs_lat_max lat; /* a latency tracer's maximum, as it was at open */
 	struct tfs_buf win; /* text from win_off on */
 	uint64_t win_off;
 	bool header_done, eof;
@@ -69,6 +71,28 @@ static void trace_iter_init(struct tfs_iter *it, struct tfs_instance *inst, int 
 	it->lat_fmt = tfs_opt(inst, TFS_OPT_LATENCY_FORMAT);
 }
 
+/*
+ * The maximum's events only (tfs_lat_shows): the header counts them alone, as
+ * the kernel's counts leave out the entries before time_start.
+ */
+static bool lat_skip(const struct tfs_iter *it, const struct tfs_event *e)
+{
+	return it->lat_max && !tfs_lat_shows(it->lat_max, (pid_t)e->ev->tid, e->ev->ts);
+}
+
+static void lat_count(struct trace_state *st)
+{
+	struct tfs_event e;
+	unsigned long n = 0;
+
+	while (tfs_snap_next(st->it.snap, &st->it, &e))
+		n += !lat_skip(&st->it, &e);
+	tfs_snap_rewind(st->it.snap);
+	st->it.entries = st->it.total = n;
+	if (st->lat.valid)
+		st->it.time_start = tfs_clock_from_tsc(st->it.inst, st->lat.start_tsc);
+}
+
 static int trace_snapshot(struct tfs_open *o)
 {
 	struct trace_state *st = o->priv;
@@ -77,9 +101,16 @@ static int trace_snapshot(struct tfs_open *o)
 	tfs_iter_release(&st->it);
 	trace_iter_init(&st->it, o->inst, o->cpu);
 	st->it.spare = o->file->ops == &tfs_snapshot_ops;
+	if (cur_tracer(o->inst)->print_max) {
+		tfs_lat_max_get(o->inst, &st->lat);
+		st->it.spare = true; /* the max buffer */
+		st->it.lat_max = &st->lat;
+	}
 	st->it.snap = tfs_snap_take(o->inst, o->cpu, &st->it);
 	if (!st->it.snap)
 		return -ENOMEM;
+	if (st->it.lat_max)
+		lat_count(st);
 	tfs_buf_reset(&st->win);
 	st->win_off = 0;
 	st->header_done = st->eof = false;
@@ -104,7 +135,7 @@ static void trace_header(struct trace_state *st, struct tfs_buf *b)
 	const struct tracer *t = cur_tracer(st->it.inst);
 
 	tfs_buf_printf(b, "# tracer: %s\n#\n", t ? t->name : "nop");
-	if (st->it.spare && tfs_snap_empty(st->it.snap))
+	if (st->it.spare && !st->it.lat_max && tfs_snap_empty(st->it.snap))
 		tfs_snapshot_help(st->it.inst, st->it.cpu_filter, b); /* the kernel's, instead */
 	else if (t && t->print_header)
 		t->print_header(&st->it, b);
@@ -126,6 +157,8 @@ static int trace_fill(struct trace_state *st, uint64_t until)
 			st->eof = true;
 			break;
 		}
+		if (lat_skip(&st->it, &e))
+			continue;
 		if (print_line(&st->it, &e, &st->win) < 0)
 			return -ENOMEM;
 	}

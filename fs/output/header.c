@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "../latency.h"
 #include "output.h"
 
 static void print_event_info(struct tfs_iter *it, struct tfs_buf *b)
@@ -79,23 +80,45 @@ const char *tfs_out_preempt_model(void)
 	return model;
 }
 
-/* The latency tracers' header (print_trace_header); no latency is measured yet. */
+/* "#  => started at: " and "ended at:   " lines: the maximum's critical_start/_end. */
+static void print_critical(struct tfs_iter *it, struct tfs_buf *b, const struct tfs_lat_max *m)
+{
+	/* named in the task, as it had them mapped during its section */
+	struct ut_ev ev = {.tid = (uint32_t)m->tid, .ts = m->start_tsc};
+	unsigned int sf = tfs_out_sym_flags(it->inst);
+
+	tfs_buf_printf(b, "#  => started at: ");
+	tfs_out_ip_sym(b, &ev, m->start_ip, sf);
+	tfs_buf_printf(b, "\n#  => ended at:   ");
+	tfs_out_ip_sym(b, &ev, m->end_ip, sf);
+	tfs_buf_printf(b, "\n#\n");
+}
+
+/*
+ * The latency tracers' header (print_trace_header): with a latency tracer's
+ * maximum (it->lat_max), its latency, CPU, task and critical section; else the
+ * zeros the kernel prints for a buffer no maximum was saved into.
+ */
 void tfs_out_lat_trace_header(struct tfs_iter *it, struct tfs_buf *b)
 {
-	struct utsname u;
+	static const struct tfs_lat_max none = {.comm = ""};
+	const struct tfs_lat_max *m = it->lat_max && it->lat_max->valid ? it->lat_max : &none;
 	const char *name = it->inst->tracer ? it->inst->tracer->name : "nop";
+	struct utsname u;
 
 	if (uname(&u))
 		strcpy(u.release, "");
 	tfs_buf_printf(b, "# %s latency trace v1.1.5 on %s\n", name, u.release);
 	tfs_buf_printf(b, "# --------------------------------------------------------------------\n");
-	tfs_buf_printf(b, "# latency: %lu us, #%lu/%lu, CPU#%d | (M:%s VP:%d, KP:%d, SP:%d HP:%d #P:%u)\n",
-		       0ul, it->entries, it->total, 0, tfs_out_preempt_model(), 0, 0, 0, 0,
-		       tfs.nr_cpus);
+	tfs_buf_printf(b, "# latency: %lu us, #%lu/%lu, CPU#%u | (M:%s VP:%d, KP:%d, SP:%d HP:%d #P:%u)\n",
+		       (unsigned long)(m->latency_ns / 1000), it->entries, it->total, m->cpu,
+		       tfs_out_preempt_model(), 0, 0, 0, 0, tfs.nr_cpus);
 	tfs_buf_printf(b, "#    -----------------\n");
-	tfs_buf_printf(b, "#    | task: %.16s-%d (uid:%d nice:%ld policy:%ld rt_prio:%ld)\n", "", 0,
-		       0, 0l, 0l, 0l);
+	tfs_buf_printf(b, "#    | task: %.16s-%d (uid:%u nice:%ld policy:%ld rt_prio:%ld)\n", m->comm,
+		       (int)m->tid, m->uid, m->nice, m->policy, m->rt_prio);
 	tfs_buf_printf(b, "#    -----------------\n");
+	if (m->start_ip)
+		print_critical(it, b, m);
 	tfs_buf_printf(b, "#\n");
 }
 
@@ -105,7 +128,7 @@ void tfs_out_default_header(struct tfs_iter *it, struct tfs_buf *b)
 		return;
 	if (it->lat_fmt) {
 		/* nothing at all when the buffer is empty */
-		if (it->snap && tfs_snap_empty(it->snap))
+		if ((it->snap && tfs_snap_empty(it->snap)) || (it->lat_max && !it->entries))
 			return;
 		tfs_out_lat_trace_header(it, b);
 		if (!tfs_opt(it->inst, TFS_OPT_VERBOSE))

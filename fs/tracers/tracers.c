@@ -2,8 +2,10 @@
 /*
  * tracers.c - the list of tracers.  The kernel adds each tracer at the head of
  * its list as it registers it, nop first, so available_tracers prints them in
- * reverse order of registration ("function_graph function nop"): this array is
- * in that order.
+ * reverse order of registration: the kernel registers function, then irqsoff,
+ * preemptoff and preemptirqsoff (trace_irqsoff.c), then function_graph, so
+ * available_tracers reads "function_graph preemptirqsoff preemptoff irqsoff
+ * function nop": this array is in that order.
  */
 #include <string.h>
 
@@ -11,6 +13,9 @@
 
 const struct tracer *const tfs_tracers[] = {
 	&tfs_function_graph_tracer,
+	&tfs_preemptirqsoff_tracer,
+	&tfs_preemptoff_tracer,
+	&tfs_irqsoff_tracer,
 	&tfs_function_tracer,
 	&tfs_nop_tracer,
 	NULL,

@@ -8,5 +8,8 @@
 extern const struct tracer tfs_nop_tracer;
 extern const struct tracer tfs_function_tracer;
 extern const struct tracer tfs_function_graph_tracer;
+extern const struct tracer tfs_irqsoff_tracer;
+extern const struct tracer tfs_preemptoff_tracer;
+extern const struct tracer tfs_preemptirqsoff_tracer;
 
 #endif
