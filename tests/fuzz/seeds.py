@@ -85,8 +85,8 @@ texts("cpumask", [bytes([a]) + t.encode() for a, t in CPUMASK])
 
 # fuzz_wire: packets (2-byte length, then the packet); the process is FUZZ_PID
 PID_ = 4194000
-HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT, THREAD, STACK, PROFILE = (
-    1, 3, 4, 5, 6, 7, 8, 11, 13, 14, 15)
+HELLO, ACK, TASK, MAPS, TRACING, SITES, PROBE, EVENT, THREAD, STACK, PROFILE, LATENCY = (
+    1, 3, 4, 5, 6, 7, 8, 11, 13, 14, 15, 16)
 # the protocol version HELLO must carry, as common/ut_ctl.h says it
 with open(os.path.join(os.path.dirname(TOP), "..", "..", "common", "ut_ctl.h")) as f:
     VERSION = int(re.search(r"#define UT_PROTO_VERSION (\d+)u", f.read()).group(1))
@@ -147,6 +147,12 @@ def profile(epoch, first, nr, recs):
                b"".join(struct.pack("<QIIQQQ", ip, cpu, 0, h, t, q) for ip, cpu, h, t, q in recs))
 
 
+def latency(tid, start, end, last, cpu=0):
+    """a latency tracer's section: its times, its four ips, the task's scheduling"""
+    return pkt(LATENCY, struct.pack("<iIQQQQQQQiIII", tid, cpu, start, end, last,
+                                    0x1105, 0x1205, 0x1305, 0x1405, 0, 0, 0, 0))
+
+
 prof_ok = profile(1, 1, 2, [(0x555500001105, 0, 3, 30000000, 300000000000000),
                             (0x555500001205, 1, 1000, 160000, 25600000)])
 prof_bad = profile(1, 0, 5, [(0x555500001105, 7, 1, 1, 1)])
@@ -162,6 +168,8 @@ WIRE = [
     hello + stack(1000, [(0x1005, 1000), (0x1042, 992), (0x2010, 400)]),
     hello + stack(50, [(0x1005, 900)]),
     hello + sites(0, 2, 0, [0x1100, 0x1200]) + prof_ok + ack, hello + prof_bad,
+    hello + latency(PID_, 1000, 5000, 6000, 1), hello + latency(PID_, 5000, 1000, 6000),
+    hello + latency(0, 1, 2, 3, 99),
 ]
 texts("wire", WIRE)
 
