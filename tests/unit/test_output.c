@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "latency.h"
 #include "output/output.h"
 #include "printk_fmt.h"
 #include "settings.h"
@@ -289,6 +290,70 @@ static void test_latency_header(void **state)
 				       "#                  ||||| /     delay           \n"
 				       "#  cmd     pid     |||||| time  |   caller     \n"
 				       "#     \\   /        ||||||  \\    |    /       \n"));
+}
+
+/*
+ * A latency tracer's maximum in the header, as print_trace_header prints the max
+ * buffer's data (ftrace.rst's irqsoff example: "# latency: 16 us, #4/4, CPU#0 |",
+ * "#    | task: swapper/0-0 (uid:0 ...)", "#  => started at: run_timer_softirq").
+ */
+static void test_latency_header_max(void **state)
+{
+	struct tfs_lat_max m = {.valid = true,
+				.latency_ns = 16999,
+				.tid = getpid(),
+				.comm = "lat_irq",
+				.uid = 1000,
+				.nice = -5,
+				.policy = 1,
+				.rt_prio = 10,
+				.cpu = 1,
+				.start_ip = (uintptr_t)out_caller,
+				.end_ip = (uintptr_t)out_anchor,
+				.only_task = true};
+	struct tfs_iter it = {.inst = &tfs_top, .entries = 4, .total = 4, .lat_fmt = true,
+			      .lat_max = &m};
+	char task[128];
+
+	tfs_top.tracer = &tfs_irqsoff_tracer;
+	header(&it);
+	assert_memory_equal(b.data, "# irqsoff latency trace v1.1.5 on ", 34);
+	assert_non_null(strstr(b.data, "\n# latency: 16 us, #4/4, CPU#1 | (M:"));
+	snprintf(task, sizeof(task), "#    | task: lat_irq-%d (uid:1000 nice:-5 policy:1 rt_prio:10)\n",
+		 (int)getpid());
+	assert_non_null(strstr(b.data, task));
+	assert_non_null(strstr(b.data, "#    -----------------\n"
+				       "#  => started at: out_caller\n"
+				       "#  => ended at:   out_anchor\n"
+				       "#\n"
+				       "#\n"
+				       "#                    _------=> CPU#            \n"));
+	/* sym-offset names them as every other address */
+	opt(TFS_OPT_SYM_OFFSET, true);
+	header(&it);
+	assert_non_null(strstr(b.data, "#  => started at: out_caller+0x0/0x"));
+	opt(TFS_OPT_SYM_OFFSET, false);
+	/* a maximum with no events to show: nothing but the tracer line (trace.c) */
+	it.entries = it.total = 0;
+	assert_string_equal(header(&it), "");
+	tfs_top.tracer = &tfs_nop_tracer;
+}
+
+/* Which events of the max buffer `trace` shows: the section's, of its task alone. */
+static void test_latency_shows(void **state)
+{
+	struct tfs_lat_max m = {.valid = true, .tid = 42, .start_tsc = 1000, .last_tsc = 2000,
+				.only_task = true};
+
+	assert_true(tfs_lat_shows(&m, 42, 1000));
+	assert_true(tfs_lat_shows(&m, 42, 2000));
+	assert_false(tfs_lat_shows(&m, 42, 999));  /* before time_start */
+	assert_false(tfs_lat_shows(&m, 42, 2001)); /* after the report */
+	assert_false(tfs_lat_shows(&m, 43, 1500)); /* another thread beside it */
+	m.only_task = false;			   /* the wakeup tracers: every task */
+	assert_true(tfs_lat_shows(&m, 43, 1500));
+	m.valid = false; /* no maximum yet: the buffer is shown as it is */
+	assert_true(tfs_lat_shows(&m, 43, 5));
 }
 
 static struct tfs_event func_event(struct ut_ev_func *f, uint64_t ip, uint64_t parent)
@@ -574,6 +639,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_lost_and_annotate, setup),
 	    cmocka_unit_test_setup(test_headers, setup),
 	    cmocka_unit_test_setup(test_latency_header, setup),
+	    cmocka_unit_test_setup(test_latency_header_max, setup),
+	    cmocka_unit_test_setup(test_latency_shows, setup),
 	    cmocka_unit_test_setup(test_function_lines, setup),
 	    cmocka_unit_test(test_cut_name),
 	    cmocka_unit_test_setup(test_stack_lines, setup),
