@@ -34,8 +34,9 @@
  * 19: the stack tracer (ut_ctl.stack_*, UT_SEL_STACK, ut_sel_hdr.stack_filtered, UT_MSG_STACK)
  * 20: the function profiler (ut_ctl.profile_*, UT_MSG_PROFILE)
  * 21: the latency tracers (UT_TRACER_LATENCY, ut_ctl.lat_*, UT_MSG_LATENCY)
+ * 22: the wakeup tracers (UT_LAT_WAKEUP*, ut_msg_latency.waker_tid, UT_EV_CTX, UT_EV_WAKE)
  */
-#define UT_PROTO_VERSION 21u
+#define UT_PROTO_VERSION 22u
 #define UT_ACK_TIMEOUT_MS 2000
 /* The longest a new process waits before main() for a utracefs that runs but never
  * publishes its section (runtime/control.c wait_sel_complete). */
@@ -56,6 +57,11 @@ enum ut_tracer_id {
 /* ut_ctl.lat_mode: what a latency section is (runtime/latency.c) */
 #define UT_LAT_IRQSOFF 0x1u    /* async signals blocked, or a wrapped handler running */
 #define UT_LAT_PREEMPTOFF 0x2u /* a pthread mutex, rwlock or spinlock held */
+/* the wakeup tracers (runtime/wakeup.c): from a futex-based wake to the wakee's return */
+#define UT_LAT_WAKEUP 0x4u     /* every wakee */
+#define UT_LAT_WAKEUP_RT 0x8u  /* SCHED_FIFO, SCHED_RR and SCHED_DEADLINE wakees */
+#define UT_LAT_WAKEUP_DL 0x10u /* SCHED_DEADLINE wakees */
+#define UT_LAT_WAKEUPS (UT_LAT_WAKEUP | UT_LAT_WAKEUP_RT | UT_LAT_WAKEUP_DL)
 
 /* Options the runtime acts on (the rest only change how utracefs prints). */
 #define UT_CTL_OPT_FUNC_STACK_TRACE 0x1u /* write a stack event after each function event */

@@ -233,6 +233,8 @@ _Static_assert(sizeof(struct ut_ev) == 16, "ut_ev layout");
 enum {
 	UT_EV_DISCARD = 0,	    /* an event removed in place (len kept): skipped, not counted */
 	UT_EV_FUNCTION = 1,	    /* struct ut_ev_func */
+	UT_EV_CTX = 2,		    /* struct ut_ev_ctx: the wakeup tracers' switch entry "==>" */
+	UT_EV_WAKE = 3,		    /* struct ut_ev_ctx: the wakeup tracers' wake entry "  +" */
 	UT_EV_KERNEL_STACK = 4,	    /* struct ut_ev_stack: func_stack_trace */
 	UT_EV_PRINT = 5,	    /* struct ut_ev_print: trace_printk, trace_puts, trace_marker */
 	UT_EV_BPRINT = 6,	    /* struct ut_ev_bprint: trace_printk of a constant format */
@@ -297,6 +299,24 @@ struct ut_ev_gret {
 	uint64_t retval;   /* rax at the return (funcgraph-retval) */
 };
 _Static_assert(sizeof(struct ut_ev_gret) == 48, "ut_ev_gret layout");
+
+/*
+ * context_switch and wakeup (the kernel's ctx_switch_entry): prev is the waker
+ * (the thread that woke next, runtime/wakeup.c), next the woken thread; prio is
+ * the kernel's (120 + nice, 99 - rt_prio for SCHED_FIFO/RR, -1 for
+ * SCHED_DEADLINE: 255 as a byte), state an index into "RSDTtXZPI".
+ */
+struct ut_ev_ctx {
+	struct ut_ev h;
+	uint32_t prev_pid;
+	uint32_t next_pid;
+	uint32_t next_cpu;
+	uint8_t prev_prio;
+	uint8_t prev_state;
+	uint8_t next_prio;
+	uint8_t next_state;
+};
+_Static_assert(sizeof(struct ut_ev_ctx) == 32, "ut_ev_ctx layout");
 
 /* print: ip of the caller (a return address) or UT_IP_MARKER; NUL-terminated text. */
 struct ut_ev_print {

@@ -198,7 +198,7 @@ struct ut_msg_latency {
 	int32_t nice;
 	uint32_t policy;
 	uint32_t rt_prio;
-	uint32_t _pad;
+	int32_t waker_tid; /* wakeup tracers: who woke tid (its events show too), else 0 */
 };
 
 #define UT_NOTE_MAX 240

@@ -94,6 +94,8 @@ static const struct tfs_file trace_stat_file = FILE_("function", 0440, tfs_trace
 EVENT_DIR(function, UT_EV_FUNCTION);
 EVENT_DIR(funcgraph_entry, UT_EV_GRAPH_ENT);
 EVENT_DIR(funcgraph_exit, UT_EV_GRAPH_RET);
+EVENT_DIR(context_switch, UT_EV_CTX);
+EVENT_DIR(wakeup, UT_EV_WAKE);
 EVENT_DIR(kernel_stack, UT_EV_KERNEL_STACK);
 EVENT_DIR(print, UT_EV_PRINT);
 EVENT_DIR(bprint, UT_EV_BPRINT);
@@ -103,12 +105,14 @@ EVENT_DIR(raw_data, UT_EV_RAW_DATA);
 static const struct tfs_file ftrace_events[] = {
     DIR_("bprint", 0755, event_bprint),
     DIR_("bputs", 0755, event_bputs),
+    DIR_("context_switch", 0755, event_context_switch),
     DIR_("function", 0755, event_function),
     DIR_("funcgraph_entry", 0755, event_funcgraph_entry),
     DIR_("funcgraph_exit", 0755, event_funcgraph_exit),
     DIR_("kernel_stack", 0755, event_kernel_stack),
     DIR_("print", 0755, event_print),
     DIR_("raw_data", 0755, event_raw_data),
+    DIR_("wakeup", 0755, event_wakeup),
     {NULL},
 };
 

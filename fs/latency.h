@@ -51,6 +51,7 @@ struct tfs_lat_max {
 	uint64_t start_ip;     /* critical_start: 0 prints no started/ended lines */
 	uint64_t end_ip;       /* critical_end */
 	bool only_task;
+	pid_t waker;	       /* the wakeup tracers: the waker's events show too (0: none) */
 };
 
 /*
@@ -60,6 +61,9 @@ struct tfs_lat_max {
  */
 int tfs_lat_tracer_init(struct tfs_instance *inst);
 void tfs_lat_tracer_reset(struct tfs_instance *inst);
+/* The same for the top level, as struct tracer's init and reset take them. */
+int tfs_lat_top_init(void);
+void tfs_lat_top_reset(void);
 /*
  * A new maximum measured by a tracer of inst (its events written, ts in TSC):
  * raise tracing_max_latency (with tracing_thresh set: at least thresh, and it
@@ -73,7 +77,25 @@ void tfs_lat_max_get(struct tfs_instance *inst, struct tfs_lat_max *m);
 void tfs_lat_publish(struct tfs_instance *inst);
 /* Does the event of tid at tsc belong to the maximum m (shown by `trace`)? */
 bool tfs_lat_shows(const struct tfs_lat_max *m, pid_t tid, uint64_t tsc);
-/* UT_MSG_LATENCY from process pid (irqsoff, preemptoff, preemptirqsoff). */
+/*
+ * A latency tracer of the top level (struct tracer, tracers/irqsoff.c and
+ * wakeup.c): its core is this one, it differs by the sections the runtime
+ * measures (mode: UT_LAT_*).  Needs output/output.h.
+ */
+#define TFS_LAT_TRACER(var, tname, mode)                                                           \
+	const struct tracer var = {                                                                \
+	    .name = tname,                                                                         \
+	    .id = UT_TRACER_LATENCY,                                                               \
+	    .init = tfs_lat_top_init,                                                              \
+	    .reset = tfs_lat_top_reset,                                                            \
+	    .print_header = tfs_out_default_header,                                                \
+	    .print_line = tfs_out_line,                                                            \
+	    .use_max_tr = true,                                                                    \
+	    .print_max = true,                                                                     \
+	    .lat_mode = (mode),                                                                    \
+	}
+
+/* UT_MSG_LATENCY from process pid (irqsoff, preemptoff, preemptirqsoff, wakeup*). */
 int tfs_lat_msg(pid_t pid, const void *buf);
 
 #endif

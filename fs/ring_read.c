@@ -149,6 +149,9 @@ int tfs_rr_check_event(const void *p, unsigned int room)
 		return (int)len; /* only its length matters: it is skipped */
 	case UT_EV_FUNCTION:
 		return len == sizeof(struct ut_ev_func) ? (int)len : -1;
+	case UT_EV_CTX:
+	case UT_EV_WAKE:
+		return len == sizeof(struct ut_ev_ctx) ? (int)len : -1;
 	/* a graph depth is a runtime frame's (16 bits): more is forged, and would
 	 * be indented by gigabytes */
 	case UT_EV_GRAPH_ENT: {

@@ -58,8 +58,10 @@
 #include "rt.h"
 #include "ut_wire.h"
 
-/* the wrappers' test: a latency tracer that counts locks is on */
+/* a latency tracer that counts locks is on */
 int ut_lat_locks_live;
+/* the wrappers' one test: a tracer that counts locks (preemptoff) or wakes (wakeup) is on */
+int ut_lat_wraps;
 /* a latency tracer is on (UT_LAT_* of the sections it measures), 0: off */
 uint32_t ut_lat_mode;
 /* function-trace under a latency tracer: threads record only inside sections */
@@ -93,7 +95,10 @@ void ut_lat_apply(const struct ut_ctl *ctl)
 			    ? __atomic_load_n(&ctl->lat_mode, __ATOMIC_RELAXED) &
 				  (UT_LAT_IRQSOFF | UT_LAT_PREEMPTOFF)
 			    : 0;
-	int gate = mode && ctl->lat_ftrace;
+	uint32_t wake = ctl->tracer == UT_TRACER_LATENCY && ctl->ftrace_enabled
+			    ? __atomic_load_n(&ctl->lat_mode, __ATOMIC_RELAXED) & UT_LAT_WAKEUPS
+			    : 0;
+	int gate = (mode || wake) && ctl->lat_ftrace;
 
 	if (!self_hi)
 		dl_iterate_phdr(self_range, (void *)(uintptr_t)ut_lat_apply);
@@ -101,6 +106,8 @@ void ut_lat_apply(const struct ut_ctl *ctl)
 		__atomic_store_n(&lat_epoch, lat_epoch + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&ut_lat_mode, mode, __ATOMIC_RELEASE);
 	__atomic_store_n(&ut_lat_locks_live, (mode & UT_LAT_PREEMPTOFF) != 0, __ATOMIC_RELEASE);
+	ut_wake_apply(wake);
+	__atomic_store_n(&ut_lat_wraps, ut_lat_locks_live || wake, __ATOMIC_RELEASE);
 	if (gate != ut_lat_gate) {
 		__atomic_store_n(&ut_lat_gate, gate, __ATOMIC_RELEASE);
 		ut_rt_task_invalidate(); /* cached answers were given without (or with) the gate */
@@ -115,7 +122,7 @@ static int in_section(uint32_t mode)
 }
 
 /* A function entry "ip <-parent" (ip as a site's: the call's return address). */
-static void write_func(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent)
+void ut_lat_write_func(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent)
 {
 	struct ut_ev_func ev = {.h = {.len = sizeof(ev),
 				      .type = UT_EV_FUNCTION,
@@ -127,8 +134,7 @@ static void write_func(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent)
 	ut_rt_write_ev(ctl, ctl, &ev.h);
 }
 
-/* The thread records function entries from now on (a section began) or not. */
-static void gate_set(int open)
+void ut_lat_gate_set(int open)
 {
 	if (!__atomic_load_n(&ut_lat_gate, __ATOMIC_ACQUIRE) || ut_thr.notrace)
 		return; /* the runtime's own work keeps its answers (rt.h) */
@@ -165,20 +171,47 @@ static void wait_done(struct ut_ctl *ctl, uint32_t seq, int32_t tid)
 	}
 }
 
-/* The section ended longer than the maximum: its end entry, its stack, the report. */
-static void report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t parent)
+void ut_lat_sched(int32_t tid, int32_t *nice, uint32_t *policy, uint32_t *rt_prio)
 {
-	uintptr_t frame[2] = {parent, 0};
-	struct ut_msg_latency m = {.h = {UT_MSG_LATENCY, sizeof(m)}};
 	struct sched_param sp;
-	uint32_t seq;
 	int pol;
 
-	write_func(ctl, ip, parent);
+	errno = 0;
+	*nice = getpriority(PRIO_PROCESS, (id_t)tid);
+	pol = sched_getscheduler(tid);
+	*policy = pol < 0 ? 0 : (uint32_t)pol;
+	*rt_prio = sched_getparam(tid, &sp) ? 0 : (uint32_t)sp.sched_priority;
+}
+
+void ut_lat_write_stack(struct ut_ctl *ctl, uintptr_t parent)
+{
+	uintptr_t frame[2] = {parent, 0};
+	uint8_t guard = ut_thr.guard;
+
 	ut_thr.guard = 0; /* the stack event takes the guard itself */
 	if (parent)
 		ut_rt_stack_event(frame, 0, ctl);
-	ut_thr.guard = 1;
+	ut_thr.guard = guard;
+}
+
+int ut_lat_exceeds(const struct ut_ctl *ctl, uint64_t delta)
+{
+	uint64_t thresh = __atomic_load_n(&ctl->thresh_tsc, __ATOMIC_RELAXED);
+	uint64_t max = __atomic_load_n(&ctl->lat_max_tsc, __ATOMIC_RELAXED);
+
+	return thresh ? delta >= thresh : delta > max;
+}
+
+void ut_lat_report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t parent,
+		   struct ut_ev_ctx *sw, int32_t waker)
+{
+	struct ut_msg_latency m = {.h = {UT_MSG_LATENCY, sizeof(m)}};
+	uint32_t seq;
+
+	ut_lat_write_func(ctl, ip, parent);
+	if (sw)
+		ut_rt_write_ev(ctl, ctl, &sw->h); /* the wakeup tracers' "==>" (wakeup.c) */
+	ut_lat_write_stack(ctl, parent);
 	m.tid = (int32_t)ut_thr.tid;
 	m.start_tsc = ut_thr.lat_start_tsc;
 	m.end_tsc = end;
@@ -187,11 +220,8 @@ static void report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t par
 	m.end_ip = ip;
 	m.end_parent = parent;
 	m.cpu = (uint32_t)sched_getcpu();
-	errno = 0;
-	m.nice = getpriority(PRIO_PROCESS, (id_t)m.tid);
-	pol = sched_getscheduler(m.tid);
-	m.policy = pol < 0 ? 0 : (uint32_t)pol;
-	m.rt_prio = sched_getparam(m.tid, &sp) ? 0 : (uint32_t)sp.sched_priority;
+	m.waker_tid = waker;
+	ut_lat_sched(m.tid, &m.nice, &m.policy, &m.rt_prio);
 	seq = __atomic_load_n(&ctl->lat_done, __ATOMIC_ACQUIRE);
 	m.last_tsc = __builtin_ia32_rdtsc(); /* after every event of the section */
 	if (ut_send(&m, sizeof(m)) == 0)
@@ -204,20 +234,18 @@ static void section_start(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent)
 	ut_thr.lat_start_ip = ip;
 	ut_thr.lat_start_parent = parent;
 	ut_thr.lat_start_tsc = __builtin_ia32_rdtsc();
-	write_func(ctl, ip, parent);
-	gate_set(1);
+	ut_lat_write_func(ctl, ip, parent);
+	ut_lat_gate_set(1);
 }
 
 static void section_end(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent)
 {
-	uint64_t end = __builtin_ia32_rdtsc(), delta = end - ut_thr.lat_start_tsc;
-	uint64_t thresh = __atomic_load_n(&ctl->thresh_tsc, __ATOMIC_RELAXED);
-	uint64_t max = __atomic_load_n(&ctl->lat_max_tsc, __ATOMIC_RELAXED);
+	uint64_t end = __builtin_ia32_rdtsc();
 
 	ut_thr.lat_in = 0;
-	gate_set(0);
-	if (thresh ? delta >= thresh : delta > max)
-		report(ctl, end, ip, parent);
+	ut_lat_gate_set(0);
+	if (ut_lat_exceeds(ctl, end - ut_thr.lat_start_tsc))
+		ut_lat_report(ctl, end, ip, parent, NULL, 0);
 }
 
 /* Counts kept under an earlier run of a latency tracer are void. */
@@ -256,7 +284,7 @@ void ut_lat_update(uintptr_t ip, uintptr_t parent)
 			section_end(ctl, ip, parent);
 		} else {
 			ut_thr.lat_in = 0;
-			gate_set(0);
+			ut_lat_gate_set(0);
 		}
 	}
 	ut_thr.guard = 0;
@@ -280,18 +308,59 @@ static void __attribute__((noinline)) lock_change(int delta, uintptr_t ip, uintp
 	ut_lat_update(ip, ret);
 }
 
+/* Is a call that returns to ret the program's (not the runtime's own locking)? */
+static int program_call(uintptr_t ret)
+{
+	return !(ret >= self_lo && ret < self_hi) && !ut_notrace_now();
+}
+
+typedef int (*lock_fn)(void *);
+typedef int (*timed_fn)(void *, const struct timespec *);
+
+/*
+ * What a lock call does while a latency tracer is on (ut_lat_wraps): preemptoff
+ * counts the lock, the wakeup tracers (wakeup.c) see an unlock as a wake
+ * (a hand-off to the oldest waiter) and a lock that had to wait as a wakee:
+ * try first, and only when the lock is busy register as a waiter and block.
+ * wake: 1 an unlock (a waker), -1 a lock that may wait (try: its try form).
+ */
+static int __attribute__((noinline))
+lock_slow(void *l, const struct timespec *ts, lock_fn f, timed_fn tf, lock_fn try, int delta,
+	  int wake, uintptr_t ip, uintptr_t ret)
+{
+	struct ut_wake_wait w;
+	int r, waiting = 0;
+
+	if (wake > 0 && ut_wake_mode && program_call(ret))
+		ut_wake_signal(l, 0, ip, ret);
+	if (wake < 0 && try && ut_wake_mode && program_call(ret)) {
+		r = try(l);
+		if (r != EBUSY)
+			goto done;
+		waiting = ut_wake_begin(&w, l);
+	}
+	r = tf ? tf(l, ts) : f(l);
+	if (waiting)
+		ut_wake_end(&w, r == 0, ip, ret);
+done:
+	if (ut_lat_locks_live && r == 0)
+		lock_change(delta, ip, ret);
+	return r;
+}
+
 /*
  * Each wrapper calls the real function through a pointer that starts at a resolver
  * (for calls before the constructor ran: another library's constructor, say), then
  * tests one flag.  ut_lat_resolve() fills the pointers from the constructor.
+ * try: the try form a lock that may wait tries first (wakeup tracers), or NULL.
  */
-#define LAT_WRAP(name, type, delta)                                                                \
+#define LAT_WRAP(name, type, delta, wake, try)                                                     \
 	typedef int (*name##_fn)(type *);                                                          \
 	static int resolve_##name(type *l);                                                        \
 	static name##_fn real_##name = resolve_##name;                                             \
 	static int resolve_##name(type *l)                                                         \
 	{                                                                                          \
-		name##_fn f = (name##_fn)ut_real(#name);                                            \
+		name##_fn f = (name##_fn)ut_real(#name);                                           \
 		if (!f)                                                                            \
 			return ENOSYS;                                                             \
 		real_##name = f;                                                                   \
@@ -299,100 +368,123 @@ static void __attribute__((noinline)) lock_change(int delta, uintptr_t ip, uintp
 	}                                                                                          \
 	UT_EXPORT int name(type *l)                                                                \
 	{                                                                                          \
-		int r = real_##name(l);                                                            \
-		if (__builtin_expect(ut_lat_locks_live, 0) && r == 0)                              \
-			lock_change(delta, (uintptr_t)name,                                        \
-				    (uintptr_t)__builtin_return_address(0));                       \
-		return r;                                                                          \
+		if (__builtin_expect(ut_lat_wraps, 0))                                             \
+			return lock_slow((void *)l, NULL, (lock_fn)real_##name, NULL,              \
+					 (lock_fn)(try), delta, wake, (uintptr_t)name,             \
+					 (uintptr_t)__builtin_return_address(0));                  \
+		return real_##name(l);                                                             \
 	}
 
-#define LAT_WRAP_TIMED(name, type)                                                                 \
+#define LAT_WRAP_TIMED(name, type, try)                                                            \
 	typedef int (*name##_fn)(type *, const struct timespec *);                                 \
 	static name##_fn real_##name;                                                              \
 	UT_EXPORT int name(type *l, const struct timespec *ts)                                     \
 	{                                                                                          \
 		if (__builtin_expect(!real_##name, 0))                                             \
 			real_##name = (name##_fn)ut_real(#name);                                   \
-		int r = real_##name ? real_##name(l, ts) : ENOSYS;                                 \
-		if (__builtin_expect(ut_lat_locks_live, 0) && r == 0)                              \
-			lock_change(1, (uintptr_t)name, (uintptr_t)__builtin_return_address(0));   \
-		return r;                                                                          \
+		if (!real_##name)                                                                  \
+			return ENOSYS;                                                             \
+		if (__builtin_expect(ut_lat_wraps, 0))                                             \
+			return lock_slow(l, ts, NULL, (timed_fn)real_##name, (lock_fn)(try), 1,    \
+					 -1, (uintptr_t)name,                                      \
+					 (uintptr_t)__builtin_return_address(0));                  \
+		return real_##name(l, ts);                                                         \
 	}
 
-LAT_WRAP(pthread_mutex_lock, pthread_mutex_t, 1)
-LAT_WRAP(pthread_mutex_trylock, pthread_mutex_t, 1)
-LAT_WRAP(pthread_mutex_unlock, pthread_mutex_t, -1)
-LAT_WRAP(pthread_rwlock_rdlock, pthread_rwlock_t, 1)
-LAT_WRAP(pthread_rwlock_wrlock, pthread_rwlock_t, 1)
-LAT_WRAP(pthread_rwlock_tryrdlock, pthread_rwlock_t, 1)
-LAT_WRAP(pthread_rwlock_trywrlock, pthread_rwlock_t, 1)
-LAT_WRAP(pthread_rwlock_unlock, pthread_rwlock_t, -1)
-LAT_WRAP(pthread_spin_lock, pthread_spinlock_t, 1)
-LAT_WRAP(pthread_spin_trylock, pthread_spinlock_t, 1)
-LAT_WRAP(pthread_spin_unlock, pthread_spinlock_t, -1)
-LAT_WRAP_TIMED(pthread_mutex_timedlock, pthread_mutex_t)
-LAT_WRAP_TIMED(pthread_rwlock_timedrdlock, pthread_rwlock_t)
-LAT_WRAP_TIMED(pthread_rwlock_timedwrlock, pthread_rwlock_t)
+LAT_WRAP(pthread_mutex_trylock, pthread_mutex_t, 1, 0, NULL)
+LAT_WRAP(pthread_mutex_lock, pthread_mutex_t, 1, -1, real_pthread_mutex_trylock)
+LAT_WRAP(pthread_mutex_unlock, pthread_mutex_t, -1, 1, NULL)
+LAT_WRAP(pthread_rwlock_tryrdlock, pthread_rwlock_t, 1, 0, NULL)
+LAT_WRAP(pthread_rwlock_trywrlock, pthread_rwlock_t, 1, 0, NULL)
+LAT_WRAP(pthread_rwlock_rdlock, pthread_rwlock_t, 1, -1, real_pthread_rwlock_tryrdlock)
+LAT_WRAP(pthread_rwlock_wrlock, pthread_rwlock_t, 1, -1, real_pthread_rwlock_trywrlock)
+LAT_WRAP(pthread_rwlock_unlock, pthread_rwlock_t, -1, 1, NULL)
+LAT_WRAP(pthread_spin_lock, pthread_spinlock_t, 1, 0, NULL)
+LAT_WRAP(pthread_spin_trylock, pthread_spinlock_t, 1, 0, NULL)
+LAT_WRAP(pthread_spin_unlock, pthread_spinlock_t, -1, 0, NULL)
+LAT_WRAP_TIMED(pthread_mutex_timedlock, pthread_mutex_t, real_pthread_mutex_trylock)
+LAT_WRAP_TIMED(pthread_rwlock_timedrdlock, pthread_rwlock_t, real_pthread_rwlock_tryrdlock)
+LAT_WRAP_TIMED(pthread_rwlock_timedwrlock, pthread_rwlock_t, real_pthread_rwlock_trywrlock)
 
 /*
  * A condition wait gives the mutex up while it waits: the section (if this mutex
  * made one) ends before and starts again after, as an unlock and a lock would.
- * The default version of the symbols: what programs built today call.
+ * For the wakeup tracers the waiting thread is a wakee of the condition variable
+ * (wakeup.c).  The default version of the symbols: what programs built today call.
  */
 typedef int (*cond_wait_fn)(pthread_cond_t *, pthread_mutex_t *);
 typedef int (*cond_timedwait_fn)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+typedef int (*cond_clockwait_fn)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+				 const struct timespec *);
 static cond_wait_fn real_cond_wait;
 static cond_timedwait_fn real_cond_timedwait;
+static cond_clockwait_fn real_cond_clockwait;
 
-static void *cond_real(const char *name)
+void *ut_lat_cond_real(const char *name)
 {
 	void *f = dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2");
 
 	return f ? f : ut_real(name);
 }
 
-/* Before the wait: its mutex is given up (returns whether it was counted) ... */
-static int cond_leave(uintptr_t ip, uintptr_t ret)
+/* One of the three waits: ts NULL the plain one, clk >= 0 the clockwait. */
+static int cond_call(pthread_cond_t *c, pthread_mutex_t *m, int clk, const struct timespec *ts)
 {
-	int live = ut_lat_locks_live;
+	if (clk >= 0)
+		return real_cond_clockwait ? real_cond_clockwait(c, m, clk, ts) : ENOSYS;
+	if (ts)
+		return real_cond_timedwait ? real_cond_timedwait(c, m, ts) : ENOSYS;
+	return real_cond_wait ? real_cond_wait(c, m) : ENOSYS;
+}
+
+static int __attribute__((noinline))
+cond_slow(pthread_cond_t *c, pthread_mutex_t *m, int clk, const struct timespec *ts, uintptr_t ip,
+	  uintptr_t ret)
+{
+	struct ut_wake_wait w;
+	int live = ut_lat_locks_live, waiting = 0, r;
 
 	if (live)
 		lock_change(-1, ip, ret);
-	return live;
-}
-
-/* ... and after it, taken again. */
-static void cond_back(int live, uintptr_t ip, uintptr_t ret)
-{
+	if (ut_wake_mode && program_call(ret))
+		waiting = ut_wake_begin(&w, c);
+	r = cond_call(c, m, clk, ts);
+	if (waiting)
+		ut_wake_end(&w, r == 0, ip, ret);
 	if (live && ut_lat_locks_live)
 		lock_change(1, ip, ret);
+	return r;
 }
+
+#define COND_WRAP(name, clk, ts)                                                                   \
+	do {                                                                                       \
+		if (__builtin_expect(ut_lat_wraps, 0))                                             \
+			return cond_slow(c, m, clk, ts, (uintptr_t)name,                           \
+					 (uintptr_t)__builtin_return_address(0));                  \
+		return cond_call(c, m, clk, ts);                                                   \
+	} while (0)
 
 UT_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	uintptr_t ret = (uintptr_t)__builtin_return_address(0);
-	int live, r;
-
 	if (__builtin_expect(!real_cond_wait, 0))
-		real_cond_wait = (cond_wait_fn)cond_real("pthread_cond_wait");
-	live = cond_leave((uintptr_t)pthread_cond_wait, ret);
-	r = real_cond_wait(c, m);
-	cond_back(live, (uintptr_t)pthread_cond_wait, ret);
-	return r;
+		real_cond_wait = (cond_wait_fn)ut_lat_cond_real("pthread_cond_wait");
+	COND_WRAP(pthread_cond_wait, -1, NULL);
 }
 
 UT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *ts)
 {
-	uintptr_t ret = (uintptr_t)__builtin_return_address(0);
-	int live, r;
-
 	if (__builtin_expect(!real_cond_timedwait, 0))
-		real_cond_timedwait = (cond_timedwait_fn)cond_real("pthread_cond_timedwait");
-	live = cond_leave((uintptr_t)pthread_cond_timedwait, ret);
-	r = real_cond_timedwait(c, m, ts);
-	cond_back(live, (uintptr_t)pthread_cond_timedwait, ret);
-	return r;
+		real_cond_timedwait = (cond_timedwait_fn)ut_lat_cond_real("pthread_cond_timedwait");
+	COND_WRAP(pthread_cond_timedwait, -1, ts);
+}
+
+UT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+				     const struct timespec *ts)
+{
+	if (__builtin_expect(!real_cond_clockwait, 0))
+		real_cond_clockwait = (cond_clockwait_fn)ut_real("pthread_cond_clockwait");
+	COND_WRAP(pthread_cond_clockwait, (int)clk, ts);
 }
 
 void ut_lat_resolve(void)
@@ -419,6 +511,8 @@ void ut_lat_resolve(void)
 	RESOLVE(pthread_rwlock_timedrdlock);
 	RESOLVE(pthread_rwlock_timedwrlock);
 #undef RESOLVE
-	real_cond_wait = (cond_wait_fn)cond_real("pthread_cond_wait");
-	real_cond_timedwait = (cond_timedwait_fn)cond_real("pthread_cond_timedwait");
+	real_cond_wait = (cond_wait_fn)ut_lat_cond_real("pthread_cond_wait");
+	real_cond_timedwait = (cond_timedwait_fn)ut_lat_cond_real("pthread_cond_timedwait");
+	real_cond_clockwait = (cond_clockwait_fn)ut_real("pthread_cond_clockwait");
+	ut_wake_resolve();
 }

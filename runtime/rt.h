@@ -17,6 +17,8 @@
  *                the waits with a mask (sigsuspend, ppoll, pselect, epoll_pwait),
  *                prctl/pthread_setname_np; for function_graph longjmp & co.,
  *                the unwinder entry points, backtrace, pthread_exit
+ *   latency.c    irqsoff, preemptoff, preemptirqsoff; the lock and condvar wrappers
+ *   wakeup.c     wakeup, wakeup_rt, wakeup_dl: futex-based wakes and their wakees
  *   graph.c      function_graph: the per-thread shadow return stack
  *   graph_ctx.c  function_graph across swapcontext/setcontext (coroutines)
  *   vfork.c      a vfork child runs untraced (with arch/x86_64/vfork.S)
@@ -486,6 +488,53 @@ void ut_lat_update(uintptr_t ip, uintptr_t parent);
 void ut_lat_resolve(void);
 /* Every thread asks set_ftrace_pid's question again (a new generation). */
 void ut_rt_task_invalidate(void);
+/* The wrappers' one test: a latency tracer that counts locks or wakes is on. */
+extern int ut_lat_wraps;
+/* The thread records function entries from now on (open: a section began) or not. */
+void ut_lat_gate_set(int open);
+/* A function entry "ip <-parent" (ip: the primitive, as a site's). */
+void ut_lat_write_func(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent);
+/* A stack event from parent's function up (parent 0: none). */
+void ut_lat_write_stack(struct ut_ctl *ctl, uintptr_t parent);
+/* Is a latency of delta TSC ticks to be reported (tracing_thresh, tracing_max_latency)? */
+int ut_lat_exceeds(const struct ut_ctl *ctl, uint64_t delta);
+/*
+ * Report a latency that ended at end: the entry "ip <-parent", the switch entry
+ * sw if any (the wakeup tracers), the stack, then UT_MSG_LATENCY (start from
+ * ut_thr.lat_start_*, waker: the thread whose events show beside this one's, 0:
+ * none) and wait until utracefs has dealt with it.
+ */
+void ut_lat_report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t parent,
+		   struct ut_ev_ctx *sw, int32_t waker);
+/* Thread tid's nice, policy and rt_prio (the latency header's task line). */
+void ut_lat_sched(int32_t tid, int32_t *nice, uint32_t *policy, uint32_t *rt_prio);
+/* The GLIBC_2.3.2 version of a pthread_cond_* function (what programs call today). */
+void *ut_lat_cond_real(const char *name);
+
+/* ---- the wakeup tracers (wakeup.c) ------------------------------------------------- */
+
+/* UT_LAT_WAKEUP* of the tracer that is on, 0: off (the waits' and wakes' test). */
+extern uint32_t ut_wake_mode;
+/* A thread waiting in a wrapped primitive: on its stack, listed while it waits. */
+struct ut_wake_wait {
+	uintptr_t obj;	/* the object waited on (condvar, mutex, semaphore, rwlock) */
+	uint64_t stamp; /* TSC of the wake that chose it, 0: not woken yet */
+	int32_t tid;
+	int32_t waker;	    /* the waker's tid */
+	uint32_t cpu;	    /* where it waited from (the wake entry's [cpu]) */
+	uint8_t prio;	    /* the kernel's prio of the wakee ... */
+	uint8_t waker_prio; /* ... and of the waker */
+};
+/* The control thread applies the tracer (mode: UT_LAT_WAKEUP* or 0). */
+void ut_wake_apply(uint32_t mode);
+/* Before a wait on obj: list the thread if the tracer measures it; returns whether. */
+int ut_wake_begin(struct ut_wake_wait *w, const void *obj);
+/* After it (woken: it returned because it was, not by a timeout or an error). */
+void ut_wake_end(struct ut_wake_wait *w, int woken, uintptr_t ip, uintptr_t ret);
+/* Before a wake of obj's oldest waiter not yet woken (all: every waiter). */
+void ut_wake_signal(const void *obj, int all, uintptr_t ip, uintptr_t ret);
+/* Fill the wake wrappers' pointers (the constructor). */
+void ut_wake_resolve(void);
 
 /* ---- the stack tracer (stack_tracer.c) -------------------------------------------- */
 

@@ -46,7 +46,7 @@ struct field {
 struct event_format {
 	const char *name;
 	long id;
-	struct field fields[6]; /* after the common ones; ends at a NULL decl */
+	struct field fields[7]; /* after the common ones; ends at a NULL decl */
 	const char *print_fmt;
 };
 
@@ -57,6 +57,19 @@ static const struct field common_fields[] = {
 	{"unsigned char common_preempt_count", 3, 1, false},
 	{"int common_pid", 4, 4, true},
 };
+
+/* the wakeup tracers' ctx_switch_entry, shared by context_switch and wakeup */
+#define CTX_FIELDS                                                                                 \
+	{{"unsigned int prev_pid", 8, 4, false},                                                   \
+	 {"unsigned int next_pid", 12, 4, false},                                                  \
+	 {"unsigned int next_cpu", 16, 4, false},                                                  \
+	 {"unsigned char prev_prio", 20, 1, false},                                                \
+	 {"unsigned char prev_state", 21, 1, false},                                               \
+	 {"unsigned char next_prio", 22, 1, false},                                                \
+	 {"unsigned char next_state", 23, 1, false}}
+#define CTX_FMT(arrow)                                                                             \
+	"\"%u:%u:%u  " arrow " %u:%u:%u [%03u]\", REC->prev_pid, REC->prev_prio, "                 \
+	"REC->prev_state, REC->next_pid, REC->next_prio, REC->next_state, REC->next_cpu"
 
 static const struct event_format formats[] = {
 	{"function", UT_EV_FUNCTION,
@@ -79,6 +92,8 @@ static const struct event_format formats[] = {
 	  {"unsigned long long rettime", 32, 8, false}},
 	 "\"<-- %ps (%u) (start: %llx  end: %llx) over: %u\", (void *)REC->func, REC->depth, "
 	 "REC->calltime, REC->rettime, REC->depth"},
+	{"context_switch", UT_EV_CTX, CTX_FIELDS, CTX_FMT("==>")},
+	{"wakeup", UT_EV_WAKE, CTX_FIELDS, CTX_FMT("==+")},
 	{"kernel_stack", UT_EV_KERNEL_STACK,
 	 {{"int size", 8, 4, true}, {"unsigned long caller[8]", 16, 64, false}},
 	 "\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
@@ -129,7 +144,7 @@ static int format_show(struct tfs_open *o)
 	if (!ev)
 		return -ENOENT;
 	err = format_head(b, ev->name, ev->id);
-	for (size_t i = 0; i < 6 && ev->fields[i].decl && !err; i++)
+	for (size_t i = 0; i < 7 && ev->fields[i].decl && !err; i++)
 		err = field_line(b, &ev->fields[i]);
 	return err ? err : tfs_buf_printf(b, "\nprint fmt: %s\n", ev->print_fmt);
 }

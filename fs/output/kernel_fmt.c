@@ -26,6 +26,9 @@ unsigned int tfs_kfmt_payload(const struct ut_ev *ev)
 	switch (ev->type) {
 	case UT_EV_FUNCTION:
 		return 24; /* common fields, ip, parent_ip */
+	case UT_EV_CTX:
+	case UT_EV_WAKE:
+		return 24; /* common fields, 3 u32 (pids, cpu), 4 bytes (prios, states) */
 	case UT_EV_GRAPH_ENT:
 		return 24; /* common fields, func, depth, padding (no args here) */
 	case UT_EV_GRAPH_RET:
@@ -208,6 +211,19 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 		put32(out + 8, (uint32_t)st->nr);
 		for (unsigned int i = 0; i < st->nr; i++)
 			put_ip(out + 16 + i * 8, ev, st->ips[i]);
+		break;
+	}
+	case UT_EV_CTX:
+	case UT_EV_WAKE: {
+		const struct ut_ev_ctx *c = (const void *)ev;
+
+		put32(out + 8, c->prev_pid);
+		put32(out + 12, c->next_pid);
+		put32(out + 16, c->next_cpu);
+		out[20] = c->prev_prio;
+		out[21] = c->prev_state;
+		out[22] = c->next_prio;
+		out[23] = c->next_state;
 		break;
 	}
 	case UT_EV_RAW_DATA: {

@@ -297,6 +297,10 @@ static void print_body(const struct tfs_iter *it, const struct tfs_event *e, str
 	case UT_EV_RAW_DATA:
 		tfs_out_raw_data(b, (const void *)ev);
 		break;
+	case UT_EV_CTX:
+	case UT_EV_WAKE:
+		tfs_out_ctx(b, (const void *)ev);
+		break;
 	case UT_EV_EVENT:
 		tfs_out_event(it, e, b);
 		break;
@@ -335,6 +339,10 @@ static void print_raw(const struct tfs_iter *it, const struct tfs_event *e, stru
 	case UT_EV_RAW_DATA:
 		tfs_out_raw_data(b, (const void *)ev);
 		break;
+	case UT_EV_CTX:
+	case UT_EV_WAKE:
+		tfs_out_ctx_raw(b, (const void *)ev);
+		break;
 	case UT_EV_EVENT:
 		tfs_out_event_raw(b, ev);
 		break;
@@ -360,8 +368,9 @@ static void put_field(struct tfs_buf *b, uint64_t v, unsigned int size, bool bin
 
 /*
  * Options hex and bin (print_hex_fmt, print_bin_fmt): the context as fields, then
- * the entry's own hex or binary form: the function entry's ip and parent_ip;
- * every other entry has none and shows trace_nop_print's "type: N".
+ * the entry's own hex or binary form: the function entry's ip and parent_ip,
+ * the wake and switch entries' fields (ctx.c); every other entry has none and shows
+ * trace_nop_print's "type: N".
  */
 static void print_hexbin(const struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b,
 			 bool bin)
@@ -378,6 +387,8 @@ static void print_hexbin(const struct tfs_iter *it, const struct tfs_event *e, s
 
 		put_field(b, f->ip - UT_SITE_CALL_LEN, 8, bin);
 		put_field(b, f->parent_ip, 8, bin);
+	} else if (ev->type == UT_EV_CTX || ev->type == UT_EV_WAKE) {
+		tfs_out_ctx_hexbin(b, (const void *)ev, bin);
 	} else if (ev->type == UT_EV_EVENT) {
 		tfs_out_event_raw(b, ev);
 	} else {

@@ -70,6 +70,10 @@ void tfs_out_lat_flags(struct tfs_buf *b, const struct ut_ev *ev);
 void tfs_out_comm(pid_t tid, char comm[16]);
 /* The body of a raw_data event ("# id buf: xx xx ...\n"). */
 void tfs_out_raw_data(struct tfs_buf *b, const struct ut_ev_raw *r);
+/* The wakeup tracers' wake and switch entries (ctx.c): default, raw, hex or bin body. */
+void tfs_out_ctx(struct tfs_buf *b, const struct ut_ev_ctx *c);
+void tfs_out_ctx_raw(struct tfs_buf *b, const struct ut_ev_ctx *c);
+void tfs_out_ctx_hexbin(struct tfs_buf *b, const struct ut_ev_ctx *c, bool bin);
 /* The latency tracers' header block (print_trace_header). */
 void tfs_out_lat_trace_header(struct tfs_iter *it, struct tfs_buf *b);
 

@@ -12,29 +12,6 @@
 #include "../output/output.h"
 #include "tracers.h"
 
-static int irqsoff_init(void)
-{
-	return tfs_lat_tracer_init(&tfs_top);
-}
-
-static void irqsoff_reset(void)
-{
-	tfs_lat_tracer_reset(&tfs_top);
-}
-
-#define LAT_TRACER(var, tname, mode)                                                               \
-	const struct tracer var = {                                                                \
-	    .name = tname,                                                                         \
-	    .id = UT_TRACER_LATENCY,                                                               \
-	    .init = irqsoff_init,                                                                  \
-	    .reset = irqsoff_reset,                                                                \
-	    .print_header = tfs_out_default_header,                                                \
-	    .print_line = tfs_out_line,                                                            \
-	    .use_max_tr = true,                                                                    \
-	    .print_max = true,                                                                     \
-	    .lat_mode = (mode),                                                                    \
-	}
-
-LAT_TRACER(tfs_irqsoff_tracer, "irqsoff", UT_LAT_IRQSOFF);
-LAT_TRACER(tfs_preemptoff_tracer, "preemptoff", UT_LAT_PREEMPTOFF);
-LAT_TRACER(tfs_preemptirqsoff_tracer, "preemptirqsoff", UT_LAT_IRQSOFF | UT_LAT_PREEMPTOFF);
+TFS_LAT_TRACER(tfs_irqsoff_tracer, "irqsoff", UT_LAT_IRQSOFF);
+TFS_LAT_TRACER(tfs_preemptoff_tracer, "preemptoff", UT_LAT_PREEMPTOFF);
+TFS_LAT_TRACER(tfs_preemptirqsoff_tracer, "preemptirqsoff", UT_LAT_IRQSOFF | UT_LAT_PREEMPTOFF);

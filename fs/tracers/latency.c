@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * latency.c - the latency tracers' core: what irqsoff, preemptoff and
- * preemptirqsoff (irqsoff.c) share, and what the wakeup tracers will.
+ * preemptirqsoff (irqsoff.c) and wakeup, wakeup_rt and wakeup_dl (wakeup.c) share.
  *
  * As the kernel's tracers that use the max buffer (use_max_tr, print_max):
  *
@@ -16,7 +16,8 @@
  *    dropped, as the kernel's critical_sequence check drops it.
  *  - `trace` then reads the max buffer: events older than the maximum's start are
  *    skipped and not counted (the kernel's tracing_iter_reset and time_start),
- *    and with only_task set, events of other tasks too: a thread's section may
+ *    and with only_task set, events of other tasks than the maximum's (and its
+ *    waker's, for the wakeup tracers) too: a thread's section may
  *    run on several CPUs while other threads write beside it, where the kernel's
  *    section is one CPU's; the swap takes every CPU (the wakeup tracer's
  *    update_max_tr, not irqsoff's update_max_tr_single) for that reason.
@@ -84,6 +85,16 @@ int tfs_lat_tracer_init(struct tfs_instance *inst)
 	return 0;
 }
 
+int tfs_lat_top_init(void)
+{
+	return tfs_lat_tracer_init(&tfs_top);
+}
+
+void tfs_lat_top_reset(void)
+{
+	tfs_lat_tracer_reset(&tfs_top);
+}
+
 void tfs_lat_tracer_reset(struct tfs_instance *inst)
 {
 	pthread_mutex_lock(&lat_lock);
@@ -127,7 +138,8 @@ bool tfs_lat_shows(const struct tfs_lat_max *m, pid_t tid, uint64_t tsc)
 {
 	if (!m->valid)
 		return true;
-	return tsc >= m->start_tsc && tsc <= m->last_tsc && (!m->only_task || tid == m->tid);
+	return tsc >= m->start_tsc && tsc <= m->last_tsc &&
+	       (!m->only_task || tid == m->tid || (m->waker && tid == m->waker));
 }
 
 /* The reporting thread waits for this (runtime/latency.c wait_done). */
@@ -170,6 +182,7 @@ int tfs_lat_msg(pid_t pid, const void *buf)
 		m.start_ip = r->start_parent ? r->start_parent : r->start_ip;
 		m.end_ip = r->end_parent ? r->end_parent : r->end_ip;
 		m.only_task = true;
+		m.waker = r->waker_tid > 0 ? r->waker_tid : 0;
 		tfs_lat_update_max(inst, &m);
 	}
 	(void)pid;

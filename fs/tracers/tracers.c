@@ -3,9 +3,10 @@
  * tracers.c - the list of tracers.  The kernel adds each tracer at the head of
  * its list as it registers it, nop first, so available_tracers prints them in
  * reverse order of registration: the kernel registers function, then irqsoff,
- * preemptoff and preemptirqsoff (trace_irqsoff.c), then function_graph, so
- * available_tracers reads "function_graph preemptirqsoff preemptoff irqsoff
- * function nop": this array is in that order.
+ * preemptoff and preemptirqsoff (trace_irqsoff.c), wakeup, wakeup_rt and
+ * wakeup_dl (trace_sched_wakeup.c), then function_graph, so available_tracers
+ * reads "function_graph wakeup_dl wakeup_rt wakeup preemptirqsoff preemptoff
+ * irqsoff function nop": this array is in that order.
  */
 #include <string.h>
 
@@ -13,6 +14,9 @@
 
 const struct tracer *const tfs_tracers[] = {
 	&tfs_function_graph_tracer,
+	&tfs_wakeup_dl_tracer,
+	&tfs_wakeup_rt_tracer,
+	&tfs_wakeup_tracer,
 	&tfs_preemptirqsoff_tracer,
 	&tfs_preemptoff_tracer,
 	&tfs_irqsoff_tracer,

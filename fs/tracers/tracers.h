@@ -11,5 +11,8 @@ extern const struct tracer tfs_function_graph_tracer;
 extern const struct tracer tfs_irqsoff_tracer;
 extern const struct tracer tfs_preemptoff_tracer;
 extern const struct tracer tfs_preemptirqsoff_tracer;
+extern const struct tracer tfs_wakeup_tracer;
+extern const struct tracer tfs_wakeup_rt_tracer;
+extern const struct tracer tfs_wakeup_dl_tracer;
 
 #endif

@@ -22,7 +22,7 @@ hdr() { sed -n "$1" "$T/trace"; }
 sites() { ask "$O" 3 s | grep -v '^pid ' | tr '\n' ' '; }
 
 expect_eq "available_tracers: the kernel's order" \
-	"function_graph preemptirqsoff preemptoff irqsoff function nop" \
+	"function_graph wakeup_dl wakeup_rt wakeup preemptirqsoff preemptoff irqsoff function nop" \
 	"$(cat "$T/available_tracers")"
 
 # ---- irqsoff: signals blocked 5 ms in hold_irqs .. release_irqs ----

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pass_ms.h"
 #include "site_byte.h"
 
 /* each primitive's caller must be the function named (no tail call into it) */
@@ -42,19 +43,6 @@ NI void inside_work(void)
 NI void outside_work(void)
 {
 	sink--;
-}
-
-/* At least ms milliseconds pass (sleeps may end early: the clock decides). */
-static void pass_ms(int ms)
-{
-	struct timespec t0, t, d = {0, 200000};
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		nanosleep(&d, NULL);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) <
-		 (long)ms * 1000000L);
 }
 
 NI void hold_irqs(void)

@@ -350,10 +350,106 @@ static void test_latency_shows(void **state)
 	assert_false(tfs_lat_shows(&m, 42, 999));  /* before time_start */
 	assert_false(tfs_lat_shows(&m, 42, 2001)); /* after the report */
 	assert_false(tfs_lat_shows(&m, 43, 1500)); /* another thread beside it */
-	m.only_task = false;			   /* the wakeup tracers: every task */
+	m.waker = 43;				   /* the wakeup tracers: the waker's events too */
 	assert_true(tfs_lat_shows(&m, 43, 1500));
+	assert_false(tfs_lat_shows(&m, 44, 1500));
+	assert_false(tfs_lat_shows(&m, 43, 2001));
+	m.only_task = false; /* every task */
+	assert_true(tfs_lat_shows(&m, 44, 1500));
 	m.valid = false; /* no maximum yet: the buffer is shown as it is */
 	assert_true(tfs_lat_shows(&m, 43, 5));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/*
+ * The wakeup tracers' entries, as the kernel's trace_ctxwake_print and its raw,
+ * hex and bin forms print a ctx_switch_entry: waker 2389 (prio 120) woke 2448
+ * (SCHED_FIFO 5: prio 94) on CPU 3.
+ */
+static void test_ctx_lines(void **state)
+{
+	struct ut_ev_ctx c = {.h = {.len = sizeof(c), .type = UT_EV_WAKE, .tid = 2389},
+			      .prev_pid = 2389,
+			      .next_pid = (uint32_t)getpid(),
+			      .next_cpu = 3,
+			      .prev_prio = 120,
+			      .next_prio = 94};
+	struct tfs_event e = {.ev = &c.h, .cpu = 3, .ts = 5000000000ull};
+	struct tfs_iter it = {.inst = &tfs_top};
+	char comm[16], want[160];
+
+	tfs_out_comm(getpid(), comm);
+	snprintf(want, sizeof(want),
+		 "           <...>-2389    [003] .....     5.000000:     2389:120:R   + [003] "
+		 "%7d: 94:R %s\n",
+		 (int)getpid(), comm);
+	assert_string_equal(line(&it, &e), want);
+	c.h.type = UT_EV_CTX;
+	snprintf(want, sizeof(want), "    2389:120:R ==> [003] %7d: 94:R %s\n", (int)getpid(),
+		 comm);
+	assert_non_null(strstr(line(&it, &e), want));
+	/* the latency format: "%8.8s-%-7d %3d" + flags + time, then the same body */
+	it.lat_fmt = true;
+	it.time_start = e.ts - 5000;
+	it.next_ts = e.ts;
+	snprintf(want, sizeof(want),
+		 "   <...>-2389      3.....    5us :     2389:120:R ==> [003] %7d: 94:R %s\n",
+		 (int)getpid(), comm);
+	assert_string_equal(line(&it, &e), want);
+	it.lat_fmt = false;
+	/* a state past the kernel's list is '?'; a DEADLINE prio (-1) is 255 in its byte */
+	c.next_state = 9;
+	c.next_prio = 255;
+	snprintf(want, sizeof(want), "==> [003] %7d:255:? %s\n", (int)getpid(), comm);
+	assert_non_null(strstr(line(&it, &e), want));
+	c.next_state = 0;
+	c.next_prio = 94;
+	/* raw: the wake entry's prev state is '+' */
+	opt(TFS_OPT_RAW, true);
+	c.h.type = UT_EV_WAKE;
+	snprintf(want, sizeof(want), "2389 3 5000000000 2389 120 + 3 %d 94 R\n", (int)getpid());
+	assert_string_equal(line(&it, &e), want);
+	c.h.type = UT_EV_CTX;
+	snprintf(want, sizeof(want), "2389 3 5000000000 2389 120 R 3 %d 94 R\n", (int)getpid());
+	assert_string_equal(line(&it, &e), want);
+	opt(TFS_OPT_RAW, false);
+	/* hex: each field as its hex digits, the states as characters */
+	opt(TFS_OPT_HEX, true);
+	opt(TFS_OPT_CONTEXT_INFO, false);
+	c.next_pid = 0x990;
+	assert_string_equal(line(&it, &e), "00000955 78 52 00000003 00000990 5e 52 \n");
+	opt(TFS_OPT_HEX, false);
+	/* bin: the seven fields' bytes, states as indexes */
+	opt(TFS_OPT_BIN, true);
+	line(&it, &e);
+	assert_int_equal(b.len, 4 + 1 + 1 + 4 + 4 + 1 + 1);
+	assert_memory_equal(b.data, "\x55\x09\0\0\x78\0\3\0\0\0\x90\x09\0\0\x5e\0", 16);
+	opt(TFS_OPT_BIN, false);
+	opt(TFS_OPT_CONTEXT_INFO, true);
+	/* trace_pipe_raw: the kernel's 24-byte entry, type 2, the fields in its order */
+	unsigned char out[64];
+
+	assert_int_equal(tfs_kfmt_payload(&c.h), 24);
+	assert_int_equal(tfs_kfmt_entry(&tfs_top, &c.h, out, sizeof(out)), 24);
+	assert_int_equal(out[0], 2);
+	assert_int_equal(get32(out + 8), 2389);
+	assert_int_equal(get32(out + 12), 0x990);
+	assert_int_equal(get32(out + 16), 3);
+	assert_memory_equal(out + 20, "\x78\0\x5e\0", 4);
 }
 
 static struct tfs_event func_event(struct ut_ev_func *f, uint64_t ip, uint64_t parent)
@@ -534,21 +630,6 @@ static void test_demangle_option(void **state)
 	assert_string_equal(line(&it, &e), "ns::foo(int)\n");
 }
 
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* trace_pipe_raw pages: header, compressed event headers, time extends, losses. */
 static void test_kernel_page(void **state)
 {
@@ -642,6 +723,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_latency_header_max, setup),
 	    cmocka_unit_test_setup(test_latency_shows, setup),
 	    cmocka_unit_test_setup(test_function_lines, setup),
+	    cmocka_unit_test_setup(test_ctx_lines, setup),
 	    cmocka_unit_test(test_cut_name),
 	    cmocka_unit_test_setup(test_stack_lines, setup),
 	    cmocka_unit_test_setup(test_trace_printk_line, setup),

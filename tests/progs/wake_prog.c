@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * wake_prog.c - a traced program whose threads wake each other with known
+ * delays, for the wakeup tracers' test (tests/integration/106_wakeup.sh).
+ *
+ * Commands on stdin (-l); each starts a waker thread "wk_waker" and a wakee,
+ * prints "waker TID" and "wakee TID" (or "nofifo" when SCHED_FIFO is refused),
+ * joins both and is answered by "done":
+ *   c MS   wakee "wk_cond" waits on a condition variable in wait_it(); the waker,
+ *          once it holds the mutex (so the wakee waits), signals in signal_it(),
+ *          lets at least MS ms pass still holding the mutex, then unlocks it: the
+ *          wakee returns MS ms or more after the signal
+ *   f MS   the same with a SCHED_FIFO priority 5 wakee "wk_fifo"
+ *   s MS   wakee "wk_sem" blocks in sem_wait() (sem_wait_it()); the waker waits
+ *          until it sleeps, then posts in post_it()
+ *   m MS   wakee "wk_mutex" blocks in pthread_mutex_lock() (lock_it()) on a
+ *          mutex the waker holds; the waker unlocks it in unlock_it() and then
+ *          nothing: the hand-off
+ * Before waiting, each wakee calls outside_work(), which no wakeup trace shows.
+ * The program prints "pid P" first.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pass_ms.h"
+
+/* each primitive's caller must be the function named (no tail call into it) */
+#define NI __attribute__((noinline, noclone, optimize("no-optimize-sibling-calls")))
+
+static volatile int sink;
+static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static sem_t sem;
+static int ready, go;
+static volatile int held; /* 'm': the waker holds mtx */
+static volatile pid_t wakee_tid;
+
+NI void outside_work(void)
+{
+	sink--;
+}
+
+/* Until thread tid sleeps (state S in /proc), at most about 10 s. */
+static void until_asleep(pid_t tid)
+{
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	for (int i = 0; i < 50000; i++) {
+		FILE *f = fopen(path, "r");
+		char *p = NULL;
+
+		if (f) {
+			p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+			fclose(f);
+		}
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		usleep(200);
+	}
+}
+
+NI void wait_it(void)
+{
+	pthread_mutex_lock(&mtx);
+	ready = 1;
+	while (!go)
+		pthread_cond_wait(&cond, &mtx);
+	pthread_mutex_unlock(&mtx);
+}
+
+NI void signal_it(void)
+{
+	go = 1;
+	pthread_cond_signal(&cond);
+}
+
+NI void sem_wait_it(void)
+{
+	sem_wait(&sem);
+}
+
+NI void post_it(void)
+{
+	sem_post(&sem);
+}
+
+NI void lock_it(void)
+{
+	pthread_mutex_lock(&mtx);
+	pthread_mutex_unlock(&mtx);
+}
+
+NI void unlock_it(void)
+{
+	pthread_mutex_unlock(&mtx);
+}
+
+struct job {
+	char cmd;
+	int ms;
+};
+
+static void *wakee(void *arg)
+{
+	const struct job *j = arg;
+
+	pthread_setname_np(pthread_self(), j->cmd == 'c'   ? "wk_cond"
+					   : j->cmd == 'f' ? "wk_fifo"
+					   : j->cmd == 's' ? "wk_sem"
+							   : "wk_mutex");
+	wakee_tid = (pid_t)syscall(SYS_gettid);
+	outside_work();
+	if (j->cmd == 'c' || j->cmd == 'f')
+		wait_it();
+	else if (j->cmd == 's')
+		sem_wait_it();
+	else {
+		while (!held)
+			usleep(100);
+		lock_it();
+	}
+	return NULL;
+}
+
+static void *waker(void *arg)
+{
+	const struct job *j = arg;
+	int wait = 1;
+
+	pthread_setname_np(pthread_self(), "wk_waker");
+	printf("waker %ld\n", (long)syscall(SYS_gettid));
+	while (!wakee_tid)
+		usleep(100);
+	if (j->cmd == 'c' || j->cmd == 'f') {
+		/* with the mutex and ready set, the wakee is inside pthread_cond_wait */
+		while (wait) {
+			pthread_mutex_lock(&mtx);
+			wait = !ready;
+			if (wait)
+				pthread_mutex_unlock(&mtx);
+		}
+		signal_it();
+		pass_ms(j->ms);
+		pthread_mutex_unlock(&mtx);
+	} else if (j->cmd == 's') {
+		until_asleep(wakee_tid);
+		post_it();
+	} else {
+		pthread_mutex_lock(&mtx);
+		held = 1;
+		until_asleep(wakee_tid);
+		pass_ms(j->ms);
+		unlock_it();
+	}
+	return NULL;
+}
+
+/* The wakee thread, SCHED_FIFO 5 for 'f' (0 when refused). */
+static int start_wakee(pthread_t *t, struct job *j)
+{
+	pthread_attr_t a;
+	struct sched_param sp = {.sched_priority = 5};
+	int r;
+
+	pthread_attr_init(&a);
+	if (j->cmd == 'f') {
+		pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+		pthread_attr_setschedparam(&a, &sp);
+	}
+	r = pthread_create(t, &a, wakee, j);
+	pthread_attr_destroy(&a);
+	return r == 0;
+}
+
+int main(int argc, char **argv)
+{
+	char line[64];
+
+	if (argc != 2 || strcmp(argv[1], "-l")) {
+		fprintf(stderr, "usage: wake_prog -l\n");
+		return 2;
+	}
+	sem_init(&sem, 0, 0);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("pid %d\n", (int)getpid());
+	while (fgets(line, sizeof(line), stdin)) {
+		struct job j = {line[0], atoi(line + 1)};
+		pthread_t w, k;
+
+		ready = go = held = 0;
+		wakee_tid = 0;
+		if (strchr("cfsm", j.cmd)) {
+			if (!start_wakee(&k, &j)) {
+				printf("nofifo\n");
+			} else {
+				while (!wakee_tid)
+					usleep(100);
+				printf("wakee %d\n", (int)wakee_tid);
+				pthread_create(&w, NULL, waker, &j);
+				pthread_join(w, NULL);
+				pthread_join(k, NULL);
+			}
+		}
+		printf("done\n");
+	}
+	return 0;
+}
