@@ -17,6 +17,7 @@
  *                the waits with a mask (sigsuspend, ppoll, pselect, epoll_pwait),
  *                prctl/pthread_setname_np; for function_graph longjmp & co.,
  *                the unwinder entry points, backtrace, pthread_exit
+ *   latency.c    irqsoff/preemptoff: sections, the pthread lock wrappers, the report
  *   graph.c      function_graph: the per-thread shadow return stack
  *   graph_ctx.c  function_graph across swapcontext/setcontext (coroutines)
  *   vfork.c      a vfork child runs untraced (with arch/x86_64/vfork.S)
