@@ -15,7 +15,7 @@
 #                 takes fewer device interrupts than CPU 0 on a typical guest)
 #   BENCH_CAT_KB  buffer_size_kb used to time `cat trace` on a full buffer (default 65536)
 #   BENCH_DOC     report to write (default docs/performance.md)
-#   BENCH_WORKLOADS  workloads to run (default: calls events thresh real scale inst rec)
+#   BENCH_WORKLOADS  workloads to run (default: calls events thresh lat real scale inst rec)
 #   BENCH_CALLS_CONFIGS  rows of the calls workload to run (default: all, bench/micro.sh)
 #   BENCH_EVENTS_PAIRS  pairs of blocks per run of the events workload (default 100)
 #   BENCH_THRESH_US  tracing_thresh of the calls workload's ut-graph-thresh row (1000)
@@ -53,7 +53,7 @@ BENCH_BLOCK=${BENCH_BLOCK:-100000}
 BENCH_CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 BENCH_CAT_KB=${BENCH_CAT_KB:-65536}
 BENCH_DOC=${BENCH_DOC:-$TOP/docs/performance.md}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls events thresh real scale inst rec}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-calls events thresh lat real scale inst rec}
 BENCH_OUT=$BENCH_DIR/out
 BENCH_TMP=$(mktemp -d /tmp/utrace-bench.XXXXXX)
 BENCH_MNT=$BENCH_TMP/tracing
@@ -66,6 +66,7 @@ BENCH_FS_PID=
 . "$BENCH_DIR/lttng.sh"
 . "$BENCH_DIR/events.sh"
 . "$BENCH_DIR/thresh.sh"
+. "$BENCH_DIR/lat.sh"
 . "$BENCH_DIR/real.sh"
 . "$BENCH_DIR/scale.sh"
 . "$BENCH_DIR/inst.sh"

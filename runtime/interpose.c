@@ -19,7 +19,9 @@
  *    utracefs (UT_MSG_TASK) once the thread has traced anything.
  *  - sigprocmask/pthread_sigmask: track "all async signals blocked"
  *    (UT_EVF_SIGBLOCKED, 'd'), and never let SIGTRAP be blocked (a blocked
- *    synchronous SIGTRAP from our int3 would kill the thread).
+ *    synchronous SIGTRAP from our int3 would kill the thread).  Under irqsoff
+ *    the same change, and a wrapped handler's entry and exit, start and end the
+ *    thread's sections (latency.c, which also wraps the pthread locks).
  *  - sigsuspend, ppoll (and __ppoll_chk), pselect, epoll_pwait, epoll_pwait2: the
  *    mask they wait with is also the mask a handler that interrupts the wait runs
  *    with, so SIGTRAP is taken out of it as well, and out of the mask a thread

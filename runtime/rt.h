@@ -17,7 +17,7 @@
  *                the waits with a mask (sigsuspend, ppoll, pselect, epoll_pwait),
  *                prctl/pthread_setname_np; for function_graph longjmp & co.,
  *                the unwinder entry points, backtrace, pthread_exit
- *   latency.c    irqsoff, preemptoff, preemptirqsoff; the lock and condvar wrappers
+ *   latency.c    irqsoff/preemptoff: sections, the pthread lock and condvar wrappers, the report
  *   wakeup.c     wakeup, wakeup_rt, wakeup_dl: futex-based wakes and their wakees
  *   graph.c      function_graph: the per-thread shadow return stack
  *   graph_ctx.c  function_graph across swapcontext/setcontext (coroutines)

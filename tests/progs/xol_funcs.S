@@ -20,8 +20,14 @@
 	.size \name, . - \name
 	.endm
 
+	/*
+	 * hidden: out of the dynamic symbol table, so that dladdr1() on a function
+	 * whose first instruction is a label finds the function (with its size), not
+	 * the label, whatever order the table happens to have
+	 */
 	.macro LABEL name
 	.globl \name
+	.hidden \name
 \name:
 	.endm
 
