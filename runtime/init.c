@@ -98,6 +98,7 @@ static void fork_child(void)
 	ut_evpid_fork_child(); /* with the forking thread's tid, before the HELLO */
 	ut_thr.tid = 0;
 	ut_graph_after_fork_child();
+	ut_wake_fork_child();
 	ut_control_after_fork_child();
 	if (had_tid)
 		ut_rt_thread_register(); /* after the child's HELLO */

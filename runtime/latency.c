@@ -173,9 +173,23 @@ static void wait_done(struct ut_ctl *ctl, uint32_t seq, int32_t tid)
 
 void ut_lat_sched(int32_t tid, int32_t *nice, uint32_t *policy, uint32_t *rt_prio)
 {
+	struct { /* the kernel's struct sched_attr, its first version */
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} attr = {0};
 	struct sched_param sp;
 	int pol;
 
+	/* one system call where the kernel has it (3.14 on), three otherwise */
+	if (syscall(SYS_sched_getattr, tid, &attr, sizeof(attr), 0) == 0) {
+		*nice = attr.nice;
+		*policy = attr.policy;
+		*rt_prio = attr.priority;
+		return;
+	}
 	errno = 0;
 	*nice = getpriority(PRIO_PROCESS, (id_t)tid);
 	pol = sched_getscheduler(tid);

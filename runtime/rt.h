@@ -535,6 +535,8 @@ void ut_wake_end(struct ut_wake_wait *w, int woken, uintptr_t ip, uintptr_t ret)
 void ut_wake_signal(const void *obj, int all, uintptr_t ip, uintptr_t ret);
 /* Fill the wake wrappers' pointers (the constructor). */
 void ut_wake_resolve(void);
+/* In a fork's child: the parent's other threads wait no more (and may have held a slot). */
+void ut_wake_fork_child(void);
 
 /* ---- the stack tracer (stack_tracer.c) -------------------------------------------- */
 

@@ -45,6 +45,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +54,8 @@
 
 uint32_t ut_wake_mode;
 
+/* the kernel's policy number: glibc's <sched.h> does not name it */
+#define WAKE_SCHED_DEADLINE 6
 #define WAKE_SLOTS 256
 #define WAKE_WAITERS 8
 
@@ -65,6 +68,11 @@ static struct wake_slot {
 void ut_wake_apply(uint32_t mode)
 {
 	__atomic_store_n(&ut_wake_mode, mode, __ATOMIC_RELEASE);
+}
+
+void ut_wake_fork_child(void)
+{
+	memset(slots, 0, sizeof(slots));
 }
 
 static struct wake_slot *slot_of(const void *obj)
@@ -90,7 +98,7 @@ static uint8_t kernel_prio(uint32_t policy, int32_t nice, uint32_t rt_prio)
 {
 	if (policy == SCHED_FIFO || policy == SCHED_RR)
 		return (uint8_t)(99 - rt_prio);
-	if (policy == 6) /* SCHED_DEADLINE: the kernel's -1 in a byte */
+	if (policy == WAKE_SCHED_DEADLINE) /* the kernel's -1, in a byte */
 		return 255;
 	return (uint8_t)(120 + nice);
 }
@@ -98,7 +106,7 @@ static uint8_t kernel_prio(uint32_t policy, int32_t nice, uint32_t rt_prio)
 /* Does a wakee of this policy count for the tracer (mode)? */
 static int counts(uint32_t mode, uint32_t policy)
 {
-	int dl = policy == 6, rt = policy == SCHED_FIFO || policy == SCHED_RR;
+	int dl = policy == WAKE_SCHED_DEADLINE, rt = policy == SCHED_FIFO || policy == SCHED_RR;
 
 	if (mode & UT_LAT_WAKEUP_DL)
 		return dl;

@@ -3,8 +3,8 @@
 # mount, with tests/progs/wake_prog: a waker thread wakes a wakee through a
 # condition variable ("c MS": the wakee returns at least MS ms after the signal,
 # because the waker keeps the mutex that long), a semaphore ("s"), a contended
-# mutex handed over ("m"), or a SCHED_FIFO wakee ("f MS", root only).  Each command
-# joins both threads, and the wakee reports before it ends, so the maximum is
+# mutex or rwlock handed over ("m", "w"), or a SCHED_FIFO or SCHED_DEADLINE wakee ("f MS", "d MS",
+# root only).  Each command joins both threads, and the wakee reports before it ends, so the maximum is
 # there once the command's "done" is.  Times are lower bounds only.
 . "$(dirname "$0")/lib.sh"
 
@@ -115,6 +115,13 @@ expect_match "mutex hand-off: the task is the wakee" "^#    \\| task: wk_mutex-$
 expect_eq "mutex hand-off: unlock to lock" "pthread_mutex_unlock <-unlock_it
 pthread_mutex_lock <-lock_it" "$(entries | grep ' <-')"
 
+# an rwlock held for writing, released to a reader
+echo 0 >"$T/tracing_max_latency"
+run w 2
+expect_match "rwlock: the task is the reader" "^#    \\| task: wk_rw-$wakee " "$(hdr 7p)"
+expect_eq "rwlock: unlock to rdlock" "pthread_rwlock_unlock <-unlock_rw
+pthread_rwlock_rdlock <-rdlock_it" "$(entries | grep ' <-')"
+
 # tracing_thresh: every wake at least that long replaces the trace
 echo 0 >"$T/tracing_max_latency"
 run c 4
@@ -132,28 +139,37 @@ expect_match "thresh: a wake below it (100 s) is not taken" "^#    \\| task: wk_
 	"$(hdr 7p)"
 echo 0 >"$T/tracing_thresh"
 
+# expect_rt_wake NAME CMD MS REFUSED WHY COMM POLICY RT_PRIO PRIO: run CMD MS, whose wakee
+# has a real-time policy; it is measured, named in the task line with POLICY and RT_PRIO
+# and in the switch entry with the kernel's PRIO (skipped with WHY when the program
+# says REFUSED: the policy was not granted)
+expect_rt_wake() {
+	run "$2" "$3"
+	if printf '%s\n' "$a" | grep -q "^$4\$"; then skip "$1" "$5"; return 0; fi
+	at_least "$1: measured" "${3}000"
+	expect_match "$1: its task line" \
+		"^#    \\| task: $6-$wakee \\(uid:[0-9]+ nice:0 policy:$7 rt_prio:$8\\)\$" "$(hdr 7p)"
+	expect_match "$1: its prio in the switch entry" \
+		"^ +$waker:120:R ==> \\[[0-9]{3}\\] +$wakee:$9:R $6\$" "$(entries)"
+}
+
 # ---- wakeup_rt: SCHED_OTHER wakees are not measured ----
 echo wakeup_rt >"$T/current_tracer"
 run c 3
 expect_eq "wakeup_rt: a SCHED_OTHER wakee is not measured" "0" "$(maxlat)"
 expect_eq "wakeup_rt: ... and its waker writes nothing" "# tracer: wakeup_rt
 #" "$(cat "$T/trace")"
-run f 3
-if printf '%s\n' "$a" | grep -q '^nofifo$'; then
-	skip "wakeup_rt: a SCHED_FIFO wakee" "SCHED_FIFO refused: needs root or CAP_SYS_NICE"
-else
-	at_least "wakeup_rt: a SCHED_FIFO wakee is measured" 3000
-	expect_match "wakeup_rt: its task line: policy 1, rt_prio 5" \
-		"^#    \\| task: wk_fifo-$wakee \\(uid:[0-9]+ nice:0 policy:1 rt_prio:5\\)\$" "$(hdr 7p)"
-	expect_match "wakeup_rt: its prio 99 - 5 in the entries" \
-		"^ +$waker:120:R ==> \\[[0-9]{3}\\] +$wakee: 94:R wk_fifo\$" "$(entries)"
-fi
+expect_rt_wake "wakeup_rt: a SCHED_FIFO 5 wakee" f 3 nofifo \
+	"SCHED_FIFO refused: needs root or CAP_SYS_NICE" wk_fifo 1 5 " 94"
 
 # ---- wakeup_dl: only SCHED_DEADLINE wakees ----
 echo wakeup_dl >"$T/current_tracer"
 run c 2
 run f 2
 expect_eq "wakeup_dl: SCHED_OTHER and SCHED_FIFO wakees are not measured" "0" "$(maxlat)"
+# (prio -1: 255 in the entry's byte)
+expect_rt_wake "wakeup_dl: a SCHED_DEADLINE wakee" d 2 nodl \
+	"SCHED_DEADLINE refused: needs root and room" wk_dl 6 0 255
 
 # ---- function-trace off: the sites stay NOPs, the entries are the same ----
 echo wakeup >"$T/current_tracer"

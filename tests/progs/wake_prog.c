@@ -11,11 +11,15 @@
  *          lets at least MS ms pass still holding the mutex, then unlocks it: the
  *          wakee returns MS ms or more after the signal
  *   f MS   the same with a SCHED_FIFO priority 5 wakee "wk_fifo"
+ *   d MS   the same with a SCHED_DEADLINE wakee "wk_dl" (runtime 1 ms, period
+ *          100 ms); "nodl" printed when the kernel refuses it
  *   s MS   wakee "wk_sem" blocks in sem_wait() (sem_wait_it()); the waker waits
  *          until it sleeps, then posts in post_it()
  *   m MS   wakee "wk_mutex" blocks in pthread_mutex_lock() (lock_it()) on a
  *          mutex the waker holds; the waker unlocks it in unlock_it() and then
  *          nothing: the hand-off
+ *   w MS   the same with an rwlock: wakee "wk_rw" blocks in pthread_rwlock_rdlock()
+ *          (rdlock_it()) while the waker holds it for writing, then unlock_rw()
  * Before waiting, each wakee calls outside_work(), which no wakeup trace shows.
  * The program prints "pid P" first.
  */
@@ -23,6 +27,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +43,33 @@
 static volatile int sink;
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 static sem_t sem;
 static int ready, go;
 static volatile int held; /* 'm': the waker holds mtx */
 static volatile pid_t wakee_tid;
+static volatile int dl_refused;
+
+/* The kernel's struct sched_attr, first version: glibc has no wrapper. */
+struct dl_attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
+
+/* The calling thread becomes SCHED_DEADLINE: 0, or -1 when refused. */
+static int go_deadline(void)
+{
+	struct dl_attr a = {.size = sizeof(a),
+			    .policy = 6, /* SCHED_DEADLINE */
+			    .runtime = 1000000,
+			    .deadline = 100000000,
+			    .period = 100000000};
+
+	return (int)syscall(SYS_sched_setattr, 0, &a, 0);
+}
 
 NI void outside_work(void)
 {
@@ -104,6 +132,17 @@ NI void unlock_it(void)
 	pthread_mutex_unlock(&mtx);
 }
 
+NI void rdlock_it(void)
+{
+	pthread_rwlock_rdlock(&rw);
+	pthread_rwlock_unlock(&rw);
+}
+
+NI void unlock_rw(void)
+{
+	pthread_rwlock_unlock(&rw);
+}
+
 struct job {
 	char cmd;
 	int ms;
@@ -115,18 +154,25 @@ static void *wakee(void *arg)
 
 	pthread_setname_np(pthread_self(), j->cmd == 'c'   ? "wk_cond"
 					   : j->cmd == 'f' ? "wk_fifo"
+					   : j->cmd == 'd' ? "wk_dl"
 					   : j->cmd == 's' ? "wk_sem"
+					   : j->cmd == 'w' ? "wk_rw"
 							   : "wk_mutex");
+	if (j->cmd == 'd')
+		dl_refused = go_deadline() != 0;
 	wakee_tid = (pid_t)syscall(SYS_gettid);
 	outside_work();
-	if (j->cmd == 'c' || j->cmd == 'f')
+	if (j->cmd == 'c' || j->cmd == 'f' || j->cmd == 'd')
 		wait_it();
 	else if (j->cmd == 's')
 		sem_wait_it();
 	else {
 		while (!held)
 			usleep(100);
-		lock_it();
+		if (j->cmd == 'w')
+			rdlock_it();
+		else
+			lock_it();
 	}
 	return NULL;
 }
@@ -140,7 +186,7 @@ static void *waker(void *arg)
 	printf("waker %ld\n", (long)syscall(SYS_gettid));
 	while (!wakee_tid)
 		usleep(100);
-	if (j->cmd == 'c' || j->cmd == 'f') {
+	if (j->cmd == 'c' || j->cmd == 'f' || j->cmd == 'd') {
 		/* with the mutex and ready set, the wakee is inside pthread_cond_wait */
 		while (wait) {
 			pthread_mutex_lock(&mtx);
@@ -154,6 +200,12 @@ static void *waker(void *arg)
 	} else if (j->cmd == 's') {
 		until_asleep(wakee_tid);
 		post_it();
+	} else if (j->cmd == 'w') {
+		pthread_rwlock_wrlock(&rw);
+		held = 1;
+		until_asleep(wakee_tid);
+		pass_ms(j->ms);
+		unlock_rw();
 	} else {
 		pthread_mutex_lock(&mtx);
 		held = 1;
@@ -199,12 +251,15 @@ int main(int argc, char **argv)
 
 		ready = go = held = 0;
 		wakee_tid = 0;
-		if (strchr("cfsm", j.cmd)) {
+		dl_refused = 0;
+		if (strchr("cfdsmw", j.cmd)) {
 			if (!start_wakee(&k, &j)) {
 				printf("nofifo\n");
 			} else {
 				while (!wakee_tid)
 					usleep(100);
+				if (dl_refused)
+					printf("nodl\n");
 				printf("wakee %d\n", (int)wakee_tid);
 				pthread_create(&w, NULL, waker, &j);
 				pthread_join(w, NULL);
