@@ -82,15 +82,25 @@ static struct wake_slot *slot_of(const void *obj)
 	return &slots[((a >> 3) ^ (a >> 11)) % WAKE_SLOTS];
 }
 
-static void slot_lock(struct wake_slot *s)
+/*
+ * The lock is held with the thread's guard up: a signal handler that waits or wakes
+ * in the meantime is left unmeasured (live_ctl) instead of spinning on it forever.
+ * Returns the guard as it was, for slot_unlock.
+ */
+static uint8_t slot_lock(struct wake_slot *s)
 {
+	uint8_t guard = ut_thr.guard;
+
+	ut_thr.guard = 1;
 	while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
+	return guard;
 }
 
-static void slot_unlock(struct wake_slot *s)
+static void slot_unlock(struct wake_slot *s, uint8_t guard)
 {
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
+	ut_thr.guard = guard;
 }
 
 /* The kernel's task prio of a thread of this policy, nice and rt_prio. */
@@ -142,6 +152,7 @@ int ut_wake_begin(struct ut_wake_wait *w, const void *obj)
 	uint32_t mode = __atomic_load_n(&ut_wake_mode, __ATOMIC_ACQUIRE), policy;
 	struct wake_slot *s;
 	int saved = errno, listed = 0;
+	uint8_t g;
 
 	if (!mode || !live_ctl())
 		return 0;
@@ -152,12 +163,12 @@ int ut_wake_begin(struct ut_wake_wait *w, const void *obj)
 	if (!counts(mode, policy))
 		return 0;
 	s = slot_of(obj);
-	slot_lock(s);
+	g = slot_lock(s);
 	if (s->n < WAKE_WAITERS) {
 		s->w[s->n++] = w;
 		listed = 1;
 	}
-	slot_unlock(s);
+	slot_unlock(s, g);
 	if (listed) {
 		ut_thr.lat_in = 1; /* function-trace: the gate lets its functions through */
 		ut_lat_gate_set(1);
@@ -170,8 +181,8 @@ static uint64_t unlist(struct ut_wake_wait *w)
 {
 	struct wake_slot *s = slot_of((const void *)w->obj);
 	uint64_t stamp;
+	uint8_t g = slot_lock(s);
 
-	slot_lock(s);
 	for (unsigned int i = 0; i < s->n; i++) {
 		if (s->w[i] != w)
 			continue;
@@ -181,7 +192,7 @@ static uint64_t unlist(struct ut_wake_wait *w)
 		break;
 	}
 	stamp = w->stamp;
-	slot_unlock(s);
+	slot_unlock(s, g);
 	return stamp;
 }
 
@@ -223,11 +234,11 @@ void ut_wake_end(struct ut_wake_wait *w, int woken, uintptr_t ip, uintptr_t ret)
 static int waited_on(struct wake_slot *s, const void *obj)
 {
 	int found = 0;
+	uint8_t g = slot_lock(s);
 
-	slot_lock(s);
 	for (unsigned int i = 0; i < s->n && !found; i++)
 		found = s->w[i]->obj == (uintptr_t)obj && !s->w[i]->stamp;
-	slot_unlock(s);
+	slot_unlock(s, g);
 	return found;
 }
 
@@ -248,7 +259,7 @@ void ut_wake_signal(const void *obj, int all, uintptr_t ip, uintptr_t ret)
 	prio = self_prio(&policy);
 	ut_thr.guard = 1;
 	stamp = __builtin_ia32_rdtsc(); /* before the entries: they fall in the window */
-	slot_lock(s);
+	slot_lock(s); /* the guard is up already */
 	for (unsigned int i = 0; i < s->n && nw < WAKE_WAITERS; i++) {
 		struct ut_wake_wait *w = s->w[i];
 
@@ -261,7 +272,7 @@ void ut_wake_signal(const void *obj, int all, uintptr_t ip, uintptr_t ret)
 		if (!all)
 			break;
 	}
-	slot_unlock(s);
+	slot_unlock(s, 1);
 	for (unsigned int i = 0; i < nw; i++) {
 		struct ut_ev_ctx e;
 
