@@ -259,7 +259,8 @@ void ut_wake_signal(const void *obj, int all, uintptr_t ip, uintptr_t ret)
 	prio = self_prio(&policy);
 	ut_thr.guard = 1;
 	stamp = __builtin_ia32_rdtsc(); /* before the entries: they fall in the window */
-	slot_lock(s); /* the guard is up already */
+	/* the guard is up already */
+	slot_lock(s);
 	for (unsigned int i = 0; i < s->n && nw < WAKE_WAITERS; i++) {
 		struct ut_wake_wait *w = s->w[i];
 
