@@ -168,7 +168,8 @@ static void wait_done(struct ut_ctl *ctl, uint32_t seq, int32_t tid)
 /* The section ended longer than the maximum: its end entry, its stack, the report. */
 static void report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t parent)
 {
-	uintptr_t frame[2] = {parent, 0};
+	/* a handler's section (no caller): from where the handler returns to */
+	uintptr_t frame[2] = {parent ? parent : ut_thr.lat_stack, 0};
 	struct ut_msg_latency m = {.h = {UT_MSG_LATENCY, sizeof(m)}};
 	struct sched_param sp;
 	uint32_t seq;
@@ -176,7 +177,7 @@ static void report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t par
 
 	write_func(ctl, ip, parent);
 	ut_thr.guard = 0; /* the stack event takes the guard itself */
-	if (parent)
+	if (frame[0])
 		ut_rt_stack_event(frame, 0, ctl);
 	ut_thr.guard = 1;
 	m.tid = (int32_t)ut_thr.tid;

@@ -107,6 +107,7 @@ struct ut_thread {
 	uint8_t lat_in;
 	uint64_t lat_start_tsc;
 	uintptr_t lat_start_ip, lat_start_parent;
+	uintptr_t lat_stack; /* a handler's section: where its stack trace starts (the restorer) */
 };
 extern __thread struct ut_thread ut_thr;
 
