@@ -95,8 +95,6 @@ void ut_lat_apply(const struct ut_ctl *ctl)
 			    : 0;
 	int gate = mode && ctl->lat_ftrace;
 
-	if (!self_hi)
-		dl_iterate_phdr(self_range, (void *)(uintptr_t)ut_lat_apply);
 	if (mode && !ut_lat_mode)
 		__atomic_store_n(&lat_epoch, lat_epoch + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&ut_lat_mode, mode, __ATOMIC_RELEASE);
@@ -398,6 +396,8 @@ UT_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 
 void ut_lat_resolve(void)
 {
+	/* here, not under ut_rt_lock: the loader's lock is taken inside */
+	dl_iterate_phdr(self_range, (void *)(uintptr_t)ut_lat_resolve);
 	/* a resolver stays in place if the lookup fails: it says ENOSYS then */
 #define RESOLVE(name)                                                                              \
 	do {                                                                                       \
