@@ -88,6 +88,12 @@ expect_write_err "snapshot: EBUSY under a latency tracer" "Device or resource bu
 	"$T/snapshot"
 expect_write_err "snapshot: a bad number is still EINVAL" "Invalid argument" abc "$T/snapshot"
 
+# > trace empties what trace shows: the max buffer; the maximum stays
+: >"$T/trace"
+expect_eq "> trace: the max buffer emptied" "# tracer: irqsoff
+#" "$(cat "$T/trace")"
+expect_eq "> trace: tracing_max_latency stays" "$lat" "$(maxlat)"
+
 # echo 0 > tracing_max_latency: the next section is the maximum, however short
 echo 0 >"$T/tracing_max_latency"
 expect_eq "tracing_max_latency: 0 written" "0" "$(maxlat)"
