@@ -211,8 +211,12 @@ static void wrap_handler(int sig, siginfo_t *si, void *ucv)
 	ut_thr.sigdepth = old_depth;
 	ut_thr.sigblocked = old_blocked;
 	ut_evflags_update();
-	if (ut_lat_mode)
+	if (ut_lat_mode) {
+		/* its stack: from the signal's return into what it interrupted */
+		ut_thr.lat_stack = (uintptr_t)__builtin_return_address(0);
 		ut_lat_update((uintptr_t)a.sa_handler, 0);
+		ut_thr.lat_stack = 0;
+	}
 	if (ut_thr.notrace) /* back in the runtime's own work: its answer is not the handler's */
 		ut_thr.task_ok = ut_thr.task_no = 0;
 }

@@ -100,8 +100,6 @@ void ut_lat_apply(const struct ut_ctl *ctl)
 			    : 0;
 	int gate = (mode || wake) && ctl->lat_ftrace;
 
-	if (!self_hi)
-		dl_iterate_phdr(self_range, (void *)(uintptr_t)ut_lat_apply);
 	if (mode && !ut_lat_mode)
 		__atomic_store_n(&lat_epoch, lat_epoch + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&ut_lat_mode, mode, __ATOMIC_RELEASE);
@@ -199,11 +197,12 @@ void ut_lat_sched(int32_t tid, int32_t *nice, uint32_t *policy, uint32_t *rt_pri
 
 void ut_lat_write_stack(struct ut_ctl *ctl, uintptr_t parent)
 {
-	uintptr_t frame[2] = {parent, 0};
+	/* a handler's section (no caller): from where the handler returns to */
+	uintptr_t frame[2] = {parent ? parent : ut_thr.lat_stack, 0};
 	uint8_t guard = ut_thr.guard;
 
 	ut_thr.guard = 0; /* the stack event takes the guard itself */
-	if (parent)
+	if (frame[0])
 		ut_rt_stack_event(frame, 0, ctl);
 	ut_thr.guard = guard;
 }
@@ -503,6 +502,8 @@ UT_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 
 void ut_lat_resolve(void)
 {
+	/* here, not under ut_rt_lock: the loader's lock is taken inside */
+	dl_iterate_phdr(self_range, (void *)(uintptr_t)ut_lat_resolve);
 	/* a resolver stays in place if the lookup fails: it says ENOSYS then */
 #define RESOLVE(name)                                                                              \
 	do {                                                                                       \

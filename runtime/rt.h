@@ -108,6 +108,7 @@ struct ut_thread {
 	uint8_t lat_in;
 	uint64_t lat_start_tsc;
 	uintptr_t lat_start_ip, lat_start_parent;
+	uintptr_t lat_stack; /* a handler's section: where its stack trace starts (the restorer) */
 };
 extern __thread struct ut_thread ut_thr;
 
@@ -494,7 +495,7 @@ extern int ut_lat_wraps;
 void ut_lat_gate_set(int open);
 /* A function entry "ip <-parent" (ip: the primitive, as a site's). */
 void ut_lat_write_func(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent);
-/* A stack event from parent's function up (parent 0: none). */
+/* A stack event from parent's function up (parent 0: a handler's section, ut_thr.lat_stack). */
 void ut_lat_write_stack(struct ut_ctl *ctl, uintptr_t parent);
 /* Is a latency of delta TSC ticks to be reported (tracing_thresh, tracing_max_latency)? */
 int ut_lat_exceeds(const struct ut_ctl *ctl, uint64_t delta);

@@ -208,8 +208,14 @@ static ssize_t trace_write(struct tfs_open *o, const char *buf, size_t size, off
 
 static int trace_truncate(struct tfs_open *o)
 {
-	int err = tfs_ring_reset(o->inst, o->cpu);
+	int err;
 
+	if (cur_tracer(o->inst)->print_max) {
+		/* `trace` is the max buffer then, and that is what the kernel empties */
+		tfs_spare_clear(o->inst, o->cpu);
+		return o->priv ? trace_snapshot(o) : 0;
+	}
+	err = tfs_ring_reset(o->inst, o->cpu);
 	if (err)
 		return err;
 	tfs_rr_reset(o->inst, o->cpu);

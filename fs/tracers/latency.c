@@ -45,6 +45,7 @@ static pthread_mutex_t lat_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	struct tfs_lat_max max;
 	bool lat_fmt_was; /* option latency-format before the tracer set it */
+	bool armed;	  /* a latency tracer is current: reports may swap */
 } lat[UT_INST_MAX];
 
 void tfs_lat_publish(struct tfs_instance *inst)
@@ -78,6 +79,7 @@ int tfs_lat_tracer_init(struct tfs_instance *inst)
 	pthread_mutex_lock(&lat_lock);
 	memset(&lat[inst->slot].max, 0, sizeof(lat[inst->slot].max));
 	lat[inst->slot].lat_fmt_was = tfs_opt(inst, TFS_OPT_LATENCY_FORMAT);
+	lat[inst->slot].armed = true;
 	pthread_mutex_unlock(&lat_lock);
 	set_lat_fmt(inst, true);
 	tfs_lat_max_set(inst, 0);
@@ -99,6 +101,7 @@ void tfs_lat_tracer_reset(struct tfs_instance *inst)
 {
 	pthread_mutex_lock(&lat_lock);
 	memset(&lat[inst->slot].max, 0, sizeof(lat[inst->slot].max));
+	lat[inst->slot].armed = false; /* a report still on its way finds nothing to swap */
 	set_lat_fmt(inst, lat[inst->slot].lat_fmt_was);
 	pthread_mutex_unlock(&lat_lock);
 	tfs_spare_free(inst);
@@ -110,6 +113,10 @@ bool tfs_lat_update_max(struct tfs_instance *inst, const struct tfs_lat_max *m)
 	bool take;
 
 	pthread_mutex_lock(&lat_lock);
+	if (!lat[inst->slot].armed) {
+		pthread_mutex_unlock(&lat_lock);
+		return false;
+	}
 	if (thresh) {
 		take = m->latency_ns >= thresh;
 		if (take)

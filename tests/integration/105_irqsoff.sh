@@ -3,7 +3,7 @@
 # through a real mount, with tests/progs/lat_prog: a thread that blocks every
 # signal for at least MS ms between hold_irqs() and release_irqs() ("i MS"), one
 # that holds a mutex between take_lock() and drop_lock() ("l MS"), one that nests
-# a mutex and a spinlock ("n MS").  Each command runs in a new thread; the thread
+# a mutex and a spinlock ("n MS"), one whose SIGUSR1 handler runs MS ms ("h MS").  Each command runs in a new thread; the thread
 # reports its section to utracefs and waits for it before it ends, so the maximum
 # is there once the command's "done" is.  Times are lower bounds only.
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +20,13 @@ at_least() {
 }
 hdr() { sed -n "$1" "$T/trace"; }
 sites() { ask "$O" 3 s | grep -v '^pid ' | tr '\n' ' '; }
+# expect_section NAME COMM TID START END: the header's task and critical section lines
+expect_section() {
+	expect_eq "$1" "#    | task: $2-$3 (uid:$(id -u) nice:0 policy:0 rt_prio:0)
+#    -----------------
+#  => started at: $4
+#  => ended at:   $5" "$(hdr 7,10p)"
+}
 
 expect_eq "available_tracers: the kernel's order" \
 	"function_graph wakeup_dl wakeup_rt wakeup preemptirqsoff preemptoff irqsoff function nop" \
@@ -81,6 +88,12 @@ expect_write_err "snapshot: EBUSY under a latency tracer" "Device or resource bu
 	"$T/snapshot"
 expect_write_err "snapshot: a bad number is still EINVAL" "Invalid argument" abc "$T/snapshot"
 
+# > trace empties what trace shows: the max buffer; the maximum stays
+: >"$T/trace"
+expect_eq "> trace: the max buffer emptied" "# tracer: irqsoff
+#" "$(cat "$T/trace")"
+expect_eq "> trace: tracing_max_latency stays" "$lat" "$(maxlat)"
+
 # echo 0 > tracing_max_latency: the next section is the maximum, however short
 echo 0 >"$T/tracing_max_latency"
 expect_eq "tracing_max_latency: 0 written" "0" "$(maxlat)"
@@ -88,6 +101,16 @@ tid2=$(run i 1)
 at_least "re-armed: a 1 ms section is the new maximum" 1000
 expect_match "re-armed: the trace is the new thread's" "^#    \\| task: lat_irq-$tid2 " \
 	"$(hdr 7p)"
+
+# a signal handler runs as a hard irq does: a section of its own
+echo 0 >"$T/tracing_max_latency"
+tid=$(run h 3)
+at_least "irqsoff: a handler's run is a section" 3000
+expect_section "irqsoff: the handler's section" lat_sig "$tid" on_usr1 on_usr1
+body=$(sed 1,21d "$T/trace")
+expect_match "irqsoff: the handler's entries carry the h flag" \
+	"^ lat_sig-$tid *[0-9]+\\.\\.h\\.\\. +[0-9]+us.: inside_work <-on_usr1\$" "$body"
+expect_match "irqsoff: its stack goes on into what it interrupted" "^ => worker\$" "$body"
 
 # ---- function-trace off: sites stay NOPs, the section's edges alone ----
 echo 0 >"$T/options/function-trace"
@@ -107,11 +130,7 @@ run i 5 >/dev/null
 expect_eq "preemptoff: blocked signals are no section" "0" "$(maxlat)"
 tid=$(run l 3)
 at_least "preemptoff: tracing_max_latency >= 3000 us" 3000
-expect_eq "preemptoff: task, started and ended at" \
-	"#    | task: lat_lock-$tid (uid:$(id -u) nice:0 policy:0 rt_prio:0)
-#    -----------------
-#  => started at: take_lock
-#  => ended at:   drop_lock" "$(hdr 7,10p)"
+expect_section "preemptoff: task, started and ended at" lat_lock "$tid" take_lock drop_lock
 body=$(sed 1,21d "$T/trace")
 expect_match "preemptoff: the lock's entry" \
 	"^lat_lock-$tid *[0-9]+\\.\\.\\.\\.\\. +[0-9]+us.: pthread_mutex_lock <-take_lock\$" \
@@ -133,11 +152,7 @@ expect_match "preemptirqsoff: ... in lat_irq" "^#    \\| task: lat_irq-$tid " "$
 echo 0 >"$T/tracing_max_latency"
 tid=$(run l 3)
 at_least "preemptirqsoff: a lock held" 3000
-expect_eq "preemptirqsoff: ... from take_lock to drop_lock" \
-	"#    | task: lat_lock-$tid (uid:$(id -u) nice:0 policy:0 rt_prio:0)
-#    -----------------
-#  => started at: take_lock
-#  => ended at:   drop_lock" "$(hdr 7,10p)"
+expect_section "preemptirqsoff: ... from take_lock to drop_lock" lat_lock "$tid" take_lock drop_lock
 
 # ---- tracing_thresh: every section above it replaces the trace ----
 echo 1000 >"$T/tracing_thresh"

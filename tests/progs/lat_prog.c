@@ -11,6 +11,7 @@
  *          ms, drop_lock() unlocks it; then outside_work()
  *   n MS   thread "lat_nest": a mutex and a spinlock nested for MS ms (unlock order
  *          reversed): one section from take_lock() to drop_outer()
+ *   h MS   thread "lat_sig": a SIGUSR1 handler, on_usr1(), runs for at least MS ms
  *   s      "inside_work XX" and "outside_work XX": the first byte of each site
  * The program prints "pid P" first.
  */
@@ -78,6 +79,15 @@ NI void drop_outer(void)
 	pthread_spin_unlock(&spin);
 }
 
+static int usr1_ms;
+
+NI void on_usr1(int sig)
+{
+	(void)sig;
+	inside_work();
+	pass_ms(usr1_ms);
+}
+
 struct job {
 	char cmd;
 	int ms;
@@ -86,7 +96,10 @@ struct job {
 static void *worker(void *arg)
 {
 	const struct job *j = arg;
-	const char *name = j->cmd == 'i' ? "lat_irq" : j->cmd == 'l' ? "lat_lock" : "lat_nest";
+	const char *name = j->cmd == 'i'   ? "lat_irq"
+			   : j->cmd == 'l' ? "lat_lock"
+			   : j->cmd == 'h' ? "lat_sig"
+					   : "lat_nest";
 
 	pthread_setname_np(pthread_self(), name);
 	printf("worker %ld\n", (long)syscall(SYS_gettid));
@@ -96,6 +109,9 @@ static void *worker(void *arg)
 		inside_work();
 		pass_ms(j->ms);
 		release_irqs();
+	} else if (j->cmd == 'h') {
+		usr1_ms = j->ms;
+		pthread_kill(pthread_self(), SIGUSR1);
 	} else if (j->cmd == 'l') {
 		take_lock();
 		inside_work();
@@ -129,6 +145,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE);
+	signal(SIGUSR1, on_usr1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("pid %d\n", (int)getpid());
 	while (fgets(line, sizeof(line), stdin)) {
@@ -138,7 +155,7 @@ int main(int argc, char **argv)
 		if (j.cmd == 's') {
 			print_site("inside_work");
 			print_site("outside_work");
-		} else if (strchr("iln", j.cmd) && !pthread_create(&t, NULL, worker, &j)) {
+		} else if (strchr("ilnh", j.cmd) && !pthread_create(&t, NULL, worker, &j)) {
 			pthread_join(t, NULL);
 		}
 		printf("done\n");
