@@ -40,7 +40,8 @@
  *                                   function-fork, event-fork)
  *   STACK {tid, size, frames}  --->  (the stack tracer saw a deeper stack than
  *                                   any before: utracefs keeps the deepest)
- *   LATENCY {tid, start, end, ips}  --->  (a latency tracer's section longer than
+ *   LATENCY {tid, start, end, ips, waker}  --->  (a latency tracer's section, or a
+ *                                   wakeup tracer's wake, longer than
  *                                   ut_ctl.lat_max_tsc, its events written: utracefs
  *                                   swaps them into the max buffer and bumps
  *                                   ut_ctl.lat_done, which the thread waits for)
@@ -179,7 +180,8 @@ struct ut_msg_stack {
 };
 
 /*
- * A section longer than the maximum the sender knew of (runtime/latency.c): the
+ * A section (or, for the wakeup tracers, a wake: start is the wake, waker_tid the
+ * waker) longer than the maximum the sender knew of (runtime/latency.c): the
  * thread, the TSC at its start and end and after its last event was written (the
  * events of the section lie between start and last), the function entries that
  * began and ended it (ip: the primitive, parent: its caller, the kernel's
