@@ -14,7 +14,7 @@
  *   d MS   the same with a SCHED_DEADLINE wakee "wk_dl" (runtime 1 ms, period
  *          100 ms); "nodl" printed when the kernel refuses it
  *   s MS   wakee "wk_sem" blocks in sem_wait() (sem_wait_it()); the waker waits
- *          until it sleeps, then posts in post_it()
+ *          until it blocks in the futex call, then posts in post_it()
  *   m MS   wakee "wk_mutex" blocks in pthread_mutex_lock() (lock_it()) on a
  *          mutex the waker holds; the waker unlocks it in unlock_it() and then
  *          nothing: the hand-off
@@ -76,21 +76,25 @@ NI void outside_work(void)
 	sink--;
 }
 
-/* Until thread tid sleeps (state S in /proc), at most about 10 s. */
-static void until_asleep(pid_t tid)
+/*
+ * Until thread tid blocks in the futex system call (its wait: /proc's syscall file
+ * names the call it is in), at most about 10 s; a sleep elsewhere (usleep) is not it.
+ */
+static void until_in_futex(pid_t tid)
 {
 	char path[64], buf[256];
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
 	for (int i = 0; i < 50000; i++) {
 		FILE *f = fopen(path, "r");
-		char *p = NULL;
+		long nr = -1;
 
 		if (f) {
-			p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+			if (fgets(buf, sizeof(buf), f))
+				nr = strtol(buf, NULL, 10);
 			fclose(f);
 		}
-		if (p && p[1] == ' ' && p[2] == 'S')
+		if (nr == SYS_futex)
 			return;
 		usleep(200);
 	}
@@ -198,18 +202,18 @@ static void *waker(void *arg)
 		pass_ms(j->ms);
 		pthread_mutex_unlock(&mtx);
 	} else if (j->cmd == 's') {
-		until_asleep(wakee_tid);
+		until_in_futex(wakee_tid);
 		post_it();
 	} else if (j->cmd == 'w') {
 		pthread_rwlock_wrlock(&rw);
 		held = 1;
-		until_asleep(wakee_tid);
+		until_in_futex(wakee_tid);
 		pass_ms(j->ms);
 		unlock_rw();
 	} else {
 		pthread_mutex_lock(&mtx);
 		held = 1;
-		until_asleep(wakee_tid);
+		until_in_futex(wakee_tid);
 		pass_ms(j->ms);
 		unlock_it();
 	}
