@@ -3,9 +3,10 @@
 # mount, with tests/progs/wake_prog: a waker thread wakes a wakee through a
 # condition variable ("c MS": the wakee returns at least MS ms after the signal,
 # because the waker keeps the mutex that long), a semaphore ("s"), a contended
-# mutex or rwlock handed over ("m", "w"), or a SCHED_FIFO or SCHED_DEADLINE wakee ("f MS", "d MS",
-# root only).  Each command joins both threads, and the wakee reports before it ends, so the maximum is
-# there once the command's "done" is.  Times are lower bounds only.
+# mutex or rwlock handed over ("m", "w"), a wakee running a signal handler while it
+# waits ("h MS"), or a SCHED_FIFO or SCHED_DEADLINE wakee ("f MS", "d MS", root
+# only).  Each command joins both threads, and the wakee reports before it ends, so
+# the maximum is there once the command's "done" is.  Times are lower bounds only.
 . "$(dirname "$0")/lib.sh"
 
 ut_mount
@@ -121,6 +122,16 @@ run w 2
 expect_match "rwlock: the task is the reader" "^#    \\| task: wk_rw-$wakee " "$(hdr 7p)"
 expect_eq "rwlock: unlock to rdlock" "pthread_rwlock_unlock <-unlock_rw
 pthread_rwlock_rdlock <-rdlock_it" "$(entries | grep ' <-')"
+
+# function-trace: what the wakee ran between the wake and its return (a handler)
+echo 0 >"$T/tracing_max_latency"
+run h 2
+expect_match "function-trace: the task is the wakee" "^#    \\| task: wk_sig-$wakee " "$(hdr 7p)"
+expect_match "function-trace: the wakee's handler's function, in its context" \
+	"^  wk_sig-$wakee +[0-9]+\\.\\.h\\.\\. +[0-9]+us.: handler_work <-on_usr2\$" "$(body)"
+expect_eq "function-trace: ... between the wake and the return" "pthread_cond_signal <-signal_it
+handler_work <-on_usr2
+pthread_cond_wait <-wait_it" "$(entries | grep -e _it\$ -e handler_work)"
 
 # tracing_thresh: every wake at least that long replaces the trace
 echo 0 >"$T/tracing_max_latency"

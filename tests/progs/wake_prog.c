@@ -13,6 +13,8 @@
  *   f MS   the same with a SCHED_FIFO priority 5 wakee "wk_fifo"
  *   d MS   the same with a SCHED_DEADLINE wakee "wk_dl" (runtime 1 ms, period
  *          100 ms); "nodl" printed when the kernel refuses it
+ *   h MS   as c, and the waker sends SIGUSR2 to the wakee after the signal: its
+ *          handler on_usr2() runs handler_work() while the wakee waits for the mutex
  *   s MS   wakee "wk_sem" blocks in sem_wait() (sem_wait_it()); the waker waits
  *          until it blocks in the futex call, then posts in post_it()
  *   m MS   wakee "wk_mutex" blocks in pthread_mutex_lock() (lock_it()) on a
@@ -27,6 +29,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +52,7 @@ static int ready, go;
 static volatile int held; /* 'm': the waker holds mtx */
 static volatile pid_t wakee_tid;
 static volatile int dl_refused;
+static pthread_t wakee_thread;
 
 /* The kernel's struct sched_attr, first version: glibc has no wrapper. */
 struct dl_attr {
@@ -74,6 +78,17 @@ static int go_deadline(void)
 NI void outside_work(void)
 {
 	sink--;
+}
+
+NI void handler_work(void)
+{
+	sink++;
+}
+
+NI void on_usr2(int sig)
+{
+	(void)sig;
+	handler_work();
 }
 
 /*
@@ -159,6 +174,7 @@ static void *wakee(void *arg)
 	pthread_setname_np(pthread_self(), j->cmd == 'c'   ? "wk_cond"
 					   : j->cmd == 'f' ? "wk_fifo"
 					   : j->cmd == 'd' ? "wk_dl"
+					   : j->cmd == 'h' ? "wk_sig"
 					   : j->cmd == 's' ? "wk_sem"
 					   : j->cmd == 'w' ? "wk_rw"
 							   : "wk_mutex");
@@ -166,7 +182,7 @@ static void *wakee(void *arg)
 		dl_refused = go_deadline() != 0;
 	wakee_tid = (pid_t)syscall(SYS_gettid);
 	outside_work();
-	if (j->cmd == 'c' || j->cmd == 'f' || j->cmd == 'd')
+	if (strchr("cfdh", j->cmd))
 		wait_it();
 	else if (j->cmd == 's')
 		sem_wait_it();
@@ -190,7 +206,7 @@ static void *waker(void *arg)
 	printf("waker %ld\n", (long)syscall(SYS_gettid));
 	while (!wakee_tid)
 		usleep(100);
-	if (j->cmd == 'c' || j->cmd == 'f' || j->cmd == 'd') {
+	if (strchr("cfdh", j->cmd)) {
 		/* with the mutex and ready set, the wakee is inside pthread_cond_wait */
 		while (wait) {
 			pthread_mutex_lock(&mtx);
@@ -199,6 +215,8 @@ static void *waker(void *arg)
 				pthread_mutex_unlock(&mtx);
 		}
 		signal_it();
+		if (j->cmd == 'h')
+			pthread_kill(wakee_thread, SIGUSR2);
 		pass_ms(j->ms);
 		pthread_mutex_unlock(&mtx);
 	} else if (j->cmd == 's') {
@@ -247,6 +265,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	sem_init(&sem, 0, 0);
+	signal(SIGUSR2, on_usr2);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("pid %d\n", (int)getpid());
 	while (fgets(line, sizeof(line), stdin)) {
@@ -256,7 +275,7 @@ int main(int argc, char **argv)
 		ready = go = held = 0;
 		wakee_tid = 0;
 		dl_refused = 0;
-		if (strchr("cfdsmw", j.cmd)) {
+		if (strchr("cfdhsmw", j.cmd)) {
 			if (!start_wakee(&k, &j)) {
 				printf("nofifo\n");
 			} else {
@@ -264,6 +283,7 @@ int main(int argc, char **argv)
 					usleep(100);
 				if (dl_refused)
 					printf("nodl\n");
+				wakee_thread = k;
 				printf("wakee %d\n", (int)wakee_tid);
 				pthread_create(&w, NULL, waker, &j);
 				pthread_join(w, NULL);
