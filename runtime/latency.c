@@ -321,8 +321,7 @@ static void __attribute__((noinline)) lock_change(int delta, uintptr_t ip, uintp
 	ut_lat_update(ip, ret);
 }
 
-/* Is a call that returns to ret the program's (not the runtime's own locking)? */
-static int program_call(uintptr_t ret)
+int ut_lat_is_program(uintptr_t ret)
 {
 	return !(ret >= self_lo && ret < self_hi) && !ut_notrace_now();
 }
@@ -344,9 +343,9 @@ lock_slow(void *l, const struct timespec *ts, lock_fn f, timed_fn tf, lock_fn tr
 	struct ut_wake_wait w;
 	int r, waiting = 0;
 
-	if (wake > 0 && ut_wake_mode && program_call(ret))
+	if (wake > 0 && ut_wake_mode && ut_lat_is_program(ret))
 		ut_wake_signal(l, 0, ip, ret);
-	if (wake < 0 && try && ut_wake_mode && program_call(ret)) {
+	if (wake < 0 && try && ut_wake_mode && ut_lat_is_program(ret)) {
 		r = try(l);
 		if (r != EBUSY)
 			goto done;
@@ -459,7 +458,7 @@ cond_slow(pthread_cond_t *c, pthread_mutex_t *m, int clk, const struct timespec 
 
 	if (live)
 		lock_change(-1, ip, ret);
-	if (ut_wake_mode && program_call(ret))
+	if (ut_wake_mode && ut_lat_is_program(ret))
 		waiting = ut_wake_begin(&w, c);
 	r = cond_call(c, m, clk, ts);
 	if (waiting)

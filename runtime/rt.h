@@ -509,6 +509,8 @@ void ut_lat_report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t par
 		   struct ut_ev_ctx *sw, int32_t waker);
 /* Thread tid's nice, policy and rt_prio (the latency header's task line). */
 void ut_lat_sched(int32_t tid, int32_t *nice, uint32_t *policy, uint32_t *rt_prio);
+/* Is a call that returns to ret the program's (not libutrace's own, not its own work)? */
+int ut_lat_is_program(uintptr_t ret);
 /* The GLIBC_2.3.2 version of a pthread_cond_* function (what programs call today). */
 void *ut_lat_cond_real(const char *name);
 

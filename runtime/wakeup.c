@@ -6,10 +6,11 @@
  * The latency is the kernel's "from wake-up to running" in user-space terms:
  * from the moment a thread wakes another through futex-based synchronisation
  * (pthread_cond_signal/broadcast, pthread_mutex_unlock handing a contended mutex
- * over, pthread_rwlock_unlock with a waiter, sem_post) to the moment the woken
- * thread returns from its wait (pthread_cond_wait/timedwait/clockwait, a
- * pthread_mutex_lock/timedlock or rwlock lock that had to wait, sem_wait/
- * timedwait/clockwait), that is, runs its own code again.
+ * over, pthread_rwlock_unlock with a waiter, sem_post, FUTEX_WAKE through
+ * syscall()) to the moment the woken thread returns from its wait
+ * (pthread_cond_wait/timedwait/clockwait, a pthread_mutex_lock/timedlock or rwlock
+ * lock that had to wait, sem_wait/timedwait/clockwait, FUTEX_WAIT through
+ * syscall()), that is, runs its own code again.
  *
  * Matching waker and wakee: a thread about to block lists itself (a struct
  * ut_wake_wait on its stack) in a small table keyed by the object's address.  A
@@ -42,8 +43,10 @@
  * test of ut_lat_wraps (latency.c, bench rows lat-cond-off and lat-cond-on).
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -298,6 +301,8 @@ static cond_wake_fn real_pthread_cond_signal, real_pthread_cond_broadcast;
 static sem_fn real_sem_post, real_sem_wait, real_sem_trywait;
 static sem_timed_fn real_sem_timedwait;
 static sem_clock_fn real_sem_clockwait;
+typedef long (*syscall_fn)(long, ...);
+static syscall_fn real_syscall;
 
 void ut_wake_resolve(void)
 {
@@ -308,6 +313,7 @@ void ut_wake_resolve(void)
 	real_sem_trywait = (sem_fn)ut_real("sem_trywait");
 	real_sem_timedwait = (sem_timed_fn)ut_real("sem_timedwait");
 	real_sem_clockwait = (sem_clock_fn)ut_real("sem_clockwait");
+	real_syscall = (syscall_fn)ut_real("syscall");
 }
 
 /* A call before the constructor resolved its pointer (another library's constructor). */
@@ -410,4 +416,49 @@ UT_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *ts)
 UT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timespec *ts)
 {
 	SEM_WAIT(sem_clockwait, sem_clockwait, (int)clk, ts);
+}
+
+/*
+ * The futex system call made through syscall(): FUTEX_WAIT and FUTEX_WAIT_BITSET
+ * are a wakee's wait on the futex word's address, FUTEX_WAKE and FUTEX_WAKE_BITSET
+ * a waker's wake of one waiter (val 1) or of all (more).  Every other call, and
+ * every call while no latency tracer counts wakes, goes straight on: the six
+ * argument words read from the variadic list, one test.  The runtime's own futex
+ * calls (its code range, its own work) are not seen.
+ */
+static long __attribute__((noinline)) futex_slow(const long *a, uintptr_t ret)
+{
+	int op = (int)a[1] & FUTEX_CMD_MASK, waiting = 0, saved;
+	struct ut_wake_wait w;
+	long r;
+
+	if (ut_wake_mode && ut_lat_is_program(ret)) {
+		if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
+			ut_wake_signal((const void *)a[0], a[2] > 1, (uintptr_t)syscall, ret);
+		else if (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET)
+			waiting = ut_wake_begin(&w, (const void *)a[0]);
+	}
+	r = real_syscall(SYS_futex, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (waiting) {
+		saved = errno;
+		ut_wake_end(&w, r == 0, (uintptr_t)syscall, ret);
+		errno = saved;
+	}
+	return r;
+}
+
+UT_EXPORT long syscall(long nr, ...)
+{
+	long a[6];
+	va_list ap;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long); /* as the kernel's ABI: six words, used or not */
+	va_end(ap);
+	if (__builtin_expect(!real_syscall, 0))
+		real_syscall = (syscall_fn)ut_real("syscall");
+	if (__builtin_expect(ut_lat_wraps, 0) && nr == SYS_futex)
+		return futex_slow(a, (uintptr_t)__builtin_return_address(0));
+	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -3,9 +3,9 @@
 # mount, with tests/progs/wake_prog: a waker thread wakes a wakee through a
 # condition variable ("c MS": the wakee returns at least MS ms after the signal,
 # because the waker keeps the mutex that long), a semaphore ("s"), a contended
-# mutex or rwlock handed over ("m", "w"), a wakee running a signal handler while it
-# waits ("h MS"), or a SCHED_FIFO or SCHED_DEADLINE wakee ("f MS", "d MS", root
-# only).  Each command joins both threads, and the wakee reports before it ends, so
+# mutex or rwlock handed over ("m", "w"), a futex word ("x"), a wakee running a
+# signal handler while it waits ("h MS"), or a SCHED_FIFO or SCHED_DEADLINE wakee
+# ("f MS", "d MS", root only).  Each command joins both threads, and the wakee reports before it ends, so
 # the maximum is there once the command's "done" is.  Times are lower bounds only.
 . "$(dirname "$0")/lib.sh"
 
@@ -122,6 +122,13 @@ run w 2
 expect_match "rwlock: the task is the reader" "^#    \\| task: wk_rw-$wakee " "$(hdr 7p)"
 expect_eq "rwlock: unlock to rdlock" "pthread_rwlock_unlock <-unlock_rw
 pthread_rwlock_rdlock <-rdlock_it" "$(entries | grep ' <-')"
+
+# the futex system call made through syscall(): FUTEX_WAKE to FUTEX_WAIT's return
+echo 0 >"$T/tracing_max_latency"
+run x 2
+expect_match "futex: the task is the wakee" "^#    \\| task: wk_futex-$wakee " "$(hdr 7p)"
+expect_entries "futex: wake, syscall, syscall, switch" wk_futex "syscall <-futex_wake_it" \
+	"syscall <-futex_wait_it"
 
 # function-trace: what the wakee ran between the wake and its return (a handler)
 echo 0 >"$T/tracing_max_latency"

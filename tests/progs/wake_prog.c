@@ -13,6 +13,9 @@
  *   f MS   the same with a SCHED_FIFO priority 5 wakee "wk_fifo"
  *   d MS   the same with a SCHED_DEADLINE wakee "wk_dl" (runtime 1 ms, period
  *          100 ms); "nodl" printed when the kernel refuses it
+ *   x MS   wakee "wk_futex" waits in syscall(SYS_futex, FUTEX_WAIT) on a word
+ *          (futex_wait_it()); the waker, once it blocks there, lets MS ms pass,
+ *          sets the word and wakes it with FUTEX_WAKE (futex_wake_it())
  *   h MS   as c, and the waker sends SIGUSR2 to the wakee after the signal: its
  *          handler on_usr2() runs handler_work() while the wakee waits for the mutex
  *   s MS   wakee "wk_sem" blocks in sem_wait() (sem_wait_it()); the waker waits
@@ -26,6 +29,7 @@
  * The program prints "pid P" first.
  */
 #define _GNU_SOURCE
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -151,6 +155,20 @@ NI void unlock_it(void)
 	pthread_mutex_unlock(&mtx);
 }
 
+static int word; /* 'x': 0 while the wakee is to wait */
+
+NI void futex_wait_it(void)
+{
+	while (!__atomic_load_n(&word, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+NI void futex_wake_it(void)
+{
+	__atomic_store_n(&word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 NI void rdlock_it(void)
 {
 	pthread_rwlock_rdlock(&rw);
@@ -175,6 +193,7 @@ static void *wakee(void *arg)
 					   : j->cmd == 'f' ? "wk_fifo"
 					   : j->cmd == 'd' ? "wk_dl"
 					   : j->cmd == 'h' ? "wk_sig"
+					   : j->cmd == 'x' ? "wk_futex"
 					   : j->cmd == 's' ? "wk_sem"
 					   : j->cmd == 'w' ? "wk_rw"
 							   : "wk_mutex");
@@ -186,6 +205,8 @@ static void *wakee(void *arg)
 		wait_it();
 	else if (j->cmd == 's')
 		sem_wait_it();
+	else if (j->cmd == 'x')
+		futex_wait_it();
 	else {
 		while (!held)
 			usleep(100);
@@ -222,6 +243,10 @@ static void *waker(void *arg)
 	} else if (j->cmd == 's') {
 		until_in_futex(wakee_tid);
 		post_it();
+	} else if (j->cmd == 'x') {
+		until_in_futex(wakee_tid);
+		pass_ms(j->ms);
+		futex_wake_it();
 	} else if (j->cmd == 'w') {
 		pthread_rwlock_wrlock(&rw);
 		held = 1;
@@ -272,10 +297,10 @@ int main(int argc, char **argv)
 		struct job j = {line[0], atoi(line + 1)};
 		pthread_t w, k;
 
-		ready = go = held = 0;
+		ready = go = held = word = 0;
 		wakee_tid = 0;
 		dl_refused = 0;
-		if (strchr("cfdhsmw", j.cmd)) {
+		if (strchr("cfdhsmwx", j.cmd)) {
 			if (!start_wakee(&k, &j)) {
 				printf("nofifo\n");
 			} else {
