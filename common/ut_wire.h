@@ -184,7 +184,9 @@ struct ut_msg_stack {
  * events of the section lie between start and last), the function entries that
  * began and ended it (ip: the primitive, parent: its caller, the kernel's
  * critical_start and critical_end), the CPU it ended on and the thread's
- * scheduling (nice, policy, rt_prio).
+ * scheduling (nice, policy, rt_prio).  irqsoff and preemptoff send it
+ * (runtime/latency.c, ut_lat_report); a tracer that measures across threads
+ * sets UT_LATF_ALL_TASKS.
  */
 struct ut_msg_latency {
 	struct ut_msg_hdr h;
@@ -198,8 +200,11 @@ struct ut_msg_latency {
 	int32_t nice;
 	uint32_t policy;
 	uint32_t rt_prio;
-	uint32_t _pad;
+	uint32_t flags; /* UT_LATF_* */
 };
+/* The max trace shows every task's events of the window, not the reporter's alone
+ * (the wakeup tracers: waker and wakee; tid is then the wakee). */
+#define UT_LATF_ALL_TASKS 0x1u
 
 #define UT_NOTE_MAX 240
 struct ut_msg_note {

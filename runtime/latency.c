@@ -163,12 +163,12 @@ static void wait_done(struct ut_ctl *ctl, uint32_t seq, int32_t tid)
 	}
 }
 
-/* The section ended longer than the maximum: its end entry, its stack, the report. */
-static void report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t parent)
+void ut_lat_report(struct ut_ctl *ctl, const struct ut_lat_sect *sect, uint64_t end, uintptr_t ip,
+		   uintptr_t parent, uint32_t flags)
 {
 	/* a handler's section (no caller): from where the handler returns to */
 	uintptr_t frame[2] = {parent ? parent : ut_thr.lat_stack, 0};
-	struct ut_msg_latency m = {.h = {UT_MSG_LATENCY, sizeof(m)}};
+	struct ut_msg_latency m = {.h = {UT_MSG_LATENCY, sizeof(m)}, .flags = flags};
 	struct sched_param sp;
 	uint32_t seq;
 	int pol;
@@ -179,10 +179,10 @@ static void report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t par
 		ut_rt_stack_event(frame, 0, ctl);
 	ut_thr.guard = 1;
 	m.tid = (int32_t)ut_thr.tid;
-	m.start_tsc = ut_thr.lat_start_tsc;
+	m.start_tsc = sect->start_tsc;
 	m.end_tsc = end;
-	m.start_ip = ut_thr.lat_start_ip;
-	m.start_parent = ut_thr.lat_start_parent;
+	m.start_ip = sect->start_ip;
+	m.start_parent = sect->start_parent;
 	m.end_ip = ip;
 	m.end_parent = parent;
 	m.cpu = (uint32_t)sched_getcpu();
@@ -200,23 +200,23 @@ static void report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t par
 static void section_start(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent)
 {
 	ut_thr.lat_in = 1;
-	ut_thr.lat_start_ip = ip;
-	ut_thr.lat_start_parent = parent;
-	ut_thr.lat_start_tsc = __builtin_ia32_rdtsc();
+	ut_thr.lat_sect.start_ip = ip;
+	ut_thr.lat_sect.start_parent = parent;
+	ut_thr.lat_sect.start_tsc = __builtin_ia32_rdtsc();
 	write_func(ctl, ip, parent);
 	gate_set(1);
 }
 
 static void section_end(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent)
 {
-	uint64_t end = __builtin_ia32_rdtsc(), delta = end - ut_thr.lat_start_tsc;
+	uint64_t end = __builtin_ia32_rdtsc(), delta = end - ut_thr.lat_sect.start_tsc;
 	uint64_t thresh = __atomic_load_n(&ctl->thresh_tsc, __ATOMIC_RELAXED);
 	uint64_t max = __atomic_load_n(&ctl->lat_max_tsc, __ATOMIC_RELAXED);
 
 	ut_thr.lat_in = 0;
 	gate_set(0);
 	if (thresh ? delta >= thresh : delta > max)
-		report(ctl, end, ip, parent);
+		ut_lat_report(ctl, &ut_thr.lat_sect, end, ip, parent, 0);
 }
 
 /* Counts kept under an earlier run of a latency tracer are void. */

@@ -105,8 +105,10 @@ struct ut_thread {
 	uint32_t lat_locks;
 	uint32_t lat_epoch;
 	uint8_t lat_in;
-	uint64_t lat_start_tsc;
-	uintptr_t lat_start_ip, lat_start_parent;
+	struct ut_lat_sect {
+		uint64_t start_tsc;		 /* when it began */
+		uintptr_t start_ip, start_parent; /* its start entry: primitive, caller */
+	} lat_sect;
 	uintptr_t lat_stack; /* a handler's section: where its stack trace starts (the restorer) */
 };
 extern __thread struct ut_thread ut_thr;
@@ -484,6 +486,14 @@ void ut_lat_apply(const struct ut_ctl *ctl);
  * parent: its caller (0: none).
  */
 void ut_lat_update(uintptr_t ip, uintptr_t parent);
+/*
+ * A section (or, for a tracer built on this core, any measured stretch) ended at
+ * end, longer than the maximum: write its end entry "ip <-parent" and its stack,
+ * send UT_MSG_LATENCY (flags: UT_LATF_*) and wait (bounded) until utracefs has
+ * swapped it into the max buffer.  Called with ut_thr.guard set.
+ */
+void ut_lat_report(struct ut_ctl *ctl, const struct ut_lat_sect *sect, uint64_t end, uintptr_t ip,
+		   uintptr_t parent, uint32_t flags);
 /* Fill the lock wrappers' pointers (the constructor). */
 void ut_lat_resolve(void);
 /* Every thread asks set_ftrace_pid's question again (a new generation). */

@@ -158,7 +158,7 @@ int tfs_lat_msg(pid_t pid, const void *buf)
 
 	if (r->tid <= 0 || r->start_tsc > r->end_tsc || r->end_tsc > r->last_tsc)
 		return -EPROTO;
-	if (t && t->use_max_tr && t->id == UT_TRACER_LATENCY) {
+	if (t && t->use_max_tr) {
 		uint64_t s = tfs_clock_ns(TFS_CLOCK_MONO, r->start_tsc);
 		uint64_t e = tfs_clock_ns(TFS_CLOCK_MONO, r->end_tsc);
 
@@ -176,7 +176,7 @@ int tfs_lat_msg(pid_t pid, const void *buf)
 		/* the kernel's parent_ip ? : ip: the primitive's caller */
 		m.start_ip = r->start_parent ? r->start_parent : r->start_ip;
 		m.end_ip = r->end_parent ? r->end_parent : r->end_ip;
-		m.only_task = true;
+		m.only_task = !(r->flags & UT_LATF_ALL_TASKS);
 		tfs_lat_update_max(inst, &m);
 	}
 	(void)pid;
