@@ -105,6 +105,12 @@ void ut_lat_apply(const struct ut_ctl *ctl)
 	}
 }
 
+int ut_lat_recording(void)
+{
+	/* a section left open by an earlier run of a tracer is none */
+	return ut_thr.lat_in && ut_thr.lat_epoch == __atomic_load_n(&lat_epoch, __ATOMIC_ACQUIRE);
+}
+
 /* Is this thread in a section now, by the tracer's definition? */
 static int in_section(uint32_t mode)
 {

@@ -480,6 +480,8 @@ extern int ut_lat_locks_live;
 extern int ut_lat_gate;
 /* The control thread applies ctl's tracer (ut_rt_lock held). */
 void ut_lat_apply(const struct ut_ctl *ctl);
+/* Is this thread inside a section of the current run (the gate opens for it)? */
+int ut_lat_recording(void);
 /*
  * The thread's signal or lock state changed (ut_lat_mode set): start or end its
  * section.  ip: the primitive that changed it (sigprocmask, the handler, ...),
