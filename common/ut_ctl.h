@@ -34,7 +34,7 @@
  * 19: the stack tracer (ut_ctl.stack_*, UT_SEL_STACK, ut_sel_hdr.stack_filtered, UT_MSG_STACK)
  * 20: the function profiler (ut_ctl.profile_*, UT_MSG_PROFILE)
  * 21: the latency tracers (UT_TRACER_LATENCY, ut_ctl.lat_*, UT_MSG_LATENCY)
- * 22: the wakeup tracers (UT_LAT_WAKEUP*, ut_msg_latency.waker_tid, UT_EV_CTX, UT_EV_WAKE)
+ * 22: the wakeup tracers (UT_LAT_WAKEUP*, UT_LATF_ALL_TASKS, UT_EV_CTX, UT_EV_WAKE)
  */
 #define UT_PROTO_VERSION 22u
 #define UT_ACK_TIMEOUT_MS 2000

@@ -40,7 +40,7 @@
  *                                   function-fork, event-fork)
  *   STACK {tid, size, frames}  --->  (the stack tracer saw a deeper stack than
  *                                   any before: utracefs keeps the deepest)
- *   LATENCY {tid, start, end, ips, waker}  --->  (a latency tracer's section, or a
+ *   LATENCY {tid, start, end, ips, flags}  --->  (a latency tracer's section, or a
  *                                   wakeup tracer's wake, longer than
  *                                   ut_ctl.lat_max_tsc, its events written: utracefs
  *                                   swaps them into the max buffer and bumps
@@ -180,13 +180,15 @@ struct ut_msg_stack {
 };
 
 /*
- * A section (or, for the wakeup tracers, a wake: start is the wake, waker_tid the
- * waker) longer than the maximum the sender knew of (runtime/latency.c): the
+ * A section (or, for the wakeup tracers, a wake: start is the wake, tid the wakee)
+ * longer than the maximum the sender knew of (runtime/latency.c): the
  * thread, the TSC at its start and end and after its last event was written (the
  * events of the section lie between start and last), the function entries that
  * began and ended it (ip: the primitive, parent: its caller, the kernel's
  * critical_start and critical_end), the CPU it ended on and the thread's
- * scheduling (nice, policy, rt_prio).
+ * scheduling (nice, policy, rt_prio).  irqsoff and preemptoff send it
+ * (runtime/latency.c, ut_lat_report); a tracer that measures across threads
+ * sets UT_LATF_ALL_TASKS.
  */
 struct ut_msg_latency {
 	struct ut_msg_hdr h;
@@ -200,8 +202,11 @@ struct ut_msg_latency {
 	int32_t nice;
 	uint32_t policy;
 	uint32_t rt_prio;
-	int32_t waker_tid; /* wakeup tracers: who woke tid (its events show too), else 0 */
+	uint32_t flags; /* UT_LATF_* */
 };
+/* The max trace shows every task's events of the window, not the reporter's alone
+ * (the wakeup tracers: waker and wakee; tid is then the wakee). */
+#define UT_LATF_ALL_TASKS 0x1u
 
 #define UT_NOTE_MAX 240
 struct ut_msg_note {

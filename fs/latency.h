@@ -51,7 +51,6 @@ struct tfs_lat_max {
 	uint64_t start_ip;     /* critical_start: 0 prints no started/ended lines */
 	uint64_t end_ip;       /* critical_end */
 	bool only_task;
-	pid_t waker;	       /* the wakeup tracers: the waker's events show too (0: none) */
 };
 
 /*

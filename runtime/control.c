@@ -455,7 +455,7 @@ int ut_rt_task_check(void)
 
 	if (ut_notrace_now())
 		return 0; /* the runtime's own work: not cached (rt.h) */
-	if (__atomic_load_n(&ut_lat_gate, __ATOMIC_ACQUIRE) && !ut_thr.lat_in) {
+	if (__atomic_load_n(&ut_lat_gate, __ATOMIC_ACQUIRE) && !ut_lat_recording()) {
 		/* a latency tracer records functions inside sections only (latency.c) */
 		ut_thr.task_no = __atomic_load_n(&ut_rt_task_gen, __ATOMIC_ACQUIRE);
 		return 0;

@@ -112,6 +112,12 @@ void ut_lat_apply(const struct ut_ctl *ctl)
 	}
 }
 
+int ut_lat_recording(void)
+{
+	/* a section left open by an earlier run of a tracer is none */
+	return ut_thr.lat_in && ut_thr.lat_epoch == __atomic_load_n(&lat_epoch, __ATOMIC_ACQUIRE);
+}
+
 /* Is this thread in a section now, by the tracer's definition? */
 static int in_section(uint32_t mode)
 {
@@ -215,25 +221,24 @@ int ut_lat_exceeds(const struct ut_ctl *ctl, uint64_t delta)
 	return thresh ? delta >= thresh : delta > max;
 }
 
-void ut_lat_report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t parent,
-		   struct ut_ev_ctx *sw, int32_t waker)
+void ut_lat_report(struct ut_ctl *ctl, const struct ut_lat_sect *sect, uint64_t end, uintptr_t ip,
+		   uintptr_t parent, uint32_t flags, struct ut_ev *extra)
 {
-	struct ut_msg_latency m = {.h = {UT_MSG_LATENCY, sizeof(m)}};
+	struct ut_msg_latency m = {.h = {UT_MSG_LATENCY, sizeof(m)}, .flags = flags};
 	uint32_t seq;
 
 	ut_lat_write_func(ctl, ip, parent);
-	if (sw)
-		ut_rt_write_ev(ctl, ctl, &sw->h); /* the wakeup tracers' "==>" (wakeup.c) */
+	if (extra)
+		ut_rt_write_ev(ctl, ctl, extra); /* the wakeup tracers' "==>" (wakeup.c) */
 	ut_lat_write_stack(ctl, parent);
 	m.tid = (int32_t)ut_thr.tid;
-	m.start_tsc = ut_thr.lat_start_tsc;
+	m.start_tsc = sect->start_tsc;
 	m.end_tsc = end;
-	m.start_ip = ut_thr.lat_start_ip;
-	m.start_parent = ut_thr.lat_start_parent;
+	m.start_ip = sect->start_ip;
+	m.start_parent = sect->start_parent;
 	m.end_ip = ip;
 	m.end_parent = parent;
 	m.cpu = (uint32_t)sched_getcpu();
-	m.waker_tid = waker;
 	ut_lat_sched(m.tid, &m.nice, &m.policy, &m.rt_prio);
 	seq = __atomic_load_n(&ctl->lat_done, __ATOMIC_ACQUIRE);
 	m.last_tsc = __builtin_ia32_rdtsc(); /* after every event of the section */
@@ -244,9 +249,9 @@ void ut_lat_report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t par
 static void section_start(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent)
 {
 	ut_thr.lat_in = 1;
-	ut_thr.lat_start_ip = ip;
-	ut_thr.lat_start_parent = parent;
-	ut_thr.lat_start_tsc = __builtin_ia32_rdtsc();
+	ut_thr.lat_sect.start_ip = ip;
+	ut_thr.lat_sect.start_parent = parent;
+	ut_thr.lat_sect.start_tsc = __builtin_ia32_rdtsc();
 	ut_lat_write_func(ctl, ip, parent);
 	ut_lat_gate_set(1);
 }
@@ -257,8 +262,8 @@ static void section_end(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent)
 
 	ut_thr.lat_in = 0;
 	ut_lat_gate_set(0);
-	if (ut_lat_exceeds(ctl, end - ut_thr.lat_start_tsc))
-		ut_lat_report(ctl, end, ip, parent, NULL, 0);
+	if (ut_lat_exceeds(ctl, end - ut_thr.lat_sect.start_tsc))
+		ut_lat_report(ctl, &ut_thr.lat_sect, end, ip, parent, 0, NULL);
 }
 
 /* Counts kept under an earlier run of a latency tracer are void. */
@@ -271,6 +276,14 @@ static void epoch_check(void)
 		ut_thr.lat_in = 0;
 		ut_thr.lat_locks = 0;
 	}
+}
+
+void ut_lat_wait_gate(int open)
+{
+	if (open)
+		epoch_check(); /* this run's: ut_lat_recording says yes */
+	ut_thr.lat_in = (uint8_t)open;
+	ut_lat_gate_set(open);
 }
 
 void ut_lat_update(uintptr_t ip, uintptr_t parent)

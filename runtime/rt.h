@@ -106,8 +106,10 @@ struct ut_thread {
 	uint32_t lat_locks;
 	uint32_t lat_epoch;
 	uint8_t lat_in;
-	uint64_t lat_start_tsc;
-	uintptr_t lat_start_ip, lat_start_parent;
+	struct ut_lat_sect {
+		uint64_t start_tsc;		 /* when it began */
+		uintptr_t start_ip, start_parent; /* its start entry: primitive, caller */
+	} lat_sect;
 	uintptr_t lat_stack; /* a handler's section: where its stack trace starts (the restorer) */
 };
 extern __thread struct ut_thread ut_thr;
@@ -479,12 +481,23 @@ extern int ut_lat_locks_live;
 extern int ut_lat_gate;
 /* The control thread applies ctl's tracer (ut_rt_lock held). */
 void ut_lat_apply(const struct ut_ctl *ctl);
+/* Is this thread inside a section of the current run (the gate opens for it)? */
+int ut_lat_recording(void);
 /*
  * The thread's signal or lock state changed (ut_lat_mode set): start or end its
  * section.  ip: the primitive that changed it (sigprocmask, the handler, ...),
  * parent: its caller (0: none).
  */
 void ut_lat_update(uintptr_t ip, uintptr_t parent);
+/*
+ * A section (or, for a tracer built on this core, any measured stretch) ended at
+ * end, longer than the maximum: write its end entry "ip <-parent", then extra if
+ * any (the wakeup tracers' switch entry), and its stack, send UT_MSG_LATENCY
+ * (flags: UT_LATF_*) and wait (bounded) until utracefs has swapped it into the max
+ * buffer.  Called with ut_thr.guard set.
+ */
+void ut_lat_report(struct ut_ctl *ctl, const struct ut_lat_sect *sect, uint64_t end, uintptr_t ip,
+		   uintptr_t parent, uint32_t flags, struct ut_ev *extra);
 /* Fill the lock wrappers' pointers (the constructor). */
 void ut_lat_resolve(void);
 /* Every thread asks set_ftrace_pid's question again (a new generation). */
@@ -499,14 +512,8 @@ void ut_lat_write_func(struct ut_ctl *ctl, uintptr_t ip, uintptr_t parent);
 void ut_lat_write_stack(struct ut_ctl *ctl, uintptr_t parent);
 /* Is a latency of delta TSC ticks to be reported (tracing_thresh, tracing_max_latency)? */
 int ut_lat_exceeds(const struct ut_ctl *ctl, uint64_t delta);
-/*
- * Report a latency that ended at end: the entry "ip <-parent", the switch entry
- * sw if any (the wakeup tracers), the stack, then UT_MSG_LATENCY (start from
- * ut_thr.lat_start_*, waker: the thread whose events show beside this one's, 0:
- * none) and wait until utracefs has dealt with it.
- */
-void ut_lat_report(struct ut_ctl *ctl, uint64_t end, uintptr_t ip, uintptr_t parent,
-		   struct ut_ev_ctx *sw, int32_t waker);
+/* A wakee's wait (wakeup.c) opens (1) or closes (0) its function-trace gate. */
+void ut_lat_wait_gate(int open);
 /* Thread tid's nice, policy and rt_prio (the latency header's task line). */
 void ut_lat_sched(int32_t tid, int32_t *nice, uint32_t *policy, uint32_t *rt_prio);
 /* Is a call that returns to ret the program's (not libutrace's own, not its own work)? */

@@ -21,7 +21,7 @@
  * takes itself off the list; if it was stamped, now - stamp is its latency: above
  * tracing_max_latency (or at least tracing_thresh) it writes "primitive
  * <-caller", the switch entry "waker ==> wakee" and its stack, and reports
- * (latency.c, UT_MSG_LATENCY with the waker's tid, whose events show too).
+ * (latency.c, UT_MSG_LATENCY with UT_LATF_ALL_TASKS: the waker's events show too).
  * A waiter the futex did not pick (a signal woke another thread than the
  * oldest) stays stamped: its latency then runs from that wake, an upper bound.
  *
@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "rt.h"
+#include "ut_wire.h"
 
 uint32_t ut_wake_mode;
 
@@ -172,10 +173,8 @@ int ut_wake_begin(struct ut_wake_wait *w, const void *obj)
 		listed = 1;
 	}
 	slot_unlock(s, g);
-	if (listed) {
-		ut_thr.lat_in = 1; /* function-trace: the gate lets its functions through */
-		ut_lat_gate_set(1);
-	}
+	if (listed)
+		ut_lat_wait_gate(1); /* function-trace: the gate lets its functions through */
 	return listed;
 }
 
@@ -216,19 +215,18 @@ void ut_wake_end(struct ut_wake_wait *w, int woken, uintptr_t ip, uintptr_t ret)
 {
 	uint64_t stamp = unlist(w), end = __builtin_ia32_rdtsc();
 	struct ut_ctl *ctl = ut_rt_ctl;
+	struct ut_lat_sect sect = {.start_tsc = stamp}; /* no start ips: no "started at" */
 	struct ut_ev_ctx sw;
 	int saved = errno;
 
-	ut_thr.lat_in = 0;
-	ut_lat_gate_set(0);
+	ut_lat_wait_gate(0);
 	if (!stamp || !woken || !ut_wake_mode || !ctl || !ctl->tracing_on || ut_rt_off ||
 	    !ut_lat_exceeds(ctl, end - stamp))
 		return;
 	ut_thr.guard = 1;
-	ut_thr.lat_start_tsc = stamp;
-	ut_thr.lat_start_ip = ut_thr.lat_start_parent = 0; /* no "started at" line */
 	ctx_entry(&sw, UT_EV_CTX, w, (uint32_t)sched_getcpu());
-	ut_lat_report(ctl, end, ip, ret, &sw, w->waker);
+	/* the max trace shows the waker's events beside the wakee's */
+	ut_lat_report(ctl, &sect, end, ip, ret, UT_LATF_ALL_TASKS, &sw.h);
 	ut_thr.guard = 0;
 	errno = saved;
 }

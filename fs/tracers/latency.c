@@ -16,8 +16,7 @@
  *    dropped, as the kernel's critical_sequence check drops it.
  *  - `trace` then reads the max buffer: events older than the maximum's start are
  *    skipped and not counted (the kernel's tracing_iter_reset and time_start),
- *    and with only_task set, events of other tasks than the maximum's (and its
- *    waker's, for the wakeup tracers) too: a thread's section may
+ *    and with only_task set, events of other tasks too: a thread's section may
  *    run on several CPUs while other threads write beside it, where the kernel's
  *    section is one CPU's; the swap takes every CPU (the wakeup tracer's
  *    update_max_tr, not irqsoff's update_max_tr_single) for that reason.
@@ -145,8 +144,7 @@ bool tfs_lat_shows(const struct tfs_lat_max *m, pid_t tid, uint64_t tsc)
 {
 	if (!m->valid)
 		return true;
-	return tsc >= m->start_tsc && tsc <= m->last_tsc &&
-	       (!m->only_task || tid == m->tid || (m->waker && tid == m->waker));
+	return tsc >= m->start_tsc && tsc <= m->last_tsc && (!m->only_task || tid == m->tid);
 }
 
 /* The reporting thread waits for this (runtime/latency.c wait_done). */
@@ -170,7 +168,7 @@ int tfs_lat_msg(pid_t pid, const void *buf)
 
 	if (r->tid <= 0 || r->start_tsc > r->end_tsc || r->end_tsc > r->last_tsc)
 		return -EPROTO;
-	if (t && t->use_max_tr && t->id == UT_TRACER_LATENCY) {
+	if (t && t->use_max_tr) {
 		uint64_t s = tfs_clock_ns(TFS_CLOCK_MONO, r->start_tsc);
 		uint64_t e = tfs_clock_ns(TFS_CLOCK_MONO, r->end_tsc);
 
@@ -188,8 +186,7 @@ int tfs_lat_msg(pid_t pid, const void *buf)
 		/* the kernel's parent_ip ? : ip: the primitive's caller */
 		m.start_ip = r->start_parent ? r->start_parent : r->start_ip;
 		m.end_ip = r->end_parent ? r->end_parent : r->end_ip;
-		m.only_task = true;
-		m.waker = r->waker_tid > 0 ? r->waker_tid : 0;
+		m.only_task = !(r->flags & UT_LATF_ALL_TASKS);
 		tfs_lat_update_max(inst, &m);
 	}
 	(void)pid;

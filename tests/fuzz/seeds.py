@@ -147,10 +147,10 @@ def profile(epoch, first, nr, recs):
                b"".join(struct.pack("<QIIQQQ", ip, cpu, 0, h, t, q) for ip, cpu, h, t, q in recs))
 
 
-def latency(tid, start, end, last, cpu=0, waker=0):
-    """a latency tracer's section: its times, its four ips, the task's scheduling, its waker"""
-    return pkt(LATENCY, struct.pack("<iIQQQQQQQiIIi", tid, cpu, start, end, last,
-                                    0x1105, 0x1205, 0x1305, 0x1405, 0, 0, 0, waker))
+def latency(tid, start, end, last, cpu=0, flags=0):
+    """a latency tracer's section: its times, its four ips, the task's scheduling, flags"""
+    return pkt(LATENCY, struct.pack("<iIQQQQQQQiIII", tid, cpu, start, end, last,
+                                    0x1105, 0x1205, 0x1305, 0x1405, 0, 0, 0, flags))
 
 
 prof_ok = profile(1, 1, 2, [(0x555500001105, 0, 3, 30000000, 300000000000000),
@@ -169,7 +169,7 @@ WIRE = [
     hello + stack(50, [(0x1005, 900)]),
     hello + sites(0, 2, 0, [0x1100, 0x1200]) + prof_ok + ack, hello + prof_bad,
     hello + latency(PID_, 1000, 5000, 6000, 1), hello + latency(PID_, 5000, 1000, 6000),
-    hello + latency(0, 1, 2, 3, 99), hello + latency(PID_, 1000, 5000, 6000, 1, PID_ + 1),
+    hello + latency(0, 1, 2, 3, 99), hello + latency(PID_, 10, 20, 30, 0, 1),
 ]
 texts("wire", WIRE)
 

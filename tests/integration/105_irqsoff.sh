@@ -188,4 +188,4 @@ run i 2 >/dev/null
 expect_eq "nop: no section is measured" "0" "$(maxlat)"
 
 exec 3>&-
-ut_umount
+ut_umount || fail "utracefs exited cleanly"
