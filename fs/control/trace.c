@@ -12,6 +12,10 @@
  *                                   snapshot.c)
  *   per_cpu/cpuN/snapshot_raw       consuming, binary, from the snapshot buffer
  *
+ * Under a latency tracer (print_max), `trace` is the max buffer: the snapshot
+ * buffer, showing only the maximum's events (tracers/latency.c), and O_TRUNC
+ * empties it.
+
  * `trace` is formatted lazily: the snapshot is taken at open and text is made
  * as reads advance (a read before the window starts the walk again), so a big
  * buffer never has to exist as text all at once.
