@@ -33,15 +33,15 @@
  * the thread's answer is asked again (ut_rt_task_check, which also says no
  * outside a section); at its end task_no is set for the current generation.
  *
- * The lock wrappers cost one predictable branch when no latency tracer is on: the
- * real function through a pointer, then ut_lat_locks_live tested (bench rows
- * lat-mutex-off and lat-mutex-on).  The runtime's own locking (ut_rt_lock, the
+ * The lock wrappers cost one predictable branch when no latency tracer is on:
+ * ut_lat_wraps tested, then the real function through a pointer (bench rows
+ * lat-mutex-off and lat-mutex-on); the wakeup tracers (wakeup.c) share them.  The runtime's own locking (ut_rt_lock, the
  * control thread) is left out: calls made from libutrace itself, or on a thread
  * doing the runtime's own work (ut_notrace_now), do not count.
  *
  * Limitation: a thread already holding a lock (or with signals blocked) when the
  * tracer is switched on starts counting from zero; its unlock then ends nothing.
- * pthread_cond_wait and pthread_cond_timedwait release the mutex while they wait:
+ * pthread_cond_wait, _timedwait and _clockwait release the mutex while they wait:
  * they are wrapped so that the wait is not part of a section.
  */
 #include <dlfcn.h>
