@@ -475,6 +475,11 @@ char *tfs_sym_demangle(const char *name);
 uint64_t tfs_sym_flat(pid_t tid, uint64_t tsc, uint64_t addr);
 /* The kallsyms file: every cached object's functions at their flat addresses.  0 or -ENOMEM. */
 int tfs_sym_kallsyms(struct tfs_buf *b);
+/*
+ * A trace_pipe_raw reader opens (true) or closes (false): the objects its pages
+ * name stay cached while one is open and until kallsyms is read after the last.
+ */
+void tfs_sym_flat_pin(bool open);
 /* Whether C++ names show demangled now: the tracer's `demangle` option (on for a
  * tracer without it), as the trace prints them. */
 bool tfs_out_demangle(const struct tfs_instance *inst);
