@@ -62,6 +62,8 @@ static const char readme_text[] =
 	"\t\t\t  the traced programs use: ADDRESS : \"TEXT\"\n"
 	"  tracing_thresh\t- function_graph keeps only the functions that lasted\n"
 	"\t\t\t  at least this many microseconds (0: all of them)\n"
+	"  tracing_max_latency\t- The longest latency the latency tracer measured (us);\n"
+	"\t\t\t  its trace is kept in the snapshot; echo 0 starts over\n"
 	"  max_graph_depth\t- How deep function_graph follows nested calls (0: no limit)\n"
 	"\n"
 	"  available_filter_functions - The functions of running programs that can be\n"
