@@ -11,7 +11,8 @@
  *                 options/NAME is opened with cpu = its index in that list
  *   per_cpu/      one cpuN directory per possible CPU; the files below cpuN are
  *                 opened with cpu = N
- *   trace_stat/   functionN per possible CPU (the function profiler), cpu = N
+ *   trace_stat/   functionN per possible CPU (the function profiler), cpu = N,
+ *                 beside the fixed function_graph[.COL] files
  *   events/       one directory per system of the events programs define, and in
  *                 it one per event (a dyn_entry of the system's number: event_tree.c)
  *   instances/    one directory per instance (instance.c), each the tree of
@@ -32,6 +33,7 @@
 #include "settings.h" /* tfs_option_file_name: options/ as options.c sees it */
 #include "tfs.h"
 #include "trace_stat.h"
+#include "ut_fnstat.h"
 
 #define FILE_(n, m, o, ...)                                                                        \
 	{                                                                                          \
@@ -84,6 +86,19 @@ static const struct tfs_file cpu_dir = DIR_("cpu", 0750, per_cpu_files);
 
 /* trace_stat/functionN: the function profiler's counts of CPU N (opened with cpu = N) */
 static const struct tfs_file trace_stat_file = FILE_("function", 0440, tfs_trace_stat_ops);
+
+/*
+ * trace_stat/function_graph[.COL]: utrace's function-duration statistics of the
+ * buffer, one file per order (arg: the column, common/ut_fnstat.h)
+ */
+#define GRAPH_STAT(suffix, col) FILE_("function_graph" suffix, 0440, tfs_graph_stat_ops, .arg = (col))
+static const struct tfs_file trace_stat_files[] = {
+    GRAPH_STAT("", UT_FNSTAT_TOTAL),	  GRAPH_STAT(".avg", UT_FNSTAT_AVG),
+    GRAPH_STAT(".calls", UT_FNSTAT_CALLS), GRAPH_STAT(".max", UT_FNSTAT_MAX),
+    GRAPH_STAT(".min", UT_FNSTAT_MIN),	  GRAPH_STAT(".name", UT_FNSTAT_NAME),
+    GRAPH_STAT(".self", UT_FNSTAT_SELF),
+    {NULL},
+};
 
 /* events/ftrace/NAME/format: arg is the event's ftrace id (ut_ring.h UT_EV_*) */
 #define EVENT_DIR(n, id)                                                                           \
@@ -195,7 +210,12 @@ static const struct tfs_file root_files[] = {
     FILE_("enabled_functions", 0440, tfs_enabled_functions_ops),
     FILE_("ftrace_enabled", 0640, tfs_ftrace_enabled_ops),
     FILE_("function_profile_enabled", 0640, tfs_function_profile_enabled_ops),
-    DYN_("trace_stat", 0750, tfs_trace_stat_name, &trace_stat_file),
+    {.name = "trace_stat",
+     .kind = TFS_DIR,
+     .mode = 0750,
+     .children = trace_stat_files,
+     .dyn_name = tfs_trace_stat_name,
+     .dyn_template = &trace_stat_file},
     FILE_("kallsyms", 0440, tfs_kallsyms_ops),
     FILE_("stack_tracer_enabled", 0640, tfs_stack_tracer_enabled_ops, .arg = ST_ENABLED),
     FILE_("stack_max_size", 0640, tfs_stack_max_size_ops),
