@@ -1,5 +1,5 @@
 #!/bin/sh
-# 105_graph_stat.sh - trace_stat/function_graph[.COL]: the function-duration
+# 109_graph_stat.sh - trace_stat/function_graph[.COL]: the function-duration
 # statistics of the live buffer (calls, total, self, average, shortest and
 # longest time per function), with tests/progs/profile_prog (prof_sleep sleeps
 # 10 ms, called 3 times; prof_leaf called 1000 times; prof_outer calls prof_spin,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# 106_latency_record.sh - latency tracers' recordings, as trace-cmd record makes them:
+# 110_latency_record.sh - latency tracers' recordings, as trace-cmd record makes them:
 # for irqsoff, preemptoff, preemptirqsoff, wakeup and wakeup_rt it does not stream
 # events but saves the text of the trace file at the end in a "latency" trace.dat,
 # which trace-cmd report prints.  Here: such files from utrace's writer
