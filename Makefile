@@ -213,6 +213,8 @@ $(B)/tests/progs/sdt_prog: tests/progs/sdt_prog.c $(B)/tests/progs/lib_sdt_a.so 
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -o $@ $< -L$(B)/tests/progs -l:lib_sdt_a.so -Wl,-rpath,'$$ORIGIN' \
 		-lpthread -ldl
+# sdt_loop (95_sdt_window.sh) includes xol_sdt.c, the guarded probe xol_prog probes too
+$(B)/tests/progs/sdt_loop: tests/progs/xol_sdt.c
 # names_ver again, with other functions ahead: a program rebuilt in place (42_names.sh)
 $(B)/tests/progs/names_ver2: tests/progs/names_ver.c
 	@mkdir -p $(dir $@)

@@ -21,7 +21,6 @@
  * "jmp" (a jmp rel32 put in at the probe or at most 4 bytes before it).
  */
 #define _GNU_SOURCE
-#define _SDT_HAS_SEMAPHORES 1
 #include <fcntl.h>
 #include <link.h>
 #include <signal.h>
@@ -29,26 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sdt.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-unsigned short ut_loop_guarded_semaphore __attribute__((section(".probes"), used));
+#include "xol_sdt.c" /* guarded_loop(), the probe ut_loop:guarded */
+
 unsigned short ut_loop_mid_semaphore __attribute__((section(".probes"), used));
-
-/* the sum of i * k for i < n; the probe sees i, k and the sum so far */
-__attribute__((noinline)) static long guarded_loop(long n, long k)
-{
-	long sum = 0;
-
-	for (long i = 0; i < n; i++) {
-		__asm__ volatile("" ::: "memory");
-		if (ut_loop_guarded_semaphore)
-			STAP_PROBE3(ut_loop, guarded, i, k, sum);
-		sum += i * k;
-	}
-	return sum;
-}
 
 /* long mid_fn(long x): 1 if x is 0, else 6; the probe (x as arg1) is skipped when x is 0 */
 long mid_fn(long x);

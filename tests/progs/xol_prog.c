@@ -45,8 +45,8 @@ long xf_sys_fn(void) __asm__("xf_sys");
 long xf_work_fn(long) __asm__("xf_work");
 long xf_sdt_fn(long, long) __asm__("xf_sdt");
 long xf_mid_fn(long) __asm__("xf_mid");
-long xs_loop(long n, long k); /* xol_sdt.c */
-extern unsigned short xol_loop_semaphore;
+long guarded_loop(long n, long k); /* xol_sdt.c */
+extern unsigned short ut_loop_guarded_semaphore;
 long cf_mul_pfe(long, long), cf_mul_plain(long, long);
 long cf_print_pfe(char *, long), cf_print_plain(char *, long);
 
@@ -416,7 +416,7 @@ static int read_direct(uint64_t addr, void *buf, size_t n)
 	return 0;
 }
 
-/* xol:loop's handler: its arguments as sdt.c reads them, checked against the loop's */
+/* ut_loop:guarded's handler: its arguments as sdt.c reads them, checked against the loop's */
 static void on_sdt(void *ctx, const struct ut_xol_regs *r)
 {
 	struct sdt_hits *h = ctx;
@@ -438,7 +438,7 @@ static void sdt_note(const struct ut_sdt_note *n, void *arg)
 {
 	struct sdt_find *f = arg;
 
-	if (!strcmp(n->provider, "xol") && !strcmp(n->name, "loop")) {
+	if (!strcmp(n->provider, "ut_loop") && !strcmp(n->name, "guarded")) {
 		f->pc = n->pc;
 		snprintf(f->args, sizeof(f->args), "%s", n->args);
 	}
@@ -450,7 +450,7 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* xol:loop's run-time address, from the executable's .note.stapsdt; 0: not found */
+/* ut_loop:guarded's run-time address, from the executable's .note.stapsdt; 0: not found */
 static uintptr_t sdt_site(struct ut_sdt_arg *args)
 {
 	struct sdt_find f = {0};
@@ -489,21 +489,22 @@ static void case_sdt(void)
 	struct ut_xol *x;
 	uintptr_t at = sdt_site(h.args);
 
-	CHECK(at, "no note xol:loop with three arguments");
+	CHECK(at, "no note ut_loop:guarded with three arguments");
 	if (!at)
 		return;
 	memcpy(before, (void *)at, sizeof(before));
-	CHECK(arm_mode_with((void *)at, (void *)xs_loop, on_sdt, &h, &x, UT_XOL_JMP) == 0, "arm");
-	xol_loop_semaphore = 1;
+	CHECK(arm_mode_with((void *)at, (void *)guarded_loop, on_sdt, &h, &x, UT_XOL_JMP) == 0,
+	      "arm");
+	ut_loop_guarded_semaphore = 1;
 	traps = ut_xol_traps();
 	for (int r = 0; r < 10; r++)
-		CHECK(xs_loop(1000, 3) == want, "result");
+		CHECK(guarded_loop(1000, 3) == want, "result");
 	traps = ut_xol_traps() - traps;
 	CHECK(h.n == 10000 && h.bad == 0, "%ld hits, %ld with wrong arguments", h.n, h.bad);
 	CHECK(traps == (force_trap ? 10000ul : 0), "%lu traps", traps);
-	xol_loop_semaphore = 0;
+	ut_loop_guarded_semaphore = 0;
 	h.n = 0;
-	CHECK(xs_loop(1000, 3) == want && h.n == 0, "semaphore 0: %ld hits", h.n);
+	CHECK(guarded_loop(1000, 3) == want && h.n == 0, "semaphore 0: %ld hits", h.n);
 	printf("ok sdt (%s, %lu traps)\n", mode_name(ut_xol_mode(x)), traps);
 	CHECK(disarm(x) == 0, "disarm");
 	CHECK(!memcmp(before, (void *)at, sizeof(before)), "bytes not restored");
