@@ -278,6 +278,8 @@ static int build_slot(struct ut_xol *x, uintptr_t end, uint8_t *code)
 			int n;
 
 			if (a == x->addr) {
+				if (out + ENTRY_LEN > SLOT_LEN - JMP_LEN)
+					return -1;
 				x->probe = (uint8_t)out;
 				x->len1 = r.len;
 				entry_write(x, code, out);
