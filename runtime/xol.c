@@ -27,7 +27,9 @@
  *               and no direct branch from outside the window lands strictly
  *               inside (start, end); the window holds no call but as its last
  *               instruction (the return would come back inside), no syscall, int3
- *               or xbegin, and no patch site or other probe's window.  Windows
+ *               or xbegin, and no patch site or other probe's window; an earlier
+ *               start is an instruction of 2 bytes or more (rip = start + 1 can then
+ *               only mean a thread met the int3 at start, merged_int3).  Windows
  *               that start at addr are tried first, shortest first, then earlier
  *               starts, nearest first: `if (semaphore) STAP_PROBE()` puts a je
  *               that skips the 1-byte nop right before it, so its target is
@@ -41,8 +43,8 @@
  *               is inside and answers.  A thread that does not answer within 200
  *               ms (SIGTRAP blocked, stopped) leaves the site in TRAP mode.
  *
- * Every change of addr's bytes goes through ut_poke_batch (the breakpoint
- * protocol); a thread that meets the int3 meanwhile goes to the slot.  Slots
+ * Every change of the code's bytes goes through ut_poke_batch (the breakpoint
+ * protocol); a thread that meets the int3 meanwhile goes where it would have.  Slots
  * are never freed while their object is mapped: a thread may still be in one
  * after its probe is disarmed.  ut_xol_forget() drops an unmapped object's
  * probes without writing anything.
