@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * sdt_loop.c - <sys/sdt.h> probes in loops, for tests/integration/95_sdt_window.sh.
+ * sdt_loop.c - <sys/sdt.h> probes in loops, for tests/integration/111_sdt_window.sh.
  *
  *   sdt_loop N GUARDED MID [-t]
  *                    GUARDED and MID: the link-time addresses of the probes

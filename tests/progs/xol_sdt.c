@@ -4,7 +4,7 @@
  * semaphore, in a loop, built with -O2.  The compiler puts a je that skips the
  * probe's 1-byte nop right before it: the je lands on the byte after the nop,
  * inside any window that starts at the nop (runtime/xol_window.c).  Linked into
- * xol_prog (test_xol) and included by sdt_loop.c (95_sdt_window.sh).
+ * xol_prog (test_xol) and included by sdt_loop.c (111_sdt_window.sh).
  */
 #define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# 95_sdt_window.sh - SDT probes where the jmp must start before the probe
+# 111_sdt_window.sh - SDT probes where the jmp must start before the probe
 # (runtime/xol_window.c), through the mount with echo and cat
 # (tests/progs/sdt_loop.c):
 #  - `if (semaphore) STAP_PROBE3(...)` in a loop at -O2, whose je skips the probe's
