@@ -33,6 +33,7 @@
 #include "settings.h" /* tfs_option_file_name: options/ as options.c sees it */
 #include "tfs.h"
 #include "trace_stat.h"
+#include "tracers/sampling.h" /* hwlat_detector/ and osnoise/ */
 #include "ut_fnstat.h"
 
 #define FILE_(n, m, o, ...)                                                                        \
@@ -114,6 +115,9 @@ EVENT_DIR(print, UT_EV_PRINT);
 EVENT_DIR(bprint, UT_EV_BPRINT);
 EVENT_DIR(bputs, UT_EV_BPUTS);
 EVENT_DIR(raw_data, UT_EV_RAW_DATA);
+EVENT_DIR(hwlat, UT_EV_HWLAT);
+EVENT_DIR(osnoise, UT_EV_OSNOISE);
+EVENT_DIR(timerlat, UT_EV_TIMERLAT);
 
 static const struct tfs_file ftrace_events[] = {
     DIR_("bprint", 0755, event_bprint),
@@ -121,9 +125,12 @@ static const struct tfs_file ftrace_events[] = {
     DIR_("function", 0755, event_function),
     DIR_("funcgraph_entry", 0755, event_funcgraph_entry),
     DIR_("funcgraph_exit", 0755, event_funcgraph_exit),
+    DIR_("hwlat", 0755, event_hwlat),
     DIR_("kernel_stack", 0755, event_kernel_stack),
+    DIR_("osnoise", 0755, event_osnoise),
     DIR_("print", 0755, event_print),
     DIR_("raw_data", 0755, event_raw_data),
+    DIR_("timerlat", 0755, event_timerlat),
     {NULL},
 };
 
@@ -161,6 +168,31 @@ static const struct tfs_file events_files[] = {
     FILE_("header_event", 0440, tfs_header_event_ops),
     FILE_("header_page", 0440, tfs_header_page_ops),
     DIR_("ftrace", 0755, ftrace_events),
+    {NULL},
+};
+
+/*
+ * The hwlat and osnoise/timerlat tracers' settings (tracers/hwlat.c,
+ * tracers/osnoise.c): the one-number files' arg points at their bounds.
+ */
+#define MIN_MAX_(n, p) FILE_(n, 0640, tfs_min_max_ops, .arg = (long)&(p))
+static const struct tfs_file hwlat_files[] = {
+    FILE_("mode", 0640, tfs_hwlat_mode_ops),
+    MIN_MAX_("width", tfs_hwlat_width),
+    MIN_MAX_("window", tfs_hwlat_window),
+    {NULL},
+};
+
+static const struct tfs_file osnoise_files[] = {
+    FILE_("cpus", 0640, tfs_osnoise_cpus_ops),
+    FILE_("options", 0640, tfs_osnoise_options_ops),
+    MIN_MAX_("period_us", tfs_osn_period),
+    MIN_MAX_("print_stack", tfs_osn_print_stack),
+    MIN_MAX_("runtime_us", tfs_osn_runtime),
+    MIN_MAX_("stop_tracing_total_us", tfs_osn_stop_tracing_total),
+    MIN_MAX_("stop_tracing_us", tfs_osn_stop_tracing),
+    MIN_MAX_("timerlat_align_us", tfs_osn_timerlat_align),
+    MIN_MAX_("timerlat_period_us", tfs_osn_timerlat_period),
     {NULL},
 };
 
@@ -203,6 +235,8 @@ static const struct tfs_file root_files[] = {
     FILE_("error_log", 0640, tfs_error_log_ops, .inst = TFS_INST_BOTH),
     FILE_("tracing_thresh", 0640, tfs_tracing_thresh_ops),
     FILE_("tracing_max_latency", 0640, tfs_tracing_max_latency_ops, .inst = TFS_INST_BOTH),
+    DIR_("hwlat_detector", 0750, hwlat_files),
+    DIR_("osnoise", 0750, osnoise_files),
     FILE_("max_graph_depth", 0640, tfs_max_graph_depth_ops),
     FILE_("available_filter_functions", 0440, tfs_available_filter_functions_ops),
     FILE_("available_filter_functions_addrs", 0440, tfs_available_filter_functions_addrs_ops),

@@ -124,8 +124,13 @@ struct tfs_iter;
 struct tracer {
 	const char *name;
 	enum ut_tracer_id id;	       /* what the runtime does for it */
-	int (*init)(void);	       /* becoming current (buffer already cleared) */
-	void (*reset)(void);	       /* no longer current */
+	/* becoming current in inst (buffer already cleared): 0 or -errno (EBUSY...) */
+	int (*init)(struct tfs_instance *inst);
+	void (*reset)(struct tfs_instance *inst); /* no longer current in inst */
+	/* tracing_on of inst turned on or off while current (the kernel's start/stop) */
+	void (*start)(struct tfs_instance *inst);
+	void (*stop)(struct tfs_instance *inst);
+	bool allow_instances; /* may be current in instances/NAME, not routed by processes */
 	void (*print_header)(struct tfs_iter *it, struct tfs_buf *b);
 	/* Format one event (context prefix included); returns 0 or -errno. */
 	int (*print_line)(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b);
@@ -136,6 +141,8 @@ struct tracer {
 
 extern const struct tracer *const tfs_tracers[]; /* NULL-terminated, available_tracers order */
 const struct tracer *tfs_tracer_find(const char *name);
+/* The daemon ends: every instance's current tracer is reset (its threads joined). */
+void tfs_tracers_shutdown(void);
 /*
  * A tracer whose events the runtime routes to instances (function, function_graph):
  * what an instance may run, and whose filters and pid lists processes must know.

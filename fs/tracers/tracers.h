@@ -8,5 +8,8 @@
 extern const struct tracer tfs_nop_tracer;
 extern const struct tracer tfs_function_tracer;
 extern const struct tracer tfs_function_graph_tracer;
+extern const struct tracer tfs_hwlat_tracer;
+extern const struct tracer tfs_osnoise_tracer;
+extern const struct tracer tfs_timerlat_tracer;
 
 #endif
