@@ -86,9 +86,13 @@ bool tfs_sampler_sleep_until(struct tfs_sampler *s, uint64_t abs_ns)
 
 int tfs_sampler_write(struct tfs_instance *inst, struct ut_ev *ev)
 {
+	bool on;
 	int err;
 
-	if (!__atomic_load_n(&inst->tracing_on, __ATOMIC_RELAXED) || !inst->area)
+	tfs_lock(); /* tracing_on is written under it */
+	on = inst->tracing_on;
+	tfs_unlock();
+	if (!on || !inst->area)
 		return -EAGAIN;
 	err = tfs_ring_write(inst, -1, ev);
 	if (!err)

@@ -106,7 +106,8 @@ static const struct event_format formats[] = {
 	  {"unsigned int nmi_count", 48, 4, false},
 	  {"unsigned int seqnum", 52, 4, false},
 	  {"unsigned int count", 56, 4, false}},
-	 "\"cnt:%u\\tts:%010llu.%010lu\\tinner:%llu\\touter:%llu\\tcount:%d\\tnmi-ts:%llu\\tnmi-count:%u\\n\", "
+	 "\"cnt:%u\\tts:%010llu.%010lu\\tinner:%llu\\touter:%llu\\tcount:%d\\tnmi-ts:%llu"
+	 "\\tnmi-count:%u\\n\", "
 	 "REC->seqnum, REC->tv_sec, REC->tv_nsec, REC->duration, REC->outer_duration, REC->count, "
 	 "REC->nmi_total_ts, REC->nmi_count"},
 	{"osnoise", UT_EV_OSNOISE,

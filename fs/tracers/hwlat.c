@@ -270,7 +270,8 @@ static int mode_show(struct tfs_open *o)
 
 	pthread_mutex_lock(&data_lock);
 	for (int m = 0; m < MODE_MAX && !err; m++)
-		err = tfs_buf_printf(&o->content, m == thread_mode ? "[%s] " : "%s ", mode_str[m]) < 0;
+		err = tfs_buf_printf(&o->content, m == thread_mode ? "[%s] " : "%s ",
+				     mode_str[m]) < 0;
 	pthread_mutex_unlock(&data_lock);
 	return err || tfs_buf_printf(&o->content, "\n") < 0 ? -ENOMEM : 0;
 }

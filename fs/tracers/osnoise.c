@@ -171,17 +171,20 @@ struct counts {
 /* Sum cpu's column of a /proc table ("CPU0 CPU1" then "NAME: n n ... text"). */
 static void proc_table(const char *path, int cpu, uint64_t *sum, uint64_t *nmi)
 {
-	static __thread char buf[65536];
+	const size_t size = 65536; /* /proc/interrupts of a few hundred CPUs */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf, *line, *save = NULL;
 	ssize_t n = 0, r;
-	char *line, *save = NULL;
 	int col = -1;
 
 	if (fd < 0)
 		return;
-	while (n < (ssize_t)sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+	buf = malloc(size);
+	while (buf && n < (ssize_t)size - 1 && (r = read(fd, buf + n, size - 1 - (size_t)n)) > 0)
 		n += r;
 	close(fd);
+	if (!buf)
+		return;
 	buf[n] = '\0';
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *tok, *p = line, *name;
@@ -192,7 +195,7 @@ static void proc_table(const char *path, int cpu, uint64_t *sum, uint64_t *nmi)
 				if (!strncmp(tok, "CPU", 3) && atoi(tok + 3) == cpu)
 					col = i;
 			if (col < 0)
-				return;
+				break;
 			continue;
 		}
 		name = strtok_r(p, " \t", &p);
@@ -206,6 +209,7 @@ static void proc_table(const char *path, int cpu, uint64_t *sum, uint64_t *nmi)
 		else
 			*sum += v;
 	}
+	free(buf);
 }
 
 static uint64_t thread_preemptions(void)
@@ -241,7 +245,7 @@ static bool run_osnoise(struct tfs_sampler *s)
 	uint64_t threshold = tfs_graph_thresh_ns() ? tfs_graph_thresh_ns() : DEFAULT_THRESH_NS;
 	uint64_t runtime = setting(&sample_runtime) * 1000, stop_in = setting(&stop_tracing) * 1000;
 	uint64_t start, sample, last_sample, total, noise, max_noise = 0, sum_noise = 0;
-	uint64_t last_switches;
+	uint64_t last_switches, total_stop;
 	bool no_preempt = option(OSN_PREEMPT_DISABLE);
 	struct counts before, after;
 	struct ut_ev_osnoise ev;
@@ -291,8 +295,7 @@ static bool run_osnoise(struct tfs_sampler *s)
 	ev.thread_count = (uint32_t)(after.thread - before.thread);
 	write_all(&ev.h, sizeof(ev));
 	raise_max_all(max_noise);
-	uint64_t total_stop = setting(&stop_tracing_total);
-
+	total_stop = setting(&stop_tracing_total);
 	if (total_stop && ev.noise > total_stop)
 		stop_tracing_all();
 	return true;
@@ -347,7 +350,7 @@ static void timerlat_main(struct tfs_sampler *s)
 	while (!tfs_sampler_stopping(s)) {
 		struct ut_ev_timerlat ev;
 		struct timespec t;
-		uint64_t now, diff, us;
+		uint64_t now, diff, us, stop_in, stop_total;
 
 		abs = next_period(abs, period, tfs_sampler_now());
 		t.tv_sec = (time_t)(abs / 1000000000ull);
@@ -366,8 +369,8 @@ static void timerlat_main(struct tfs_sampler *s)
 		write_all(&ev.h, sizeof(ev));
 		raise_max_all(diff);
 		us = diff / 1000;
-		uint64_t stop_in = setting(&stop_tracing), stop_total = setting(&stop_tracing_total);
-
+		stop_in = setting(&stop_tracing);
+		stop_total = setting(&stop_tracing_total);
 		if ((stop_in && us >= stop_in) || (stop_total && us >= stop_total))
 			stop_tracing_all();
 		period = setting(&timerlat_period) * 1000;
