@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "le_bytes.h"
 #include "output/output.h"
 #include "settings.h"
 #include "tracers/sampling.h"
@@ -143,21 +144,6 @@ static void test_headers(void **state)
 	assert_non_null(strstr(b.data, "#           TASK-PID      CPU# |||||   TIMESTAMP    IN US    "
 				       "   IN US  AVAILABLE  IN US     HW    NMI    IRQ   SIRQ THREAD\n"));
 	assert_int_equal(tfs_osnoise_tracer.print_header, tfs_out_osnoise_header);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
 }
 
 /* The entries trace_pipe_raw carries: the layout of events/ftrace/X/format. */
