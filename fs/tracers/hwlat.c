@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,11 +124,38 @@ static void record(struct tfs_instance *inst, const struct sample *sm)
 	tfs_lat_max_raise(inst, latency);
 }
 
-/* Round-robin: the next CPU of tracing_cpumask after the one this thread is on. */
-static void move_to_next_cpu(struct tfs_instance *inst)
+/* The one CPU the thread may run on, -1 when it may run on several. */
+static int pinned_cpu(void)
+{
+	cpu_set_t set;
+	int cpu = -1;
+
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) != 1)
+		return -1;
+	for (int i = 0; i < CPU_SETSIZE && cpu < 0; i++)
+		if (CPU_ISSET(i, &set))
+			cpu = i;
+	return cpu;
+}
+
+/*
+ * Round-robin: move to the next CPU of tracing_cpumask after the one this thread
+ * is on, which is where the last move put it (*placed).  When someone else moved
+ * it (taskset), the kernel's rule: mode none from then on, said on the console.
+ */
+static void move_to_next_cpu(struct tfs_instance *inst, int *placed)
 {
 	uint64_t mask[TFS_CPUMASK_WORDS], usable[TFS_CPUMASK_WORDS];
 	int cur = sched_getcpu(), next = -1;
+
+	if (pinned_cpu() != *placed) {
+		pthread_mutex_lock(&data_lock);
+		thread_mode = MODE_NONE;
+		pthread_mutex_unlock(&data_lock);
+		fprintf(stderr, "hwlat_detector: cpumask changed while in round-robin mode, "
+				"switching to mode none\n");
+		return;
+	}
 
 	tfs_lock();
 	memcpy(mask, inst->cpumask, sizeof(mask));
@@ -139,13 +167,14 @@ static void move_to_next_cpu(struct tfs_instance *inst)
 		if (tfs_cpu_in(usable, cpu % tfs.nr_cpus))
 			next = (int)(cpu % tfs.nr_cpus);
 	}
-	if (next >= 0)
-		tfs_sampler_move(next);
+	if (next >= 0 && tfs_sampler_move(next) == 0)
+		*placed = next;
 }
 
 static void hwlat_main(struct tfs_sampler *s)
 {
 	struct tfs_instance *inst = s->set->arg;
+	int placed = pinned_cpu(); /* where start_locked put it */
 
 	while (!tfs_sampler_stopping(s)) {
 		uint64_t width, window, interval;
@@ -158,7 +187,7 @@ static void hwlat_main(struct tfs_sampler *s)
 		mode = thread_mode;
 		pthread_mutex_unlock(&data_lock);
 		if (mode == MODE_ROUND_ROBIN && s->cpu < 0)
-			move_to_next_cpu(inst);
+			move_to_next_cpu(inst, &placed);
 		/* tracing_thresh in us, as the kernel compares it */
 		uint64_t thresh = tfs_graph_thresh_ns() / 1000;
 

@@ -96,6 +96,19 @@ echo 1 > "$T/tracing_on"
 wait_threads hwlatd 1
 expect_eq "hwlat: tracing on starts hwlatd" 1 "$(threads hwlatd)"
 
+# round-robin: a thread someone else moved (taskset) makes the mode none, as in the kernel
+if [ "$(nproc)" -ge 2 ]; then
+	tid=$(grep -lx hwlatd /proc/"$UT_FS_PID"/task/*/comm | head -1 | cut -d/ -f5)
+	taskset -p -c "0-$(($(nproc) - 1))" "$tid" > /dev/null
+	i=0
+	while ! grep -q '^\[none\]' "$H/mode" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	expect_eq "hwlat: a moved round-robin thread switches to mode none" \
+		"[none] round-robin per-cpu " "$(cat "$H/mode")"
+	echo round-robin > "$H/mode"
+else
+	skip "hwlat: a moved round-robin thread switches to mode none" "one CPU"
+fi
+
 # -- one instance at a time ------------------------------------------------------------------
 mkdir "$T/instances/i1"
 expect_write_err "hwlat: a second instance is refused" "Device or resource busy" hwlat \
