@@ -65,7 +65,6 @@ static const char readme_text[] =
 	"  tracing_max_latency\t- The longest latency the latency tracer measured (us);\n"
 	"\t\t\t  its trace is kept in the snapshot; echo 0 starts over\n"
 	"  max_graph_depth\t- How deep function_graph follows nested calls (0: no limit)\n"
-	"  tracing_max_latency\t- The largest latency a latency tracer measured (us)\n"
 	"  hwlat_detector/\t- hwlat: width and window (us) of the sampling, mode\n"
 	"\t\t\t  (none, round-robin, per-cpu)\n"
 	"  osnoise/\t\t- osnoise and timerlat: cpus, period_us, runtime_us,\n"
