@@ -132,6 +132,12 @@ _Static_assert(offsetof(struct ut_thread, goverrun) == 36, "graph.S THR_GOVERRUN
 _Static_assert(offsetof(struct ut_thread, guard) == 5, "graph.S THR_GUARD");
 _Static_assert(offsetof(struct ut_thread, task_ok) == 48, "tramp.S, graph.S THR_TASK_OK");
 _Static_assert(offsetof(struct ut_thread, task_no) == 52, "tramp.S, graph.S THR_TASK_NO");
+_Static_assert(offsetof(struct ut_gframe, mono_ns) == 64, "graph.S GF_MONO");
+_Static_assert(offsetof(struct ut_gframe, imask) == 72, "graph.S GF_IMASK");
+_Static_assert(offsetof(struct ut_gframe, isilent) == 80, "graph.S GF_ISILENT");
+_Static_assert(offsetof(struct ut_gframe, igen) == 88, "graph.S GF_IGEN");
+_Static_assert((GF_VALID | GF_INST | GF_NOTOP | GF_IONE) == 0x1181, "graph.S GF_IFRAME");
+_Static_assert(UT_MAX_SITES == 1u << 22, "graph.S ROUTE_GMASKS");
 
 
 /* common/arch/x86_64/rb_write.S: ut_rb_write that also reports the wpos committed */
@@ -714,6 +720,21 @@ void ut_graph_entry_routed(uintptr_t *slot, uintptr_t ip, uint32_t site, int top
 
 	graph_enter(slot, ip, (uintptr_t)ut_return_to_handler, top ? ut_graph_ctl() : NULL, gm,
 		    site < ut_nr_sites ? ut_sites[site].sel : 0, igen);
+}
+
+/*
+ * graph.S's slow path for a site's entry of one instance (UT_SITE_IJMP): the
+ * site's stub keeps its index 17 bytes after the landing (stubs.c); the top does
+ * not take such a site.
+ */
+void ut_graph_entry_inst(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
+{
+	uint32_t igen = ut_route_ggen(), site;
+	uint64_t gm;
+
+	memcpy(&site, (const void *)(landing + 17), sizeof(site));
+	gm = site < ut_nr_sites ? ut_route_gmask(site) : 0;
+	graph_enter(slot, ip, landing, NULL, gm, site < ut_nr_sites ? ut_sites[site].sel : 0, igen);
 }
 
 /*

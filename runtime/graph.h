@@ -21,6 +21,12 @@
 #define GF_INST 0x80u	  /* imask/isilent/igen say what instances made of the call */
 #define GF_NOTOP 0x100u	  /* GF_INST only: the top level did not take it (no top depth) */
 #define GF_IGFUNC 0x200u  /* GF_INST: a set_graph_function function (for its imask) */
+/*
+ * GF_INST | GF_NOTOP, made by graph.S for one instance (imask one bit): depth is
+ * that instance's (what inst_walk counts), so graph.S pops it too.  Its frames
+ * stand only on the bottom of the stack or on one another (graph.S's entry).
+ */
+#define GF_IONE 0x1000u
 /* the function profiler (profile.c): never plain frames either */
 #define GF_PROF 0x400u	  /* counted at its exit; pt0 and psub are set */
 #define GF_PCPU 0x800u	  /* GF_PROF: pt0 is thread CPU time (sleep-time off), else monotonic */
