@@ -13,7 +13,9 @@
  * function's `ret` then goes to ut_return_to_handler, which pops the frame, writes
  * the gret event and returns to the original address (with `ret`, predicted, when
  * the frame came through a per-site stub).  graph.S does the common cases without
- * C; this file does everything else and all the bookkeeping.
+ * C, for the top level and for a site that one function_graph instance takes
+ * alone (route.c; its frames are GF_IONE, graph.h); this file does everything
+ * else and all the bookkeeping.
  *
  * The stack: UT_GRAPH_STACK_MAX frames of 64 bytes, mmap'd at the thread's first
  * traced call (ut_thr.gframes, ut_thr.gtop), freed by a pthread key destructor at
@@ -637,6 +639,11 @@ static void graph_enter(uintptr_t *slot, uintptr_t ip, uintptr_t landing, struct
 		if (take | silent)
 			iflags = (uint16_t)(GF_INST | (ctl ? 0 : GF_NOTOP) |
 					    (sel & UT_SEL_GRAPH_FUNC ? GF_IGFUNC : 0));
+		/* one instance's plain frame: graph.S's kind, on which its fast path goes on */
+		if (iflags == (GF_INST | GF_NOTOP) && !silent && !(take & (take - 1)) && !prof) {
+			depth = w.depth[__builtin_ctzll(take) + 1];
+			iflags |= GF_IONE;
+		}
 	}
 	if (!ctl && !iflags && !prof)
 		goto out_guard;
@@ -732,6 +739,13 @@ void ut_graph_entry_inst(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 	uint32_t igen = ut_route_ggen(), site;
 	uint64_t gm;
 
+	/*
+	 * The fast path goes by this thread's answer of the top's pid lists, which
+	 * take every thread while the site is UT_SITE_IJMP: it is asked here once per
+	 * generation, as the top's trampolines ask it (not during the runtime's own
+	 * work: rt.h).
+	 */
+	ut_rt_task_ok();
 	memcpy(&site, (const void *)(landing + 17), sizeof(site));
 	gm = site < ut_nr_sites ? ut_route_gmask(site) : 0;
 	graph_enter(slot, ip, landing, NULL, gm, site < ut_nr_sites ? ut_sites[site].sel : 0, igen);

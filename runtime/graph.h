@@ -22,9 +22,10 @@
 #define GF_NOTOP 0x100u	  /* GF_INST only: the top level did not take it (no top depth) */
 #define GF_IGFUNC 0x200u  /* GF_INST: a set_graph_function function (for its imask) */
 /*
- * GF_INST | GF_NOTOP, made by graph.S for one instance (imask one bit): depth is
- * that instance's (what inst_walk counts), so graph.S pops it too.  Its frames
- * stand only on the bottom of the stack or on one another (graph.S's entry).
+ * A frame of one instance alone (GF_INST | GF_NOTOP, imask one bit, nothing
+ * silent), made by graph.S's entry of such a site or by C: depth is that
+ * instance's own, what inst_walk counts, so that graph.S can pop it and enter the
+ * next one above it (one deeper) without walking the stack.
  */
 #define GF_IONE 0x1000u
 /* the function profiler (profile.c): never plain frames either */

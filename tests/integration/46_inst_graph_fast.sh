@@ -6,7 +6,9 @@
 # same lines of each thread, but for the CPU and duration columns.  Then what
 # happens to a frame of that path when its instance switches tracer or is
 # removed while the frame is open (tests/progs/inst_prog: a main thread and a
-# worker; its `entry` and `land` commands show the path).
+# worker; its `entry`, `land` and `stack` commands show the path: where a site
+# jumps, where a frame lands, and whether C ran below the call, which takes far
+# more stack than the assembly).
 . "$(dirname "$0")/lib.sh"
 
 ut_mount
@@ -45,8 +47,8 @@ tree "$T"
 TOP=$(both "$T")
 expect_eq "top function_graph: ig_top's tree in each thread, 9 lines each" "9 9" \
 	"$(lines "$T" "$PPID_" | wc -l) $(lines "$T" "$PW" | wc -l)"
-expect_eq "... through the sites' own stubs" "ig_leaf graph|land stub" \
-	"$(ip entry ig_leaf)|$(ip land)"
+expect_eq "... through the sites' own stubs, in assembly" "ig_leaf graph|land stub|stack small" \
+	"$(ip entry ig_leaf)|$(ip land)|$(ip stack)"
 graph_off "$T"
 
 # one instance: the assembly path, the same lines
@@ -58,6 +60,8 @@ expect_eq "one function_graph instance: each site jumps to its instance entry" \
 	"ig_leaf igraph|ig_top igraph" "$(ip entry ig_leaf)|$(ip entry ig_top)"
 expect_eq "... its frames land through the site's own stub (not C's landing)" "land stub" \
 	"$(ip land)"
+expect_eq "... and its entry and return run no C (the stack they take)" "stack small" \
+	"$(ip stack)"
 expect_eq "... the top level's trace, line for line, but times" "$TOP" "$ONE"
 expect_eq "... nothing in the top's" "0" "$(grep -v '^#' "$T/trace" | grep -c .)"
 
@@ -68,14 +72,14 @@ echo >"$I/h/trace"
 tree "$I/g"
 G=$(both "$I/g")
 H=$(both "$I/h")
-expect_eq "two function_graph instances on a site: the probe stub, C's landing" \
-	"ig_leaf probe|land other" "$(ip entry ig_leaf)|$(ip land)"
+expect_eq "two function_graph instances on a site: the probe stub, C's landing, C" \
+	"ig_leaf probe|land other|stack large" "$(ip entry ig_leaf)|$(ip land)|$(ip stack)"
 expect_eq "... g's lines from C are those of the assembly path" "$ONE" "$G"
 expect_eq "... and h's" "$ONE" "$H"
 graph_off "$I/h"
 rmdir "$I/h"
-expect_eq "h gone: g alone again takes the assembly path" "ig_leaf igraph" \
-	"$(ip entry ig_leaf)"
+expect_eq "h gone: g alone again takes the assembly path" "ig_leaf igraph|stack small" \
+	"$(ip entry ig_leaf)|$(ip stack)"
 
 # a frame of the assembly path open while its instance switches tracer, then is removed
 echo 'ig_hold ig_leaf' >"$I/g/set_ftrace_filter"

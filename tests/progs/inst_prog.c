@@ -25,6 +25,11 @@
  *                           (a frame made through that stub), other (hijacked
  *                           elsewhere: ut_return_to_handler, C's landing), or none
  *                           (not hijacked)
+ *                    stack  "stack SIZE": how much stack ig_land's tracing took
+ *                           below its caller's frame (the trampolines that make
+ *                           and pop its frame): small (under 512 bytes: assembly
+ *                           only) or large (C ran there: it saves the vector
+ *                           state and has frames of its own)
  *                  exits at EOF.
  */
 #define _GNU_SOURCE /* dladdr */
@@ -93,6 +98,28 @@ NI void ig_land(void)
 {
 	land_ret = __builtin_return_address(0);
 	__asm__ volatile("" ::: "memory"); /* no tail call: the slot is read here */
+}
+
+#define STACK_AREA 16384
+
+/*
+ * Paint (check 0) the stack below the caller's frame, or tell (check 1) how many
+ * bytes of it were written since: the frames of the same function lie at the same
+ * place, and what a call made from the caller wrote in between (its trampolines)
+ * is below that caller's frame.  Not an ig_ function: the tests leave it untraced.
+ */
+NI static size_t stack_below(int check)
+{
+	volatile unsigned char area[STACK_AREA];
+	size_t used = 0;
+
+	for (size_t i = 0; i < STACK_AREA; i++) {
+		if (!check)
+			area[i] = 0xa5;
+		else if (!used && area[i] != 0xa5)
+			used = STACK_AREA - i; /* area[0] is the deepest byte */
+	}
+	return used;
 }
 
 /* Called once before the hold and once after: a frame that lives while tests change things. */
@@ -296,6 +323,13 @@ int main(int argc, char **argv)
 				printf("land %s\n", land_ret == (void *)c ? "stub"
 						     : in_program(land_ret)	  ? "none"
 									  : "other");
+			} else if (!strcmp(w, "stack")) {
+				size_t used;
+
+				stack_below(0);
+				ig_land();
+				used = stack_below(1);
+				printf("stack %s\n", used < 512 ? "small" : "large");
 			} else if (!strcmp(w, "stop") && spinning) {
 				spinning = 0;
 				pthread_join(spin, NULL);

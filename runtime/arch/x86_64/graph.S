@@ -604,10 +604,12 @@ ut_tramp_graph_site:
 	 * one bit of the site's graph mask (read after ut_route_gen, route.c's order),
 	 * its span that of the stubs' instance entries (ut_stub_bases).  The frame is
 	 * the fast path's, with graph.c's instance fields (GF_IFRAME): on an empty
-	 * stack at depth 0, on a live frame of the same instance one deeper (so its
-	 * depth is what inst_walk counts); anything else, and what the top's fast
-	 * path leaves to C (tracing_thresh, max_graph_depth, the profiler, set_graph_*,
-	 * the instance's graph options, set_ftrace_pid), goes to ut_graph_entry_inst.
+	 * stack at depth 0, on a live GF_IFRAME frame of the same instance (graph.S's
+	 * or C's) one deeper, so that its depth is what inst_walk counts.  Anything
+	 * else goes to ut_graph_entry_inst, and so does what the top's fast path
+	 * leaves to C: tracing_thresh, max_graph_depth, the profiler, set_graph_function
+	 * or a site in set_graph_notrace, the instance's graph options, a thread
+	 * set_ftrace_pid has not answered for.
 	 */
 	.globl ut_tramp_graph_isite
 	.hidden ut_tramp_graph_isite
