@@ -739,11 +739,12 @@ void ut_graph_entry_inst(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
 	uint32_t igen = ut_route_ggen(), site;
 	uint64_t gm;
 
+	if (ut_notrace_now())
+		return; /* the runtime's own work, a vfork child: untraced, as probe.c's path */
 	/*
 	 * The fast path goes by this thread's answer of the top's pid lists, which
 	 * take every thread while the site is UT_SITE_IJMP: it is asked here once per
-	 * generation, as the top's trampolines ask it (not during the runtime's own
-	 * work: rt.h).
+	 * generation, as the top's trampolines ask it.
 	 */
 	ut_rt_task_ok();
 	memcpy(&site, (const void *)(landing + 17), sizeof(site));

@@ -110,6 +110,20 @@ expect_eq "... and the new g graphs ig_top as before, by the assembly path" \
 graph_off "$I/g"
 rmdir "$I/g"
 
+# a vfork child shares its parent's shadow stack and runs untraced, on this path too
+mkdir "$I/v"
+echo function_graph >"$I/v/current_tracer"
+for how in exec exit; do
+	echo >"$I/v/trace"
+	out=$(cd "$UT_TMP" && traced "$PROGS/vfork_calls" $how); rc=$?
+	tr=$(grep -v '^#' "$I/v/trace")
+	expect_eq "one instance: vfork child ($how) and parent end well" "0 parent ok" "$rc $out"
+	expect_eq "... the child's calls are not traced, the parent's around vfork are" "0 2" \
+		"$(printf '%s\n' "$tr" | grep -c 'vf_child_') $(printf '%s\n' "$tr" | grep -c 'vf_parent_work()')"
+done
+echo nop >"$I/v/current_tracer"
+rmdir "$I/v"
+
 exec 7>&-
 i=0
 while [ $i -lt 250 ] && kill -0 "$PPID_" 2>/dev/null; do sleep 0.02; i=$((i + 1)); done
