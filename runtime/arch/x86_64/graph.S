@@ -411,15 +411,6 @@
 	jg \gone
 	.endm
 
-/* rax: the struct ut_site whose stub's landing is r9 (its index at C + 17), else \slow. */
-	.macro SITE_OF slow
-	movl GSTUB_INDEX(%r9), %eax
-	cmpl ut_nr_sites(%rip), %eax
-	jae \slow
-	shlq $SITE_SHIFT, %rax
-	addq ut_sites(%rip), %rax
-	.endm
-
 /*
  * r11: the span of instance slot \idx + 1 (ut_stub_bases) while its control page
  * says function_graph and tracing_on, else \off.
@@ -551,7 +542,11 @@ ut_tramp_graph_site:
 	leaq ut_return_to_handler(%rip), %rax
 	cmpq %rax, %r9
 	je .Le_slow
-	SITE_OF .Le_slow
+	movl GSTUB_INDEX(%r9), %eax
+	cmpl ut_nr_sites(%rip), %eax
+	jae .Le_slow
+	shlq $SITE_SHIFT, %rax
+	addq ut_sites(%rip), %rax
 	testb $SEL_GRAPH, SITE_SEL(%rax)
 	jnz .Le_slow
 	cmpl $0, ut_sel_graph_funcs(%rip)
@@ -607,9 +602,9 @@ ut_tramp_graph_site:
 	 * stack at depth 0, on a live GF_IFRAME frame of the same instance (graph.S's
 	 * or C's) one deeper, so that its depth is what inst_walk counts.  Anything
 	 * else goes to ut_graph_entry_inst, and so does what the top's fast path
-	 * leaves to C: tracing_thresh, max_graph_depth, the profiler, set_graph_function
-	 * or a site in set_graph_notrace, the instance's graph options, a thread
-	 * set_ftrace_pid has not answered for.
+	 * leaves to C: tracing_thresh, max_graph_depth, set_graph_function and
+	 * set_graph_notrace (the top's UT_CTL_GRAPH_SELECT), the profiler, the
+	 * instance's graph options, a thread set_ftrace_pid has not answered for.
 	 */
 	.globl ut_tramp_graph_isite
 	.hidden ut_tramp_graph_isite
@@ -634,9 +629,9 @@ ut_tramp_graph_isite:
 	jne .Li_slow
 	cmpl $0, CTL_MAX_DEPTH(%r11)
 	jne .Li_slow
+	testl $GRAPH_SELECT, CTL_GRAPH_OPTS(%r11)	/* set_graph_function, set_graph_notrace */
+	jnz .Li_slow
 	cmpl $0, CTL_PROFILE_ON(%r11)
-	jne .Li_slow
-	cmpl $0, ut_sel_graph_funcs(%rip)
 	jne .Li_slow
 	movl ut_route_gen(%rip), %eax
 	movl %eax, RZ_IGEN(%rsp)
@@ -646,9 +641,8 @@ ut_tramp_graph_isite:
 	testq %rcx, %rcx
 	jz .Li_done
 	movl GSTUB_INDEX(%r9), %edx		/* rdx: the site's index */
-	SITE_OF .Li_slow
-	testb $SEL_GRAPH, SITE_SEL(%rax)
-	jnz .Li_slow
+	cmpl ut_nr_sites(%rip), %edx
+	jae .Li_slow
 	movq ROUTE_GMASKS(%rcx,%rdx,8), %rcx	/* the site's graph mask */
 	testq %rcx, %rcx
 	jz .Li_done
