@@ -4,8 +4,9 @@
  *
  * A site is 5 bytes at a function's entry: GCC's five 1-byte NOPs, a 5-byte NOP,
  * `call stub`, `call` the probe stub (function probes), or (function_graph) `jmp`
- * to the site's own stub or to its entry of one graph instance (route.c).  Other threads may execute a site while it changes, so every
- * change of a batch of sites goes, as the kernel's text_poke_bp() does:
+ * to the site's own stub or to its entry of one graph instance (route.c).  Other
+ * threads may execute a site while it changes, so every change of a batch of sites
+ * goes, as the kernel's text_poke_bp() does:
  *
  *   1. write int3 (0xcc) on byte 0 of every site, sync all cores;
  *   2. write bytes 1-4, sync;

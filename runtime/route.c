@@ -56,7 +56,7 @@ struct route_tasks {
  */
 uint64_t *ut_route_masks;
 static struct route_tasks tasks[2][UT_INST_MAX]; /* [task_seq & 1]: current */
-uint8_t ut_route_gslot[UT_INST_MAX]; /* the slot is a function_graph instance here */
+uint8_t ut_route_gslot[UT_INST_MAX];		 /* the slot is a function_graph instance here */
 uint32_t ut_route_gen, ut_route_gone[UT_INST_MAX];
 static uint32_t task_seq;
 static int top_all; /* the top's pid lists record every thread of ours */
@@ -100,7 +100,7 @@ static void tasks_store(const struct ut_sel_copy *c)
 	__atomic_store_n(&task_seq, seq + 1, __ATOMIC_RELEASE);
 }
 
-/* Which slots are graph instances now; those that stopped get a new generation (after the masks). */
+/* Which slots are graph instances now; those that stopped get a new generation. */
 static void graph_slots_store(const struct ut_sel_copy *c)
 {
 	uint8_t now[UT_INST_MAX] = {0};
@@ -150,7 +150,8 @@ void ut_route_load(const struct ut_sel_copy *c, int top_records_all)
 					m |= 1ull << (in->slot - 1);
 			}
 			__atomic_store_n(&ut_route_masks[o->first + k], m, __ATOMIC_RELAXED);
-			__atomic_store_n(&ut_route_masks[UT_MAX_SITES + o->first + k], g, __ATOMIC_RELAXED);
+			__atomic_store_n(&ut_route_masks[UT_MAX_SITES + o->first + k], g,
+					 __ATOMIC_RELAXED);
 		}
 	}
 	graph_slots_store(c);
@@ -195,7 +196,8 @@ uint32_t ut_route_ggen(void)
 
 int ut_route_graph_since(unsigned int slot, uint32_t gen)
 {
-	return slot && slot < UT_INST_MAX && __atomic_load_n(&ut_route_gslot[slot], __ATOMIC_ACQUIRE) &&
+	return slot && slot < UT_INST_MAX &&
+	       __atomic_load_n(&ut_route_gslot[slot], __ATOMIC_ACQUIRE) &&
 	       (int32_t)(__atomic_load_n(&ut_route_gone[slot], __ATOMIC_ACQUIRE) - gen) <= 0;
 }
 

@@ -337,7 +337,8 @@ uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr
 	memset((void *)g, 0xcc, code_len);
 	for (uint32_t k = 0; k < nr; k++) {
 		unsigned char *a = (unsigned char *)(g + (uintptr_t)k * GSTUB_LEN);
-		unsigned char *e = (unsigned char *)(g + gstub_code(cap) + (uintptr_t)k * UT_GSTUB_ILEN);
+		unsigned char *e =
+		    (unsigned char *)(g + gstub_code(cap) + (uintptr_t)k * UT_GSTUB_ILEN);
 		uintptr_t A = (uintptr_t)a, E = (uintptr_t)e, site = ut_sites[first + k].addr;
 
 		a[0] = 0xff; /* A: call *slots[0](%rip) */
@@ -356,7 +357,7 @@ uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr
 		a[22] = 0xe9; /* jmp site + 5 */
 		put32(a + 23, (int64_t)(site + 5) - (int64_t)(A + 27));
 		put32(a + 28, first + k); /* the site's index (graph.S) */
-		e[0] = 0xff; /* E: call *slots[2](%rip) */
+		e[0] = 0xff;		  /* E: call *slots[2](%rip) */
 		e[1] = 0x15;
 		put32(e + 2, (int64_t)(data + 16) - (int64_t)(E + 6));
 		e[6] = 0xe9; /* jmp B */

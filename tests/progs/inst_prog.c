@@ -267,14 +267,10 @@ static void *lookup(const char *name)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} fns[] = {{"ip_foo_one", ip_foo_one},
-		   {"ip_foo_two", ip_foo_two},
-		   {"ip_bar_one", ip_bar_one},
-		   {"ip_baz", ip_baz},
-		   {"ig_top", ig_top},
-		   {"ig_leaf", ig_leaf},
-		   {"ig_land", ig_land},
-		   {"ig_hold", ig_hold}};
+	} fns[] = {{"ip_foo_one", ip_foo_one}, {"ip_foo_two", ip_foo_two},
+		   {"ip_bar_one", ip_bar_one}, {"ip_baz", ip_baz},
+		   {"ig_top", ig_top},	       {"ig_leaf", ig_leaf},
+		   {"ig_land", ig_land},       {"ig_hold", ig_hold}};
 
 	for (unsigned int i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		if (!strcmp(name, fns[i].name))
@@ -320,9 +316,9 @@ int main(int argc, char **argv)
 			} else if (!strcmp(w, "land")) {
 				const unsigned char *c = site_landing(site_of("ig_land"));
 				ig_land();
-				printf("land %s\n", land_ret == (void *)c ? "stub"
-						     : in_program(land_ret)	  ? "none"
-									  : "other");
+				printf("land %s\n", land_ret == (void *)c  ? "stub"
+						    : in_program(land_ret) ? "none"
+									   : "other");
 			} else if (!strcmp(w, "stack")) {
 				size_t used;
 

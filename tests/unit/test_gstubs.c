@@ -18,14 +18,30 @@
 #include "../../runtime/stubs.c"
 
 /* What stubs.c refers to: only compared, never called. */
-void ut_tramp_function(void) {}
-void ut_tramp_function_inst(void) {}
-void ut_tramp_function_multi(void) {}
-void ut_tramp_probe(void) {}
-void ut_tramp_stack(void) {}
-void ut_tramp_graph_site(void) {}
-void ut_tramp_graph_isite(void) {}
-void ut_return_to_handler(void) {}
+void ut_tramp_function(void)
+{
+}
+void ut_tramp_function_inst(void)
+{
+}
+void ut_tramp_function_multi(void)
+{
+}
+void ut_tramp_probe(void)
+{
+}
+void ut_tramp_stack(void)
+{
+}
+void ut_tramp_graph_site(void)
+{
+}
+void ut_tramp_graph_isite(void)
+{
+}
+void ut_return_to_handler(void)
+{
+}
 struct ut_obj ut_objs[UT_MAX_OBJS];
 volatile uint32_t ut_nr_objs;
 struct ut_site *ut_sites;
@@ -37,8 +53,12 @@ size_t ut_unwind_size(uint32_t nr)
 	return 256 + (size_t)nr * 32;
 }
 
-void ut_unwind_add_gstubs(void *buf, uintptr_t g, uint32_t nr) {}
-void ut_unwind_remove(void *buf) {}
+void ut_unwind_add_gstubs(void *buf, uintptr_t g, uint32_t nr)
+{
+}
+void ut_unwind_remove(void *buf)
+{
+}
 
 #define NR 300 /* more than one page of instance entries (16 bytes each) */
 
@@ -80,7 +100,8 @@ static void test_instance_entries(void **state)
 	assert_true(o->gstub != 0);
 	for (uint32_t k = 0; k < NR; k++) {
 		const struct ut_site *s = &sites[3 + k];
-		uintptr_t a = ut_gstub_entry(o, s, UT_SITE_JMP), e = ut_gstub_entry(o, s, UT_SITE_IJMP);
+		uintptr_t a = ut_gstub_entry(o, s, UT_SITE_JMP),
+			  e = ut_gstub_entry(o, s, UT_SITE_IJMP);
 		const unsigned char *ca = (const unsigned char *)a, *ce = (const unsigned char *)e;
 		uint32_t index;
 
@@ -105,7 +126,7 @@ static void test_instance_entries(void **state)
 	}
 	/* the entries lie in read-only code, apart from the stubs and from each other */
 	assert_true(ut_gstub_entry(o, &sites[4], UT_SITE_IJMP) -
-			    ut_gstub_entry(o, &sites[3], UT_SITE_IJMP) ==
+			ut_gstub_entry(o, &sites[3], UT_SITE_IJMP) ==
 		    UT_GSTUB_ILEN);
 	ut_gstub_free(o->gstub, o->cap);
 	munmap(text, text_len);
