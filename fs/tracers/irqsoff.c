@@ -12,22 +12,12 @@
 #include "../output/output.h"
 #include "tracers.h"
 
-static int irqsoff_init(void)
-{
-	return tfs_lat_tracer_init(&tfs_top);
-}
-
-static void irqsoff_reset(void)
-{
-	tfs_lat_tracer_reset(&tfs_top);
-}
-
 #define LAT_TRACER(var, tname, mode)                                                               \
 	const struct tracer var = {                                                                \
 	    .name = tname,                                                                         \
 	    .id = UT_TRACER_LATENCY,                                                               \
-	    .init = irqsoff_init,                                                                  \
-	    .reset = irqsoff_reset,                                                                \
+	    .init = tfs_lat_tracer_init,                                                           \
+	    .reset = tfs_lat_tracer_reset,                                                         \
 	    .print_header = tfs_out_default_header,                                                \
 	    .print_line = tfs_out_line,                                                            \
 	    .use_max_tr = true,                                                                    \

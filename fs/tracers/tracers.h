@@ -11,5 +11,8 @@ extern const struct tracer tfs_function_graph_tracer;
 extern const struct tracer tfs_irqsoff_tracer;
 extern const struct tracer tfs_preemptoff_tracer;
 extern const struct tracer tfs_preemptirqsoff_tracer;
+extern const struct tracer tfs_hwlat_tracer;
+extern const struct tracer tfs_osnoise_tracer;
+extern const struct tracer tfs_timerlat_tracer;
 
 #endif

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "latency.h"
+#include "le_bytes.h"
 #include "output/output.h"
 #include "printk_fmt.h"
 #include "settings.h"
@@ -532,21 +533,6 @@ static void test_demangle_option(void **state)
 	/* other tracers have no such option: names are demangled */
 	tfs_top.tracer = &tfs_nop_tracer;
 	assert_string_equal(line(&it, &e), "ns::foo(int)\n");
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
 }
 
 /* trace_pipe_raw pages: header, compressed event headers, time extends, losses. */
