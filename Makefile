@@ -90,7 +90,7 @@ GRAPH_SRC := $(wildcard tests/progs/graph_*.c)
 GRAPH_CXX_SRC := $(wildcard tests/progs/graph_*.cc)
 # Shared objects for the test programs: tests/progs/lib_*.c -> lib_*.so.
 PROG_LIB_SRC := $(wildcard tests/progs/lib_*.c)
-PROG_SRC := $(filter-out $(GRAPH_SRC) $(PROG_LIB_SRC) tests/progs/xol_cfuncs.c,\
+PROG_SRC := $(filter-out $(GRAPH_SRC) $(PROG_LIB_SRC) tests/progs/xol_cfuncs.c tests/progs/xol_sdt.c,\
 	$(wildcard tests/progs/*.c))
 PROG_CXX_SRC := $(filter-out $(GRAPH_CXX_SRC),$(wildcard tests/progs/*.cc))
 EXAMPLE_SRC := $(wildcard examples/*.c)
@@ -213,6 +213,8 @@ $(B)/tests/progs/sdt_prog: tests/progs/sdt_prog.c $(B)/tests/progs/lib_sdt_a.so 
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -o $@ $< -L$(B)/tests/progs -l:lib_sdt_a.so -Wl,-rpath,'$$ORIGIN' \
 		-lpthread -ldl
+# sdt_loop (95_sdt_window.sh) includes xol_sdt.c, the guarded probe xol_prog probes too
+$(B)/tests/progs/sdt_loop: tests/progs/xol_sdt.c
 # names_ver again, with other functions ahead: a program rebuilt in place (42_names.sh)
 $(B)/tests/progs/names_ver2: tests/progs/names_ver.c
 	@mkdir -p $(dir $@)
@@ -222,14 +224,16 @@ $(B)/tests/progs/unwind_storm_fp: tests/progs/unwind_storm.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TRACED_CFLAGS) -fno-omit-frame-pointer -o $@ $<
 # xol_prog (test_xol): the runtime linked in, so that it calls the hidden ut_xol_*
-# API; functions in assembly, and xol_cfuncs.c built with and without patchable entries.
+# API; functions in assembly, xol_cfuncs.c built with and without patchable entries,
+# and xol_sdt.c's <sys/sdt.h> probe as the compiler shapes it at -O2.
 $(B)/tests/progs/xol_prog: tests/progs/xol_prog.c tests/progs/xol_funcs.S tests/progs/xol_cfuncs.c \
-		$(RT_OBJ)
+		tests/progs/xol_sdt.c $(RT_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -DXC_VARIANT=pfe -fpatchable-function-entry=5 -c -o $@-pfe.o tests/progs/xol_cfuncs.c
 	$(CC) -O2 -g -DXC_VARIANT=plain -c -o $@-plain.o tests/progs/xol_cfuncs.c
+	$(CC) -O2 -g -c -o $@-sdt.o tests/progs/xol_sdt.c
 	$(CC) $(TRACED_CFLAGS) -Icommon -Iruntime -D_GNU_SOURCE -rdynamic -o $@ tests/progs/xol_prog.c \
-		tests/progs/xol_funcs.S $@-pfe.o $@-plain.o $(RT_OBJ) $(RT_LDFLAGS) -ldl -lpthread
+		tests/progs/xol_funcs.S $@-pfe.o $@-plain.o $@-sdt.o $(RT_OBJ) $(RT_LDFLAGS) -ldl -lpthread
 # tdwrite (98_tracedat.sh): a host tool over common/tracedat.c, not a traced program
 $(B)/tests/progs/tdwrite: tests/progs/tdwrite.c $(B)/common.a common/tracedat.h
 	@mkdir -p $(dir $@)

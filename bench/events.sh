@@ -13,6 +13,7 @@
 # Results, under $BENCH_OUT/events/:
 #   runs.tsv   config round overhead_ns event_ns plain_ns
 #   why.tsv    config why (a configuration that could not run)
+#   sdt-mode   jmp or trap: how the runtime armed the SDT site (events_sdt_mode)
 
 EVENTS_SRC=$BENCH_DIR/micro/events.c
 EVENTS_CONFIGS="ut-disabled ut-enabled ut-filter-pass ut-filter-reject lttng-off lttng sdt-disabled
@@ -20,14 +21,34 @@ sdt-enabled"
 EVENTS_ARGS_N=${BENCH_EVENTS_PAIRS:-100}
 
 events_args() { echo "-n $EVENTS_ARGS_N -b $BENCH_BLOCK -c $BENCH_CPU"; }
-# An armed SDT site is a trap (tens of microseconds): blocks a hundred times shorter,
-# at most 20 pairs, so that a run ends well within its 120 s.
+# The enabled SDT row's arguments: the others' while its armed site is a jump to a
+# trampoline (events_sdt_mode said "jmp").  A site left a trap costs a signal a hit
+# (microseconds): blocks a hundred times shorter, at most 20 pairs, so that a run ends
+# well within its 120 s.
 events_sdt_args() {
+	if [ "$(cat "$BENCH_OUT/events/sdt-mode" 2>/dev/null)" = jmp ]; then
+		events_args
+		return
+	fi
 	n=$EVENTS_ARGS_N
 	[ "$n" -gt 20 ] && n=20
 	bl=$((BENCH_BLOCK / 100))
 	[ "$bl" -lt 1 ] && bl=1
 	echo "-n $n -b $bl -c $BENCH_CPU"
+}
+
+# events_sdt_mode: how the runtime arms the SDT site, "jmp" or "trap", from a short run:
+# a trap if utracefs's console says so (sdt.c says it once a site) or a hit costs the
+# microseconds of a signal.
+events_sdt_mode() {
+	o=$(UTRACE_TRACING=$BENCH_MNT LD_PRELOAD=$LIBUTRACE to 60 "$BENCH_OUT/bin/events-sdt" -w -n 5 \
+		-b 100 -c "$BENCH_CPU" | sed -n 's/.*overhead_ns=\([0-9]*\).*/\1/p')
+	if [ -z "$o" ] || [ "$o" -ge 4000 ] ||
+		grep -q 'SDT probe utrace_bench:sdt .* armed as an int3' "$BENCH_OUT/utracefs-events.log"; then
+		echo trap
+	else
+		echo jmp
+	fi
 }
 
 events_build() {
@@ -104,6 +125,7 @@ workload_events() {
 	[ -e "$BENCH_MNT/events/utrace_bench/ev/filter" ] ||
 		printf 'ut-filter-pass the event was not announced\nut-filter-reject the event was not announced\n' \
 			>> "$EVENTS_OUT/why.tsv"
+	[ -x "$BENCH_OUT/bin/events-sdt" ] && events_sdt_mode > "$EVENTS_OUT/sdt-mode"
 	for r in $(seq 1 "$BENCH_REPEAT"); do
 		for c in $(rotated "$r" $EVENTS_CONFIGS); do
 			grep -q "^$c " "$EVENTS_OUT/why.tsv" && continue
@@ -140,7 +162,7 @@ report_events() {
 		lttng-off) t="LTTng-UST tracepoint, no session" ;;
 		lttng) t="LTTng-UST tracepoint, enabled in a session" ;;
 		sdt-disabled) t="SDT probe, disabled (its nop; runtime loaded, no daemon)" ;;
-		sdt-enabled) t="SDT probe, enabled (armed site, written to the top level's ring; \`$(events_sdt_args)\`)" ;;
+		sdt-enabled) t="SDT probe, enabled (armed site, a $(cat "$EVENTS_OUT/sdt-mode" 2>/dev/null || echo trap), written to the top level's ring; \`$(events_sdt_args)\`)" ;;
 		esac
 		why=$(sed -n "s/^$c //p" "$EVENTS_OUT/why.tsv" | head -1)
 		if [ -n "$why" ]; then

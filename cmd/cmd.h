@@ -315,6 +315,18 @@ struct cli_rawrec_out {
 };
 /* Write the trace.dat; 0, or CLI_FAIL after a message (a file cut short is valid). */
 int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o);
+/*
+ * A latency tracer's recording: a trace.dat whose data is the text of the session's
+ * `trace` file, read now (trace-cmd's latency file, tracedat.h).  0, or CLI_FAIL after
+ * a message.
+ */
+int cli_latency_write(const struct cli_rawrec_out *o);
+/*
+ * Is NAME a tracer whose recording is its trace file's text at the end, not a stream
+ * of events?  trace-cmd record's list: irqsoff, preemptoff, preemptirqsoff, wakeup,
+ * wakeup_rt.
+ */
+bool cli_is_latency_tracer(const char *name);
 /* record -N: where the recording goes. */
 struct cli_rawrec_net {
 	const char *mnt, *dir; /* as cli_rawrec_out's */

@@ -586,12 +586,31 @@ static void meta_free(struct rawrec_meta *m, unsigned int ncpu)
  * (read now, after the last page, so that every object a page names is in kallsyms), the
  * session's clock and per-CPU stats.  0 or -ENOMEM.
  */
-static int meta_get(struct cli_rawrec *r, const char *mnt, const char *dir, int version,
-		    struct rawrec_meta *m)
+/* What every trace.dat of the session has: the mount's formats and kallsyms, the
+ * session's clock, uname and utrace's version.  m->clock is allocated (meta_free). */
+static void meta_common(const char *mnt, const char *dir, int version, struct rawrec_meta *m)
 {
 	struct utsname u;
 
 	*m = (struct rawrec_meta){.clock = session_clock(dir)};
+	uname(&u);
+	snprintf(m->uts, sizeof(m->uts), "%s %s %s %s", u.sysname, u.release, u.version, u.machine);
+	cli_path(m->kallsyms, sizeof(m->kallsyms), mnt, "kallsyms");
+	m->td = (struct td_opts){
+		.version = version,
+		.tracing_dir = mnt,
+		.kallsyms = access(m->kallsyms, R_OK) ? NULL : m->kallsyms,
+		.clock = m->clock,
+		.page_size = RAWREC_PAGE,
+		.uname = m->uts,
+		.version_str = "utrace " UT_VERSION,
+	};
+}
+
+static int meta_get(struct cli_rawrec *r, const char *mnt, const char *dir, int version,
+		    struct rawrec_meta *m)
+{
+	meta_common(mnt, dir, version, m);
 	m->cpus = calloc(r->ncpu, sizeof(*m->cpus));
 	m->stats = calloc(r->ncpu, sizeof(*m->stats));
 	if (!m->cpus || !m->stats) {
@@ -604,22 +623,10 @@ static int meta_get(struct cli_rawrec *r, const char *mnt, const char *dir, int 
 		if (lseek(r->cpu[i].file, 0, SEEK_SET))
 			m->cpus[i].fd = -1;
 	}
-	uname(&u);
-	snprintf(m->uts, sizeof(m->uts), "%s %s %s %s", u.sysname, u.release, u.version, u.machine);
-	cli_path(m->kallsyms, sizeof(m->kallsyms), mnt, "kallsyms");
-	m->td = (struct td_opts){
-		.version = version,
-		.tracing_dir = mnt,
-		.kallsyms = access(m->kallsyms, R_OK) ? NULL : m->kallsyms,
-		.clock = m->clock,
-		.page_size = RAWREC_PAGE,
-		.cpus = r->ncpu,
-		.cpu = m->cpus,
-		.cpu_stats = (const char *const *)m->stats,
-		.uname = m->uts,
-		.version_str = "utrace " UT_VERSION,
-		.punch = true,
-	};
+	m->td.cpus = r->ncpu;
+	m->td.cpu = m->cpus;
+	m->td.cpu_stats = (const char *const *)m->stats;
+	m->td.punch = true;
 	return 0;
 }
 
@@ -704,6 +711,35 @@ int cli_rawrec_write(struct cli_rawrec *r, const struct cli_rawrec_out *o)
 		close(fd);
 	meta_free(&m, r->ncpu);
 	return rc;
+}
+
+int cli_latency_write(const struct cli_rawrec_out *o)
+{
+	struct rawrec_meta m;
+	char path[PATH_MAX], *text = NULL;
+	int *cpus = NULL, n = session_cpus(o->dir, &cpus), fd = o->fd, err;
+	bool seekable = in_place(o->fd);
+	size_t len = 0;
+
+	free(cpus);
+	cli_path(path, sizeof(path), o->dir, "trace");
+	err = n < 0 ? n : cli_read_file(path, &text, &len);
+	if (err)
+		return cli_file_error(path, err);
+	meta_common(o->mnt, o->dir, o->version, &m);
+	m.td.cpus = (unsigned int)n;
+	m.td.latency = text;
+	m.td.latency_len = len;
+	if (!seekable)
+		fd = temp_file("-");
+	err = fd < 0 ? fd : td_write(fd, &m.td, NULL);
+	if (!err && !seekable)
+		err = copy_out(fd, o->fd);
+	if (!seekable && fd >= 0)
+		close(fd);
+	meta_free(&m, 0);
+	free(text);
+	return err ? cli_file_error(o->path, err) : 0;
 }
 
 int cli_rawrec_send(struct cli_rawrec *r, const struct cli_rawrec_net *o)

@@ -270,11 +270,28 @@ int cli_record_parse(int argc, char **argv, struct cli_record_opts *o)
 	if (o->graph_funcs && strcmp(o->tracer, CLI_GRAPH_TRACER))
 		return cli_usage_error("-g needs the %s tracer, not '%s'", CLI_GRAPH_TRACER,
 				       o->tracer);
+	/* as trace-cmd: a latency tracer's trace is saved at the end, not sent */
+	if (o->net && cli_is_latency_tracer(o->tracer))
+		return cli_usage_error("-N: not with a latency tracer (%s): its trace is saved "
+				       "at the end, not sent",
+				       o->tracer);
 	if (optind >= argc)
 		return cli_usage_error("no command to run (utrace record -p %s -- CMD [ARG...])",
 				       o->tracer);
 	o->cmd = argv + optind;
 	return -1;
+}
+
+bool cli_is_latency_tracer(const char *name)
+{
+	/* wakeup_dl is not among them: trace-cmd streams it, and so do we */
+	static const char *const latency[] = {"irqsoff", "preemptoff", "preemptirqsoff",
+					      "wakeup", "wakeup_rt"};
+
+	for (size_t i = 0; i < sizeof(latency) / sizeof(latency[0]); i++)
+		if (!strcmp(name, latency[i]))
+			return true;
+	return false;
 }
 
 /* Is NAME one of the words of available_tracers? */
@@ -618,6 +635,9 @@ static int prepare(const struct cli_record_opts *o, const char *dir, char **old_
 		rc = cli_set(dir, "current_tracer", o->tracer);
 	if (!rc)
 		rc = cli_clear_trace(dir);
+	/* a latency tracer keeps the longest section from here on, as trace-cmd starts it */
+	if (!rc && cli_is_latency_tracer(o->tracer))
+		rc = cli_set(dir, "tracing_max_latency", "0");
 	if (!rc)
 		rc = cli_set(dir, "tracing_on", "1");
 	return rc;
@@ -662,6 +682,12 @@ static int finish(const struct cli_record_opts *o, const char *mnt, const char *
 								   .path = o->output,
 								   .fd = out->fd,
 								   .version = o->file_version});
+	} else if (!rc && !o->text && cli_is_latency_tracer(o->tracer)) {
+		rc = cli_latency_write(&(struct cli_rawrec_out){.mnt = mnt,
+								.dir = dir,
+								.path = o->output,
+								.fd = out->fd,
+								.version = o->file_version});
 	} else if (!rc) {
 		rc = save_trace(dir, o->output, out->fd);
 	}
@@ -743,8 +769,9 @@ static int record(const struct cli_record_opts *o, const char *mnt, const char *
 	if (cli_read_value(dir, "tracing_on", &was_on))
 		was_on = NULL;
 	rc = prepare(o, dir, &old_kb);
-	/* (an open trace_pipe_raw keeps the tracer: opened once it is set) */
-	if (!rc && !o->text)
+	/* (an open trace_pipe_raw keeps the tracer: opened once it is set); a latency
+	 * tracer's trace is its trace file's text at the end, as trace-cmd saves it */
+	if (!rc && !o->text && !cli_is_latency_tracer(o->tracer))
 		rc = cli_rawrec_open(&rr, dir, o->output, "trace_pipe_raw",
 				     isatty(STDERR_FILENO));
 	if (rc)
@@ -910,6 +937,12 @@ const struct cli_command cli_cmd_record = {
 		 "  --text     save the text of the trace file instead (what 'cat trace'\n"
 		 "             shows at the end, the buffer's size at most); 'utrace\n"
 		 "             report' prints it back\n"
+		 "\n"
+		 "The latency tracers (irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt,\n"
+		 "as trace-cmd counts them) are not streamed: tracing_max_latency is set to 0\n"
+		 "before CMD runs, and at the end the trace file's text (the longest section,\n"
+		 "in the latency format) is saved in FILE as trace-cmd's latency file, which\n"
+		 "'utrace report' and 'trace-cmd report' print.  Not with -N.\n"
 		 "\n"
 		 "The options of the mount (trace_options, such as funcgraph-proc) are used as\n"
 		 "they are.  The exit status is CMD's (128+N when signal N killed it; 127 when\n"

@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "report.h"
 #include "report_export.h"
+#include "ut_fnstat.h"
 
 enum {
 	OPT_CPU = 256,
@@ -141,7 +142,7 @@ static int option(int c, struct report_opts *o, bool *neg, bool *dat)
 		o->summary = optarg;
 		return -1;
 	case OPT_SORT:
-		if (rx_summary_column(optarg) < 0)
+		if (ut_fnstat_column(optarg) < 0)
 			return cli_usage_error("--sort %s: total, self, avg, min, max, calls or name",
 					       optarg);
 		o->sort = optarg;

@@ -38,9 +38,11 @@
  * Exported by libtracecmd.so.1 (3.1.6) but missing from its trace-cmd.h: the
  * flags tell whether time stamps are in ns (trace-cmd prints them as seconds)
  * or raw counts; the stats are the per-CPU buffer statistics saved at the end of
- * the recording, printed as trace-cmd report --stat prints them.
+ * the recording, printed as trace-cmd report --stat prints them; the latency
+ * reader gives the text of a latency file.
  */
 unsigned long tracecmd_get_flags(struct tracecmd_input *handle);
+int tracecmd_latency_data_read(struct tracecmd_input *handle, char **buf, size_t *size);
 void tracecmd_print_stats(struct tracecmd_input *handle);
 #define REPORT_TC_FL_IN_USECS (1 << 2)
 
@@ -487,6 +489,30 @@ static int run_exports(struct report *r)
 	return CLI_OK;
 }
 
+/*
+ * A latency recording (`record -p irqsoff` and the other latency tracers): its data is
+ * the trace file's text, which trace-cmd report prints after the CPU count, and a
+ * newline after it.  1 when it was one (printed), 0 when it has events, or -EIO.
+ */
+static int print_latency(struct report *r)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	/* the reader gives text only from a latency file: -1 for any other */
+	int n = tracecmd_latency_data_read(r->handle, &buf, &size);
+
+	if (n < 0) {
+		free(buf);
+		return 0;
+	}
+	printf("cpus=%d\n", tep_get_cpus(r->tep));
+	for (; n > 0; n = tracecmd_latency_data_read(r->handle, &buf, &size))
+		fwrite(buf, 1, (size_t)n, stdout);
+	putchar('\n');
+	free(buf);
+	return n < 0 ? -EIO : 1;
+}
+
 static int run(struct report *r)
 {
 	const struct report_opts *o = r->o;
@@ -502,6 +528,9 @@ static int run(struct report *r)
 		tep_print_printk(r->tep);
 		return CLI_OK;
 	}
+	err = print_latency(r);
+	if (err)
+		return err < 0 ? cli_file_error(o->input, -err) : CLI_OK;
 	if (o->chrome || o->folded || o->summary)
 		return run_exports(r);
 	printf("cpus=%d\n", tep_get_cpus(r->tep));

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "report_export.h"
+#include "ut_fnstat.h"
+#include "ut_grow.h"
 
 #define NONE (-1)
 
@@ -55,28 +57,19 @@ struct rx {
 	struct rx_line *calls; /* "parent;func" of function events, weight 1 each */
 	size_t ncalls, capcalls;
 	unsigned long long last_ts; /* where a call without exit is cut */
+	struct ut_fnstat *fs;	    /* the summary's statistics, fed as the tree is */
 	int sort;		    /* the summary's column (rx_summary_sort) */
 };
 
-/* Room for one more element of SIZE bytes in *arr (n used, *cap allocated). */
-static int grow(void *arr, size_t size, size_t n, size_t *cap)
-{
-	void **p = arr, *q;
-	size_t c = *cap ? *cap * 2 : 16;
-
-	if (n < *cap)
-		return 0;
-	q = realloc(*p, c * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 struct rx *rx_new(void)
 {
-	return calloc(1, sizeof(struct rx));
+	struct rx *rx = calloc(1, sizeof(struct rx));
+
+	if (rx && !(rx->fs = ut_fnstat_new())) {
+		free(rx);
+		return NULL;
+	}
+	return rx;
 }
 
 void rx_free(struct rx *rx)
@@ -85,6 +78,7 @@ void rx_free(struct rx *rx)
 
 	if (!rx)
 		return;
+	ut_fnstat_free(rx->fs);
 	for (i = 0; i < rx->nnodes; i++)
 		free(rx->nodes[i].name);
 	for (i = 0; i < rx->nthreads; i++) {
@@ -116,7 +110,7 @@ static struct rx_thread *thread(struct rx *rx, int tid)
 	for (i = 0; i < rx->nthreads; i++)
 		if (rx->threads[i].tid == tid)
 			return &rx->threads[i];
-	if (grow(&rx->threads, sizeof(*t), rx->nthreads, &rx->capthreads))
+	if (ut_grow(&rx->threads, sizeof(*t), rx->nthreads, &rx->capthreads))
 		return NULL;
 	t = &rx->threads[rx->nthreads++];
 	memset(t, 0, sizeof(*t));
@@ -144,7 +138,7 @@ static int new_node(struct rx *rx, int tid, const char *func, int depth)
 	struct rx_node *n;
 	char *name = strdup(func);
 
-	if (!name || grow(&rx->nodes, sizeof(*n), rx->nnodes, &rx->capnodes)) {
+	if (!name || ut_grow(&rx->nodes, sizeof(*n), rx->nnodes, &rx->capnodes)) {
 		free(name);
 		return -ENOMEM;
 	}
@@ -187,7 +181,7 @@ int rx_entry(struct rx *rx, int tid, unsigned long long ts, const char *func, in
 	struct rx_thread *t = thread(rx, tid);
 	int idx;
 
-	if (!t || grow(&t->stack, sizeof(int), t->depth, &t->cap))
+	if (!t || ut_grow(&t->stack, sizeof(int), t->depth, &t->cap))
 		return -ENOMEM;
 	idx = new_node(rx, tid, func, depth);
 	if (idx < 0)
@@ -197,7 +191,7 @@ int rx_entry(struct rx *rx, int tid, unsigned long long ts, const char *func, in
 	append(rx, t, idx);
 	t->stack[t->depth++] = idx;
 	saw(rx, ts);
-	return 0;
+	return ut_fnstat_entry(rx->fs, tid, ts, func, depth);
 }
 
 /*
@@ -242,7 +236,7 @@ int rx_exit(struct rx *rx, int tid, const char *func, int depth, unsigned long l
 	struct rx_thread *t = thread(rx, tid);
 	int idx;
 
-	if (!t)
+	if (!t || ut_fnstat_exit(rx->fs, tid, func, depth, calltime, rettime))
 		return -ENOMEM;
 	saw(rx, rettime);
 	/* Deeper calls still open lost their exits: they end with this one. */
@@ -277,7 +271,7 @@ static int add_instant(struct rx *rx, int tid, unsigned long long ts, const char
 	struct rx_instant *in;
 	char *n = strdup(name);
 
-	if (!n || grow(&rx->instants, sizeof(*in), rx->ninstants, &rx->capinstants)) {
+	if (!n || ut_grow(&rx->instants, sizeof(*in), rx->ninstants, &rx->capinstants)) {
 		free(n);
 		return -ENOMEM;
 	}
@@ -297,13 +291,15 @@ int rx_func(struct rx *rx, int tid, unsigned long long ts, const char *func, con
 
 	if (asprintf(&stack, "%s;%s", parent, func) < 0)
 		return -ENOMEM;
-	if (grow(&rx->calls, sizeof(*l), rx->ncalls, &rx->capcalls)) {
+	if (ut_grow(&rx->calls, sizeof(*l), rx->ncalls, &rx->capcalls)) {
 		free(stack);
 		return -ENOMEM;
 	}
 	l = &rx->calls[rx->ncalls++];
 	l->stack = stack;
 	l->weight = 1;
+	if (ut_fnstat_call(rx->fs, func))
+		return -ENOMEM;
 	return add_instant(rx, tid, ts, func, -1);
 }
 
@@ -488,160 +484,19 @@ static int graph_lines(struct rx *rx, struct rx_line *lines)
 
 /* ---- the summary ------------------------------------------------------------------- */
 
-struct rx_fn {
-	const char *name;
-	unsigned long long total, self, min, max, calls;
-};
-
-/* The summary's columns, in the order they are printed; NAME last. */
-enum { COL_TOTAL, COL_SELF, COL_AVG, COL_MIN, COL_MAX, COL_CALLS, COL_NAME };
-static const char *const col_names[] = {"total", "self", "avg", "min", "max", "calls", "name"};
-
-static unsigned long long col_value(const struct rx_fn *f, int col)
+int rx_write_summary(struct rx *rx, FILE *out)
 {
-	switch (col) {
-	case COL_TOTAL:
-		return f->total;
-	case COL_SELF:
-		return f->self;
-	case COL_AVG:
-		return f->calls ? f->total / f->calls : 0;
-	case COL_MIN:
-		return f->min;
-	case COL_MAX:
-		return f->max;
-	default:
-		return f->calls;
-	}
-}
-
-static int sort_col; /* for qsort, set by rx_write_summary */
-
-static int cmp_fn(const void *a, const void *b)
-{
-	const struct rx_fn *x = a, *y = b;
-
-	if (sort_col != COL_NAME) {
-		unsigned long long vx = col_value(x, sort_col), vy = col_value(y, sort_col);
-
-		if (vx != vy)
-			return vx < vy ? 1 : -1;
-	}
-	return strcmp(x->name, y->name);
-}
-
-static int cmp_fn_name(const void *a, const void *b)
-{
-	return strcmp(((const struct rx_fn *)a)->name, ((const struct rx_fn *)b)->name);
-}
-
-int rx_summary_column(const char *column)
-{
-	for (int c = 0; c <= COL_NAME; c++)
-		if (!strcmp(column, col_names[c]))
-			return c;
-	return -EINVAL;
+	return rx->fs ? ut_fnstat_write(rx->fs, out, rx->sort) : -ENOMEM;
 }
 
 int rx_summary_sort(struct rx *rx, const char *column)
 {
-	int c = rx_summary_column(column);
+	int c = ut_fnstat_column(column);
 
 	if (c < 0)
 		return c;
 	rx->sort = c;
 	return 0;
-}
-
-/* "  1.234 ms": ns in the largest unit that keeps a digit before the point. */
-static void put_time(FILE *out, unsigned long long ns)
-{
-	static const char *const unit[] = {"ns", "us", "ms", " s"};
-	double v = (double)ns;
-	int u = 0;
-
-	while (u < 3 && v >= 1000) {
-		v /= 1000;
-		u++;
-	}
-	fprintf(out, "  %9.3f %s", v, unit[u]);
-}
-
-/* Add up equal names of fn[0..n) (sorted by name) into the first of each; the count left. */
-static size_t merge_fns(struct rx_fn *fn, size_t n)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (k && !strcmp(fn[k - 1].name, fn[i].name)) {
-			struct rx_fn *f = &fn[k - 1];
-
-			f->total += fn[i].total;
-			f->self += fn[i].self;
-			f->calls += fn[i].calls;
-			f->min = fn[i].min < f->min ? fn[i].min : f->min;
-			f->max = fn[i].max > f->max ? fn[i].max : f->max;
-		} else {
-			fn[k++] = fn[i];
-		}
-	}
-	return k;
-}
-
-int rx_write_summary(struct rx *rx, FILE *out)
-{
-	size_t n = rx->nnodes ? rx->nnodes : rx->ncalls;
-	struct rx_fn *fn = calloc(n + 1, sizeof(*fn));
-	unsigned long long *inner = calloc(rx->nnodes + 1, sizeof(*inner));
-
-	if (!fn || !inner) {
-		free(fn);
-		free(inner);
-		return -ENOMEM;
-	}
-	close_open(rx);
-	for (size_t i = 0; i < rx->nnodes; i++)
-		if (rx->nodes[i].parent != NONE)
-			inner[rx->nodes[i].parent] += rx->nodes[i].end - rx->nodes[i].start;
-	for (size_t i = 0; i < n; i++) {
-		if (rx->nnodes) {
-			unsigned long long d = rx->nodes[i].end - rx->nodes[i].start;
-
-			fn[i] = (struct rx_fn){rx->nodes[i].name, d, d > inner[i] ? d - inner[i] : 0,
-					       d, d, 1};
-		} else {
-			/* "parent;func": the function is after the last ';' */
-			const char *semi = strrchr(rx->calls[i].stack, ';');
-
-			fn[i] = (struct rx_fn){semi ? semi + 1 : rx->calls[i].stack, 0, 0, 0, 0, 1};
-		}
-	}
-	if (n)
-		qsort(fn, n, sizeof(*fn), cmp_fn_name);
-	n = merge_fns(fn, n);
-	/* without graph data there are only calls to sort by (or names) */
-	sort_col = rx->nnodes || rx->sort == COL_NAME ? rx->sort : COL_CALLS;
-	if (n)
-		qsort(fn, n, sizeof(*fn), cmp_fn);
-	if (rx->nnodes) {
-		fprintf(out, "   Total time    Self time     Avg time     Min time     Max time"
-			     "       Calls  Function\n"
-			     "  ===========  ===========  ===========  ===========  ==========="
-			     "  ==========  ====================\n");
-		for (size_t i = 0; i < n; i++) {
-			for (int c = COL_TOTAL; c < COL_CALLS; c++)
-				put_time(out, col_value(&fn[i], c));
-			fprintf(out, "  %10llu  %s\n", fn[i].calls, fn[i].name);
-		}
-	} else {
-		fprintf(out, "       Calls  Function\n"
-			     "  ==========  ====================\n");
-		for (size_t i = 0; i < n; i++)
-			fprintf(out, "  %10llu  %s\n", fn[i].calls, fn[i].name);
-	}
-	free(fn);
-	free(inner);
-	return ferror(out) ? -EIO : 0;
 }
 
 int rx_write_folded(struct rx *rx, FILE *out)

@@ -50,16 +50,12 @@ int rx_write_chrome(struct rx *rx, FILE *out);
 int rx_write_folded(struct rx *rx, FILE *out);
 
 /*
- * A summary per function, as uftrace report prints one: with graph data its total
- * time (every call's, so a recursive function counts its inner calls again), its
- * self time, the average, shortest and longest call and the calls; with function
- * events only, the calls.  Sorted by rx_summary_sort's column (default: total time;
- * calls without graph data), largest first (names: alphabetically).  0 or -errno.
+ * A summary per function: common/ut_fnstat.h's table (calls, total, self, average,
+ * shortest and longest time; calls only without graph data), sorted by
+ * rx_summary_sort's column (default: total time).  0 or -errno.
  */
 int rx_write_summary(struct rx *rx, FILE *out);
 /* The column to sort by: total, self, avg, min, max, calls or name.  0 or -EINVAL. */
 int rx_summary_sort(struct rx *rx, const char *column);
-/* Is COLUMN one of those?  Its number, or -EINVAL. */
-int rx_summary_column(const char *column);
 
 #endif

@@ -54,6 +54,7 @@ enum {
 	TD_OPT_KALLSYMS = 19,
 	TD_OPT_PRINTK = 20,
 	TD_OPT_CMDLINES = 21,
+	TD_OPT_BUFFER_TEXT = 22,
 };
 
 /* A growing byte buffer; err keeps the first allocation failure so callers check once. */
@@ -507,13 +508,21 @@ static int build_v6(struct td_buf *b, const struct td_opts *o, const struct td_m
 	put_u32(b, o->cpus);
 	put(b, "options  ", 10);
 	/* the clocks as trace_clock lists them, the one used in brackets: the readers
-	 * parse this option's text for it */
-	if (put_clock_option(b, m, clock))
+	 * parse this option's text for it.  Not in a latency file (trace-cmd writes none
+	 * there): with it, libtracecmd reads a clock after "latency" and eats the text's
+	 * first 8 bytes as its size. */
+	if (!o->latency && put_clock_option(b, m, clock))
 		return -ENOMEM;
 	put_common_options(b, o);
 	put_u16(b, TD_OPT_DONE);
 	if (l->head_only)
 		return b->err;
+	if (o->latency) {
+		/* the trace file's text to the end of the file */
+		put(b, "latency  ", 10);
+		put(b, o->latency, o->latency_len);
+		return b->err;
+	}
 	put(b, "flyrecord", 10);
 	table = b->len;
 	clen = (size_t)snprintf(clk, sizeof(clk), "[%s]", clock);
@@ -538,6 +547,13 @@ enum { D_OPTIONS = NPARTS, D_STRINGS, D_FLYRECORD, ND };
 static const char *const sec_desc[ND] = {"headers",  "ftrace events", "events format",
 					 "kallsyms", "printk",	      "command lines",
 					 "options",  "strings",	      "flyrecord"};
+
+/* The description of section d: the last one is the buffer's, which a latency file has
+ * as text (trace-cmd's name for it). */
+static const char *desc_of(unsigned int d, const struct td_opts *o)
+{
+	return d == D_FLYRECORD && o->latency ? "buffer latency" : sec_desc[d];
+}
 
 /* Section header: u16 id, u16 flags, u32 description (its offset in the strings section),
  * u64 size; returns where the size goes, for sec_end. */
@@ -595,6 +611,40 @@ static void put_buffer_option(struct td_buf *b, const struct td_opts *o, const c
 	}
 }
 
+static void put_strings(struct td_buf *b, const struct td_opts *o)
+{
+	size_t at = sec_begin(b, TD_OPT_STRINGS, D_STRINGS);
+
+	for (unsigned int i = 0; i < ND; i++)
+		put_str(b, desc_of(i, o));
+	sec_end(b, at);
+}
+
+/*
+ * A latency file's end (the options section is open at opt_at): the BUFFER_TEXT option
+ * (where the text's section is, name "", the clock), DONE, the strings, and the section
+ * of the text, the trace file's, last.
+ */
+static void put_latency_tail(struct td_buf *b, const struct td_opts *o, const char *clock,
+			     size_t opt_at, unsigned long long strings_len)
+{
+	uint32_t opt_size = 8 + 1 + (uint32_t)strlen(clock) + 1;
+	size_t at;
+
+	put_u16(b, TD_OPT_BUFFER_TEXT);
+	put_u32(b, opt_size);
+	/* after this option, DONE (14 bytes) and the strings section (header 16 bytes) */
+	put_u64(b, b->len + 8 + (opt_size - 8) + 14 + 16 + strings_len);
+	put_str(b, "");
+	put_str(b, clock);
+	put_opt_u64(b, TD_OPT_DONE, 0);
+	sec_end(b, opt_at);
+	put_strings(b, o);
+	at = sec_begin(b, TD_OPT_BUFFER_TEXT, D_FLYRECORD);
+	put(b, o->latency, o->latency_len);
+	sec_end(b, at);
+}
+
 /* The options section (each part's offset, CPU count, the common options, BUFFER), the
  * strings section, and the head of the buffer section, whose offset follows from the
  * sizes of the two before it. */
@@ -605,7 +655,7 @@ static void put_v7_tail(struct td_buf *b, const struct td_opts *o, const char *c
 	size_t opt_at, at;
 
 	for (unsigned int i = 0; i < ND; i++)
-		strings_len += strlen(sec_desc[i]) + 1;
+		strings_len += strlen(desc_of(i, o)) + 1;
 	opt_at = sec_begin(b, TD_OPT_DONE, D_OPTIONS);
 	for (size_t i = 0; i < NPARTS; i++)
 		put_opt_u64(b, (uint16_t)parts[i], part_off[i]);
@@ -619,6 +669,10 @@ static void put_v7_tail(struct td_buf *b, const struct td_opts *o, const char *c
 		sec_end(b, opt_at);
 		return;
 	}
+	if (o->latency) {
+		put_latency_tail(b, o, clock, opt_at, strings_len);
+		return;
+	}
 	/* then BUFFER, DONE (14 bytes), the strings section (header 16 bytes) */
 	buf_sec = b->len + buffer_option_size(o, clock) + 14 + 16 + strings_len;
 	l->data_start = align_up(buf_sec + 16, o->page_size);
@@ -627,10 +681,7 @@ static void put_v7_tail(struct td_buf *b, const struct td_opts *o, const char *c
 	put_opt_u64(b, TD_OPT_DONE, 0);
 	sec_end(b, opt_at);
 
-	at = sec_begin(b, TD_OPT_STRINGS, D_STRINGS);
-	for (unsigned int i = 0; i < ND; i++)
-		put_str(b, sec_desc[i]);
-	sec_end(b, at);
+	put_strings(b, o);
 
 	/* the buffer section holds the padding and every page */
 	at = sec_begin(b, TD_OPT_BUFFER, D_FLYRECORD);
@@ -665,7 +716,7 @@ static int build_v7(struct td_buf *b, const struct td_opts *o, const struct td_m
 	}
 	set_u64(b, first_opt, b->len);
 	put_v7_tail(b, o, clock, part_off, l);
-	if (!l->head_only)
+	if (!l->head_only && !o->latency)
 		pad_to_data(b, l);
 	return b->err;
 }
@@ -846,7 +897,7 @@ static int check_opts(const struct td_opts *o, bool head_only)
 		return -EINVAL;
 	if (o->page_size < 64 || (o->page_size & (o->page_size - 1)))
 		return -EINVAL;
-	if (o->cpus && !o->cpu && !head_only)
+	if (o->cpus && !o->cpu && !head_only && !o->latency)
 		return -EINVAL;
 	return 0;
 }
@@ -872,7 +923,7 @@ static int build(const struct td_opts *o, struct td_buf *b, struct td_layout *l)
 		ret = -ENOMEM;
 	else if (m.evfd < 0)
 		ret = -errno;
-	if (!ret && !l->head_only)
+	if (!ret && !l->head_only && !o->latency)
 		ret = size_cpus(o, l);
 	if (!ret)
 		ret = get_clock(o, m.dirfd, clock, sizeof(clock));
@@ -905,7 +956,7 @@ int td_write(int out_fd, const struct td_opts *o, struct td_result *res)
 			}
 			for (unsigned int c = 0; c < o->cpus; c++)
 				res->pages_dropped += l.size[c] / o->page_size;
-		} else {
+		} else if (!o->latency) {
 			ret = copy_pages(out_fd, &b, o, &l, res);
 		}
 	}

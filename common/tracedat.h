@@ -41,6 +41,15 @@ struct td_opts {
 					 option each, "CPU: N\n" + text) */
 	const char *uname;	      /* UNAME option or NULL */
 	const char *version_str;      /* VERSION option, e.g. "utrace 0.1", or NULL */
+	/*
+	 * A latency file instead of pages (what trace-cmd record saves for a latency
+	 * tracer): latency_len bytes of text, the `trace` file's, which `trace-cmd
+	 * report` prints as they are.  cpu is not read; cpus is written as the CPU count.
+	 * Version 6: "latency  " after the options, then the text to the end of the file;
+	 * version 7: a BUFFER_TEXT option and its section ("buffer latency"), last.
+	 */
+	const char *latency;
+	size_t latency_len;
 	bool punch; /* free each CPU file's space as it is copied (fallocate PUNCH_HOLE |
 		       KEEP_SIZE), so a recording does not need twice its size on disk; the
 		       CPU fds must be open for writing, and a file system that cannot punch

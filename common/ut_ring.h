@@ -241,6 +241,9 @@ enum {
 	UT_EV_GRAPH_RET = 10,	    /* struct ut_ev_gret: function_graph exit */
 	UT_EV_GRAPH_ENT = 11,	    /* struct ut_ev_gent: function_graph entry */
 	UT_EV_BPUTS = 15,	    /* struct ut_ev_bputs: trace_puts of a constant string */
+	UT_EV_HWLAT = 16,	    /* struct ut_ev_hwlat: a hwlat sample (utracefs writes it) */
+	UT_EV_OSNOISE = 17,	    /* struct ut_ev_osnoise: an osnoise period (utracefs) */
+	UT_EV_TIMERLAT = 18,	    /* struct ut_ev_timerlat: a timerlat wake-up (utracefs) */
 	UT_EV_RAW_DATA = 19,	    /* struct ut_ev_raw: trace_marker_raw */
 	UT_EV_EVENT = 64,	    /* struct ut_ev_event (ut_event.h): a program's trace event */
 };
@@ -394,6 +397,37 @@ struct ut_ev_stack {
 	uint64_t ips[];
 };
 #define UT_STACK_MAX 64u
+
+/*
+ * The samples of the hwlat, osnoise and timerlat tracers, which utracefs's own
+ * threads write (fs/sampler.c): the fields of the kernel's entries, in its
+ * units (hwlat: microseconds and the wall-clock time of the first latency;
+ * osnoise: microseconds; timerlat: nanoseconds).
+ */
+struct ut_ev_hwlat {
+	struct ut_ev h;
+	uint64_t duration;	 /* largest gap inside a pair of clock reads */
+	uint64_t outer_duration; /* largest gap between two pairs */
+	uint64_t nmi_total_ts;
+	int64_t tv_sec, tv_nsec;
+	uint32_t nmi_count, seqnum, count, _pad;
+};
+_Static_assert(sizeof(struct ut_ev_hwlat) == 72, "ut_ev_hwlat layout");
+
+struct ut_ev_osnoise {
+	struct ut_ev h;
+	uint64_t noise, runtime, max_sample;
+	uint32_t hw_count, nmi_count, irq_count, softirq_count, thread_count, _pad;
+};
+_Static_assert(sizeof(struct ut_ev_osnoise) == 64, "ut_ev_osnoise layout");
+
+struct ut_ev_timerlat {
+	struct ut_ev h;
+	uint32_t seqnum;
+	int32_t context; /* 0 irq, 1 thread, 2 user-ret: utracefs writes 1 */
+	uint64_t timer_latency;
+};
+_Static_assert(sizeof(struct ut_ev_timerlat) == 32, "ut_ev_timerlat layout");
 
 static inline struct rb_cpu *ut_rb_cpu(void *area, unsigned int cpu)
 {

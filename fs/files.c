@@ -11,7 +11,8 @@
  *                 options/NAME is opened with cpu = its index in that list
  *   per_cpu/      one cpuN directory per possible CPU; the files below cpuN are
  *                 opened with cpu = N
- *   trace_stat/   functionN per possible CPU (the function profiler), cpu = N
+ *   trace_stat/   functionN per possible CPU (the function profiler), cpu = N,
+ *                 beside the fixed function_graph[.COL] files
  *   events/       one directory per system of the events programs define, and in
  *                 it one per event (a dyn_entry of the system's number: event_tree.c)
  *   instances/    one directory per instance (instance.c), each the tree of
@@ -32,6 +33,8 @@
 #include "settings.h" /* tfs_option_file_name: options/ as options.c sees it */
 #include "tfs.h"
 #include "trace_stat.h"
+#include "tracers/sampling.h" /* hwlat_detector/ and osnoise/ */
+#include "ut_fnstat.h"
 
 #define FILE_(n, m, o, ...)                                                                        \
 	{                                                                                          \
@@ -85,6 +88,19 @@ static const struct tfs_file cpu_dir = DIR_("cpu", 0750, per_cpu_files);
 /* trace_stat/functionN: the function profiler's counts of CPU N (opened with cpu = N) */
 static const struct tfs_file trace_stat_file = FILE_("function", 0440, tfs_trace_stat_ops);
 
+/*
+ * trace_stat/function_graph[.COL]: utrace's function-duration statistics of the
+ * buffer, one file per order (arg: the column, common/ut_fnstat.h)
+ */
+#define GRAPH_STAT(suffix, col) FILE_("function_graph" suffix, 0440, tfs_graph_stat_ops, .arg = (col))
+static const struct tfs_file trace_stat_files[] = {
+    GRAPH_STAT("", UT_FNSTAT_TOTAL),	  GRAPH_STAT(".avg", UT_FNSTAT_AVG),
+    GRAPH_STAT(".calls", UT_FNSTAT_CALLS), GRAPH_STAT(".max", UT_FNSTAT_MAX),
+    GRAPH_STAT(".min", UT_FNSTAT_MIN),	  GRAPH_STAT(".name", UT_FNSTAT_NAME),
+    GRAPH_STAT(".self", UT_FNSTAT_SELF),
+    {NULL},
+};
+
 /* events/ftrace/NAME/format: arg is the event's ftrace id (ut_ring.h UT_EV_*) */
 #define EVENT_DIR(n, id)                                                                           \
 	static const struct tfs_file event_##n[] = {                                               \
@@ -101,6 +117,9 @@ EVENT_DIR(print, UT_EV_PRINT);
 EVENT_DIR(bprint, UT_EV_BPRINT);
 EVENT_DIR(bputs, UT_EV_BPUTS);
 EVENT_DIR(raw_data, UT_EV_RAW_DATA);
+EVENT_DIR(hwlat, UT_EV_HWLAT);
+EVENT_DIR(osnoise, UT_EV_OSNOISE);
+EVENT_DIR(timerlat, UT_EV_TIMERLAT);
 
 static const struct tfs_file ftrace_events[] = {
     DIR_("bprint", 0755, event_bprint),
@@ -109,9 +128,12 @@ static const struct tfs_file ftrace_events[] = {
     DIR_("function", 0755, event_function),
     DIR_("funcgraph_entry", 0755, event_funcgraph_entry),
     DIR_("funcgraph_exit", 0755, event_funcgraph_exit),
+    DIR_("hwlat", 0755, event_hwlat),
     DIR_("kernel_stack", 0755, event_kernel_stack),
+    DIR_("osnoise", 0755, event_osnoise),
     DIR_("print", 0755, event_print),
     DIR_("raw_data", 0755, event_raw_data),
+    DIR_("timerlat", 0755, event_timerlat),
     DIR_("wakeup", 0755, event_wakeup),
     {NULL},
 };
@@ -150,6 +172,31 @@ static const struct tfs_file events_files[] = {
     FILE_("header_event", 0440, tfs_header_event_ops),
     FILE_("header_page", 0440, tfs_header_page_ops),
     DIR_("ftrace", 0755, ftrace_events),
+    {NULL},
+};
+
+/*
+ * The hwlat and osnoise/timerlat tracers' settings (tracers/hwlat.c,
+ * tracers/osnoise.c): the one-number files' arg points at their bounds.
+ */
+#define MIN_MAX_(n, p) FILE_(n, 0640, tfs_min_max_ops, .arg = (long)&(p))
+static const struct tfs_file hwlat_files[] = {
+    FILE_("mode", 0640, tfs_hwlat_mode_ops),
+    MIN_MAX_("width", tfs_hwlat_width),
+    MIN_MAX_("window", tfs_hwlat_window),
+    {NULL},
+};
+
+static const struct tfs_file osnoise_files[] = {
+    FILE_("cpus", 0640, tfs_osnoise_cpus_ops),
+    FILE_("options", 0640, tfs_osnoise_options_ops),
+    MIN_MAX_("period_us", tfs_osn_period),
+    MIN_MAX_("print_stack", tfs_osn_print_stack),
+    MIN_MAX_("runtime_us", tfs_osn_runtime),
+    MIN_MAX_("stop_tracing_total_us", tfs_osn_stop_tracing_total),
+    MIN_MAX_("stop_tracing_us", tfs_osn_stop_tracing),
+    MIN_MAX_("timerlat_align_us", tfs_osn_timerlat_align),
+    MIN_MAX_("timerlat_period_us", tfs_osn_timerlat_period),
     {NULL},
 };
 
@@ -192,6 +239,8 @@ static const struct tfs_file root_files[] = {
     FILE_("error_log", 0640, tfs_error_log_ops, .inst = TFS_INST_BOTH),
     FILE_("tracing_thresh", 0640, tfs_tracing_thresh_ops),
     FILE_("tracing_max_latency", 0640, tfs_tracing_max_latency_ops, .inst = TFS_INST_BOTH),
+    DIR_("hwlat_detector", 0750, hwlat_files),
+    DIR_("osnoise", 0750, osnoise_files),
     FILE_("max_graph_depth", 0640, tfs_max_graph_depth_ops),
     FILE_("available_filter_functions", 0440, tfs_available_filter_functions_ops),
     FILE_("available_filter_functions_addrs", 0440, tfs_available_filter_functions_addrs_ops),
@@ -199,7 +248,12 @@ static const struct tfs_file root_files[] = {
     FILE_("enabled_functions", 0440, tfs_enabled_functions_ops),
     FILE_("ftrace_enabled", 0640, tfs_ftrace_enabled_ops),
     FILE_("function_profile_enabled", 0640, tfs_function_profile_enabled_ops),
-    DYN_("trace_stat", 0750, tfs_trace_stat_name, &trace_stat_file),
+    {.name = "trace_stat",
+     .kind = TFS_DIR,
+     .mode = 0750,
+     .children = trace_stat_files,
+     .dyn_name = tfs_trace_stat_name,
+     .dyn_template = &trace_stat_file},
     FILE_("kallsyms", 0440, tfs_kallsyms_ops),
     FILE_("stack_tracer_enabled", 0640, tfs_stack_tracer_enabled_ops, .arg = ST_ENABLED),
     FILE_("stack_max_size", 0640, tfs_stack_max_size_ops),

@@ -271,6 +271,12 @@ int tfs_inst_rmdir(const char *name, size_t len)
 	if (had_printk)
 		tfs_apply(&tfs_top);
 
+	/* a tracer's own threads (hwlat, osnoise) stop writing here, as the kernel sets nop */
+	const struct tracer *t = __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE);
+
+	if (t && t->reset)
+		t->reset(inst);
+
 	tfs_area_inst_release(inst);
 	tfs_rr_free(inst);
 	tfs_error_log_free(inst);

@@ -60,9 +60,6 @@ struct tfs_lat_max {
  */
 int tfs_lat_tracer_init(struct tfs_instance *inst);
 void tfs_lat_tracer_reset(struct tfs_instance *inst);
-/* The same for the top level, as struct tracer's init and reset take them. */
-int tfs_lat_top_init(void);
-void tfs_lat_top_reset(void);
 /*
  * A new maximum measured by a tracer of inst (its events written, ts in TSC):
  * raise tracing_max_latency (with tracing_thresh set: at least thresh, and it
@@ -77,16 +74,15 @@ void tfs_lat_publish(struct tfs_instance *inst);
 /* Does the event of tid at tsc belong to the maximum m (shown by `trace`)? */
 bool tfs_lat_shows(const struct tfs_lat_max *m, pid_t tid, uint64_t tsc);
 /*
- * A latency tracer of the top level (struct tracer, tracers/irqsoff.c and
- * wakeup.c): its core is this one, it differs by the sections the runtime
+ * A latency tracer (struct tracer, tracers/irqsoff.c and wakeup.c): its core is this one, it differs by the sections the runtime
  * measures (mode: UT_LAT_*).  Needs output/output.h.
  */
 #define TFS_LAT_TRACER(var, tname, mode)                                                           \
 	const struct tracer var = {                                                                \
 	    .name = tname,                                                                         \
 	    .id = UT_TRACER_LATENCY,                                                               \
-	    .init = tfs_lat_top_init,                                                              \
-	    .reset = tfs_lat_top_reset,                                                            \
+	    .init = tfs_lat_tracer_init,                                                           \
+	    .reset = tfs_lat_tracer_reset,                                                         \
 	    .print_header = tfs_out_default_header,                                                \
 	    .print_line = tfs_out_line,                                                            \
 	    .use_max_tr = true,                                                                    \

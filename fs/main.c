@@ -224,6 +224,8 @@ int main(int argc, char **argv)
 
 	err = tfs_fuse_loop(f);
 
+	/* the tracers' own threads end (they write into the rings) */
+	tfs_tracers_shutdown();
 	/* processes see EOF and go dormant; then the tree goes away */
 	tfs_registry_stop();
 	tfs_kicker_stop();

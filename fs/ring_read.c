@@ -186,6 +186,13 @@ int tfs_rr_check_event(const void *p, unsigned int room)
 	}
 	case UT_EV_BPUTS:
 		return len == sizeof(struct ut_ev_bputs) ? (int)len : -1;
+	/* utracefs's own samples, padded to the kernel's count per page (hwlat.c) */
+	case UT_EV_HWLAT:
+		return len >= sizeof(struct ut_ev_hwlat) ? (int)len : -1;
+	case UT_EV_OSNOISE:
+		return len >= sizeof(struct ut_ev_osnoise) ? (int)len : -1;
+	case UT_EV_TIMERLAT:
+		return len >= sizeof(struct ut_ev_timerlat) ? (int)len : -1;
 	case UT_EV_KERNEL_STACK: {
 		const struct ut_ev_stack *st = p;
 

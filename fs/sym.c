@@ -47,7 +47,11 @@
  * opened without blocking or following a last symbolic link and used only when it
  * is the regular file that is mapped (a FIFO at the path must not hang us).
  * Both caches are bounded: past SYM_MAX_PROCS / SYM_MAX_FILES the oldest entry
- * goes (the events of an evicted process no longer resolve).
+ * goes (the events of an evicted process no longer resolve).  Except for a
+ * recording: a file that trace_pipe_raw named in a flat address stays while a
+ * trace_pipe_raw reader is open and until the kallsyms file has been read after
+ * the last one closed (tfs_sym_flat_pin), so that kallsyms names every address
+ * of the pages read, however many processes came and went meanwhile.
  *
  * Locking: sym_lock guards everything here; lookups copy the name out.
  */
@@ -105,6 +109,15 @@ static size_t file_bytes; /* symfile_bytes() of every cached file */
 static unsigned int next_file_no = 1; /* the flat number of the next new file */
 /* Bumped (sym_lock held) at every change of the mappings: tfs_sym_flat's caches check it. */
 static unsigned long sym_gen;
+/* Open trace_pipe_raw readers, and whether kallsyms is still owed after the last one. */
+static unsigned int flat_pins;
+static bool flat_owed;
+
+/* Whether f must stay cached now (sym_lock held): see the header. */
+static bool flat_kept(const struct symfile *f)
+{
+	return f->flat_named && (flat_pins || flat_owed);
+}
 
 static void sym_changed(void)
 {
@@ -155,8 +168,10 @@ static unsigned int files_mark(void)
 {
 	unsigned int unused = nr_files;
 
-	for (struct symfile *f = files; f; f = f->next)
-		f->in_use = false;
+	for (struct symfile *f = files; f; f = f->next) {
+		f->in_use = flat_kept(f);
+		unused -= f->in_use;
+	}
 	for (const struct proc *p = procs; p; p = p->next)
 		for (size_t i = 0; i < p->n; i++)
 			if (!p->maps[i].f->in_use) {
@@ -209,7 +224,7 @@ static void files_trim(const struct proc *keep)
 	while (nr_files > SYM_MAX_FILES) {
 		victim = NULL;
 		for (struct symfile **pp = &files; *pp; pp = &(*pp)->next)
-			if (!proc_uses(keep, *pp))
+			if (!proc_uses(keep, *pp) && !flat_kept(*pp))
 				victim = pp;
 		if (!victim)
 			return;
@@ -494,6 +509,20 @@ static void procs_drop_oldest(void)
 	proc_free(p);
 }
 
+/* SYM_MAX_PROCS, or less for the tests of eviction (UTRACEFS_TEST_SYM_MAX_PROCS). */
+static unsigned int max_procs(void)
+{
+	static unsigned int max;
+
+	if (!max) {
+		const char *v = getenv("UTRACEFS_TEST_SYM_MAX_PROCS");
+		unsigned int n = v ? (unsigned int)atoi(v) : 0;
+
+		max = n && n < SYM_MAX_PROCS ? n : SYM_MAX_PROCS;
+	}
+	return max;
+}
+
 static struct proc *proc_get(pid_t pid)
 {
 	struct proc *p = proc_find(pid);
@@ -506,7 +535,7 @@ static struct proc *proc_get(pid_t pid)
 	p->pid = pid;
 	p->next = procs;
 	procs = p;
-	if (++nr_procs > SYM_MAX_PROCS)
+	if (++nr_procs > max_procs())
 		procs_drop_oldest();
 	return p;
 }
@@ -990,9 +1019,11 @@ static void flat_cell_of(struct proc *p, uint64_t tsc, uint64_t addr, struct fla
 		}
 		seg_lo = addr - (vaddr - m->f->loads[l].vaddr);
 		cell_addr(c, seg_lo, seg_lo + m->f->loads[l].filesz);
-		if (m->f->no && m->f->loads[l].vaddr + m->f->loads[l].filesz <= SYM_FLAT_MAX_VADDR)
+		if (m->f->no && m->f->loads[l].vaddr + m->f->loads[l].filesz <= SYM_FLAT_MAX_VADDR) {
 			c->delta = (SYM_FLAT_BIT | (uint64_t)m->f->no << SYM_FLAT_NO_SHIFT) +
 				   (vaddr - addr);
+			m->f->flat_named = true;
+		}
 	}
 }
 
@@ -1030,6 +1061,18 @@ static int file_no_cmp(const void *a, const void *b)
 	return x->no < y->no ? -1 : x->no > y->no;
 }
 
+void tfs_sym_flat_pin(bool open)
+{
+	pthread_mutex_lock(&sym_lock);
+	if (open) {
+		flat_pins++;
+	} else if (flat_pins) {
+		flat_pins--;
+		flat_owed = !flat_pins;
+	}
+	pthread_mutex_unlock(&sym_lock);
+}
+
 int tfs_sym_kallsyms(struct tfs_buf *b)
 {
 	struct symfile **all;
@@ -1037,6 +1080,7 @@ int tfs_sym_kallsyms(struct tfs_buf *b)
 	int err = 0;
 
 	pthread_mutex_lock(&sym_lock);
+	flat_owed = false; /* the recorder has its names: the cache's bounds apply again */
 	all = malloc((nr_files + 1) * sizeof(*all));
 	if (!all) {
 		pthread_mutex_unlock(&sym_lock);

@@ -46,6 +46,7 @@ struct symfile {
 	unsigned int no;      /* sym.c: its number in the flat address space (0: none) */
 	struct symfile *next; /* sym.c's cache */
 	bool in_use;	      /* sym.c: some mapping uses it (while trimming the cache) */
+	bool flat_named;      /* sym.c: trace_pipe_raw handed out a flat address in it */
 	size_t bytes;	      /* sym.c: what it costs, as counted against SYM_MAX_BYTES */
 };
 

@@ -124,8 +124,13 @@ struct tfs_iter;
 struct tracer {
 	const char *name;
 	enum ut_tracer_id id;	       /* what the runtime does for it */
-	int (*init)(void);	       /* becoming current (buffer already cleared) */
-	void (*reset)(void);	       /* no longer current */
+	/* becoming current in inst (buffer already cleared): 0 or -errno (EBUSY...) */
+	int (*init)(struct tfs_instance *inst);
+	void (*reset)(struct tfs_instance *inst); /* no longer current in inst */
+	/* tracing_on of inst turned on or off while current (the kernel's start/stop) */
+	void (*start)(struct tfs_instance *inst);
+	void (*stop)(struct tfs_instance *inst);
+	bool allow_instances; /* may be current in instances/NAME, not routed by processes */
 	void (*print_header)(struct tfs_iter *it, struct tfs_buf *b);
 	/* Format one event (context prefix included); returns 0 or -errno. */
 	int (*print_line)(struct tfs_iter *it, const struct tfs_event *e, struct tfs_buf *b);
@@ -144,6 +149,8 @@ struct tracer {
 
 extern const struct tracer *const tfs_tracers[]; /* NULL-terminated, available_tracers order */
 const struct tracer *tfs_tracer_find(const char *name);
+/* The daemon ends: every instance's current tracer is reset (its threads joined). */
+void tfs_tracers_shutdown(void);
 /*
  * A tracer whose events the runtime routes to instances (function, function_graph):
  * what an instance may run, and whose filters and pid lists processes must know.
@@ -483,6 +490,11 @@ char *tfs_sym_demangle(const char *name);
 uint64_t tfs_sym_flat(pid_t tid, uint64_t tsc, uint64_t addr);
 /* The kallsyms file: every cached object's functions at their flat addresses.  0 or -ENOMEM. */
 int tfs_sym_kallsyms(struct tfs_buf *b);
+/*
+ * A trace_pipe_raw reader opens (true) or closes (false): the objects its pages
+ * name stay cached while one is open and until kallsyms is read after the last.
+ */
+void tfs_sym_flat_pin(bool open);
 /* Whether C++ names show demangled now: the tracer's `demangle` option (on for a
  * tracer without it), as the trace prints them. */
 bool tfs_out_demangle(const struct tfs_instance *inst);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trace_stat.h - the function profiler's files (fs/control/trace_stat.c); the
- * table itself is common/ut_profile_fmt.h's.
+ * table itself is common/ut_profile_fmt.h's.  trace_stat/function_graph[.COL],
+ * the function-duration statistics of the buffer: fs/control/graph_stat.c.
  */
 #ifndef TFS_TRACE_STAT_H
 #define TFS_TRACE_STAT_H
@@ -12,7 +13,8 @@
 
 #include "tfs.h"
 
-extern const struct tfs_file_ops tfs_function_profile_enabled_ops, tfs_trace_stat_ops;
+extern const struct tfs_file_ops tfs_function_profile_enabled_ops, tfs_trace_stat_ops,
+	tfs_graph_stat_ops;
 
 /* trace_stat/'s entries: functionN for each CPU N, NULL past the last. */
 const char *tfs_trace_stat_name(unsigned int i);

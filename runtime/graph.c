@@ -13,7 +13,9 @@
  * function's `ret` then goes to ut_return_to_handler, which pops the frame, writes
  * the gret event and returns to the original address (with `ret`, predicted, when
  * the frame came through a per-site stub).  graph.S does the common cases without
- * C; this file does everything else and all the bookkeeping.
+ * C, for the top level and for a site that one function_graph instance takes
+ * alone (route.c; its frames are GF_IONE, graph.h); this file does everything
+ * else and all the bookkeeping.
  *
  * The stack: UT_GRAPH_STACK_MAX frames of 64 bytes, mmap'd at the thread's first
  * traced call (ut_thr.gframes, ut_thr.gtop), freed by a pthread key destructor at
@@ -132,7 +134,12 @@ _Static_assert(offsetof(struct ut_thread, goverrun) == 36, "graph.S THR_GOVERRUN
 _Static_assert(offsetof(struct ut_thread, guard) == 5, "graph.S THR_GUARD");
 _Static_assert(offsetof(struct ut_thread, task_ok) == 48, "tramp.S, graph.S THR_TASK_OK");
 _Static_assert(offsetof(struct ut_thread, task_no) == 52, "tramp.S, graph.S THR_TASK_NO");
-
+_Static_assert(offsetof(struct ut_gframe, mono_ns) == 64, "graph.S GF_MONO");
+_Static_assert(offsetof(struct ut_gframe, imask) == 72, "graph.S GF_IMASK");
+_Static_assert(offsetof(struct ut_gframe, isilent) == 80, "graph.S GF_ISILENT");
+_Static_assert(offsetof(struct ut_gframe, igen) == 88, "graph.S GF_IGEN");
+_Static_assert((GF_VALID | GF_INST | GF_NOTOP | GF_IONE) == 0x1181, "graph.S GF_IFRAME");
+_Static_assert(UT_MAX_SITES == 1u << 22, "graph.S ROUTE_GMASKS");
 
 /* common/arch/x86_64/rb_write.S: ut_rb_write that also reports the wpos committed */
 int ut_rb_write_post(void *area, unsigned int nr_cpus, struct ut_ev *ev, struct rseq *rs,
@@ -631,6 +638,11 @@ static void graph_enter(uintptr_t *slot, uintptr_t ip, uintptr_t landing, struct
 		if (take | silent)
 			iflags = (uint16_t)(GF_INST | (ctl ? 0 : GF_NOTOP) |
 					    (sel & UT_SEL_GRAPH_FUNC ? GF_IGFUNC : 0));
+		/* one instance's plain frame: graph.S's kind, on which its fast path goes on */
+		if (iflags == (GF_INST | GF_NOTOP) && !silent && !(take & (take - 1)) && !prof) {
+			depth = w.depth[__builtin_ctzll(take) + 1];
+			iflags |= GF_IONE;
+		}
 	}
 	if (!ctl && !iflags && !prof)
 		goto out_guard;
@@ -714,6 +726,29 @@ void ut_graph_entry_routed(uintptr_t *slot, uintptr_t ip, uint32_t site, int top
 
 	graph_enter(slot, ip, (uintptr_t)ut_return_to_handler, top ? ut_graph_ctl() : NULL, gm,
 		    site < ut_nr_sites ? ut_sites[site].sel : 0, igen);
+}
+
+/*
+ * graph.S's slow path for a site's entry of one instance (UT_SITE_IJMP): the
+ * site's stub keeps its index 17 bytes after the landing (stubs.c); the top does
+ * not take such a site.
+ */
+void ut_graph_entry_inst(uintptr_t *slot, uintptr_t ip, uintptr_t landing)
+{
+	uint32_t igen = ut_route_ggen(), site;
+	uint64_t gm;
+
+	if (ut_notrace_now())
+		return; /* the runtime's own work, a vfork child: untraced, as probe.c's path */
+	/*
+	 * The fast path goes by this thread's answer of the top's pid lists, which
+	 * take every thread while the site is UT_SITE_IJMP: it is asked here once per
+	 * generation, as the top's trampolines ask it.
+	 */
+	ut_rt_task_ok();
+	memcpy(&site, (const void *)(landing + 17), sizeof(site));
+	gm = site < ut_nr_sites ? ut_route_gmask(site) : 0;
+	graph_enter(slot, ip, landing, NULL, gm, site < ut_nr_sites ? ut_sites[site].sel : 0, igen);
 }
 
 /*

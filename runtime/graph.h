@@ -21,6 +21,13 @@
 #define GF_INST 0x80u	  /* imask/isilent/igen say what instances made of the call */
 #define GF_NOTOP 0x100u	  /* GF_INST only: the top level did not take it (no top depth) */
 #define GF_IGFUNC 0x200u  /* GF_INST: a set_graph_function function (for its imask) */
+/*
+ * A frame of one instance alone (GF_INST | GF_NOTOP, imask one bit, nothing
+ * silent), made by graph.S's entry of such a site or by C: depth is that
+ * instance's own, what inst_walk counts, so that graph.S can pop it and enter the
+ * next one above it (one deeper) without walking the stack.
+ */
+#define GF_IONE 0x1000u
 /* the function profiler (profile.c): never plain frames either */
 #define GF_PROF 0x400u	  /* counted at its exit; pt0 and psub are set */
 #define GF_PCPU 0x800u	  /* GF_PROF: pt0 is thread CPU time (sleep-time off), else monotonic */

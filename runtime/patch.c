@@ -4,8 +4,9 @@
  *
  * A site is 5 bytes at a function's entry: GCC's five 1-byte NOPs, a 5-byte NOP,
  * `call stub`, `call` the probe stub (function probes), or (function_graph) `jmp`
- * to the site's own stub.  Other threads may execute a site while it changes, so every
- * change of a batch of sites goes, as the kernel's text_poke_bp() does:
+ * to the site's own stub or to its entry of one graph instance (route.c).  Other
+ * threads may execute a site while it changes, so every change of a batch of sites
+ * goes, as the kernel's text_poke_bp() does:
  *
  *   1. write int3 (0xcc) on byte 0 of every site, sync all cores;
  *   2. write bytes 1-4, sync;
@@ -167,8 +168,8 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	want = __atomic_load_n(&s->want, __ATOMIC_ACQUIRE);
-	if (want == UT_SITE_JMP && o->gstub) {
-		g[REG_RIP] = (greg_t)(o->gstub + (uintptr_t)(s - (ut_sites + o->first)) * UT_GSTUB_LEN);
+	if ((want == UT_SITE_JMP || want == UT_SITE_IJMP) && o->gstub) {
+		g[REG_RIP] = (greg_t)ut_gstub_entry(o, s, want);
 	} else if (calls_stub(want) && o->stub) {
 		uintptr_t sp = (uintptr_t)g[REG_RSP] - 8;
 
@@ -224,9 +225,8 @@ static void site_bytes(const struct ut_obj *o, const struct ut_site *s, enum ut_
 
 		out[0] = 0xe8;
 		memcpy(out + 1, &rel, 4);
-	} else if (st == UT_SITE_JMP) {
-		uintptr_t a = o->gstub + (uintptr_t)(s - (ut_sites + o->first)) * UT_GSTUB_LEN;
-		int32_t rel = (int32_t)(a - (s->addr + 5));
+	} else if (st == UT_SITE_JMP || st == UT_SITE_IJMP) {
+		int32_t rel = (int32_t)(ut_gstub_entry(o, s, st) - (s->addr + 5));
 
 		out[0] = 0xe9;
 		memcpy(out + 1, &rel, 4);
@@ -290,10 +290,13 @@ static uint32_t select_sites(uint32_t from, enum ut_site_state want, uint8_t *ob
 			/* filtered out (set_ftrace_filter, set_ftrace_notrace): stays a NOP */
 			enum ut_site_state sst = s->sel & UT_SEL_TRACE ? st : UT_SITE_NOP5;
 			uint64_t fmask = ut_route_mask(o->first + k); /* route.c */
-			uint64_t inst = fmask | ut_route_gmask(o->first + k);
+			uint64_t gmask = ut_route_gmask(o->first + k), inst = fmask | gmask;
 			unsigned int to = inst && sst == UT_SITE_NOP5 ? ut_route_single(inst) : 0;
 
-			if (inst && o->stub)
+			if (inst && sst == UT_SITE_NOP5 && o->gstub &&
+			    ut_route_graph_single(fmask, gmask))
+				sst = UT_SITE_IJMP; /* one graph instance: its own entry */
+			else if (inst && o->stub)
 				sst = to			  ? UT_SITE_INST
 				      : multi_to(o, sst, inst, fmask, &to) ? UT_SITE_MULTI
 									: UT_SITE_PROBE;

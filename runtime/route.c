@@ -16,15 +16,20 @@
  *     instance i's span into r11 and enters ut_tramp_function after its own load
  *     of the top's (stubs.c): the same fast path with one instruction more,
  *     reading that instance's tracing_on and options from its control page;
+ *   - that feeds one function_graph instance alone (no function instance, not
+ *     the top), which records every thread while the top's pid lists do too:
+ *     `jmp` to the site's instance entry (stubs.c), whose trampoline (graph.S
+ *     ut_tramp_graph_isite) finds the instance from the site's graph mask and
+ *     keeps its frames and writes its entries and exits in assembly, as the top's;
  *   - that feeds several, or an instance that records only some threads, or a
- *     function_graph instance: the probe stub, whose C (probe.c) writes the event
- *     into each function instance here (ut_route_write), then the top's as
- *     before, then enters the graph of every graph instance (and of the top, if
+ *     function_graph instance besides others: the probe stub, whose C (probe.c)
+ *     writes the event into each function instance here (ut_route_write), then
+ *     the top's as before, then enters the graph of every graph instance (and of the top, if
  *     it graphs the site) in one shadow frame (graph.c ut_graph_entry_routed).
  * A graph frame lives on after its instance stopped graphing (tracer switch,
- * rmdir): each time a slot stops being a graph instance here, ggone[slot] takes
- * a new generation, and a frame entered before (graph.c keeps ggen of its entry)
- * writes no exit there.
+ * rmdir): each time a slot stops being a graph instance here, ut_route_gone[slot]
+ * takes a new generation, and a frame entered before (graph.c and graph.S keep
+ * ut_route_gen of its entry) writes no exit there.
  * The masks are read by any thread (64-bit loads) while the control thread
  * rewrites them.  The thread lists are kept twice: the control thread writes the
  * copy readers do not use, then makes it current (task_seq + 1, whose low bit
@@ -43,11 +48,16 @@ struct route_tasks {
 	int32_t tids[UT_SEL_TIDS_MAX];
 };
 
-static uint64_t *masks; /* by site index: UT_MAX_SITES function masks, then as many graph
-			 * masks (reserved, zero) */
+/*
+ * By site index: UT_MAX_SITES function masks, then as many graph masks (reserved,
+ * zero).  graph.S's entry and return of one graph instance read these four
+ * themselves (ut_route_gslot[slot]: the slot is a graph instance here; gen, gone:
+ * below).
+ */
+uint64_t *ut_route_masks;
 static struct route_tasks tasks[2][UT_INST_MAX]; /* [task_seq & 1]: current */
-static uint8_t graph_slot[UT_INST_MAX]; /* the slot is a function_graph instance here */
-static uint32_t ggen, ggone[UT_INST_MAX];
+uint8_t ut_route_gslot[UT_INST_MAX];		 /* the slot is a function_graph instance here */
+uint32_t ut_route_gen, ut_route_gone[UT_INST_MAX];
 static uint32_t task_seq;
 static int top_all; /* the top's pid lists record every thread of ours */
 int ut_routes_live; /* ftrace_enabled: instances take events */
@@ -56,13 +66,13 @@ static int masks_ready(void)
 {
 	void *m;
 
-	if (masks)
+	if (ut_route_masks)
 		return 1;
-	m = mmap(NULL, 2 * (size_t)UT_MAX_SITES * sizeof(*masks), PROT_READ | PROT_WRITE,
+	m = mmap(NULL, 2 * (size_t)UT_MAX_SITES * sizeof(*ut_route_masks), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return 0;
-	__atomic_store_n(&masks, (uint64_t *)m, __ATOMIC_RELEASE);
+	__atomic_store_n(&ut_route_masks, (uint64_t *)m, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -90,7 +100,7 @@ static void tasks_store(const struct ut_sel_copy *c)
 	__atomic_store_n(&task_seq, seq + 1, __ATOMIC_RELEASE);
 }
 
-/* Which slots are graph instances now; those that stopped get a new ggone (after the masks). */
+/* Which slots are graph instances now; those that stopped get a new generation. */
 static void graph_slots_store(const struct ut_sel_copy *c)
 {
 	uint8_t now[UT_INST_MAX] = {0};
@@ -99,12 +109,12 @@ static void graph_slots_store(const struct ut_sel_copy *c)
 		if (c->insts[k].tracer == UT_TRACER_FUNCTION_GRAPH)
 			now[c->insts[k].slot] = 1;
 	for (unsigned int s = 1; s < UT_INST_MAX; s++) {
-		if (graph_slot[s] && !now[s]) {
-			uint32_t g = __atomic_add_fetch(&ggen, 1, __ATOMIC_RELEASE);
+		if (ut_route_gslot[s] && !now[s]) {
+			uint32_t g = __atomic_add_fetch(&ut_route_gen, 1, __ATOMIC_RELEASE);
 
-			__atomic_store_n(&ggone[s], g, __ATOMIC_RELEASE);
+			__atomic_store_n(&ut_route_gone[s], g, __ATOMIC_RELEASE);
 		}
-		__atomic_store_n(&graph_slot[s], now[s], __ATOMIC_RELEASE);
+		__atomic_store_n(&ut_route_gslot[s], now[s], __ATOMIC_RELEASE);
 	}
 }
 
@@ -139,8 +149,9 @@ void ut_route_load(const struct ut_sel_copy *c, int top_records_all)
 				else
 					m |= 1ull << (in->slot - 1);
 			}
-			__atomic_store_n(&masks[o->first + k], m, __ATOMIC_RELAXED);
-			__atomic_store_n(&masks[UT_MAX_SITES + o->first + k], g, __ATOMIC_RELAXED);
+			__atomic_store_n(&ut_route_masks[o->first + k], m, __ATOMIC_RELAXED);
+			__atomic_store_n(&ut_route_masks[UT_MAX_SITES + o->first + k], g,
+					 __ATOMIC_RELAXED);
 		}
 	}
 	graph_slots_store(c);
@@ -148,22 +159,22 @@ void ut_route_load(const struct ut_sel_copy *c, int top_records_all)
 
 void ut_route_clear(uint32_t first, uint32_t nr)
 {
-	for (uint32_t k = 0; masks && k < nr; k++) {
-		__atomic_store_n(&masks[first + k], 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&masks[UT_MAX_SITES + first + k], 0, __ATOMIC_RELAXED);
+	for (uint32_t k = 0; ut_route_masks && k < nr; k++) {
+		__atomic_store_n(&ut_route_masks[first + k], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&ut_route_masks[UT_MAX_SITES + first + k], 0, __ATOMIC_RELAXED);
 	}
 }
 
 uint64_t ut_route_mask(uint32_t site)
 {
-	uint64_t *m = __atomic_load_n(&masks, __ATOMIC_ACQUIRE);
+	uint64_t *m = __atomic_load_n(&ut_route_masks, __ATOMIC_ACQUIRE);
 
 	return m && ut_routes_live ? __atomic_load_n(&m[site], __ATOMIC_RELAXED) : 0;
 }
 
 uint64_t ut_route_gmask(uint32_t site)
 {
-	uint64_t *m = __atomic_load_n(&masks, __ATOMIC_ACQUIRE);
+	uint64_t *m = __atomic_load_n(&ut_route_masks, __ATOMIC_ACQUIRE);
 
 	return m && ut_routes_live ? __atomic_load_n(&m[UT_MAX_SITES + site], __ATOMIC_RELAXED) : 0;
 }
@@ -173,20 +184,21 @@ int ut_route_graph_any(void)
 	if (!ut_routes_live)
 		return 0;
 	for (unsigned int s = 1; s < UT_INST_MAX; s++)
-		if (__atomic_load_n(&graph_slot[s], __ATOMIC_RELAXED))
+		if (__atomic_load_n(&ut_route_gslot[s], __ATOMIC_RELAXED))
 			return 1;
 	return 0;
 }
 
 uint32_t ut_route_ggen(void)
 {
-	return __atomic_load_n(&ggen, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&ut_route_gen, __ATOMIC_ACQUIRE);
 }
 
 int ut_route_graph_since(unsigned int slot, uint32_t gen)
 {
-	return slot && slot < UT_INST_MAX && __atomic_load_n(&graph_slot[slot], __ATOMIC_ACQUIRE) &&
-	       (int32_t)(__atomic_load_n(&ggone[slot], __ATOMIC_ACQUIRE) - gen) <= 0;
+	return slot && slot < UT_INST_MAX &&
+	       __atomic_load_n(&ut_route_gslot[slot], __ATOMIC_ACQUIRE) &&
+	       (int32_t)(__atomic_load_n(&ut_route_gone[slot], __ATOMIC_ACQUIRE) - gen) <= 0;
 }
 
 int ut_route_multi(uint64_t mask)
@@ -196,7 +208,7 @@ int ut_route_multi(uint64_t mask)
 	for (; mask; mask &= mask - 1) {
 		unsigned int slot = (unsigned int)__builtin_ctzll(mask) + 1;
 
-		if (__atomic_load_n(&graph_slot[slot], __ATOMIC_RELAXED))
+		if (__atomic_load_n(&ut_route_gslot[slot], __ATOMIC_RELAXED))
 			return 0; /* a graph instance: the C path (graph.c) */
 		if (tasks[task_seq & 1][slot].tasks != UT_SEL_TASKS_ALL)
 			return 0; /* it picks threads: ut_route_records, in C */
@@ -209,6 +221,16 @@ unsigned int ut_route_single(uint64_t mask)
 	if (mask & (mask - 1) || !ut_route_multi(mask))
 		return 0;
 	return (unsigned int)__builtin_ctzll(mask) + 1;
+}
+
+int ut_route_graph_single(uint64_t fmask, uint64_t gmask)
+{
+	unsigned int slot;
+
+	if (fmask || !gmask || (gmask & (gmask - 1)) || !top_all)
+		return 0;
+	slot = (unsigned int)__builtin_ctzll(gmask) + 1;
+	return ut_route_gslot[slot] && tasks[task_seq & 1][slot].tasks == UT_SEL_TASKS_ALL;
 }
 
 /* Does the instance of slot record this thread? (any thread, any time) */

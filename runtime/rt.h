@@ -197,6 +197,8 @@ enum ut_site_state {
 	UT_SITE_INST,	    /* call rel32 to the object's entry of one instance (route.c) */
 	UT_SITE_MULTI,	    /* call rel32 to the object's entry of a set of spans (route.c) */
 	UT_SITE_STACK,	    /* call rel32 to the object's stack entry: the stack tracer alone */
+	UT_SITE_IJMP,	    /* jmp rel32 to the site's own entry of one function_graph
+			     * instance (stubs.c, route.c) */
 };
 
 struct ut_site {
@@ -320,9 +322,13 @@ uintptr_t ut_near_alloc(uintptr_t lo, uintptr_t hi, size_t size);
 uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr, uint32_t cap);
 void ut_gstub_free(uintptr_t gstub, uint32_t cap);
 #define UT_GSTUB_LEN 32u
+#define UT_GSTUB_ILEN 16u /* a site's instance entry (UT_SITE_IJMP) */
+/* Where site s of o jumps in state st (UT_SITE_JMP or UT_SITE_IJMP); o->gstub set. */
+uintptr_t ut_gstub_entry(const struct ut_obj *o, const struct ut_site *s, uint8_t st);
 void ut_tramp_function(void); /* tramp.S */
 void ut_tramp_graph(void);    /* graph.S: from the object's stub */
 void ut_tramp_graph_site(void); /* graph.S: from a site's own stub */
+void ut_tramp_graph_isite(void); /* graph.S: from a site's instance entry */
 void ut_tramp_probe(void);	/* probe.S: from an object's probe stub */
 void ut_tramp_stack(void);	/* stack.S: the stack tracer's check alone */
 #define UT_STACK_STUB_OFF 32u	/* its entry in the stub page (jmp *slot[SLOT_STACK]) */
@@ -367,6 +373,12 @@ int ut_route_graph_since(unsigned int slot, uint32_t gen);
 int ut_route_records(unsigned int slot);
 /* The slot a site of mask may call directly (UT_SITE_INST), or 0. */
 unsigned int ut_route_single(uint64_t mask);
+/* May a site of these masks (function, graph) jump to its instance entry (UT_SITE_IJMP)? */
+int ut_route_graph_single(uint64_t fmask, uint64_t gmask);
+/* What graph.S reads itself (route.c says what they mean). */
+extern uint64_t *ut_route_masks;
+extern uint8_t ut_route_gslot[UT_INST_MAX];
+extern uint32_t ut_route_gen, ut_route_gone[UT_INST_MAX];
 /* May a site of mask go through the several-spans entry (UT_SITE_MULTI)? */
 int ut_route_multi(uint64_t mask);
 /* Write the function event of frame into every instance site feeds (probe.c). */
@@ -686,6 +698,8 @@ void ut_graph_entry(uintptr_t *slot, uintptr_t ip, uintptr_t landing);
  * return address is, ip = site + 5.
  */
 void ut_graph_entry_routed(uintptr_t *slot, uintptr_t ip, uint32_t site, int top);
+/* graph.S's entry of one instance, when its fast path cannot: the same, landing its own. */
+void ut_graph_entry_inst(uintptr_t *slot, uintptr_t ip, uintptr_t landing);
 int ut_graph_return(uintptr_t *regs);
 /* A wrapped signal handler starts (returns a marker to pass to leave) and ends. */
 int ut_graph_sig_enter(void *ucontext, uint8_t old_sigdepth, uint8_t old_sigblocked);

@@ -23,7 +23,8 @@
  * define one event differently).
  *
  * Switching.  When its descriptor's mask becomes non-zero (any instance), the
- * site is armed (xol.h) and its semaphore, if it has one, counted up, so that
+ * site is armed (xol.h: a jmp where a patch window is safe, else an int3, which
+ * utracefs's console hears of once) and its semaphore, if it has one, counted up, so that
  * the program computes the arguments; when it becomes zero, counted down and
  * disarmed.  Several sites may share a semaphore: each counts once.  The mask is
  * stored before the site is armed (no thread reaches the probe before), so that
@@ -64,7 +65,7 @@ struct ut_sdt_probe {
 	struct ut_sdt_arg args[UT_SDT_ARGS_MAX];
 	uint64_t sym_addr[UT_SDT_ARGS_MAX];
 	uint32_t nargs;
-	uint8_t used, armed, said;
+	uint8_t used, armed, said, said_trap; /* said: not armed; said_trap: armed as an int3 */
 	uintptr_t addr;
 	uintptr_t lo, hi;	/* the function around addr, 0: unknown (TRAP mode only) */
 	volatile uint16_t *sem; /* NULL: none */
@@ -397,6 +398,11 @@ void ut_sdt_set(struct ut_sdt_probe *p, int on)
 			return;
 		}
 		p->armed = 1;
+		/* a signal per hit: say so once, it explains the cost (bench/events.sh reads it) */
+		if (ut_xol_mode(p->x) == UT_XOL_TRAP && !p->said_trap)
+			ut_note("SDT probe %s:%s at %#lx armed as an int3 (a signal per hit)",
+				p->system, p->name, (unsigned long)p->addr);
+		p->said_trap |= ut_xol_mode(p->x) == UT_XOL_TRAP;
 		if (p->sem)
 			__atomic_add_fetch(p->sem, 1, __ATOMIC_RELAXED);
 	} else if (!on && p->armed) {

@@ -41,6 +41,15 @@
  * caller are both predicted (return hijacking with `call stub` costs one return
  * misprediction per call).  ut_tramp_graph_site finds the site from B: the rel32
  * of D's jmp is at B + 17, the site + 5 at B + 21 + rel32.
+ *
+ * After the stubs, in pages of their own, each site has a 16-byte entry for a
+ * function_graph instance that takes it alone (route.c; the site is then `jmp E`):
+ *
+ *   E: call *itramp(%rip)  ut_tramp_graph_isite; pushes E + 6
+ *      jmp B               the site's stub from B on: the same landing C
+ *
+ * so the instance's frames return through the same predicted landing, which the
+ * unwind information already covers; its trampoline finds B from the jmp at E + 6.
  */
 #include <stdint.h>
 #include <string.h>
@@ -262,15 +271,37 @@ uintptr_t ut_stub_alloc(uintptr_t lo, uintptr_t hi)
 	return stub;
 }
 
-/* Code pages, one data page, then the stubs' unwind information (unwind.c). */
+/*
+ * Code pages of the stubs, code pages of the instance entries, one data page,
+ * then the stubs' unwind information (unwind.c).
+ */
 static size_t gstub_code(uint32_t cap)
 {
 	return ((size_t)cap * GSTUB_LEN + 4095) & ~4095ul;
 }
 
+static size_t gstub_icode(uint32_t cap)
+{
+	return ((size_t)cap * UT_GSTUB_ILEN + 4095) & ~4095ul;
+}
+
+static size_t gstub_data(uint32_t cap)
+{
+	return gstub_code(cap) + gstub_icode(cap);
+}
+
 static size_t gstub_size(uint32_t cap)
 {
-	return gstub_code(cap) + 4096 + ((ut_unwind_size(cap) + 4095) & ~4095ul);
+	return gstub_data(cap) + 4096 + ((ut_unwind_size(cap) + 4095) & ~4095ul);
+}
+
+uintptr_t ut_gstub_entry(const struct ut_obj *o, const struct ut_site *s, uint8_t st)
+{
+	uintptr_t k = (uintptr_t)(s - (ut_sites + o->first));
+
+	if (st == UT_SITE_IJMP)
+		return o->gstub + gstub_code(o->cap) + k * UT_GSTUB_ILEN;
+	return o->gstub + k * GSTUB_LEN;
 }
 
 static void put32(unsigned char *p, int64_t v)
@@ -282,13 +313,14 @@ static void put32(unsigned char *p, int64_t v)
 
 /*
  * The per-site stubs of the sites ut_sites[first .. first + nr) (room for cap),
- * code pages then one data page {ut_tramp_graph_site, ut_return_to_handler}, then
- * their unwind information (unwind.c: pthread_cancel unwinds through C).
- * Returns 0 if they cannot be placed within reach of [lo, hi).
+ * code pages (the stubs, then the instance entries) then one data page
+ * {ut_tramp_graph_site, ut_return_to_handler, ut_tramp_graph_isite}, then their
+ * unwind information (unwind.c: pthread_cancel unwinds through C).  Returns 0 if
+ * they cannot be placed within reach of [lo, hi).
  */
 uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr, uint32_t cap)
 {
-	size_t size = gstub_size(cap), code_len = gstub_code(cap);
+	size_t size = gstub_size(cap), code_len = gstub_data(cap);
 	uintptr_t g, data;
 	uint64_t *slots;
 
@@ -301,10 +333,13 @@ uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr
 	slots = (uint64_t *)data;
 	slots[0] = (uintptr_t)ut_tramp_graph_site;
 	slots[1] = (uintptr_t)ut_return_to_handler;
+	slots[2] = (uintptr_t)ut_tramp_graph_isite;
 	memset((void *)g, 0xcc, code_len);
 	for (uint32_t k = 0; k < nr; k++) {
 		unsigned char *a = (unsigned char *)(g + (uintptr_t)k * GSTUB_LEN);
-		uintptr_t A = (uintptr_t)a, site = ut_sites[first + k].addr;
+		unsigned char *e =
+		    (unsigned char *)(g + gstub_code(cap) + (uintptr_t)k * UT_GSTUB_ILEN);
+		uintptr_t A = (uintptr_t)a, E = (uintptr_t)e, site = ut_sites[first + k].addr;
 
 		a[0] = 0xff; /* A: call *slots[0](%rip) */
 		a[1] = 0x15;
@@ -322,6 +357,11 @@ uintptr_t ut_gstub_alloc(uintptr_t lo, uintptr_t hi, uint32_t first, uint32_t nr
 		a[22] = 0xe9; /* jmp site + 5 */
 		put32(a + 23, (int64_t)(site + 5) - (int64_t)(A + 27));
 		put32(a + 28, first + k); /* the site's index (graph.S) */
+		e[0] = 0xff;		  /* E: call *slots[2](%rip) */
+		e[1] = 0x15;
+		put32(e + 2, (int64_t)(data + 16) - (int64_t)(E + 6));
+		e[6] = 0xe9; /* jmp B */
+		put32(e + 7, (int64_t)(A + 6) - (int64_t)(E + 11));
 	}
 	if (mprotect((void *)g, code_len, PROT_READ | PROT_EXEC)) {
 		munmap((void *)g, size);
@@ -335,6 +375,6 @@ void ut_gstub_free(uintptr_t g, uint32_t cap)
 {
 	if (!g)
 		return;
-	ut_unwind_remove((void *)(g + gstub_code(cap) + 4096));
+	ut_unwind_remove((void *)(g + gstub_data(cap) + 4096));
 	munmap((void *)g, gstub_size(cap));
 }

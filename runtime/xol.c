@@ -2,35 +2,49 @@
 /*
  * xol.c - probes at any instruction of a loaded object, run "out of line".
  *
- * A probe at addr gets a slot near the object (within jmp rel32 of addr): a
- * little code that enters ut_xol_entry (arch/x86_64/xol.S: saves every register,
- * calls the probe's fn, restores), then a copy of the instructions the probe
- * displaces, relocated by insn.c, and a jmp back to the first byte after them.
- * addr itself is armed in one of two ways:
+ * A probe at addr gets a slot near the object (within jmp rel32 of addr) that
+ * runs, in the program's place, a window [start, end) of the function's
+ * instructions around addr (start <= addr < end):
  *
- *   TRAP  an int3: the SIGTRAP handler (patch.c) sends the thread to the slot.
- *         Works for every instruction the relocator can move.  The copy holds
- *         the one instruction at addr, or, when JMP mode is possible, all those
- *         JMP mode displaces (so that no thread runs them in place any more).
- *   JMP   a 5-byte jmp to the slot: no signal.  It overwrites every
- *         instruction that starts in [addr, addr + 5), so it is taken only when
- *         that is safe:
- *           (a) the function [lo, hi) is known and decodes linearly, none of its
- *               direct branches lands inside (addr, addr + displaced), it has no
- *               indirect jmp (a jump table could land there), the displaced
- *               instructions hold no call but as the last one (its return would
- *               come back inside), no syscall, int3 or xbegin, and no other
- *               probe or patch site;
- *           (b) no thread is inside (addr, addr + displaced): with the int3 in
- *               place none can newly enter, so each thread is looked at once.
- *               One blocked in a system call whose user pc (/proc/self/task/TID/
- *               syscall) is outside is safe; every other gets SIGTRAP (tgkill),
- *               and its handler moves its rip into the copy if it is inside and
- *               answers.  A thread that does not answer within 200 ms (SIGTRAP
- *               blocked, stopped) leaves the site in TRAP mode.
+ *   copies of [start, addr)    relocated by insn.c; falls through into
+ *   the probe's entry          ut_xol_entry (arch/x86_64/xol.S: saves every
+ *                              register, calls the probe's fn, restores)
+ *   copies of [addr, end)      then a jmp back to end
  *
- * Every change of addr's bytes goes through ut_poke_batch (the breakpoint
- * protocol); a thread that meets the int3 meanwhile goes to the slot.  Slots
+ * A branch among the window's instructions goes to the copy of its target (one
+ * to addr, to the probe's entry).  addr itself is armed in one of two ways:
+ *
+ *   TRAP  an int3 at addr: the SIGTRAP handler (patch.c) sends the thread to the
+ *         probe's entry.  Works for every instruction the relocator can move.
+ *         Without a window the copy is addr's instruction alone; with one, it is
+ *         [addr, end) (so that no thread runs those in place any more, and one
+ *         still in the slot when JMP mode comes returns to end).
+ *   JMP   a 5-byte jmp at start to the slot: no signal.  It overwrites what
+ *         lies in [start, start + 5), addr's first byte included (a window starts
+ *         at most 4 bytes before addr), so a window is taken only when safe:
+ *           (a) xol_window.c: the function [lo, hi) is known and decodes
+ *               linearly, has no indirect jmp (a jump table could land anywhere),
+ *               and no direct branch from outside the window lands strictly
+ *               inside (start, end); the window holds no call but as its last
+ *               instruction (the return would come back inside), no syscall, int3
+ *               or xbegin, and no patch site or other probe's window; an earlier
+ *               start is an instruction of 2 bytes or more (rip = start + 1 can then
+ *               only mean a thread met the int3 at start, merged_int3).  Windows
+ *               that start at addr are tried first, shortest first, then earlier
+ *               starts, nearest first: `if (semaphore) STAP_PROBE()` puts a je
+ *               that skips the 1-byte nop right before it, so its target is
+ *               addr + 1 and only a window that takes the je in works;
+ *           (b) no thread is inside (start, end).  An earlier start first gets an
+ *               int3 too (its thread goes to the copy of [start, addr)), so that
+ *               with the int3s in place none can newly enter, and each thread is
+ *               looked at once.  One blocked in a system call whose user pc
+ *               (/proc/self/task/TID/syscall) is outside is safe; every other gets
+ *               SIGTRAP (tgkill), and its handler moves its rip into the slot if it
+ *               is inside and answers.  A thread that does not answer within 200
+ *               ms (SIGTRAP blocked, stopped) leaves the site in TRAP mode.
+ *
+ * Every change of the code's bytes goes through ut_poke_batch (the breakpoint
+ * protocol); a thread that meets the int3 meanwhile goes where it would have.  Slots
  * are never freed while their object is mapped: a thread may still be in one
  * after its probe is disarmed.  ut_xol_forget() drops an unmapped object's
  * probes without writing anything.
@@ -52,13 +66,14 @@
 #include "arch/x86_64/insn.h"
 #include "rt.h"
 #include "xol.h"
+#include "xol_window.h"
 
 #define XOL_MAX 1024u
 #define SLOT_LEN 256u /* code per probe */
 #define SLOTS 16u     /* per chunk: one code page, one data page */
 #define CHUNK_SIZE 8192u
 #define MAX_CHUNKS 256u
-#define COPY_OFF 23u		 /* the copy in a slot (xol.S) */
+#define ENTRY_LEN 23u		 /* the probe's entry in a slot (xol.S) */
 #define DATA_ENTRY (SLOTS * 16u) /* the data page's pointer to ut_xol_entry */
 #define JMP_LEN 5u
 #define REACH ((int64_t)(1l << 31) - 2 * CHUNK_SIZE)
@@ -68,14 +83,16 @@ struct ut_xol {
 	uintptr_t addr, lo, hi;
 	ut_xol_fn fn;
 	void *ctx;
-	uintptr_t slot; /* its code; 0: a free entry (never used, or forgotten) */
-	uint8_t mode;	/* enum ut_xol_mode: what addr holds now */
-	uint8_t disp;	/* bytes of addr's instructions the copy stands for */
-	uint8_t jmp_ok; /* the copy is the one JMP mode needs: (a) holds */
-	uint8_t n;	/* instructions in the copy: at ioff in addr, coff in the copy */
-	uint8_t len1;	/* the length of addr's instruction */
-	uint8_t ioff[JMP_LEN], coff[JMP_LEN];
-	uint8_t orig[JMP_LEN]; /* addr's bytes before it was armed */
+	uintptr_t slot;	 /* its code; 0: a free entry (never used, or forgotten) */
+	uintptr_t start; /* the window [start, start + disp) the slot stands for */
+	uint8_t mode;	 /* enum ut_xol_mode: int3 at addr, or jmp at start */
+	uint8_t disp;	 /* the window's bytes */
+	uint8_t jmp_ok;	 /* the window is one JMP mode may take: (a) held */
+	uint8_t probe;	 /* the probe's entry in the slot: where TRAP mode goes */
+	uint8_t n;	 /* the window's instructions: at start + ioff, their copy at slot + coff */
+	uint8_t len1;	 /* the length of addr's instruction */
+	uint8_t ioff[UT_XOL_WIN_MAX], coff[UT_XOL_WIN_MAX]; /* addr's coff: the probe's entry */
+	uint8_t orig[JMP_LEN]; /* start's bytes before it was armed (addr's among them) */
 	struct ut_poke poke;   /* the last change (ut_poke_batch keeps a pointer) */
 };
 
@@ -88,6 +105,7 @@ static uintptr_t chunks[MAX_CHUNKS];
 static uint16_t chunk_used[MAX_CHUNKS]; /* a bit per slot */
 static uint32_t nr_chunks;
 static int force_trap = -1; /* UTRACE_TEST_XOL=trap */
+static unsigned long traps; /* int3s met that sent a thread to a slot */
 
 /* The threads asked to step out of a range (b), and their answers. */
 static struct {
@@ -114,27 +132,33 @@ enum ut_xol_mode ut_xol_mode(const struct ut_xol *x)
 	return (enum ut_xol_mode)__atomic_load_n(&x->mode, __ATOMIC_ACQUIRE);
 }
 
+unsigned long ut_xol_traps(void)
+{
+	return __atomic_load_n(&traps, __ATOMIC_RELAXED);
+}
+
 static int64_t dist(uintptr_t a, uintptr_t b)
 {
 	return a > b ? (int64_t)(a - b) : (int64_t)(b - a);
 }
 
 /*
- * n bytes of code at a as they were before any probe: the first byte of a TRAP
- * probe, all five of a JMP probe put back.
+ * n bytes of code at a as they were before any probe: the int3 at a TRAP probe's
+ * addr, the five bytes at a JMP probe's start put back.
  */
 static void read_orig(uintptr_t a, uint8_t *buf, size_t n)
 {
 	memcpy(buf, (const void *)a, n);
 	for (uint32_t i = 0; i < nr_xols; i++) {
 		const struct ut_xol *y = &xols[i];
-		size_t len = y->mode == UT_XOL_JMP ? JMP_LEN : 1;
+		uintptr_t from = y->mode == UT_XOL_JMP ? y->start : y->addr;
+		uintptr_t to = y->mode == UT_XOL_JMP ? y->start + JMP_LEN : y->addr + 1;
 
 		if (!y->slot || y->mode == UT_XOL_OFF)
 			continue;
-		for (size_t k = 0; k < len; k++)
-			if (y->addr + k >= a && y->addr + k < a + n)
-				buf[y->addr + k - a] = y->orig[k];
+		for (uintptr_t p = from; p < to; p++)
+			if (p >= a && p < a + n)
+				buf[p - a] = y->orig[p - y->start];
 	}
 }
 
@@ -187,130 +211,145 @@ static void rip_op(uint8_t *code, uintptr_t slot, unsigned int at, uint8_t op, u
 	memcpy(code + at + 2, &rel, 4);
 }
 
-/* The slot's entry (xol.S describes it) before the copy of len bytes; its data. */
-static int slot_write(struct ut_xol *x, const uint8_t *copy, size_t len)
+/* The slot's 16 bytes on its chunk's data page: the struct ut_xol, then addr. */
+static uintptr_t slot_data(const struct ut_xol *x)
 {
-	uintptr_t page = x->slot & ~4095ul, data = page + 4096 + (x->slot - page) / SLOT_LEN * 16;
-	uint8_t code[SLOT_LEN];
+	uintptr_t page = x->slot & ~4095ul;
 
-	memset(code, 0xcc, sizeof(code));
-	memcpy(code, (const uint8_t[]){0x48, 0x8d, 0x64, 0x24, 0x80}, 5); /* lea -128(%rsp) */
-	rip_op(code, x->slot, 5, 0x35, data);				  /* pushq site */
-	rip_op(code, x->slot, 11, 0x35, data + 8);			  /* pushq addr */
-	rip_op(code, x->slot, 17, 0x15, page + 4096 + DATA_ENTRY);	  /* call *entry */
-	memcpy(code + COPY_OFF, copy, len);
+	return page + 4096 + (x->slot - page) / SLOT_LEN * 16;
+}
+
+/* The probe's entry (xol.S describes it) at code[at], for the slot at x->slot. */
+static void entry_write(const struct ut_xol *x, uint8_t *code, unsigned int at)
+{
+	uintptr_t page = x->slot & ~4095ul, data = slot_data(x);
+
+	memcpy(code + at, (const uint8_t[]){0x48, 0x8d, 0x64, 0x24, 0x80}, 5); /* lea -128(%rsp) */
+	rip_op(code, x->slot, at + 5, 0x35, data);			       /* pushq site */
+	rip_op(code, x->slot, at + 11, 0x35, data + 8);			       /* pushq addr */
+	rip_op(code, x->slot, at + 17, 0x15, page + 4096 + DATA_ENTRY);	       /* call *entry */
+}
+
+/* The slot's code (SLOT_LEN bytes) and its data. */
+static int slot_write(struct ut_xol *x, const uint8_t *code)
+{
+	uintptr_t page = x->slot & ~4095ul, data = slot_data(x);
+
 	((uintptr_t *)data)[0] = (uintptr_t)x;
 	((uintptr_t *)data)[1] = x->addr;
 	/* the page stays executable throughout: other slots on it may be running */
 	if (mprotect((void *)page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -errno;
-	memcpy((void *)x->slot, code, sizeof(code));
+	memcpy((void *)x->slot, code, SLOT_LEN);
 	mprotect((void *)page, 4096, PROT_READ | PROT_EXEC);
 	return 0;
 }
 
-/* ---- what may be displaced -------------------------------------------------------- */
+/* ---- the window ------------------------------------------------------------------- */
 
 /*
- * Relocate the instructions that start in [addr, addr + want) into copy (for
- * the slot), then the jmp back.  want 1: only addr's.  Returns the copy's length,
- * or -1: one cannot move, or (want > 1) must not be displaced.
+ * The slot's code for the window [x->start, end) into code (SLOT_LEN bytes): the
+ * copies of [start, addr), the probe's entry, the copies of [addr, end), the jmp
+ * back to end.  Twice over: the first pass places the copies (a relocated
+ * instruction's length does not depend on its target), the second aims the
+ * branches between them.  Fills x's n, ioff, coff, probe, disp and len1; the
+ * code's length, or -1 when an instruction cannot move or the copies do not fit.
  */
-static int build_copy(struct ut_xol *x, unsigned int want, uint8_t *copy)
+static int build_slot(struct ut_xol *x, uintptr_t end, uint8_t *code)
 {
-	uintptr_t at = x->slot + COPY_OFF;
-	size_t avail = x->hi > x->addr ? x->hi - x->addr : UT_INSN_MAX;
-	uint8_t buf[JMP_LEN + UT_INSN_MAX];
-	unsigned int off = 0, out = 0, i = 0;
+	uint8_t buf[UT_XOL_WIN_MAX];
+	struct ut_insn in[UT_XOL_WIN_MAX];
+	unsigned int len = (unsigned int)(end - x->start), off = 0, out = 0, i = 0;
 
-	if (avail > sizeof(buf))
-		avail = sizeof(buf);
-	read_orig(x->addr, buf, avail);
-	while (off < want) {
-		struct ut_insn in;
-		int n;
-
-		if (!ut_insn_decode(buf + off, avail - off, x->addr + off, &in))
-			return -1;
-		if (in.kind == UT_INSN_INT3 || in.kind == UT_INSN_XBEGIN)
-			return -1;
-		if (want > 1 && (in.kind == UT_INSN_SYS ||
-				 ((in.kind == UT_INSN_CALL || in.kind == UT_INSN_CALL_IND) &&
-				  off + in.len < want)))
-			return -1;
-		n = ut_insn_relocate(buf + off, &in, x->addr + off, copy + out,
-				     SLOT_LEN - COPY_OFF - JMP_LEN - out, at + out);
-		if (n < 0)
-			return -1;
-		if (!off)
-			x->len1 = in.len;
-		x->ioff[i] = (uint8_t)off;
-		x->coff[i++] = (uint8_t)out;
-		off += in.len;
-		out += (unsigned int)n;
-	}
-	if (ut_insn_jmp32(copy + out, at + out, x->addr + off))
+	if (end <= x->addr || len > sizeof(buf))
 		return -1;
+	read_orig(x->start, buf, len);
+	for (; off < len; off += in[i++].len) {
+		if (i == UT_XOL_WIN_MAX ||
+		    !ut_insn_decode(buf + off, len - off, x->start + off, &in[i]))
+			return -1;
+		x->ioff[i] = (uint8_t)off;
+	}
 	x->n = (uint8_t)i;
-	x->disp = (uint8_t)off;
+	memset(code, 0xcc, SLOT_LEN);
+	for (int pass = 0; pass < 2; pass++) {
+		out = 0;
+		for (unsigned int k = 0; k < x->n; k++) {
+			uintptr_t a = x->start + x->ioff[k];
+			struct ut_insn r = in[k];
+			int n;
+
+			if (a == x->addr) {
+				if (out + ENTRY_LEN > SLOT_LEN - JMP_LEN)
+					return -1;
+				x->probe = (uint8_t)out;
+				x->len1 = r.len;
+				entry_write(x, code, out);
+				out += ENTRY_LEN;
+			}
+			if (pass && x->coff[k] != (a == x->addr ? x->probe : out))
+				return -1; /* cannot be: the lengths are those of the first pass */
+			x->coff[k] = (uint8_t)(a == x->addr ? x->probe : out);
+			for (unsigned int j = 0; pass && r.rel_size && j < x->n; j++)
+				if (r.target == x->start + x->ioff[j])
+					r.target = x->slot + x->coff[j];
+			n = ut_insn_relocate(buf + x->ioff[k], &r, a, code + out,
+					     SLOT_LEN - JMP_LEN - out, x->slot + out);
+			if (n < 0)
+				return -1;
+			out += (unsigned int)n;
+		}
+		if (ut_insn_jmp32(code + out, x->slot + out, end))
+			return -1;
+	}
+	x->disp = (uint8_t)len;
 	return (int)(out + JMP_LEN);
 }
 
-/* Does another armed probe displace the instruction at a (a inside its copy)? */
+/* Does another armed probe's window hold a (other than at its addr: -EEXIST then)? */
 static int displaced(const struct ut_xol *x, uintptr_t a)
 {
 	for (uint32_t i = 0; i < nr_xols; i++) {
 		const struct ut_xol *y = &xols[i];
 
-		if (y != x && y->slot && y->mode != UT_XOL_OFF && a > y->addr &&
-		    a < y->addr + y->disp)
+		if (y != x && y->slot && y->mode != UT_XOL_OFF && a >= y->start &&
+		    a < y->start + y->disp && a != y->addr)
 			return 1;
 	}
 	return 0;
 }
 
-/* Is a function's patch site or an armed probe at a? */
-static int taken(const struct ut_xol *x, uintptr_t a)
+/* xol_window.c's busy(): does [a, b) overlap a patch site or another armed probe's window? */
+static int window_busy(uintptr_t a, uintptr_t b, void *arg)
 {
+	const struct ut_xol *x = arg;
 	struct ut_obj *o;
 
-	if (ut_site_find(a, &o))
-		return 1;
-	for (uint32_t i = 0; i < nr_xols; i++)
-		if (&xols[i] != x && xols[i].slot && xols[i].mode != UT_XOL_OFF &&
-		    xols[i].addr == a)
+	for (uintptr_t p = a - (JMP_LEN - 1); p < b; p++)
+		if (ut_site_find(p, &o))
 			return 1;
+	for (uint32_t i = 0; i < nr_xols; i++) {
+		const struct ut_xol *y = &xols[i];
+
+		if (y != x && y->slot && y->mode != UT_XOL_OFF &&
+		    ((y->start < b && a < y->start + y->disp) || (y->addr >= a && y->addr < b)))
+			return 1;
+	}
 	return 0;
 }
 
-/* (a): does anything in [lo, hi) branch into (addr, addr + disp), or jump through a table? */
-static int function_ok(const struct ut_xol *x)
+static void window_read(uintptr_t a, uint8_t *buf, size_t n, void *arg)
 {
-	uintptr_t pc = x->lo, end = x->addr + x->disp;
-	int seen = 0;
-
-	if (x->addr + x->disp > x->hi)
-		return 0;
-	for (uintptr_t a = x->addr + 1; a < end; a++)
-		if (taken(x, a))
-			return 0;
-	while (pc < x->hi) {
-		uint8_t buf[UT_INSN_MAX];
-		size_t avail = x->hi - pc < sizeof(buf) ? x->hi - pc : sizeof(buf);
-		struct ut_insn in;
-
-		read_orig(pc, buf, avail);
-		if (!ut_insn_decode(buf, avail, pc, &in) || in.kind == UT_INSN_JMP_IND)
-			return 0;
-		if (in.rel_size && in.target > x->addr && in.target < end)
-			return 0;
-		seen |= pc == x->addr;
-		pc += in.len;
-	}
-	return seen;
+	(void)arg;
+	read_orig(a, buf, n);
 }
 
-/* ---- (b): every thread out of the displaced range --------------------------------- */
+static struct ut_xol_code code_of(struct ut_xol *x)
+{
+	return (struct ut_xol_code){x->lo, x->hi, window_read, window_busy, x};
+}
+
+/* ---- (b): every thread out of the window ----------------------------------------- */
 
 /* The first line of /proc/self/task/TID/FILE that starts with key (or the first
  * line, key ""), NUL-terminated in buf; 0, or -1. */
@@ -428,13 +467,13 @@ static int wait_answers(uintptr_t lo, uintptr_t hi, uint8_t *sent)
 }
 
 /*
- * Ask every other thread to step out of (addr, addr + disp); 1 when all did.  A
+ * Ask every other thread to step out of (start, start + disp); 1 when all did.  A
  * thread that blocks SIGTRAP all along counts only if seen blocked in a system
  * call outside the range (the control thread, usually).
  */
 static int threads_out(struct ut_xol *x)
 {
-	uintptr_t lo = x->addr + 1, hi = x->addr + x->disp;
+	uintptr_t lo = x->start + 1, hi = x->start + x->disp;
 	pid_t self = (pid_t)syscall(SYS_gettid);
 	DIR *d = opendir("/proc/self/task");
 	uint8_t sent[sizeof(ask.tid) / sizeof(ask.tid[0])];
@@ -476,29 +515,48 @@ static int threads_out(struct ut_xol *x)
 }
 
 /*
+ * The probe an int3 at a belongs to, armed ones first, and where it sends the
+ * thread: addr's to the probe's entry, an earlier start's to the window's copy.
+ */
+static struct ut_xol *int3_owner(uintptr_t a, uintptr_t *to)
+{
+	uint32_t nr = __atomic_load_n(&nr_xols, __ATOMIC_ACQUIRE);
+	struct ut_xol *found = NULL;
+
+	for (uint32_t i = 0; i < nr; i++) {
+		struct ut_xol *x = &xols[i];
+		uintptr_t slot = __atomic_load_n(&x->slot, __ATOMIC_ACQUIRE);
+		int off = __atomic_load_n(&x->mode, __ATOMIC_ACQUIRE) == UT_XOL_OFF;
+
+		if (!slot || (a != x->addr && a != x->start) || (found && off))
+			continue;
+		found = x;
+		*to = a == x->addr ? slot + x->probe : slot;
+		if (!off)
+			break;
+	}
+	return found;
+}
+
+/*
  * Our SIGTRAP was pending when the thread met an armed int3: the kernel merged the
  * two (one signal, the first one's siginfo), so rip is just past an int3 of ours.
- * Past an instruction longer than one byte that cannot be anything else; past a
- * one-byte one it could also be a thread that stood there when the int3 went in,
- * but only the probe being asked about is taken so (its copy never comes back to
- * addr + 1): such a thread then runs addr's instruction twice (for an SDT probe's
- * nop, harmless).
+ * Past an instruction longer than one byte that cannot be anything else (an
+ * earlier start's always is: xol_window.c); past a one-byte one at addr it could
+ * also be a thread that stood there when the int3 went in, but only the probe
+ * being asked about is taken so (its copy never comes back to addr + 1): such a
+ * thread then runs addr's instruction twice (for an SDT probe's nop, harmless).
  */
 static void merged_int3(greg_t *g)
 {
-	uintptr_t a = (uintptr_t)g[REG_RIP] - 1;
-	uint32_t nr = __atomic_load_n(&nr_xols, __ATOMIC_ACQUIRE);
+	uintptr_t a = (uintptr_t)g[REG_RIP] - 1, to = 0;
+	const struct ut_xol *x = int3_owner(a, &to);
 
-	for (uint32_t i = 0; i < nr; i++) {
-		const struct ut_xol *x = &xols[i];
-
-		if (x->addr != a || !__atomic_load_n(&x->slot, __ATOMIC_ACQUIRE) ||
-		    *(volatile uint8_t *)a != 0xcc)
-			continue;
-		if (x->len1 > 1 || (__atomic_load_n(&ask.active, __ATOMIC_ACQUIRE) && ask.x == x))
-			g[REG_RIP] = (greg_t)x->slot;
+	if (!x || *(volatile uint8_t *)a != 0xcc)
 		return;
-	}
+	if (a != x->addr || x->len1 > 1 ||
+	    (__atomic_load_n(&ask.active, __ATOMIC_ACQUIRE) && ask.x == x))
+		g[REG_RIP] = (greg_t)to;
 }
 
 int ut_xol_tkill(void *ucv)
@@ -520,11 +578,11 @@ int ut_xol_tkill(void *ucv)
 			continue;
 		if (ask.answer[i])
 			return 1; /* sent again, answered already */
-		if (rip > x->addr && rip < x->addr + x->disp) {
+		if (rip > x->start && rip < x->start + x->disp) {
 			answer = 2; /* not at one of the copied instructions: cannot say */
 			for (uint32_t k = 0; k < x->n; k++)
-				if (rip == x->addr + x->ioff[k]) {
-					g[REG_RIP] = (greg_t)(x->slot + COPY_OFF + x->coff[k]);
+				if (rip == x->start + x->ioff[k]) {
+					g[REG_RIP] = (greg_t)(x->slot + x->coff[k]);
 					answer = 1;
 				}
 		}
@@ -536,40 +594,56 @@ int ut_xol_tkill(void *ucv)
 
 uintptr_t ut_xol_trap(uintptr_t addr)
 {
-	uint32_t nr = __atomic_load_n(&nr_xols, __ATOMIC_ACQUIRE);
+	uintptr_t to = 0;
 
-	for (uint32_t i = 0; i < nr; i++) {
-		struct ut_xol *x = &xols[i];
-
-		if (x->addr != addr || !__atomic_load_n(&x->slot, __ATOMIC_ACQUIRE))
-			continue;
-		/* not an int3 any more: the jmp, or the original, is in place */
-		return *(volatile uint8_t *)addr == 0xcc ? x->slot : addr;
-	}
-	return 0;
+	if (!int3_owner(addr, &to))
+		return 0;
+	/* not an int3 any more: the jmp, or the original, is in place */
+	if (*(volatile uint8_t *)addr != 0xcc)
+		return addr;
+	__atomic_add_fetch(&traps, 1, __ATOMIC_RELAXED);
+	return to;
 }
 
 /* ---- arming ----------------------------------------------------------------------- */
 
-/* addr's 5 bytes become b (int3 first, ut_poke_batch); a thread that traps meanwhile
- * goes to the slot. */
-static int poke(struct ut_xol *x, const uint8_t *b)
+/* The 5 bytes at a become b (int3 first, ut_poke_batch). */
+static int poke(struct ut_xol *x, uintptr_t a, const uint8_t *b)
 {
-	x->poke.addr = x->addr;
-	x->poke.to = x->slot;
+	x->poke.addr = a;
+	x->poke.to = a == x->addr ? x->slot + x->probe : x->slot;
 	memcpy(x->poke.bytes, b, JMP_LEN);
 	return ut_poke_batch(&x->poke, 1);
 }
 
-static int try_jmp(struct ut_xol *x)
+/* An int3 at an earlier start (on), or its byte back; addr's int3 is left alone. */
+static int start_int3(struct ut_xol *x, int on)
 {
 	uint8_t b[JMP_LEN];
 
-	if (!x->jmp_ok || force_trap || !function_ok(x) || ut_insn_jmp32(b, x->addr, x->slot) ||
-	    !threads_out(x))
+	memcpy(b, (const void *)x->start, JMP_LEN);
+	b[0] = on ? 0xcc : x->orig[0];
+	return poke(x, x->start, b);
+}
+
+static int try_jmp(struct ut_xol *x)
+{
+	struct ut_xol_code code = code_of(x);
+	int early = x->start != x->addr;
+	uint8_t b[JMP_LEN];
+
+	if (!x->jmp_ok || force_trap ||
+	    !ut_xol_window_ok(&code, x->addr, x->start, x->start + x->disp) ||
+	    ut_insn_jmp32(b, x->start, x->slot))
 		return 0;
-	if (poke(x, b))
+	/* (b): with an int3 at start too, no thread newly enters [start, addr) */
+	if (early && start_int3(x, 1))
 		return 0;
+	if (!threads_out(x) || poke(x, x->start, b)) {
+		if (early)
+			start_int3(x, 0);
+		return 0;
+	}
 	__atomic_store_n(&x->mode, UT_XOL_JMP, __ATOMIC_RELEASE);
 	return 1;
 }
@@ -593,27 +667,49 @@ static struct ut_xol *entry_for(uintptr_t addr, int *fresh)
 	return nr_xols < XOL_MAX ? &xols[nr_xols] : NULL;
 }
 
-/* A fresh entry: its slot, its copy, and whether JMP mode may come. */
+/*
+ * The slot of addr's instruction alone (TRAP mode only); its length or -1 (an
+ * instruction that cannot move: someone's int3, xbegin).
+ */
+static int build_alone(struct ut_xol *x, uint8_t *code)
+{
+	uint8_t buf[UT_INSN_MAX];
+	size_t avail =
+	    x->hi > x->addr && x->hi - x->addr < sizeof(buf) ? x->hi - x->addr : sizeof(buf);
+	struct ut_insn in;
+
+	x->start = x->addr;
+	read_orig(x->addr, buf, avail);
+	if (!ut_insn_decode(buf, avail, x->addr, &in))
+		return -1;
+	return build_slot(x, x->addr + in.len, code);
+}
+
+/* A fresh entry: its window, its slot, and whether JMP mode may come. */
 static int prepare(struct ut_xol *x, uintptr_t addr, uintptr_t lo, uintptr_t hi)
 {
-	uint8_t copy[SLOT_LEN];
+	struct ut_xol_code code;
+	uint8_t slot[SLOT_LEN];
+	uintptr_t start, end;
 	int len = -1, err;
 
 	memset(x, 0, sizeof(*x));
-	x->addr = addr;
+	x->addr = x->start = addr;
 	x->lo = lo;
 	x->hi = hi;
-	read_orig(addr, x->orig, JMP_LEN);
 	x->slot = slot_alloc(addr);
 	if (!x->slot)
 		return -ENOMEM;
-	if (lo && hi && lo <= addr && addr + JMP_LEN <= hi) {
-		len = build_copy(x, JMP_LEN, copy);
+	code = code_of(x);
+	if (lo && hi && !ut_xol_window(&code, addr, &start, &end)) {
+		x->start = start;
+		len = build_slot(x, end, slot);
 		x->jmp_ok = len > 0;
 	}
 	if (len < 0)
-		len = build_copy(x, 1, copy);
-	err = len < 0 ? -EINVAL : slot_write(x, copy, (size_t)len);
+		len = build_alone(x, slot);
+	read_orig(x->start, x->orig, JMP_LEN);
+	err = len < 0 ? -EINVAL : slot_write(x, slot);
 	if (err) {
 		slot_free(x->slot);
 		x->slot = 0;
@@ -665,7 +761,7 @@ int ut_xol_arm(uintptr_t addr, uintptr_t lo, uintptr_t hi, ut_xol_fn fn, void *c
 	__atomic_store_n(&x->mode, UT_XOL_TRAP, __ATOMIC_RELEASE);
 	memcpy(b, (const void *)addr, JMP_LEN);
 	b[0] = 0xcc;
-	err = poke(x, b);
+	err = poke(x, addr, b);
 	if (err) {
 		__atomic_store_n(&x->mode, UT_XOL_OFF, __ATOMIC_RELEASE);
 		return err;
@@ -682,12 +778,13 @@ int ut_xol_disarm(struct ut_xol *x)
 
 	if (!x->slot || x->mode == UT_XOL_OFF)
 		return 0;
-	memcpy(b, (const void *)x->addr, JMP_LEN);
-	if (x->mode == UT_XOL_JMP)
-		memcpy(b, x->orig, JMP_LEN);
-	else
-		b[0] = x->orig[0];
-	err = poke(x, b);
+	if (x->mode == UT_XOL_JMP) {
+		err = poke(x, x->start, x->orig);
+	} else {
+		memcpy(b, (const void *)x->addr, JMP_LEN);
+		b[0] = x->orig[x->addr - x->start];
+		err = poke(x, x->addr, b);
+	}
 	if (!err)
 		__atomic_store_n(&x->mode, UT_XOL_OFF, __ATOMIC_RELEASE);
 	return err;

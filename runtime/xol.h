@@ -30,5 +30,7 @@ int ut_xol_disarm(struct ut_xol *x);
 void ut_xol_forget(uintptr_t lo, uintptr_t hi);
 /* How x is armed now (tests and bench): off, int3 trap, or jmp to a trampoline. */
 enum ut_xol_mode ut_xol_mode(const struct ut_xol *x);
+/* How many times an int3 of a probe sent a thread to its slot, all probes (tests). */
+unsigned long ut_xol_traps(void);
 
 #endif

@@ -11,8 +11,10 @@
  * the kernel keeps them in the tracer): options.c holds them.
  *
  * Each instance has its own tracer.  An instance takes nop, function and
- * function_graph (the selection memfd routes their events to it: sel.c); the
- * latency tracers give EBUSY there and change nothing (documented in
+ * function_graph (the selection memfd routes their events to it: sel.c) and
+ * the tracers utracefs runs itself (allow_instances: hwlat, osnoise,
+ * timerlat, whose own rules may still refuse with EBUSY); the other latency
+ * tracers give EBUSY there and change nothing (documented in
  * docs/user-guide.md).  An instance's tracer changes what processes patch, so
  * processes are told through the top's control page (tfs_sel_publish_apply).
  */
@@ -55,7 +57,8 @@ int tfs_set_tracer(struct tfs_instance *inst, const struct tracer *t)
 		tfs_unlock();
 		goto out;
 	}
-	if (inst != &tfs_top && t && t->id != UT_TRACER_NOP && !tfs_tracer_routed(t)) {
+	if (inst != &tfs_top && t && t->id != UT_TRACER_NOP && !tfs_tracer_routed(t) &&
+	    !t->allow_instances) {
 		tfs_unlock();
 		err = -EBUSY; /* the runtime routes function and graph events only to instances */
 		goto out;
@@ -68,7 +71,7 @@ int tfs_set_tracer(struct tfs_instance *inst, const struct tracer *t)
 	tfs_unlock();
 
 	if (old && old->reset)
-		old->reset();
+		old->reset(inst);
 	tfs_lock();
 	make_current_locked(inst, nop);
 	tfs_unlock();
@@ -80,7 +83,7 @@ int tfs_set_tracer(struct tfs_instance *inst, const struct tracer *t)
 	make_current_locked(inst, t);
 	tfs_unlock();
 	if (t && t->init) {
-		err = t->init();
+		err = t->init(inst);
 		if (err) {
 			tfs_lock();
 			make_current_locked(inst, nop);

@@ -46,7 +46,7 @@ struct field {
 struct event_format {
 	const char *name;
 	long id;
-	struct field fields[7]; /* after the common ones; ends at a NULL decl */
+	struct field fields[8]; /* after the common ones; ends at a NULL decl */
 	const char *print_fmt;
 };
 
@@ -111,6 +111,38 @@ static const struct event_format formats[] = {
 	{"bputs", UT_EV_BPUTS,
 	 {{"unsigned long ip", 8, 8, false}, {"const char * str", 16, 8, false}},
 	 "\"%ps: %s\", (void *)REC->ip, REC->str"},
+	/* the samples utracefs's own threads write (hwlat, osnoise, timerlat) */
+	{"hwlat", UT_EV_HWLAT,
+	 {{"u64 duration", 8, 8, false},
+	  {"u64 outer_duration", 16, 8, false},
+	  {"u64 nmi_total_ts", 24, 8, false},
+	  {"s64 tv_sec", 32, 8, true},
+	  {"long tv_nsec", 40, 8, true},
+	  {"unsigned int nmi_count", 48, 4, false},
+	  {"unsigned int seqnum", 52, 4, false},
+	  {"unsigned int count", 56, 4, false}},
+	 "\"cnt:%u\\tts:%010llu.%010lu\\tinner:%llu\\touter:%llu\\tcount:%d\\tnmi-ts:%llu"
+	 "\\tnmi-count:%u\\n\", "
+	 "REC->seqnum, REC->tv_sec, REC->tv_nsec, REC->duration, REC->outer_duration, REC->count, "
+	 "REC->nmi_total_ts, REC->nmi_count"},
+	{"osnoise", UT_EV_OSNOISE,
+	 {{"u64 noise", 8, 8, false},
+	  {"u64 runtime", 16, 8, false},
+	  {"u64 max_sample", 24, 8, false},
+	  {"unsigned int hw_count", 32, 4, false},
+	  {"unsigned int nmi_count", 36, 4, false},
+	  {"unsigned int irq_count", 40, 4, false},
+	  {"unsigned int softirq_count", 44, 4, false},
+	  {"unsigned int thread_count", 48, 4, false}},
+	 "\"noise:%llu\\tmax_sample:%llu\\thw:%u\\tnmi:%u\\tirq:%u\\tsoftirq:%u\\tthread:%u\\n\", "
+	 "REC->noise, REC->max_sample, REC->hw_count, REC->nmi_count, REC->irq_count, "
+	 "REC->softirq_count, REC->thread_count"},
+	{"timerlat", UT_EV_TIMERLAT,
+	 {{"unsigned int seqnum", 8, 4, false},
+	  {"int context", 12, 4, true},
+	  {"u64 timer_latency", 16, 8, false}},
+	 "\"seq:%u\\tcontext:%d\\ttimer_latency:%llu\\n\", REC->seqnum, REC->context, "
+	 "REC->timer_latency"},
 	{"raw_data", UT_EV_RAW_DATA,
 	 {{"unsigned int id", 8, 4, false}, {"char buf[]", 12, 0, false}},
 	 "\"id:%04x %08x\", REC->id, (int)REC->buf[0]"},
@@ -144,7 +176,7 @@ static int format_show(struct tfs_open *o)
 	if (!ev)
 		return -ENOENT;
 	err = format_head(b, ev->name, ev->id);
-	for (size_t i = 0; i < 7 && ev->fields[i].decl && !err; i++)
+	for (size_t i = 0; i < 8 && ev->fields[i].decl && !err; i++)
 		err = field_line(b, &ev->fields[i]);
 	return err ? err : tfs_buf_printf(b, "\nprint fmt: %s\n", ev->print_fmt);
 }

@@ -65,6 +65,12 @@ static int thresh_show(struct tfs_open *o)
 	return tfs_show_nsecs(&o->content, __atomic_load_n(&thresh_ns, __ATOMIC_RELAXED));
 }
 
+void tfs_thresh_set_ns(uint64_t ns)
+{
+	__atomic_store_n(&thresh_ns, ns, __ATOMIC_RELAXED);
+	tfs_apply(&tfs_top);
+}
+
 static ssize_t thresh_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
 {
 	unsigned long us;
@@ -72,8 +78,7 @@ static ssize_t thresh_write(struct tfs_open *o, const char *buf, size_t size, of
 
 	if (err)
 		return err;
-	__atomic_store_n(&thresh_ns, (uint64_t)us * 1000u, __ATOMIC_RELAXED);
-	tfs_apply(&tfs_top);
+	tfs_thresh_set_ns((uint64_t)us * 1000u);
 	return (ssize_t)size;
 }
 

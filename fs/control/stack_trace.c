@@ -59,7 +59,11 @@ int tfs_stack_table(struct tfs_buf *b, const struct tfs_stack_max *m, bool enabl
 	return err < 0 ? -ENOMEM : 0;
 }
 
-/* Publish the state in the top's control page; processes apply it (tfs_apply). */
+/*
+ * Publish the state in the top's control page; processes apply it (tfs_apply).
+ * st_lock held (then tfs.lock: the order everywhere), so that of two racing
+ * writers the last one's state is both what the files say and what processes see.
+ */
 static void publish(void)
 {
 	tfs_lock();
@@ -94,11 +98,11 @@ int tfs_stack_msg(pid_t pid, const void *buf)
 	}
 	pthread_mutex_lock(&st_lock);
 	deeper = m->epoch == st_epoch && m->size > st_max.size;
-	if (deeper)
+	if (deeper) {
 		st_max = n;
-	pthread_mutex_unlock(&st_lock);
-	if (deeper)
 		publish(); /* no new generation: processes read stack_max when they measure */
+	}
+	pthread_mutex_unlock(&st_lock);
 	return 0;
 }
 
@@ -145,13 +149,13 @@ static ssize_t number_write(struct tfs_open *o, const char *buf, size_t size, of
 		st_max.size = val;
 	}
 	/* threads start over: each one's next check measures again */
-	if (apply)
-		st_epoch++;
-	pthread_mutex_unlock(&st_lock);
 	if (apply) {
+		st_epoch++;
 		publish();
-		tfs_apply(&tfs_top);
 	}
+	pthread_mutex_unlock(&st_lock);
+	if (apply)
+		tfs_apply(&tfs_top);
 	return (ssize_t)size;
 }
 

@@ -446,6 +446,7 @@ static int pipe_release(struct tfs_open *o)
 		free(st);
 		o->priv = NULL;
 		pipe_readers_add(o->inst, -1);
+		tfs_sym_flat_pin(false);
 	}
 	return 0;
 }
@@ -481,6 +482,7 @@ static int raw_open(struct tfs_open *o)
 	o->priv = st;
 	/* like trace_pipe, an open trace_pipe_raw keeps the tracer from changing */
 	pipe_readers_add(o->inst, 1);
+	tfs_sym_flat_pin(true);
 	return 0;
 }
 
@@ -595,6 +597,7 @@ static int raw_release(struct tfs_open *o)
 		free(st);
 		o->priv = NULL;
 		pipe_readers_add(o->inst, -1);
+		tfs_sym_flat_pin(false);
 	}
 	return 0;
 }

@@ -221,6 +221,7 @@ static int enabled_show(struct tfs_open *o)
 static ssize_t enabled_write(struct tfs_open *o, const char *buf, size_t size, off_t off)
 {
 	struct ut_ctl *ctl = tfs_top.ctl;
+	uint64_t mult = tsc_mult();
 	unsigned long val;
 	bool on, changed;
 	int err = tfs_parse_ulong(buf, size, &val);
@@ -228,6 +229,11 @@ static ssize_t enabled_write(struct tfs_open *o, const char *buf, size_t size, o
 	if (err)
 		return err;
 	on = val != 0;
+	/*
+	 * The control page is written under prof_lock too (then tfs.lock: the
+	 * order everywhere), so that of two racing writers the last one's value is
+	 * both what the file says and what the processes see.
+	 */
 	pthread_mutex_lock(&prof_lock);
 	changed = prof_enabled != on;
 	prof_enabled = on;
@@ -235,18 +241,20 @@ static ssize_t enabled_write(struct tfs_open *o, const char *buf, size_t size, o
 		procs_clear();
 		prof_epoch++;
 	}
+	if (changed && ctl) {
+		tfs_lock();
+		__atomic_store_n(&ctl->profile_tsc_mult, mult, __ATOMIC_RELAXED);
+		__atomic_store_n(&ctl->profile_epoch, prof_epoch, __ATOMIC_RELAXED);
+		/* stopping: the processes send what they counted with the same change */
+		if (!on)
+			__atomic_store_n(&ctl->profile_req, ctl->profile_req + 1,
+					 __ATOMIC_RELAXED);
+		__atomic_store_n(&ctl->profile_on, on ? 1u : 0u, __ATOMIC_RELEASE);
+		tfs_unlock();
+	}
 	pthread_mutex_unlock(&prof_lock);
-	if (!changed || !ctl)
-		return (ssize_t)size;
-	tfs_lock();
-	__atomic_store_n(&ctl->profile_tsc_mult, tsc_mult(), __ATOMIC_RELAXED);
-	__atomic_store_n(&ctl->profile_epoch, prof_epoch, __ATOMIC_RELAXED);
-	/* stopping: the processes send what they counted with the same change */
-	if (!on)
-		__atomic_store_n(&ctl->profile_req, ctl->profile_req + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&ctl->profile_on, on ? 1u : 0u, __ATOMIC_RELEASE);
-	tfs_unlock();
-	tfs_apply(&tfs_top);
+	if (changed && ctl)
+		tfs_apply(&tfs_top);
 	return (ssize_t)size;
 }
 

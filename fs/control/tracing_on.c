@@ -32,6 +32,15 @@ static ssize_t tracing_on_write(struct tfs_open *o, const char *buf, size_t size
 	tfs_unlock();
 	if (changed)
 		tfs_apply(o->inst);
+	if (changed) {
+		/* a tracer with threads of its own starts or stops them, as the kernel's */
+		const struct tracer *t = __atomic_load_n(&o->inst->tracer, __ATOMIC_ACQUIRE);
+
+		if (val && t && t->start)
+			t->start(o->inst);
+		else if (!val && t && t->stop)
+			t->stop(o->inst);
+	}
 	return (ssize_t)size;
 }
 

@@ -53,6 +53,12 @@ unsigned int tfs_kfmt_payload(const struct ut_ev *ev)
 		return 12 + ((const struct ut_ev_raw *)ev)->size;
 	case UT_EV_EVENT: /* the record is the kernel's entry already */
 		return ((const struct ut_ev_event *)ev)->size;
+	case UT_EV_HWLAT:
+		return 64; /* common fields, 3 u64, a timespec64, 3 u32, padding */
+	case UT_EV_OSNOISE:
+		return 56; /* common fields, 3 u64, 5 u32, padding */
+	case UT_EV_TIMERLAT:
+		return 24; /* common fields, seqnum, context, timer_latency */
 	}
 	return 8;
 }
@@ -231,6 +237,40 @@ unsigned int tfs_kfmt_entry(const struct tfs_instance *inst, const struct ut_ev 
 
 		put32(out + 8, r->id);
 		memcpy(out + 12, r->buf, r->size);
+		break;
+	}
+	case UT_EV_HWLAT: {
+		const struct ut_ev_hwlat *h = (const void *)ev;
+
+		put64(out + 8, h->duration);
+		put64(out + 16, h->outer_duration);
+		put64(out + 24, h->nmi_total_ts);
+		put64(out + 32, (uint64_t)h->tv_sec);
+		put64(out + 40, (uint64_t)h->tv_nsec);
+		put32(out + 48, h->nmi_count);
+		put32(out + 52, h->seqnum);
+		put32(out + 56, h->count);
+		break;
+	}
+	case UT_EV_OSNOISE: {
+		const struct ut_ev_osnoise *n = (const void *)ev;
+
+		put64(out + 8, n->noise);
+		put64(out + 16, n->runtime);
+		put64(out + 24, n->max_sample);
+		put32(out + 32, n->hw_count);
+		put32(out + 36, n->nmi_count);
+		put32(out + 40, n->irq_count);
+		put32(out + 44, n->softirq_count);
+		put32(out + 48, n->thread_count);
+		break;
+	}
+	case UT_EV_TIMERLAT: {
+		const struct ut_ev_timerlat *t = (const void *)ev;
+
+		put32(out + 8, t->seqnum);
+		put32(out + 12, (uint32_t)t->context);
+		put64(out + 16, t->timer_latency);
 		break;
 	}
 	}

@@ -305,7 +305,8 @@ static void print_body(const struct tfs_iter *it, const struct tfs_event *e, str
 		tfs_out_event(it, e, b);
 		break;
 	default:
-		tfs_buf_printf(b, "Unknown type %d\n", ev->type);
+		if (!tfs_out_sample(b, ev, false))
+			tfs_buf_printf(b, "Unknown type %d\n", ev->type);
 	}
 }
 
@@ -347,7 +348,8 @@ static void print_raw(const struct tfs_iter *it, const struct tfs_event *e, stru
 		tfs_out_event_raw(b, ev);
 		break;
 	default:
-		tfs_buf_printf(b, "type: %d\n", ev->type);
+		if (!tfs_out_sample(b, ev, true))
+			tfs_buf_printf(b, "type: %d\n", ev->type);
 	}
 }
 

@@ -97,6 +97,14 @@ static inline bool tfs_out_is_printk(const struct ut_ev *ev)
 	return ev->type == UT_EV_PRINT || ev->type == UT_EV_BPRINT || ev->type == UT_EV_BPUTS;
 }
 
+/* ---- the samples of hwlat, osnoise and timerlat (samples.c) ----------------------------- */
+
+/* The body of a hwlat, osnoise or timerlat sample (raw: option raw's form); false for others. */
+bool tfs_out_sample(struct tfs_buf *b, const struct ut_ev *ev, bool raw);
+/* The osnoise and timerlat tracers' headers (print_osnoise_headers, print_timerlat_headers). */
+void tfs_out_osnoise_header(struct tfs_iter *it, struct tfs_buf *b);
+void tfs_out_timerlat_header(struct tfs_iter *it, struct tfs_buf *b);
+
 /* ---- function_graph (graph.c) ------------------------------------------------------------ */
 
 /*

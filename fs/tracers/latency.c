@@ -86,16 +86,6 @@ int tfs_lat_tracer_init(struct tfs_instance *inst)
 	return 0;
 }
 
-int tfs_lat_top_init(void)
-{
-	return tfs_lat_tracer_init(&tfs_top);
-}
-
-void tfs_lat_top_reset(void)
-{
-	tfs_lat_tracer_reset(&tfs_top);
-}
-
 void tfs_lat_tracer_reset(struct tfs_instance *inst)
 {
 	pthread_mutex_lock(&lat_lock);

@@ -14,5 +14,8 @@ extern const struct tracer tfs_preemptirqsoff_tracer;
 extern const struct tracer tfs_wakeup_tracer;
 extern const struct tracer tfs_wakeup_rt_tracer;
 extern const struct tracer tfs_wakeup_dl_tracer;
+extern const struct tracer tfs_hwlat_tracer;
+extern const struct tracer tfs_osnoise_tracer;
+extern const struct tracer tfs_timerlat_tracer;
 
 #endif

@@ -183,3 +183,29 @@ else
 fi
 
 ut_umount || fail "utracefs exited cleanly"
+
+# --- names of processes long gone ---------------------------------------------------------
+# A recording outlives the symbol cache's bound on processes (4 here instead of 1024):
+# the objects its pages named stay until kallsyms is read at the end, so the first of
+# 30 programs (each at a path of its own, so each is an object of its own) is named.
+# Each program's events are drained before the next one starts (the loop waits on a
+# FIFO with sh's builtin read: no process of its own to push the program out early).
+UTRACEFS_TEST_SYM_MAX_PROCS=4 ut_mount
+for i in $(seq 30); do
+	mkdir -p "$UT_TMP/gone/$i" && cp "$HELLO" "$UT_TMP/gone/$i/hello" && mkfifo "$UT_TMP/gone/$i/go"
+done
+cat >"$UT_TMP/gone.sh" <<EOF
+for i in \$(seq 30); do $UT_TMP/gone/\$i/hello 1 x >/dev/null; read x <$UT_TMP/gone/\$i/go; done
+EOF
+"$UTRACE" record -p function -o "$UT_TMP/gone.dat" -- sh "$UT_TMP/gone.sh" >/dev/null 2>&1 &
+rp=$!
+prev=0
+for i in $(seq 30); do
+	j=0; while [ "$(read_events)" -le "$prev" ] && [ $j -lt 400 ]; do sleep 0.05; j=$((j + 1)); done
+	prev=$(read_events)
+	echo go >"$UT_TMP/gone/$i/go"
+done
+wait "$rp"
+n=$(count 'function: +greet$' "$(tc_events "$UT_TMP/gone.dat")")
+expect_eq "every program's greet is named, the first one's too" 30 "$n"
+ut_umount || fail "utracefs exited cleanly (eviction)"

@@ -14,13 +14,13 @@ ut_mount
 
 # stat FUNC: "HITS TIME_NS" of FUNC summed over every CPU's file (0 0 if absent)
 stat() {
-	cat "$T"/trace_stat/function* | awk -v f="$1" '
+	cat "$T"/trace_stat/function[0-9]* | awk -v f="$1" '
 		$1 == f { h += $2; t += $3 * 1000 }
 		END { printf "%d %d\n", h, t }'
 }
 hits() { stat "$1" | cut -d' ' -f1; }
 # rows: every CPU's rows, without the headers
-rows() { cat "$T"/trace_stat/function* | sed '/^  Function/d; /^  --------/d'; }
+rows() { cat "$T"/trace_stat/function[0-9]* | sed '/^  Function/d; /^  --------/d'; }
 ns() { stat "$1" | cut -d' ' -f2; }
 # profile_run: profiling from zero (0 then 1), one run of PROG
 profile_run() {
@@ -34,7 +34,7 @@ expect_eq "function_profile_enabled starts at 0" "0" "$(cat "$T/function_profile
 ncpu=$(ls "$T/per_cpu" | wc -l)
 expect_eq "trace_stat has function0..N-1, one per CPU" \
 	"$(i=0; while [ $i -lt "$ncpu" ]; do echo function$i; i=$((i + 1)); done)" \
-	"$(ls "$T/trace_stat" | sort -V)"
+	"$(ls "$T/trace_stat" | grep '^function[0-9]*$' | sort -V)"
 expect_eq "an empty table is the kernel's header alone, byte for byte" "$HEADER" \
 	"$(cat "$T/trace_stat/function0")"
 expect_write_err "function_profile_enabled: not a number is EINVAL" "Invalid argument" \
@@ -54,11 +54,11 @@ expect_eq "sleep-time on: prof_sleep's time is at least 30 ms ($t ns)" 1 \
 outer=$(ns prof_outer) spin=$(ns prof_spin)
 expect_eq "graph-time on: prof_outer's time holds prof_spin's ($outer >= $spin >= 20 ms)" 1 \
 	"$([ "$outer" -ge "$spin" ] && [ "$spin" -ge 20000000 ] && echo 1)"
-all=$(cat "$T"/trace_stat/function*)
+all=$(cat "$T"/trace_stat/function[0-9]*)
 expect_match "a row is the kernel's: name, hits, time, avg and s^2 columns" \
 	'^  prof_leaf                             1000    [0-9]+\.[0-9]+ us +[0-9]+\.[0-9]+ us +[0-9]+\.[0-9]+ us *$' \
 	"$all"
-sorted=$(for f in "$T"/trace_stat/function*; do
+sorted=$(for f in "$T"/trace_stat/function[0-9]*; do
 	sed 1,2d "$f" | awk '{ print $3 }' | sort -c -g -r 2>&1 && echo ok; done | sort -u)
 expect_eq "each file is sorted by time, largest first" "ok" "$sorted"
 

@@ -29,7 +29,7 @@ expect_section() {
 }
 
 expect_eq "available_tracers: the kernel's order" \
-	"function_graph wakeup_dl wakeup_rt wakeup preemptirqsoff preemptoff irqsoff function nop" \
+	"timerlat osnoise hwlat function_graph wakeup_dl wakeup_rt wakeup preemptirqsoff preemptoff irqsoff function nop" \
 	"$(cat "$T/available_tracers")"
 
 # ---- irqsoff: signals blocked 5 ms in hold_irqs .. release_irqs ----

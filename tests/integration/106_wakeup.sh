@@ -39,7 +39,7 @@ $(printf ' %7d:120:R ==> [CPU] %7d:120:R %s' "$waker" "$wakee" "$2")
 }
 
 expect_eq "available_tracers: the kernel's order" \
-	"function_graph wakeup_dl wakeup_rt wakeup preemptirqsoff preemptoff irqsoff function nop" \
+	"timerlat osnoise hwlat function_graph wakeup_dl wakeup_rt wakeup preemptirqsoff preemptoff irqsoff function nop" \
 	"$(cat "$T/available_tracers")"
 expect_eq "events/ftrace/wakeup/format: the kernel's ctx_switch_entry" "name: wakeup
 ID: 3

@@ -91,7 +91,7 @@ check() {
 		expect_eq "$tracer v$v: the same tasks" "$want_tasks" "$(report_tasks "$UT_TMP/report")"
 		sum=$(trace-cmd dump --summary "$dat" 2>&1)
 		expect_match "$tracer v$v: dump sees version $v" "^[[:space:]]+$v[[:space:]]+\[Version\]" "$sum"
-		expect_match "$tracer v$v: dump sees the ftrace formats" '\[Ftrace format, 8 events\]' "$sum"
+		expect_match "$tracer v$v: dump sees the ftrace formats" '\[Ftrace format, 13 events\]' "$sum"
 		if [ $v = 7 ]; then
 			expect_match "$tracer v7: dump sees the buffer, its clock and CPUs" \
 				"\[buffer \"\", \"local\" clock, 4096 page size, $NCPU cpus" "$sum"

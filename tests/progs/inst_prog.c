@@ -16,9 +16,24 @@
  *                    NAME   "NAME XX": the first byte of NAME's patch site
  *                    entry NAME  "NAME KIND": the entry of its object's stub page
  *                           NAME's site calls (runtime/rt.h): tracer, probe, inst
- *                           (one instance), multi (a set of spans), or none
+ *                           (one instance), multi (a set of spans); or, for a
+ *                           site that jumps (function_graph, runtime/stubs.c),
+ *                           graph (its own stub) or igraph (its entry of one
+ *                           graph instance); or none
+ *                    land   "land KIND": where ig_land's return address points
+ *                           while it runs: stub, the landing of its own site stub
+ *                           (a frame made through that stub), other (hijacked
+ *                           elsewhere: ut_return_to_handler, C's landing), or none
+ *                           (not hijacked)
+ *                    stack  "stack SIZE": how much stack ig_land's tracing took
+ *                           below its caller's frame (the trampolines that make
+ *                           and pop its frame): small (under 512 bytes: assembly
+ *                           only) or large (C ran there: it saves the vector
+ *                           state and has frames of its own)
  *                  exits at EOF.
  */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +42,8 @@
 #include <unistd.h>
 
 #include "site_byte.h"
+
+int main(int argc, char **argv);
 
 #define NI __attribute__((noinline, noclone))
 
@@ -75,6 +92,35 @@ NI void ig_top(void)
 }
 
 static volatile int holding, held;
+static void *volatile land_ret; /* ig_land's return address as it found it */
+
+NI void ig_land(void)
+{
+	land_ret = __builtin_return_address(0);
+	__asm__ volatile("" ::: "memory"); /* no tail call: the slot is read here */
+}
+
+#define STACK_AREA 16384
+
+/*
+ * Paint (check 0) the stack below the caller's frame, or tell (check 1) how many
+ * bytes of it were written since: the frames of the same function lie at the same
+ * place, and what a call made from the caller wrote in between (its trampolines)
+ * is below that caller's frame.  Not an ig_ function: the tests leave it untraced.
+ */
+NI static size_t stack_below(int check)
+{
+	volatile unsigned char area[STACK_AREA];
+	size_t used = 0;
+
+	for (size_t i = 0; i < STACK_AREA; i++) {
+		if (!check)
+			area[i] = 0xa5;
+		else if (!used && area[i] != 0xa5)
+			used = STACK_AREA - i; /* area[0] is the deepest byte */
+	}
+	return used;
+}
 
 /* Called once before the hold and once after: a frame that lives while tests change things. */
 NI void ig_hold(void)
@@ -151,23 +197,66 @@ static void run_both(int with_tree)
 	pthread_mutex_unlock(&lock);
 }
 
-/* The stub page entry NAME's site calls, by its offset in the page (runtime/rt.h:
- * the tracer's at 0, UT_PROBE_STUB_OFF 16, UT_INST_STUB_OFF(1 .. 64) from 64,
- * UT_MULTI_STUB_OFF(j) from 1088). */
-static void print_entry(const char *name)
+/* The target of the rel32 jmp or call at p. */
+static const unsigned char *rel_target(const unsigned char *p)
+{
+	int32_t rel;
+
+	memcpy(&rel, p + 1, 4);
+	return p + 5 + rel;
+}
+
+/* The site of NAME, after an endbr64 if there is one, or NULL. */
+static const unsigned char *site_of(const char *name)
 {
 	const unsigned char *p = lookup(name);
-	uintptr_t to, off;
-	int32_t rel;
 
 	if (p && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
 		p += 4;
+	return p;
+}
+
+/*
+ * The landing of a site that jumps to its graph stub (runtime/stubs.c): the stub
+ * `A: call *; B: call D; C: ...` lands at C = A + 11; a site's instance entry `E:
+ * call *; jmp B` at the same C, B + 5.  NULL when the site does not jump.
+ */
+static const unsigned char *site_landing(const unsigned char *p)
+{
+	const unsigned char *a;
+
+	if (!p || p[0] != 0xe9)
+		return NULL;
+	a = rel_target(p);
+	return a[6] == 0xe9 ? rel_target(a + 6) + 5 : a + 11;
+}
+
+/* Is p in this program's own code (not in a stub, not in libutrace.so)? */
+static int in_program(void *p)
+{
+	Dl_info here, there;
+
+	return dladdr((void *)main, &here) && dladdr(p, &there) &&
+	       here.dli_fbase == there.dli_fbase;
+}
+
+/* The stub page entry NAME's site calls, by its offset in the page (runtime/rt.h:
+ * the tracer's at 0, UT_PROBE_STUB_OFF 16, UT_INST_STUB_OFF(1 .. 64) from 64,
+ * UT_MULTI_STUB_OFF(j) from 1088), or the graph stub it jumps to. */
+static void print_entry(const char *name)
+{
+	const unsigned char *p = site_of(name);
+	uintptr_t to, off;
+
+	if (p && p[0] == 0xe9) {
+		printf("%s %s\n", name, rel_target(p)[6] == 0xe9 ? "igraph" : "graph");
+		return;
+	}
 	if (!p || p[0] != 0xe8) {
 		printf("%s none\n", name);
 		return;
 	}
-	memcpy(&rel, p + 1, 4);
-	to = (uintptr_t)p + 5 + (uintptr_t)(intptr_t)rel;
+	to = (uintptr_t)rel_target(p);
 	off = to & 4095;
 	printf("%s %s\n", name,
 	       off == 0 ? "tracer" : off == 16 ? "probe" : off < 1088 ? "inst" : "multi");
@@ -178,10 +267,10 @@ static void *lookup(const char *name)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} fns[] = {{"ip_foo_one", ip_foo_one},
-		   {"ip_foo_two", ip_foo_two},
-		   {"ip_bar_one", ip_bar_one},
-		   {"ip_baz", ip_baz}};
+	} fns[] = {{"ip_foo_one", ip_foo_one}, {"ip_foo_two", ip_foo_two},
+		   {"ip_bar_one", ip_bar_one}, {"ip_baz", ip_baz},
+		   {"ig_top", ig_top},	       {"ig_leaf", ig_leaf},
+		   {"ig_land", ig_land},       {"ig_hold", ig_hold}};
 
 	for (unsigned int i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		if (!strcmp(name, fns[i].name))
@@ -224,6 +313,19 @@ int main(int argc, char **argv)
 				w = strtok_r(NULL, " \n", &s);
 				if (w)
 					print_entry(w);
+			} else if (!strcmp(w, "land")) {
+				const unsigned char *c = site_landing(site_of("ig_land"));
+				ig_land();
+				printf("land %s\n", land_ret == (void *)c  ? "stub"
+						    : in_program(land_ret) ? "none"
+									   : "other");
+			} else if (!strcmp(w, "stack")) {
+				size_t used;
+
+				stack_below(0);
+				ig_land();
+				used = stack_below(1);
+				printf("stack %s\n", used < 512 ? "small" : "large");
 			} else if (!strcmp(w, "stop") && spinning) {
 				spinning = 0;
 				pthread_join(spin, NULL);

@@ -8,6 +8,8 @@
  *
  * A CPU file "-" means no data for that CPU.  -s adds each per_cpu/cpuN/stats of
  * TRACING_DIR as a CPUSTAT option, -P frees the CPU files' space as they are copied.
+ * -L TEXT writes a latency file instead, whose data is the text of the file TEXT (the
+ * CPU files only count the CPUs then: give "-" for each).
  * Prints "written N dropped N" (pages); exits 1 with the error on failure.
  */
 #include <errno.h>
@@ -21,6 +23,25 @@
 #include "tracedat.h"
 
 #define MAX_CPUS 256
+
+/* The whole of path into *text (malloc'ed), its length in *len; 0 or -1. */
+static int read_all(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 65536, n;
+
+	*text = malloc(cap);
+	*len = 0;
+	if (!f || !*text)
+		return -1;
+	while ((n = fread(*text + *len, 1, cap - *len, f)) > 0) {
+		*len += n;
+		if (*len == cap && !(*text = realloc(*text, cap *= 2)))
+			return -1;
+	}
+	fclose(f);
+	return 0;
+}
 
 /* per_cpu/cpuN/stats of the tracing dir, or NULL */
 static char *read_stats(const char *dir, unsigned int cpu)
@@ -52,12 +73,19 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	struct td_result res;
 	struct utsname u;
-	char uts[1024];
+	char uts[1024], *latency = NULL;
 	bool with_stats = false;
 	int c, fd, ret;
 
-	while ((c = getopt(argc, argv, "V:k:c:d:o:sP")) != -1) {
+	while ((c = getopt(argc, argv, "V:k:c:d:o:sPL:")) != -1) {
 		switch (c) {
+		case 'L':
+			if (read_all(optarg, &latency, &o.latency_len)) {
+				perror(optarg);
+				return 1;
+			}
+			o.latency = latency;
+			break;
 		case 'V':
 			o.version = atoi(optarg);
 			break;
@@ -85,7 +113,7 @@ int main(int argc, char **argv)
 	}
 	if (!out || !o.tracing_dir || optind >= argc || argc - optind > MAX_CPUS) {
 		fprintf(stderr, "usage: tdwrite [-V 6|7] [-k KALLSYMS] [-c CLOCK] [-s] [-P] "
-				"-d DIR -o OUT CPU0 [CPU1...]\n");
+				"[-L TEXT] -d DIR -o OUT CPU0 [CPU1...]\n");
 		return 2;
 	}
 	o.cpus = (unsigned int)(argc - optind);
@@ -119,6 +147,7 @@ int main(int argc, char **argv)
 		if (cpu[i].fd >= 0)
 			close(cpu[i].fd);
 	}
+	free(latency);
 	printf("written %llu dropped %llu\n", res.pages_written, res.pages_dropped);
 	if (ret) {
 		fprintf(stderr, "tdwrite: %s\n", strerror(-ret));

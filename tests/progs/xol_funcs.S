@@ -139,8 +139,9 @@ END xf_jcc
 
 /*
  * long xf_loop(long n): n + (n - 1) + ... + 1.  xf_loop_at is the 3-byte mov just
- * before the loop head, which a branch comes back to: JMP mode would displace
- * it, so the probe must stay TRAP.  xf_loop_head (the head itself) is safe.
+ * before the loop head, which the jnz comes back to: the window takes the whole
+ * loop in, jnz and all (then run in the slot).  xf_loop_head (the head itself)
+ * needs no more than 5 bytes.
  */
 FUNC xf_loop
 	xor %eax, %eax
@@ -188,6 +189,41 @@ LABEL xf_work_at
 	add $1, %rax
 	ret
 END xf_work
+
+/*
+ * long xf_sdt(long n, long on): n, looping n times over the shape of `if
+ * (semaphore) STAP_PROBE()`: xf_sdt_at is the 1-byte nop that the je skips when
+ * on is 0, so the je lands at xf_sdt_at + 1; only a window that starts at the je
+ * is safe.  At the probe, rcx is the loop's count so far.
+ */
+FUNC xf_sdt
+	xor %eax, %eax
+	xor %ecx, %ecx
+1:	test %esi, %esi
+	je 2f
+LABEL xf_sdt_at
+	nop
+2:	add $1, %rax
+	add $1, %rcx
+	cmp %rcx, %rdi
+	jne 1b
+	ret
+END xf_sdt
+
+/*
+ * long xf_mid(long x): 1 if x is 0, else 6.  The je lands right after the nop at
+ * xf_mid_at, from further before it than a window may start: no window, TRAP.
+ */
+FUNC xf_mid
+	xor %eax, %eax
+	test %rdi, %rdi
+	je 1f
+	mov $5, %eax
+LABEL xf_mid_at
+	nop
+1:	add $1, %rax
+	ret
+END xf_mid
 
 /* never called: an int3 that is not ours */
 FUNC xf_int3

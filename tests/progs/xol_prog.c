@@ -21,16 +21,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rt.h"
+#include "ut_sdt.h"
 #include "xol.h"
 
 extern char xf_regs[], xf_regs_at[], xf_call[], xf_call_at[], xf_call_ret[], xf_rip[], xf_rip_at[],
     xf_jcc[], xf_jcc_at[], xf_loop[], xf_loop_at[], xf_loop_head[], xf_switch[], xf_switch_at[],
-    xf_sys[], xf_sys_at[], xf_work[], xf_work_at[], xf_int3[];
+    xf_sys[], xf_sys_at[], xf_work[], xf_work_at[], xf_int3[], xf_sdt[], xf_sdt_at[], xf_mid[],
+    xf_mid_at[];
 extern uint64_t xf_rsp_seen, xf_ret_seen, xf_data;
 long xf_regs_fn(void) __asm__("xf_regs");
 long xf_call_fn(long) __asm__("xf_call");
@@ -40,6 +43,10 @@ long xf_loop_fn(long) __asm__("xf_loop");
 long xf_switch_fn(long) __asm__("xf_switch");
 long xf_sys_fn(void) __asm__("xf_sys");
 long xf_work_fn(long) __asm__("xf_work");
+long xf_sdt_fn(long, long) __asm__("xf_sdt");
+long xf_mid_fn(long) __asm__("xf_mid");
+long guarded_loop(long n, long k); /* xol_sdt.c */
+extern unsigned short ut_loop_guarded_semaphore;
 long cf_mul_pfe(long, long), cf_mul_plain(long, long);
 long cf_print_pfe(char *, long), cf_print_plain(char *, long);
 
@@ -100,7 +107,9 @@ static void *first_insn(void *f)
 	return p;
 }
 
-static int arm(void *at, void *fn, int bounded, struct hit *h, struct ut_xol **x)
+/* Arm at `at` in the function fn (bounded: with its bounds) with handler(ctx). */
+static int arm_with(void *at, void *fn, int bounded, ut_xol_fn handler, void *ctx,
+		    struct ut_xol **x)
 {
 	uintptr_t lo = 0, hi = 0;
 	int err;
@@ -108,9 +117,14 @@ static int arm(void *at, void *fn, int bounded, struct hit *h, struct ut_xol **x
 	if (bounded)
 		bounds(fn, &lo, &hi);
 	pthread_mutex_lock(&ut_rt_lock);
-	err = ut_xol_arm((uintptr_t)at, lo, hi, on_hit, h, x);
+	err = ut_xol_arm((uintptr_t)at, lo, hi, handler, ctx, x);
 	pthread_mutex_unlock(&ut_rt_lock);
 	return err;
+}
+
+static int arm(void *at, void *fn, int bounded, struct hit *h, struct ut_xol **x)
+{
+	return arm_with(at, fn, bounded, on_hit, h, x);
 }
 
 static int disarm(struct ut_xol *x)
@@ -142,25 +156,32 @@ static void expect_mode(struct ut_xol *x, int want)
  * that did not answer in time (the runtime's control thread, preempted on a busy
  * machine) left the probe in TRAP mode: the verdict must not depend on scheduling.
  */
-static int arm_mode(void *at, void *fn, struct hit *h, struct ut_xol **x, int want)
+static int arm_mode_with(void *at, void *fn, ut_xol_fn handler, void *ctx, struct ut_xol **x,
+			 int want)
 {
-	int err = arm(at, fn, 1, h, x);
+	int err = arm_with(at, fn, 1, handler, ctx, x);
 
 	for (int i = 0;
 	     !err && want == UT_XOL_JMP && !force_trap && i < 20 && ut_xol_mode(*x) == UT_XOL_TRAP;
 	     i++) {
 		disarm(*x);
-		err = arm(at, fn, 1, h, x);
+		err = arm_with(at, fn, 1, handler, ctx, x);
 	}
 	if (!err && want >= 0)
 		expect_mode(*x, want);
 	return err;
 }
 
+static int arm_mode(void *at, void *fn, struct hit *h, struct ut_xol **x, int want)
+{
+	return arm_mode_with(at, fn, on_hit, h, x, want);
+}
+
 /*
- * One probe: armed at `at` (mode want, -1: either), f(arg) called `calls` times
- * must give `result` and `per_call` hits each; disarmed, the bytes are back and
- * no more hits come.
+ * One probe: armed at `at` (mode want, -1: either), f(arg) called 1000 times
+ * must give `result` and `per_call` hits each, every one an int3's SIGTRAP in
+ * TRAP mode and none in JMP mode; disarmed, the bytes are back and no more hits
+ * come.
  */
 struct one {
 	void *at, *fn;
@@ -174,6 +195,7 @@ static void run_one(const char *name, const struct one *c)
 	unsigned char before[16];
 	struct hit h = {0};
 	struct ut_xol *x;
+	unsigned long traps;
 	int err;
 
 	memcpy(before, c->at, sizeof(before));
@@ -182,6 +204,7 @@ static void run_one(const char *name, const struct one *c)
 	if (err)
 		return;
 	printf("%s: %s\n", name, mode_name(ut_xol_mode(x)));
+	traps = ut_xol_traps();
 	for (int i = 0; i < 1000; i++) {
 		long r = c->f(c->arg);
 
@@ -191,7 +214,11 @@ static void run_one(const char *name, const struct one *c)
 		}
 	}
 	CHECK(h.n == 1000 * c->per_call, "%s: %ld hits, want %ld", name, h.n, 1000 * c->per_call);
-	CHECK(h.last.rip == (uintptr_t)c->at, "%s: rip %#lx", name, (long)h.last.rip);
+	traps = ut_xol_traps() - traps;
+	CHECK(traps == (ut_xol_mode(x) == UT_XOL_TRAP ? (unsigned long)h.n : 0),
+	      "%s: %lu traps for %ld hits in %s mode", name, traps, h.n, mode_name(ut_xol_mode(x)));
+	CHECK(!c->per_call || h.last.rip == (uintptr_t)c->at, "%s: rip %#lx", name,
+	      (long)h.last.rip);
 	CHECK(disarm(x) == 0, "%s: disarm", name);
 	CHECK(ut_xol_mode(x) == UT_XOL_OFF, "%s: mode after disarm", name);
 	CHECK(!memcmp(before, c->at, sizeof(before)), "%s: bytes not restored", name);
@@ -208,6 +235,16 @@ static long call_regs(long unused)
 static long call_sys(long unused)
 {
 	return xf_sys_fn();
+}
+
+static long sdt_on(long n)
+{
+	return xf_sdt_fn(n, 1);
+}
+
+static long sdt_off(long n)
+{
+	return xf_sdt_fn(n, 0);
 }
 
 static long mul_pfe(long a)
@@ -303,13 +340,19 @@ static void case_simple(void)
 	    {"rip", {xf_rip_at, xf_rip, UT_XOL_JMP, xf_rip_fn, 1, 0x1234567887654322, 1}},
 	    {"jcc_taken", {xf_jcc_at, xf_jcc, UT_XOL_JMP, xf_jcc_fn, 5, 2, 1}},
 	    {"jcc_not", {xf_jcc_at, xf_jcc, UT_XOL_JMP, xf_jcc_fn, 20, 1, 1}},
-	    /* a branch target inside what JMP would displace: TRAP */
-	    {"loop_before_head", {xf_loop_at, xf_loop, UT_XOL_TRAP, xf_loop_fn, 10, 55, 1}},
+	    /* a branch target inside: the window takes its branch in, the loop runs in the slot */
+	    {"loop_before_head", {xf_loop_at, xf_loop, UT_XOL_JMP, xf_loop_fn, 10, 55, 1}},
 	    {"loop_head", {xf_loop_head, xf_loop, UT_XOL_JMP, xf_loop_fn, 10, 55, 10}},
 	    /* an indirect jmp in the function (a jump table): TRAP */
 	    {"switch", {xf_switch_at, xf_switch, UT_XOL_TRAP, xf_switch_fn, 6, 102, 1}},
 	    /* a syscall among the displaced instructions: TRAP */
 	    {"syscall", {xf_sys_at, xf_sys, UT_XOL_TRAP, call_sys, 0, getpid(), 1}},
+	    /* `if (semaphore) STAP_PROBE()`: the window starts at the je (taken or not) */
+	    {"sdt_on", {xf_sdt_at, xf_sdt, UT_XOL_JMP, sdt_on, 10, 10, 10}},
+	    {"sdt_off", {xf_sdt_at, xf_sdt, UT_XOL_JMP, sdt_off, 10, 10, 0}},
+	    /* a je from too far before lands right after the probe: no window, TRAP */
+	    {"mid_hit", {xf_mid_at, xf_mid, UT_XOL_TRAP, xf_mid_fn, 1, 6, 1}},
+	    {"mid_skip", {xf_mid_at, xf_mid, UT_XOL_TRAP, xf_mid_fn, 0, 1, 0}},
 	    {"work", {xf_work_at, xf_work, UT_XOL_JMP, xf_work_fn, 20, 41, 1}},
 	    {"regs_fn", {xf_regs_at, xf_regs, UT_XOL_JMP, call_regs, 0, 0x1001, 1}},
 	    /* C, first instruction, with and without -fpatchable-function-entry */
@@ -360,22 +403,154 @@ static void case_api(void)
 	printf("ok api\n");
 }
 
+/* ---- a <sys/sdt.h> probe built by the compiler (xol_sdt.c) ------------------------ */
+
+struct sdt_hits {
+	long n, bad, k;
+	struct ut_sdt_arg args[3];
+};
+
+static int read_direct(uint64_t addr, void *buf, size_t n)
+{
+	memcpy(buf, (const void *)(uintptr_t)addr, n);
+	return 0;
+}
+
+/* ut_loop:guarded's handler: its arguments as sdt.c reads them, checked against the loop's */
+static void on_sdt(void *ctx, const struct ut_xol_regs *r)
+{
+	struct sdt_hits *h = ctx;
+	long i = h->n % 1000, v[3];
+	int fault = 0;
+
+	for (int a = 0; a < 3; a++)
+		v[a] = (long)ut_sdt_fetch(&h->args[a], (const uint64_t *)r, 0, read_direct, &fault);
+	h->bad += fault || v[0] != i || v[1] != h->k || v[2] != h->k * i * (i - 1) / 2;
+	h->n++;
+}
+
+struct sdt_find {
+	uint64_t pc;
+	char args[128];
+};
+
+static void sdt_note(const struct ut_sdt_note *n, void *arg)
+{
+	struct sdt_find *f = arg;
+
+	if (!strcmp(n->provider, "ut_loop") && !strcmp(n->name, "guarded")) {
+		f->pc = n->pc;
+		snprintf(f->args, sizeof(f->args), "%s", n->args);
+	}
+}
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	*(uintptr_t *)arg = info->dlpi_addr;
+	return 1;
+}
+
+/* ut_loop:guarded's run-time address, from the executable's .note.stapsdt; 0: not found */
+static uintptr_t sdt_site(struct ut_sdt_arg *args)
+{
+	struct sdt_find f = {0};
+	const Elf64_Shdr *sec;
+	struct ut_elf e;
+	uintptr_t bias = 0;
+	void *buf;
+
+	if (ut_elf_open(&e, "/proc/self/exe"))
+		return 0;
+	sec = ut_elf_find(&e, ".note.stapsdt");
+	buf = sec ? ut_elf_read(&e, sec, 1u << 20) : NULL;
+	if (buf) {
+		ut_sdt_notes(buf, sec->sh_size, sdt_note, &f);
+		munmap(buf, sec->sh_size);
+	}
+	ut_elf_close(&e);
+	dl_iterate_phdr(first_object, &bias);
+	if (!f.pc || ut_sdt_args_parse(f.args, args, 3) != 3)
+		return 0;
+	return bias + f.pc;
+}
+
+/*
+ * `if (semaphore) STAP_PROBE3(...)` in a loop at -O2: JMP mode (TRAP under
+ * UTRACE_TEST_XOL=trap), no SIGTRAP in JMP mode and one a hit in TRAP mode, every
+ * hit with its arguments; with the semaphore at 0 the loop still runs right
+ * through the window and nothing is hit.
+ */
+static void case_sdt(void)
+{
+	long want = 3L * 999 * 1000 / 2;
+	struct sdt_hits h = {.k = 3};
+	unsigned char before[16];
+	unsigned long traps;
+	struct ut_xol *x;
+	uintptr_t at = sdt_site(h.args);
+
+	CHECK(at, "no note ut_loop:guarded with three arguments");
+	if (!at)
+		return;
+	memcpy(before, (void *)at, sizeof(before));
+	CHECK(arm_mode_with((void *)at, (void *)guarded_loop, on_sdt, &h, &x, UT_XOL_JMP) == 0,
+	      "arm");
+	ut_loop_guarded_semaphore = 1;
+	traps = ut_xol_traps();
+	for (int r = 0; r < 10; r++)
+		CHECK(guarded_loop(1000, 3) == want, "result");
+	traps = ut_xol_traps() - traps;
+	CHECK(h.n == 10000 && h.bad == 0, "%ld hits, %ld with wrong arguments", h.n, h.bad);
+	CHECK(traps == (force_trap ? 10000ul : 0), "%lu traps", traps);
+	ut_loop_guarded_semaphore = 0;
+	h.n = 0;
+	CHECK(guarded_loop(1000, 3) == want && h.n == 0, "semaphore 0: %ld hits", h.n);
+	printf("ok sdt (%s, %lu traps)\n", mode_name(ut_xol_mode(x)), traps);
+	CHECK(disarm(x) == 0, "disarm");
+	CHECK(!memcmp(before, (void *)at, sizeof(before)), "bytes not restored");
+}
+
 /* ---- threads --------------------------------------------------------------------- */
 
 static volatile int stop;
 static long per_thread;
 
+/* A function the threads hammer: its probe, and how to tell a wrong result. */
+struct target {
+	const char *name;
+	void *at, *fn;
+	long (*wrong)(long i); /* call the function the i-th time: 1 if its result is wrong */
+	long hits2;	       /* hits per two calls */
+};
+
+static long work_wrong(long i)
+{
+	return xf_work_fn(i) != 2 * i + 1;
+}
+
+/* the window starts before the probe (at the je), taken every other call */
+static long sdt_wrong(long i)
+{
+	return xf_sdt_fn(3, i & 1) != 3;
+}
+
+static const struct target targets[] = {
+    {"work", xf_work_at, xf_work, work_wrong, 2},
+    {"sdt", xf_sdt_at, xf_sdt, sdt_wrong, 3},
+};
+
 static void *hammer(void *arg)
 {
+	const struct target *tg = arg;
 	long bad = 0, n = per_thread;
 
 	for (long i = 0; n ? i < n : !stop; i++)
-		bad += xf_work_fn(i) != 2 * i + 1;
+		bad += tg->wrong(i);
 	return (void *)bad;
 }
 
 /* arm/disarm while two threads run the function; then exact counts once armed */
-static void case_threads(void)
+static void threads_on(const struct target *tg)
 {
 	long calls = force_trap ? 100000 : 1000000;
 	pthread_t t[2];
@@ -387,33 +562,40 @@ static void case_threads(void)
 	stop = 0;
 	per_thread = 0;
 	for (int i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, hammer, NULL);
+		pthread_create(&t[i], NULL, hammer, (void *)tg);
 	for (int k = 0; k < 200; k++) {
-		CHECK(arm(xf_work_at, xf_work, 1, &h, &x) == 0, "arm %d", k);
+		CHECK(arm(tg->at, tg->fn, 1, &h, &x) == 0, "arm %d", k);
 		jmp += ut_xol_mode(x) == UT_XOL_JMP;
 		CHECK(disarm(x) == 0, "disarm %d", k);
 	}
 	stop = 1;
 	for (int i = 0; i < 2; i++) {
 		pthread_join(t[i], &bad);
-		CHECK(bad == NULL, "wrong results under arm/disarm: %ld", (long)bad);
+		CHECK(bad == NULL, "%s: wrong results under arm/disarm: %ld", tg->name, (long)bad);
 	}
 	/* how many reach JMP depends on where the threads are: only counted */
 	CHECK(!force_trap || jmp == 0, "%d of 200 arms reached JMP", jmp);
-	printf("ok threads_cycle (%d of 200 in JMP)\n", jmp);
+	printf("ok threads_cycle %s (%d of 200 in JMP)\n", tg->name, jmp);
 
 	h.n = 0;
-	CHECK(arm(xf_work_at, xf_work, 1, &h, &x) == 0, "arm");
+	CHECK(arm(tg->at, tg->fn, 1, &h, &x) == 0, "arm");
 	per_thread = calls;
 	for (int i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, hammer, NULL);
+		pthread_create(&t[i], NULL, hammer, (void *)tg);
 	for (int i = 0; i < 2; i++) {
 		pthread_join(t[i], &bad);
-		CHECK(bad == NULL, "wrong results: %ld", (long)bad);
+		CHECK(bad == NULL, "%s: wrong results: %ld", tg->name, (long)bad);
 	}
-	CHECK(h.n == 2 * calls, "%ld hits, want %ld", h.n, 2 * calls);
-	printf("ok threads_count (%ld calls, %s)\n", 2 * calls, mode_name(ut_xol_mode(x)));
+	CHECK(h.n == tg->hits2 * calls, "%s: %ld hits, want %ld", tg->name, h.n, tg->hits2 * calls);
+	printf("ok threads_count %s (%ld calls, %s)\n", tg->name, 2 * calls,
+	       mode_name(ut_xol_mode(x)));
 	disarm(x);
+}
+
+static void case_threads(void)
+{
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		threads_on(&targets[i]);
 }
 
 static volatile int spinning;
@@ -497,7 +679,7 @@ int main(int argc, char **argv)
 	} cases[] = {
 	    {"regs", case_regs}, {"call", case_call},	    {"simple", case_simple},
 	    {"api", case_api},	 {"threads", case_threads}, {"blocked", case_blocked},
-	    {"cost", case_cost},
+	    {"sdt", case_sdt},	 {"cost", case_cost},
 	};
 	const char *e = getenv("UTRACE_TEST_XOL");
 

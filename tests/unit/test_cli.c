@@ -400,6 +400,103 @@ static void test_output_file(void **state)
 	rmdir(tmpl);
 }
 
+/* The latency tracers, as trace-cmd record counts them; -N refuses them. */
+static void test_latency_tracers(void **state)
+{
+	static const char *const yes[] = {"irqsoff", "preemptoff", "preemptirqsoff", "wakeup",
+					  "wakeup_rt"};
+	static const char *const no[] = {"wakeup_dl", "hwlat", "function", "nop", "irqsof"};
+	char a0[] = "record", a1[] = "-N", a2[] = "localhost:1", a3[] = "-p", a4[] = "wakeup",
+	     a5[] = "true";
+	char *argv[] = {a0, a1, a2, a3, a4, a5, NULL};
+	struct cli_record_opts o;
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		assert_true(cli_is_latency_tracer(yes[i]));
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		assert_false(cli_is_latency_tracer(no[i]));
+	optind = 1;
+	assert_int_equal(cli_record_parse(6, argv, &o), CLI_USAGE);
+}
+
+static void put_text(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * cli_latency_write: the session's trace file, as it reads at the end, is the data of
+ * the file, after "latency" (v6) or in the last section (v7), so the file ends with it.
+ */
+static void test_latency_write(void **state)
+{
+	static const char text[] = "# tracer: irqsoff\n#\n# irqsoff latency trace v1.1.5 on x\n";
+	char tmpl[] = "/tmp/test_cli.XXXXXX", path[PATH_MAX], *got;
+	size_t len;
+
+	assert_non_null(mkdtemp(tmpl));
+	for (const char *const *d = (const char *const[]){"events", "per_cpu", "per_cpu/cpu0",
+							    "per_cpu/cpu1", NULL};
+	     *d; d++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpl, *d);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	put_text(tmpl, "events/header_page", "\tfield: u64 timestamp;\n");
+	put_text(tmpl, "events/header_event", "# compressed entry header\n");
+	put_text(tmpl, "trace_clock", "[local] global\n");
+	put_text(tmpl, "trace", text);
+	for (int v = 6; v <= 7; v++) {
+		snprintf(path, sizeof(path), "%s/lat.dat", tmpl);
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		assert_int_equal(cli_latency_write(&(struct cli_rawrec_out){.mnt = tmpl,
+									    .dir = tmpl,
+									    .path = path,
+									    .fd = fileno(f),
+									    .version = v}),
+				 0);
+		fclose(f);
+		assert_int_equal(cli_read_file(path, &got, &len), 0);
+		assert_true(len > sizeof(text));
+		assert_memory_equal(got + len - (sizeof(text) - 1), text, sizeof(text) - 1);
+		if (v == 6) /* "latency  " right before the text */
+			assert_memory_equal(got + len - (sizeof(text) - 1) - 10, "latency  ", 10);
+		free(got);
+	}
+	/* no trace file: said, and nothing else */
+	snprintf(path, sizeof(path), "%s/trace", tmpl);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/lat.dat", tmpl);
+	assert_int_equal(cli_latency_write(&(struct cli_rawrec_out){.mnt = tmpl,
+								    .dir = tmpl,
+								    .path = path,
+								    .fd = -1,
+								    .version = 7}),
+			 CLI_FAIL);
+	for (const char *const *f = (const char *const[]){"lat.dat", "trace_clock",
+							    "events/header_page",
+							    "events/header_event", NULL};
+	     *f; f++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpl, *f);
+		unlink(path);
+	}
+	for (const char *const *d = (const char *const[]){"events", "per_cpu/cpu0",
+							    "per_cpu/cpu1", "per_cpu", NULL};
+	     *d; d++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpl, *d);
+		rmdir(path);
+	}
+	rmdir(tmpl);
+}
+
 /* -g: repeated ones join into one list; alone it selects function_graph. */
 static void test_record_parse_graph(void **state)
 {
@@ -715,6 +812,8 @@ int main(void)
 		cmocka_unit_test(test_find_program),
 		cmocka_unit_test(test_output_file),
 		cmocka_unit_test(test_record_parse_graph),
+		cmocka_unit_test(test_latency_tracers),
+		cmocka_unit_test(test_latency_write),
 		cmocka_unit_test(test_record_parse_filters),
 		cmocka_unit_test(test_misuse_exit_status),
 		cmocka_unit_test(test_files),

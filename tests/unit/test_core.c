@@ -892,13 +892,15 @@ static void test_apply_hung_process(void **state)
 /* ---- current_tracer.c -------------------------------------------------------------------- */
 
 static int fake_inits, fake_resets;
-static int fake_init(void)
+static int fake_init(struct tfs_instance *inst)
 {
+	assert_ptr_equal(inst, &tfs_top);
 	fake_inits++;
 	return 0;
 }
-static void fake_reset(void)
+static void fake_reset(struct tfs_instance *inst)
 {
+	assert_ptr_equal(inst, &tfs_top);
 	fake_resets++;
 }
 static const struct tracer fake_function = {

@@ -29,7 +29,7 @@
 /* Open-and-read: what `cat` shows of a file of the given ops (cpu: per_cpu or option index). */
 static char *show(const struct tfs_file_ops *ops, int cpu, long arg)
 {
-	static char text[16384]; /* README is the longest */
+	static char text[32768]; /* the README is the longest */
 	struct tfs_file f = {.name = "t", .kind = TFS_FILE, .ops = ops, .arg = arg};
 	struct tfs_open o = {.inst = &tfs_top, .file = &f, .cpu = cpu};
 

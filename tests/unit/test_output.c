@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "latency.h"
+#include "le_bytes.h"
 #include "output/output.h"
 #include "printk_fmt.h"
 #include "settings.h"
@@ -354,21 +355,6 @@ static void test_latency_shows(void **state)
 	assert_true(tfs_lat_shows(&m, 43, 1500));
 	m.valid = false; /* no maximum yet: the buffer is shown as it is */
 	assert_true(tfs_lat_shows(&m, 43, 5));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
 }
 
 /*

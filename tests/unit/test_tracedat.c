@@ -660,6 +660,80 @@ static void test_v7(void **state)
 	write_and_read(7);
 }
 
+/* Exported by libtracecmd.so.1, not declared in Debian's trace-cmd.h (3.1.6). */
+int tracecmd_latency_data_read(struct tracecmd_input *handle, char **buf, size_t *size);
+
+/* A latency trace as the kernel's irqsoff tracer prints it (ftrace.rst's example). */
+static const char latency_text[] =
+    "# tracer: irqsoff\n"
+    "#\n"
+    "# irqsoff latency trace v1.1.5 on 4.0.0-rc4-test+\n"
+    "# --------------------------------------------------------------------\n"
+    "# latency: 259 us, #4/4, CPU#2 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:4)\n"
+    "#    -----------------\n"
+    "#    | task: ps-6143 (uid:0 nice:0 policy:0 rt_prio:0)\n"
+    "#    -----------------\n"
+    "#  => started at: __lock_task_sighand\n"
+    "#  => ended at:   _raw_spin_unlock_irqrestore\n"
+    "#\n"
+    "#\n"
+    "#                  _------=> CPU#            \n"
+    "#                 / _-----=> irqs-off        \n"
+    "#                | / _----=> need-resched    \n"
+    "#                || / _---=> hardirq/softirq \n"
+    "#                ||| / _--=> preempt-depth   \n"
+    "#                |||| /     delay            \n"
+    "#  cmd     pid   ||||| time  |   caller      \n"
+    "#     \\   /      |||||  \\    |   /         \n"
+    "      ps-6143    2d...    0us!: trace_hardirqs_off <-__lock_task_sighand\n"
+    "      ps-6143    2d..1  259us+: trace_hardirqs_on <-_raw_spin_unlock_irqrestore\n"
+    "      ps-6143    2d..1  263us+: time_hardirqs_on <-_raw_spin_unlock_irqrestore\n"
+    "      ps-6143    2d..1  306us : <stack trace>\n"
+    " => trace_hardirqs_on_caller\n"
+    " => trace_hardirqs_on\n";
+
+/*
+ * A latency file (td_opts.latency): libtracecmd opens it as one, and its latency reader
+ * gives the text back byte for byte, as `trace-cmd report` prints it.
+ */
+static void write_latency(int version)
+{
+	struct tracecmd_input *h;
+	struct td_opts o = opts(version, NULL, 4);
+	char out[PATH_MAX], *buf = NULL, *got = NULL;
+	size_t size = 0, len = 0;
+	int fd, r;
+
+	o.latency = latency_text;
+	o.latency_len = sizeof(latency_text) - 1;
+	snprintf(out, sizeof(out), "%s/lat%d.dat", work, version);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(td_write(fd, &o, NULL), 0);
+	close(fd);
+	h = tracecmd_open(out, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	assert_non_null(h);
+	/* it reads only a file whose data is latency text (-1 otherwise) */
+	while ((r = tracecmd_latency_data_read(h, &buf, &size)) > 0) {
+		got = realloc(got, len + (size_t)r + 1);
+		assert_non_null(got);
+		memcpy(got + len, buf, (size_t)r);
+		len += (size_t)r;
+	}
+	assert_int_equal(r, 0);
+	assert_non_null(got);
+	got[len] = '\0';
+	assert_string_equal(got, latency_text);
+	free(got);
+	free(buf);
+	tracecmd_close(h);
+}
+
+static void test_latency(void **state)
+{
+	write_latency(6);
+	write_latency(7);
+}
+
 /* Nothing is written when an input is missing or wrong. */
 static void test_bad_inputs(void **state)
 {
@@ -931,6 +1005,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_inputs), cmocka_unit_test(test_enospc),
 	    cmocka_unit_test(test_efbig),      cmocka_unit_test(test_punch),
 	    cmocka_unit_test(test_punch_full_disk), cmocka_unit_test(test_listener_head),
+	    cmocka_unit_test(test_latency),
 	};
 
 	tracecmd_set_loglevel(TEP_LOG_NONE);

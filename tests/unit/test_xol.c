@@ -12,16 +12,23 @@
  *  - call: an instruction followed by a call, displaced together: the callee sees
  *    the original return address;
  *  - simple: a RIP-relative load, a conditional branch (both ways), a loop head,
- *    the instruction before a loop head (a branch target inside: stays TRAP), a
- *    function with a jump table (stays TRAP), a syscall in the displaced bytes
- *    (stays TRAP), the first instruction of C functions built with and without
- *    -fpatchable-function-entry; results unchanged, exact hit counts, the original
- *    bytes back after disarm;
+ *    the instruction before a loop head (a branch target inside: the window takes
+ *    the loop's branch in), a function with a jump table (stays TRAP), a syscall in
+ *    the window (stays TRAP), the `if (semaphore) STAP_PROBE()` shape (a window
+ *    that starts at the je, taken or not), a je from too far before into the
+ *    probe's next instruction (no window: TRAP), the first instruction of C
+ *    functions built with and without -fpatchable-function-entry; results
+ *    unchanged, exact hit counts, a SIGTRAP per hit in TRAP mode and none in JMP
+ *    mode, the original bytes back after disarm;
  *  - api: no bounds -> TRAP, -EEXIST, -EBUSY inside another probe's displaced
  *    bytes, -EINVAL on someone's int3, arming again after ut_xol_forget;
  *  - threads: 200 arm/disarm cycles while two threads call the function in a loop
- *    (results stay right), then exactly one hit per call over 2 million calls;
- *  - blocked: a thread that blocks SIGTRAP never answers: the probe stays TRAP.
+ *    (results stay right), then exact hit counts over 2 million calls; for a
+ *    window at the probe and one that starts before it;
+ *  - blocked: a thread that blocks SIGTRAP never answers: the probe stays TRAP;
+ *  - sdt: a semaphore-guarded STAP_PROBE3 in a loop, as gcc -O2 builds it, found
+ *    by its note: JMP mode, no SIGTRAP, every hit with its three arguments right;
+ *    with the semaphore at 0, no hit and the loop's result unchanged.
  */
 #include <libgen.h>
 #include <limits.h>
@@ -70,6 +77,7 @@ CASE(simple)
 CASE(api)
 CASE(threads)
 CASE(blocked)
+CASE(sdt)
 
 int main(void)
 {
@@ -78,6 +86,7 @@ int main(void)
 	    cmocka_unit_test(test_regs),    cmocka_unit_test(test_call),
 	    cmocka_unit_test(test_simple),  cmocka_unit_test(test_api),
 	    cmocka_unit_test(test_threads), cmocka_unit_test(test_blocked),
+	    cmocka_unit_test(test_sdt),
 	};
 
 	/* this binary is BUILD/tests/test_xol, the program BUILD/tests/progs/xol_prog */

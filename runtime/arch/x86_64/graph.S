@@ -100,10 +100,20 @@
 #define GF_DEPTH 44		/* u16 */
 #define GF_FLAGS 46		/* u16 */
 #define GF_LANDING 48
+#define GF_MONO 64		/* mono_ns */
+#define GF_IMASK 72
+#define GF_ISILENT 80
+#define GF_IGEN 88
 #define GF_VALID 1
 #define GF_MARKER 2
 #define GF_SILENT 0x10		/* a set_graph_notrace function's frame */
 #define GF_GFUNC 0x20		/* a set_graph_function function's frame */
+#define GF_IFRAME 0x1181	/* GF_VALID | GF_INST | GF_NOTOP | GF_IONE: one instance's */
+/* route.c: the graph masks follow UT_MAX_SITES function masks */
+#define ROUTE_GMASKS (8 << 22)
+/* ut_tramp_graph_isite keeps two values below its frame (the red zone) */
+#define RZ_IGEN -8		/* ut_route_gen read before the mask */
+#define RZ_ISLOT -16		/* the instance's slot - 1 */
 
 	/*
 	 * PUSH_GPRS (regs.h): the registers a C call may clobber, less r11 at an entry
@@ -247,6 +257,187 @@
 
 	.text
 
+/*
+ * The frame of a recorded call and its entry event (the top's fast path, top 1,
+ * and one instance's, top 0), assembled twice with their own labels (sfx) and
+ * rseq descriptors.  In: r8 = ip, r9 = the landing, r10 = ut_thr, r11 = the span,
+ * rdi = the shadow stack, ecx = its top, rsi = the slot, edx = depth (bit 16: a
+ * tail call); the instance's slot and generation in the red zone.  Out: the frame
+ * complete, the slot hijacked.  The abort handler is SPAN_ABORT's.
+ */
+	.macro FRAME_PUSH sfx, top
+	/* reserve the frame: top + 1 first, flags 0 until it is complete (graph.c) */
+	leal 1(%rcx), %eax
+	movl %eax, %fs:THR_GTOP(%r10)
+	shlq $GF_SHIFT, %rcx
+	addq %rcx, %rdi				/* rdi: our frame */
+	movw $0, GF_FLAGS(%rdi)
+	movq %rsi, GF_SLOT(%rdi)
+	movq (%rsi), %rax
+	btl $16, %edx
+	jnc 5f
+	movq GF_RET-GF_SIZE(%rdi), %rax		/* tail call: the top frame's original */
+5:	movq %rax, GF_RET(%rdi)
+	movq %r8, GF_IP(%rdi)
+	movq %r9, GF_LANDING(%rdi)
+	movw %dx, GF_DEPTH(%rdi)
+	.if !\top
+	/* what graph.c reads of an instance's frame: imask, isilent, igen, no NOSLEEP clock */
+	movl RZ_ISLOT(%rsp), %ecx
+	movl $1, %eax
+	shlq %cl, %rax
+	movq %rax, GF_IMASK(%rdi)
+	movq $0, GF_ISILENT(%rdi)
+	movl RZ_IGEN(%rsp), %eax
+	movl %eax, GF_IGEN(%rdi)
+	movq $0, GF_MONO(%rdi)
+	.endif
+	movzbl %fs:THR_EVFLAGS(%r10), %r9d
+	movb %r9b, GF_EVFLAGS(%rdi)
+	movl %fs:THR_TID(%r10), %eax
+	shlq $32, %rax
+	shll $24, %r9d
+	orq %rax, %r9
+	orq $EV_HDR_GENT, %r9			/* r9: header */
+	.if \top
+	/* the profiler's plain frame (.Le_prof): no entry event, only the time */
+	cmpl $0, CTL_PROFILE_ON(%r11)
+	jne .L\sfx\()_unwritten
+	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
+	jne .L\sfx\()_unwritten
+	.endif
+	RSEQ_BEGIN %r10, .L\sfx\()_unwritten, .Lcs_\sfx, .L\sfx\()_restart, .Lstart_\sfx	/* r10: struct rseq */
+	RING_RESERVE 32, .L\sfx\()_unwritten, .Lcommit_\sfx
+	movq GF_IP(%rdi), %rax
+	movq %rax, 16(%r8)			/* ip */
+	movzwl GF_DEPTH(%rdi), %eax
+	movq %rax, 24(%r8)			/* depth, nextra 0 */
+.Lcommit_\sfx:
+	movq %rsi, (%rcx)			/* THE commit (or dropped + 1: full) */
+.Lpost_\sfx:
+	testb $8, %cl				/* full: no entry, as for a disabled ring */
+	jnz .L\sfx\()_unwritten
+	movq %rdx, GF_CALLTIME(%rdi)
+	movq %rsi, GF_POST(%rdi)
+	subq %r11, %rcx
+	subl $(4096 - 128), %ecx
+	shrl $7, %ecx				/* 1 + the cpu of that rb_cpu */
+	movw %cx, GF_CPU(%rdi)
+	jmp .L\sfx\()_hijack
+.L\sfx\()_unwritten:			/* the ring took nothing: the frame without an entry */
+	rdtsc
+	shlq $32, %rdx
+	orq %rax, %rdx
+	movq %rdx, GF_CALLTIME(%rdi)
+	movw $0, GF_CPU(%rdi)
+.L\sfx\()_hijack:
+	.if \top
+	movw $GF_VALID, GF_FLAGS(%rdi)		/* complete */
+	.else
+	movw $GF_IFRAME, GF_FLAGS(%rdi)
+	.endif
+	movq GF_LANDING(%rdi), %rax
+	movq %rax, 72(%rsp)			/* the slot: return to us */
+	.endm
+
+/*
+ * The abort handler of FRAME_PUSH's or RET_WRITE's sequence: rdi is still the
+ * frame; r10 the rseq area and r11 the span (the top's, or the frame's instance's)
+ * again, and back to the restart, or to \fail when detached meanwhile.
+ */
+	.macro SPAN_ABORT sfx, top, fail
+	.byte 0x0f, 0xb9, 0x3d
+	.long RSEQ_SIG
+.Labort_\sfx:
+	movq ut_thr@gottpoff(%rip), %r10
+	movq %fs:THR_RSEQ(%r10), %r10
+	.if \top
+	movq ut_rt_ctl(%rip), %r11
+	testq %r11, %r11
+	jnz .L\sfx\()_restart
+	.else
+	INST_SPAN \fail
+	jmp .L\sfx\()_restart
+	.endif
+	jmp \fail
+	.endm
+
+/* r11: the span of the instance of frame rdi (its imask), or to \none when detached. */
+	.macro INST_SPAN none
+	cmpq $0, ut_rt_ctl(%rip)
+	je \none
+	bsfq GF_IMASK(%rdi), %rax
+	leaq ut_stub_bases(%rip), %r11
+	movq 8(%r11,%rax,8), %r11
+	testq %r11, %r11
+	jz \none
+	.endm
+
+/*
+ * At an entry, this thread (r10: ut_thr) has a tid, is not inside the runtime and
+ * has a shadow stack with room for a frame, else \slow.  Out: rdi = the stack, ecx
+ * = its top, rsi = the slot, edx = 0 (the depth on an empty stack), and the flags
+ * of `testl %ecx, %ecx`.
+ */
+	.macro STACK_ROOM slow
+	cmpl $0, %fs:THR_TID(%r10)
+	je \slow
+	cmpb $0, %fs:THR_GUARD(%r10)
+	jne \slow
+	movq %fs:THR_GFRAMES(%r10), %rdi	/* rdi: the shadow stack */
+	testq %rdi, %rdi
+	jz \slow
+	movl %fs:THR_GTOP(%r10), %ecx		/* ecx: top */
+	cmpl $STACK_MAX, %ecx
+	jae \slow
+	leaq 72(%rsp), %rsi			/* rsi: the slot */
+	xorl %edx, %edx				/* edx: depth 0 if empty */
+	testl %ecx, %ecx
+	.endm
+
+/*
+ * Is instance slot \idx + 1 still the graph instance frame \f was entered in
+ * (route.c's rule: ut_route_gslot[slot], and no ut_route_gone[slot] after the
+ * frame's igen)?  Else to \gone.  Clobbers \tmp (\tmp32 its low half).
+ */
+	.macro SLOT_LIVE f, idx, tmp, tmp32, gone
+	leaq ut_route_gslot(%rip), \tmp
+	cmpb $0, 1(\tmp,\idx)
+	je \gone
+	leaq ut_route_gone(%rip), \tmp
+	movl 4(\tmp,\idx,4), \tmp32
+	subl GF_IGEN(\f), \tmp32
+	testl \tmp32, \tmp32
+	jg \gone
+	.endm
+
+/*
+ * r11: the span of instance slot \idx + 1 (ut_stub_bases) while its control page
+ * says function_graph and tracing_on, else \off.
+ */
+	.macro INST_GRAPHING idx, off
+	leaq ut_stub_bases(%rip), %r11
+	movq 8(%r11,\idx,8), %r11
+	testq %r11, %r11
+	jz \off
+	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
+	jne \off
+	cmpl $0, CTL_TRACING_ON(%r11)
+	je \off
+	.endm
+
+/* An entry's slow path: C decides (fn: ut_graph_entry or ut_graph_entry_inst). */
+	.macro ENTRY_SLOW fn
+	PUSH %rbx
+	SAVE_FP 0, 1				/* (keeps r8, r9) */
+	leaq 80(%rbx), %rdi			/* the slot */
+	movq %r8, %rsi				/* ip */
+	movq %r9, %rdx				/* landing */
+	call \fn
+	RESTORE_FP 0, 0, 1
+	POP %rbx
+	.endm
+
 /* ---- entry ----------------------------------------------------------------------- */
 
 	/* Tracing off: return at once (to the site's stub or to site + 5). */
@@ -313,25 +504,13 @@ ut_tramp_graph_site:
 	cmpl %eax, %fs:THR_TASK_NO(%r10)
 	je .Le_done
 	jmp .Le_slow
-2:	cmpl $0, %fs:THR_TID(%r10)
-	je .Le_slow
-	cmpb $0, %fs:THR_GUARD(%r10)
-	jne .Le_slow
-	movq %fs:THR_GFRAMES(%r10), %rdi	/* rdi: the shadow stack */
-	testq %rdi, %rdi
-	jz .Le_slow
-	movl %fs:THR_GTOP(%r10), %ecx		/* ecx: top */
-	cmpl $STACK_MAX, %ecx
-	jae .Le_slow
 	/*
 	 * A tail call finds its slot holding the landing of the top frame, whose slot
 	 * it is: the new frame gets the same slot and that frame's original return
 	 * address (graph.c's rule), and bit 16 of edx says so.  An equal slot holding
 	 * anything else is a dead frame: C.
 	 */
-	leaq 72(%rsp), %rsi			/* rsi: the slot */
-	xorl %edx, %edx				/* edx: depth 0 if empty */
-	testl %ecx, %ecx
+2:	STACK_ROOM .Le_slow
 	jz 3f
 	movl %ecx, %eax
 	shlq $GF_SHIFT, %rax
@@ -374,61 +553,8 @@ ut_tramp_graph_site:
 	je 6f
 	cmpl $0, %fs:THR_GFUNCS(%r10)
 	je .Le_done
-6:	/* reserve the frame: top + 1 first, flags 0 until it is complete (graph.c) */
-	leal 1(%rcx), %eax
-	movl %eax, %fs:THR_GTOP(%r10)
-	shlq $GF_SHIFT, %rcx
-	addq %rcx, %rdi				/* rdi: our frame */
-	movw $0, GF_FLAGS(%rdi)
-	movq %rsi, GF_SLOT(%rdi)
-	movq (%rsi), %rax
-	btl $16, %edx
-	jnc 5f
-	movq GF_RET-GF_SIZE(%rdi), %rax		/* tail call: the top frame's original */
-5:	movq %rax, GF_RET(%rdi)
-	movq %r8, GF_IP(%rdi)
-	movq %r9, GF_LANDING(%rdi)
-	movw %dx, GF_DEPTH(%rdi)
-	movzbl %fs:THR_EVFLAGS(%r10), %r9d
-	movb %r9b, GF_EVFLAGS(%rdi)
-	movl %fs:THR_TID(%r10), %eax
-	shlq $32, %rax
-	shll $24, %r9d
-	orq %rax, %r9
-	orq $EV_HDR_GENT, %r9			/* r9: header */
-	/* the profiler's plain frame (.Le_prof): no entry event, only the time */
-	cmpl $0, CTL_PROFILE_ON(%r11)
-	jne .Le_unwritten
-	cmpl $TRACER_GRAPH, CTL_TRACER(%r11)
-	jne .Le_unwritten
-	RSEQ_BEGIN %r10, .Le_unwritten, .Lcs_e, .Le_restart, .Lstart_e	/* r10: struct rseq */
-	RING_RESERVE 32, .Le_unwritten, .Lcommit_e
-	movq GF_IP(%rdi), %rax
-	movq %rax, 16(%r8)			/* ip */
-	movzwl GF_DEPTH(%rdi), %eax
-	movq %rax, 24(%r8)			/* depth, nextra 0 */
-.Lcommit_e:
-	movq %rsi, (%rcx)			/* THE commit (or dropped + 1: full) */
-.Lpost_e:
-	testb $8, %cl				/* full: no entry, as for a disabled ring */
-	jnz .Le_unwritten
-	movq %rdx, GF_CALLTIME(%rdi)
-	movq %rsi, GF_POST(%rdi)
-	subq %r11, %rcx
-	subl $(4096 - 128), %ecx
-	shrl $7, %ecx				/* 1 + the cpu of that rb_cpu */
-	movw %cx, GF_CPU(%rdi)
-	jmp .Le_hijack
-.Le_unwritten:				/* the ring took nothing: the frame without an entry */
-	rdtsc
-	shlq $32, %rdx
-	orq %rax, %rdx
-	movq %rdx, GF_CALLTIME(%rdi)
-	movw $0, GF_CPU(%rdi)
-.Le_hijack:
-	movw $GF_VALID, GF_FLAGS(%rdi)		/* complete */
-	movq GF_LANDING(%rdi), %rax
-	movq %rax, 72(%rsp)			/* the slot: return to us */
+6:
+	FRAME_PUSH e, 1
 .Le_done:
 	.cfi_remember_state
 	POP_GPRS 0
@@ -460,27 +586,142 @@ ut_tramp_graph_site:
 	jmp .Le_checks
 
 .Le_slow:
-	PUSH %rbx
-	SAVE_FP 0, 1				/* (keeps r8, r9) */
-	leaq 80(%rbx), %rdi			/* the slot */
-	movq %r8, %rsi				/* ip */
-	movq %r9, %rdx				/* landing */
-	call ut_graph_entry
-	RESTORE_FP 0, 0, 1
-	POP %rbx
+	ENTRY_SLOW ut_graph_entry
 	jmp .Le_done
 
-	.byte 0x0f, 0xb9, 0x3d
-	.long RSEQ_SIG
-.Labort_e:					/* rdi: still the frame */
-	movq ut_thr@gottpoff(%rip), %r10
-	movq %fs:THR_RSEQ(%r10), %r10
-	movq ut_rt_ctl(%rip), %r11
-	testq %r11, %r11
-	jnz .Le_restart
-	jmp .Le_unwritten			/* detached meanwhile */
+	SPAN_ABORT e, 1, .Le_unwritten
 	.cfi_endproc
 	.size ut_tramp_graph_site, . - ut_tramp_graph_site
+
+	/*
+	 * A site's entry of one function_graph instance (stubs.c, route.c): [rsp] =
+	 * E + 6, the `jmp B` of its entry, [rsp + 8] = the slot.  The instance is the
+	 * one bit of the site's graph mask (read after ut_route_gen, route.c's order),
+	 * its span that of the stubs' instance entries (ut_stub_bases).  The frame is
+	 * the fast path's, with graph.c's instance fields (GF_IFRAME): on an empty
+	 * stack at depth 0, on a live GF_IFRAME frame of the same instance (graph.S's
+	 * or C's) one deeper, so that its depth is what inst_walk counts.  Anything
+	 * else goes to ut_graph_entry_inst, and so does what the top's fast path
+	 * leaves to C: tracing_thresh, max_graph_depth, set_graph_function and
+	 * set_graph_notrace (the top's UT_CTL_GRAPH_SELECT), the profiler, the
+	 * instance's graph options, a thread set_ftrace_pid has not answered for.
+	 */
+	.globl ut_tramp_graph_isite
+	.hidden ut_tramp_graph_isite
+	.type ut_tramp_graph_isite, @function
+	.balign 64
+ut_tramp_graph_isite:
+	.cfi_startproc
+	movq ut_rt_ctl(%rip), %r11
+	testq %r11, %r11
+	jz 1f
+	cmpl $0, ut_rt_off(%rip)
+	je 2f
+1:	ret
+2:	PUSH_GPRS 0
+	movq 64(%rsp), %r9			/* E + 6 */
+	movslq 1(%r9), %rax
+	leaq 5(%r9,%rax), %r9			/* B */
+	movslq 17(%r9), %r8
+	leaq 21(%r9,%r8), %r8			/* r8: ip = site + 5 */
+	addq $5, %r9				/* r9: the landing, C */
+	cmpq $0, CTL_THRESH(%r11)
+	jne .Li_slow
+	cmpl $0, CTL_MAX_DEPTH(%r11)
+	jne .Li_slow
+	testl $GRAPH_SELECT, CTL_GRAPH_OPTS(%r11)	/* set_graph_function, set_graph_notrace */
+	jnz .Li_slow
+	cmpl $0, CTL_PROFILE_ON(%r11)
+	jne .Li_slow
+	movl ut_route_gen(%rip), %eax
+	movl %eax, RZ_IGEN(%rsp)
+	cmpl $0, ut_routes_live(%rip)
+	je .Li_done
+	movq ut_route_masks(%rip), %rcx
+	testq %rcx, %rcx
+	jz .Li_done
+	movl GSTUB_INDEX(%r9), %edx		/* rdx: the site's index */
+	cmpl ut_nr_sites(%rip), %edx
+	jae .Li_slow
+	movq ROUTE_GMASKS(%rcx,%rdx,8), %rcx	/* the site's graph mask */
+	testq %rcx, %rcx
+	jz .Li_done
+	leaq -1(%rcx), %rax
+	testq %rax, %rcx
+	jnz .Li_slow				/* several instances */
+	bsfq %rcx, %rcx
+	movq %rcx, RZ_ISLOT(%rsp)
+	INST_GRAPHING %rcx, .Li_done
+	cmpl $0, CTL_GRAPH_OPTS(%r11)
+	jne .Li_slow
+	movq ut_thr@gottpoff(%rip), %r10
+	movl ut_rt_task_gen(%rip), %eax
+	cmpl %eax, %fs:THR_TASK_OK(%r10)
+	jne .Li_slow
+	STACK_ROOM .Li_slow
+	jz 6f
+	movl %ecx, %eax
+	shlq $GF_SHIFT, %rax
+	leaq -GF_SIZE(%rdi,%rax), %rax		/* the top frame */
+	cmpw $GF_IFRAME, GF_FLAGS(%rax)
+	jne .Li_slow
+	cmpq %rsi, GF_SLOT(%rax)
+	jbe .Li_slow				/* dead, or a tail call from it */
+	bsfq GF_IMASK(%rax), %rdx
+	cmpq RZ_ISLOT(%rsp), %rdx
+	jne .Li_slow				/* another instance's */
+	SLOT_LIVE %rax, %rdx, %rcx, %ecx, .Li_slow
+	movzwl GF_DEPTH(%rax), %edx
+	incl %edx
+	movl %fs:THR_GTOP(%r10), %ecx
+6:
+	FRAME_PUSH i, 0
+.Li_done:
+	.cfi_remember_state
+	POP_GPRS 0
+	ret
+	.cfi_restore_state
+
+.Li_slow:
+	ENTRY_SLOW ut_graph_entry_inst
+	jmp .Li_done
+
+	SPAN_ABORT i, 0, .Li_unwritten
+	.cfi_endproc
+	.size ut_tramp_graph_isite, . - ut_tramp_graph_isite
+
+/*
+ * The exit event of frame rdi into span r11 (the top's fast path, top 1; one
+ * instance's, top 0), with its own labels (sfx) and rseq descriptor; then the
+ * pop.  r10: ut_thr.  The abort handler is SPAN_ABORT's.
+ */
+	.macro RET_WRITE sfx
+	movzbl %fs:THR_EVFLAGS(%r10), %r9d
+	movl %fs:THR_TID(%r10), %eax
+	shlq $32, %rax
+	shll $24, %r9d
+	orq %rax, %r9
+	orq $EV_HDR_GRET, %r9
+	RSEQ_BEGIN %r10, .Lr_slow, .Lcs_\sfx, .L\sfx\()_restart, .Lstart_\sfx	/* r10: struct rseq */
+	RING_RESERVE 48, .Lr_slow, .Lcommit_\sfx
+	movq GF_IP(%rdi), %rax
+	movq %rax, 16(%r8)			/* ip */
+	movq GF_CALLTIME(%rdi), %rax
+	movq %rax, 24(%r8)			/* calltime */
+	movq ut_thr@gottpoff(%rip), %rax
+	movl %fs:THR_GOVERRUN(%rax), %eax
+	shlq $32, %rax
+	movzwl GF_DEPTH(%rdi), %r11d		/* (the abort handler reloads r11) */
+	orq %r11, %rax
+	movq %rax, 32(%r8)			/* depth, overrun */
+	movq 64(%rsp), %rax
+	movq %rax, 40(%r8)			/* retval = rax */
+.Lcommit_\sfx:
+	movq %rsi, (%rcx)			/* THE commit (or dropped + 1: full) */
+.Lpost_\sfx:
+	movq ut_thr@gottpoff(%rip), %r10
+	jmp .Lr_pop
+	.endm
 
 /* ---- return ------------------------------------------------------------------------ */
 
@@ -515,7 +756,7 @@ ut_return_to_handler:
 	cmpq %rsi, GF_SLOT(%rdi)
 	jne .Lr_slow				/* dead frames above, or not on top */
 	cmpw $GF_VALID, GF_FLAGS(%rdi)
-	jne .Lr_slow
+	jne .Lr_inst				/* one instance's, or C */
 	cmpb $0, %fs:THR_GUARD(%r10)
 	jne .Lr_slow
 	/*
@@ -554,31 +795,7 @@ ut_return_to_handler:
 	testq %rcx, %rcx
 	jnz .Lr_thresh
 .Lr_write:
-	movzbl %fs:THR_EVFLAGS(%r10), %r9d
-	movl %fs:THR_TID(%r10), %eax
-	shlq $32, %rax
-	shll $24, %r9d
-	orq %rax, %r9
-	orq $EV_HDR_GRET, %r9
-	RSEQ_BEGIN %r10, .Lr_slow, .Lcs_r, .Lr_restart, .Lstart_r	/* r10: struct rseq */
-	RING_RESERVE 48, .Lr_slow, .Lcommit_r
-	movq GF_IP(%rdi), %rax
-	movq %rax, 16(%r8)			/* ip */
-	movq GF_CALLTIME(%rdi), %rax
-	movq %rax, 24(%r8)			/* calltime */
-	movq ut_thr@gottpoff(%rip), %rax
-	movl %fs:THR_GOVERRUN(%rax), %eax
-	shlq $32, %rax
-	movzwl GF_DEPTH(%rdi), %r11d		/* (.Labort_r reloads r11) */
-	orq %r11, %rax
-	movq %rax, 32(%r8)			/* depth, overrun */
-	movq 64(%rsp), %rax
-	movq %rax, 40(%r8)			/* retval = rax */
-.Lcommit_r:
-	movq %rsi, (%rcx)			/* THE commit (or dropped + 1: full) */
-.Lpost_r:
-	movq ut_thr@gottpoff(%rip), %r10
-	jmp .Lr_pop
+	RET_WRITE r
 
 	/*
 	 * The function profiler alone (as .Le_prof): count the plain frame rdi in the
@@ -758,15 +975,41 @@ ut_return_to_handler:
 	ret					/* to the original return address, now in the slot */
 	.cfi_restore_state
 
-	.byte 0x0f, 0xb9, 0x3d
-	.long RSEQ_SIG
-.Labort_r:
-	movq ut_thr@gottpoff(%rip), %r10
-	movq %fs:THR_RSEQ(%r10), %r10
+	SPAN_ABORT r, 1, .Lr_slow
+
+	/*
+	 * A frame of one instance (GF_IFRAME, ut_tramp_graph_isite's), alone on its
+	 * slot: its exit into that instance's span while the slot is still the graph
+	 * instance it was at the entry (route.c's ut_route_gen and ut_route_gone: a
+	 * tracer switch or an rmdir since, and the exit is written nowhere) and its
+	 * control page says function_graph and tracing_on.  Under tracing_thresh, or
+	 * with its sleep-time or funcgraph-irqs off: C, as for its entry.
+	 */
+.Lr_inst:
+	cmpw $GF_IFRAME, GF_FLAGS(%rdi)
+	jne .Lr_slow
+	cmpb $0, %fs:THR_GUARD(%r10)
+	jne .Lr_slow
+	cmpl $1, %fs:THR_GTOP(%r10)
+	je 1f
+	cmpq %rsi, GF_SLOT-GF_SIZE(%rdi)
+	je .Lr_slow				/* a tail call chain: C */
+1:	movq GF_RET(%rdi), %rax
+	movq %rax, 72(%rsp)			/* return to the original */
 	movq ut_rt_ctl(%rip), %r11
 	testq %r11, %r11
-	jnz .Lr_restart
-	jmp .Lr_slow
+	jz .Lr_pop
+	cmpq $0, CTL_THRESH(%r11)
+	jne .Lr_slow
+	bsfq GF_IMASK(%rdi), %rcx
+	SLOT_LIVE %rdi, %rcx, %rax, %eax, .Lr_pop
+	cmpl $0, ut_rt_off(%rip)		/* tracing_off() here */
+	jne .Lr_pop
+	INST_GRAPHING %rcx, .Lr_pop
+	testl $3, CTL_GRAPH_OPTS(%r11)		/* NOIRQS, NOSLEEP */
+	jne .Lr_slow
+	RET_WRITE q
+	SPAN_ABORT q, 0, .Lr_slow
 	.cfi_endproc
 	.size ut_return_to_handler, . - ut_return_to_handler
 
@@ -889,6 +1132,18 @@ ut_graph_rewind_on_cpu:
 	.quad .Lstart_r
 	.quad .Lpost_r - .Lstart_r
 	.quad .Labort_r
+	.balign 32
+.Lcs_i:
+	.long 0, 0
+	.quad .Lstart_i
+	.quad .Lpost_i - .Lstart_i
+	.quad .Labort_i
+	.balign 32
+.Lcs_q:
+	.long 0, 0
+	.quad .Lstart_q
+	.quad .Lpost_q - .Lstart_q
+	.quad .Labort_q
 	.balign 32
 .Lcs_t:
 	.long 0, 0

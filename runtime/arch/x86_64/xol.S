@@ -4,20 +4,24 @@
  * through (xol.c), and the per-site code that leads to it.
  *
  * A probed address addr either holds int3 (TRAP mode: the SIGTRAP handler sets
- * rip to the site's slot) or jmp slot (JMP mode).  Either way the slot runs with
- * every register as it was before addr's instruction, and the program's rsp.  A
- * slot, written by xol.c near the object (jmp rel32 reaches it), is:
+ * rip to the probe's entry in the site's slot) or lies under a jmp to the slot
+ * (JMP mode; the jmp may start a few bytes earlier, and the slot then first runs
+ * copies of those instructions).  Either way the probe's entry runs with every
+ * register as it was before addr's instruction, and the program's rsp.  A slot,
+ * written by xol.c near the object (jmp rel32 reaches it), is:
  *
- *   lea -128(%rsp), %rsp     leave the red zone alone: addr may be in a leaf
+ *   (copies of the window's instructions before addr, relocated)
+ *   lea -128(%rsp), %rsp     the probe's entry; leave the red zone alone: addr
+ *                            may be in a leaf
  *   pushq site(%rip)         the struct ut_xol
  *   pushq addr(%rip)         rip as the program would have it
  *   call *entry(%rip)        here; its return address is the copy right after
- *   (at UT_XOL_COPY_OFF) the displaced instructions, relocated, then jmp back
+ *   (copies of addr's instruction and the window's rest, relocated; jmp back)
  *
  * A call and a ret, so that a shadow stack (CET) and the return predictor agree.
  * On entry [rsp] = the copy, [rsp + 8] = addr, [rsp + 16] = site, and the
- * program's rsp is rsp + 152.  The entry pushes the flags (nothing before has
- * changed them), addr again and the general registers, so that the frame reads
+ * program's rsp is rsp + 152.  The entry pushes the flags (nothing between addr and
+ * here changes them), addr again and the general registers, so that the frame reads
  * as struct ut_xol_regs (rax at the lowest address, then rbx ... r15, rip,
  * flags), fills in the program's rsp, saves the whole vector and x87 state
  * (fpsave.h: addr may be anywhere, even amid x87 code), and calls
