@@ -343,7 +343,7 @@ echo 0 > "$T/tracing_max_latency"
 expect_eq "tracing_max_latency back to 0" "0" "$(cat "$T/tracing_max_latency")"
 expect_eq "tracing_max_latency mode" "640" "$(stat -c %a "$T/tracing_max_latency")"
 
-expect_eq "available_tracers" "timerlat osnoise hwlat function_graph preemptirqsoff preemptoff irqsoff function nop" "$(cat "$T/available_tracers")"
+expect_eq "available_tracers" "timerlat osnoise hwlat function_graph wakeup_dl wakeup_rt wakeup preemptirqsoff preemptoff irqsoff function nop" "$(cat "$T/available_tracers")"
 expect_eq "max_graph_depth starts at 0" "0" "$(cat "$T/max_graph_depth")"
 echo 3 > "$T/max_graph_depth"
 expect_eq "max_graph_depth reads back" "3" "$(cat "$T/max_graph_depth")"

@@ -48,7 +48,7 @@ expect_eq "instance defaults" "1410
 nop
 1
 [local] global counter uptime perf mono mono_raw boot tai x86-tsc
-timerlat osnoise hwlat function_graph preemptirqsoff preemptoff irqsoff function nop" "$(cat "$I/a/buffer_size_kb"; cat "$I/a/buffer_total_size_kb" |
+timerlat osnoise hwlat function_graph wakeup_dl wakeup_rt wakeup preemptirqsoff preemptoff irqsoff function nop" "$(cat "$I/a/buffer_size_kb"; cat "$I/a/buffer_total_size_kb" |
 	sed "s/^$((1410 * $(ls "$T/per_cpu" | wc -l)))\$/2820/"; cat "$I/a/current_tracer" \
 	"$I/a/tracing_on" "$I/a/trace_clock" "$I/a/available_tracers")"
 expect_eq "instance per-CPU size" "1410" "$(cat "$I/a/per_cpu/cpu0/buffer_size_kb")"
