@@ -117,7 +117,7 @@ static int arm_with(void *at, void *fn, int bounded, ut_xol_fn handler, void *ct
 	if (bounded)
 		bounds(fn, &lo, &hi);
 	pthread_mutex_lock(&ut_rt_lock);
-	err = ut_xol_arm((uintptr_t)at, lo, hi, handler, ctx, x);
+	err = ut_xol_arm((uintptr_t)at, lo, hi, handler, NULL, ctx, x);
 	pthread_mutex_unlock(&ut_rt_lock);
 	return err;
 }
