@@ -20,6 +20,21 @@
 	.size \name, . - \name
 	.endm
 
+	/* the registers the C ABI's callee keeps, for functions that set every one */
+	.macro PUSH_CALLEE
+	.irp r, rbx, rbp, r12, r13, r14, r15
+	push %\r
+	.cfi_adjust_cfa_offset 8
+	.endr
+	.endm
+
+	.macro POP_CALLEE
+	.irp r, r15, r14, r13, r12, rbp, rbx
+	pop %\r
+	.cfi_adjust_cfa_offset -8
+	.endr
+	.endm
+
 	/*
 	 * hidden: out of the dynamic symbol table, so that dladdr1() on a function
 	 * whose first instruction is a label finds the function (with its size), not
@@ -54,18 +69,7 @@ xf_table:
  * the flags survived); returns 0x1001.
  */
 FUNC xf_regs
-	push %rbx
-	.cfi_adjust_cfa_offset 8
-	push %rbp
-	.cfi_adjust_cfa_offset 8
-	push %r12
-	.cfi_adjust_cfa_offset 8
-	push %r13
-	.cfi_adjust_cfa_offset 8
-	push %r14
-	.cfi_adjust_cfa_offset 8
-	push %r15
-	.cfi_adjust_cfa_offset 8
+	PUSH_CALLEE
 	movq %rsp, xf_rsp_seen(%rip)
 	mov $0x1000, %rax
 	mov $0x2000, %rbx
@@ -86,18 +90,7 @@ FUNC xf_regs
 LABEL xf_regs_at
 	adc $0, %rax
 	add $0, %rbx			/* displaced too in JMP mode */
-	pop %r15
-	.cfi_adjust_cfa_offset -8
-	pop %r14
-	.cfi_adjust_cfa_offset -8
-	pop %r13
-	.cfi_adjust_cfa_offset -8
-	pop %r12
-	.cfi_adjust_cfa_offset -8
-	pop %rbp
-	.cfi_adjust_cfa_offset -8
-	pop %rbx
-	.cfi_adjust_cfa_offset -8
+	POP_CALLEE
 	ret
 END xf_regs
 
@@ -236,18 +229,7 @@ END xf_mid
  * the same order (struct ut_xol_regs' for the general ones), flags at [48].
  */
 FUNC xf_keep
-	push %rbx
-	.cfi_adjust_cfa_offset 8
-	push %rbp
-	.cfi_adjust_cfa_offset 8
-	push %r12
-	.cfi_adjust_cfa_offset 8
-	push %r13
-	.cfi_adjust_cfa_offset 8
-	push %r14
-	.cfi_adjust_cfa_offset 8
-	push %r15
-	.cfi_adjust_cfa_offset 8
+	PUSH_CALLEE
 	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
 	movdqu xf_keep_in+128+16*\i(%rip), %xmm\i
 	.endr
@@ -290,18 +272,7 @@ LABEL xf_keep_at
 	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
 	movdqu %xmm\i, xf_keep_out+128+16*\i(%rip)
 	.endr
-	pop %r15
-	.cfi_adjust_cfa_offset -8
-	pop %r14
-	.cfi_adjust_cfa_offset -8
-	pop %r13
-	.cfi_adjust_cfa_offset -8
-	pop %r12
-	.cfi_adjust_cfa_offset -8
-	pop %rbp
-	.cfi_adjust_cfa_offset -8
-	pop %rbx
-	.cfi_adjust_cfa_offset -8
+	POP_CALLEE
 	ret
 END xf_keep
 
