@@ -24,8 +24,7 @@ hits() {
 
 ut_mount
 traced "$P" list
-i=0
-while [ $i -lt 250 ] && ! grep -q '^ut_fast:keep$' "$T/available_events"; do sleep 0.02; i=$((i + 1)); done
+wait_listed ut_fast:keep
 expect_eq "both probes are listed" "ut_fast:bad
 ut_fast:keep" "$(grep '^ut_fast:' "$T/available_events" | sort)"
 echo 1 > "$T/events/ut_fast/enable"

@@ -25,6 +25,7 @@
 #include <sys/sdt.h>
 #include <unistd.h>
 
+#include "sdt_note.h"
 #include "sdt_sites.h"
 
 long sdt_fast_global = 1000;
@@ -93,20 +94,7 @@ static __attribute__((noipa)) long loop_xmm(long n)
 /* ut_fast:bad: "8@(%rdx) 8@8(%rcx) 8@%rax" with rdx = 16, rcx = -16, rax = 5 */
 static __attribute__((noipa)) void fire_bad(void)
 {
-	__asm__ volatile("990: nop\n"
-			 ".pushsection .note.stapsdt,\"\",\"note\"\n"
-			 ".balign 4\n"
-			 ".4byte 992f-991f, 994f-993f, 3\n"
-			 "991: .asciz \"stapsdt\"\n"
-			 "992: .balign 4\n"
-			 "993: .8byte 990b\n"
-			 ".8byte _.stapsdt.base\n"
-			 ".8byte 0\n"
-			 ".asciz \"ut_fast\"\n"
-			 ".asciz \"bad\"\n"
-			 ".asciz \"8@(%%rdx) 8@8(%%rcx) 8@%%rax\"\n"
-			 "994: .balign 4\n"
-			 ".popsection\n"
+	__asm__ volatile("990: nop\n" SDT_NOTE("ut_fast", "bad", "8@(%%rdx) 8@8(%%rcx) 8@%%rax", "", "0")
 			 :
 			 : "d"(16L), "c"(-16L), "a"(5L)
 			 : "memory");
