@@ -37,8 +37,8 @@
  * one keeps it, api.c).  An SDT probe's fast path (sdt.c) runs the same writer
  * without the vector state saved: this file is built with -mgeneral-regs-only
  * (Makefile: RT_GPR_SRC), and ut_event_write(.., fast) turns back, writing
- * nothing, before anything that calls out (registration, pid lists, filters,
- * the locked writer).
+ * nothing, before anything that calls out (registration, pid lists to reload,
+ * a filter on COMM, the locked writer).
  */
 #include <errno.h>
 #include <link.h>
@@ -643,6 +643,22 @@ static bool filter_passes(const struct ut_evf_prog *f, const unsigned char *rec,
 	return ut_evf_match(f, rec, size, cpu < 0 ? 0u : (unsigned int)cpu, comm);
 }
 
+/*
+ * Would a filter of row, for the slots in the mask, make a system call (COMM)?  The
+ * fast path leaves those to the slow one; a filter published after this check is
+ * run anyway (libc's syscall() touches no vector register, PR_GET_NAME keeps errno).
+ */
+static bool filters_call(struct flt_row *row, uint64_t m0, uint64_t m1)
+{
+	for (unsigned int slot = 0; slot < UT_EVT_INSTANCE_SLOTS; slot++) {
+		const struct ut_evf_prog *f = __atomic_load_n(&row->prog[slot], __ATOMIC_ACQUIRE);
+
+		if (f && (f->flags & UT_EVF_USES_COMM) && (slot < 64 ? (m0 >> slot) & 1 : m1))
+			return true;
+	}
+	return false;
+}
+
 UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned int size)
 {
 	ut_event_write(ev, buf, size, 0);
@@ -683,8 +699,8 @@ int ut_event_write(struct utrace_event *ev, void *buf, unsigned int size, int fa
 	}
 	struct flt_row *row = __atomic_load_n(&flt_live, __ATOMIC_ACQUIRE) ? flt_row_of(ev, 0) : NULL;
 
-	if (row && fast)
-		return 1; /* the filter may read comm, the CPU: system calls */
+	if (row && fast && filters_call(row, m0, m1))
+		return 1;
 	e->h = (struct ut_ev){.len = (uint16_t)len,
 			      .type = UT_EV_EVENT,
 			      .flags = ut_thr.evflags,

@@ -568,7 +568,8 @@ struct utrace_event;
 /*
  * utrace_event_write()'s body.  fast: the caller saved no vector state (an SDT
  * probe's fast path, xol.h): 1 and nothing written where the write needs more
- * (the thread's first event, event pid lists to reload, a filter, no rseq); 0
+ * (the thread's first event, event pid lists to reload, a filter on COMM, no
+ * rseq); 0
  * otherwise.
  */
 int ut_event_write(struct utrace_event *ev, void *buf, unsigned int size, int fast);

@@ -36,9 +36,9 @@
  * surely mapped (the thread's own stack above its frame, a global the note names
  * inside the object's data), and writes it with ut_event_write(), the writer of
  * every program event.  Anything else (an operand elsewhere in memory, the
- * thread's first event, a filter, ...) sends the hit to sdt_hit, with the whole
- * state saved, which reads other memory with process_vm_readv() on the own
- * process (an address that faults gives 0, never a crash).
+ * thread's first event, a filter on COMM, ...) sends the hit to sdt_hit, with
+ * the whole state saved, which reads other memory with process_vm_readv() on
+ * the own process (an address that faults gives 0, never a crash).
  *
  * Probes come from one mmap'd table and are reused once their object is gone.
  */
