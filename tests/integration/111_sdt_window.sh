@@ -45,7 +45,7 @@ int3s() {
 
 ut_mount
 traced "$P" list
-wait_listed ut_loop:mid
+wait_listed_event ut_loop:mid
 expect_eq "both probes are listed" "ut_loop:guarded
 ut_loop:mid" "$(grep '^ut_loop:' "$T/available_events" | sort)"
 echo 1 > "$T/events/ut_loop/enable"

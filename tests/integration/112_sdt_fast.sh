@@ -24,7 +24,7 @@ hits() {
 
 ut_mount
 traced "$P" list
-wait_listed ut_fast:keep
+wait_listed_event ut_fast:keep
 expect_eq "both probes are listed" "ut_fast:bad
 ut_fast:keep" "$(grep '^ut_fast:' "$T/available_events" | sort)"
 echo 1 > "$T/events/ut_fast/enable"

@@ -97,9 +97,9 @@ fake_sites() {
 
 # traced PROG ARGS...: run a program with the runtime preloaded.
 traced() { LD_PRELOAD=$LIBUTRACE "$@"; }
-# wait_listed SYSTEM:EVENT [TRIES]: until available_events lists it (TRIES * 20 ms, 250
+# wait_listed_event SYSTEM:EVENT [TRIES]: until available_events lists it (TRIES * 20 ms, 250
 # unless given): utracefs enters a program's events as it reads the program's socket.
-wait_listed() {
+wait_listed_event() {
 	i=0
 	while [ $i -lt "${2:-250}" ] && ! grep -qx "$1" "$T/available_events"; do
 		sleep 0.02; i=$((i + 1))
@@ -121,7 +121,7 @@ start_driven() {
 driven_pid() { sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/$1.out"; }
 driven_worker() { sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/$1.out"; }
 # wait_listed FUNC: until available_filter_functions lists FUNC (at most 100 s)
-wait_listed() {
+wait_listed_event() {
 	i=0
 	while [ $i -lt 2000 ] && ! grep -q "^$1\$" "$T/available_filter_functions"; do
 		sleep 0.05; i=$((i + 1))
