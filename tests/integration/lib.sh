@@ -121,7 +121,7 @@ start_driven() {
 driven_pid() { sed -n 's/^pid \([0-9]*\) .*/\1/p' "$UT_TMP/$1.out"; }
 driven_worker() { sed -n 's/^pid [0-9]* worker \([0-9]*\)/\1/p' "$UT_TMP/$1.out"; }
 # wait_listed FUNC: until available_filter_functions lists FUNC (at most 100 s)
-wait_listed_event() {
+wait_listed() {
 	i=0
 	while [ $i -lt 2000 ] && ! grep -q "^$1\$" "$T/available_filter_functions"; do
 		sleep 0.05; i=$((i + 1))
