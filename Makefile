@@ -59,6 +59,11 @@ BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Icommon -D_GNU_SOURCE
 # Under SAN it gets UBSan only: an ASan library cannot be preloaded into a program
 # that was not itself built with ASan.
 RT_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec
+# What an SDT probe's fast path runs with only the general registers saved
+# (runtime/arch/x86_64/xol.S): built to touch no vector or x87 register, and not to
+# turn loops into calls of libc's memset/memcpy (which do).
+RT_GPR_SRC := runtime/events.c runtime/sdt.c common/ut_sdt.c
+RT_GPR_CFLAGS := -mgeneral-regs-only -fno-tree-loop-distribute-patterns
 ifneq ($(SAN),)
 BASE_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SAN_LDFLAGS := -fsanitize=$(SAN)
@@ -136,7 +141,7 @@ $(B)/obj/host/%.o: %.S
 	$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
 $(B)/obj/rt/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(RT_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(RT_CFLAGS) $(if $(filter $(RT_GPR_SRC),$<),$(RT_GPR_CFLAGS)) -MMD -MP -c $< -o $@
 $(B)/obj/rt/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -MMD -MP -c $< -o $@

@@ -34,7 +34,11 @@
  * event pid lists take the calling thread (evpid.c), with
  * the general writer (rseq, or the ring's lock in locked mode).  No lock, no
  * allocation; errno is untouched (the rseq writer makes no system call; the locked
- * one keeps it, api.c).
+ * one keeps it, api.c).  An SDT probe's fast path (sdt.c) runs the same writer
+ * without the vector state saved: this file is built with -mgeneral-regs-only
+ * (Makefile: RT_GPR_SRC), and ut_event_write(.., fast) turns back, writing
+ * nothing, before anything that calls out (registration, pid lists to reload,
+ * a filter on COMM, the locked writer).
  */
 #include <errno.h>
 #include <link.h>
@@ -639,7 +643,28 @@ static bool filter_passes(const struct ut_evf_prog *f, const unsigned char *rec,
 	return ut_evf_match(f, rec, size, cpu < 0 ? 0u : (unsigned int)cpu, comm);
 }
 
+/*
+ * Would a filter of row, for the slots in the mask, make a system call (COMM)?  The
+ * fast path leaves those to the slow one; a filter published after this check is
+ * run anyway (libc's syscall() touches no vector register, PR_GET_NAME keeps errno).
+ */
+static bool filters_call(struct flt_row *row, uint64_t m0, uint64_t m1)
+{
+	for (unsigned int slot = 0; slot < UT_EVT_INSTANCE_SLOTS; slot++) {
+		const struct ut_evf_prog *f = __atomic_load_n(&row->prog[slot], __ATOMIC_ACQUIRE);
+
+		if (f && (f->flags & UT_EVF_USES_COMM) && (slot < 64 ? (m0 >> slot) & 1 : m1))
+			return true;
+	}
+	return false;
+}
+
 UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned int size)
+{
+	ut_event_write(ev, buf, size, 0);
+}
+
+int ut_event_write(struct utrace_event *ev, void *buf, unsigned int size, int fast)
 {
 	struct ut_ctl *ctl = ut_rt_ctl;
 	struct ut_ev_event *e = buf;
@@ -648,24 +673,34 @@ UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned i
 	unsigned int len = (UT_EVENT_HDR + size + 7) & ~7u;
 	unsigned char *rec = e->rec;
 	uint16_t type = (uint16_t)id;
+	struct rseq *rs = ut_thr.rseq;
 	int32_t pid;
 
 	if (!ctl || !(m0 | m1) || !id || size < UT_EVENT_COMMON_SIZE || size > UT_EVENT_REC_MAX ||
 	    !ctl->tracing_on || ut_rt_off)
-		return;
-	if (!ut_thr.tid && !ut_rt_thread_first())
-		return;
+		return 0;
+	if (!ut_thr.tid && (fast || !ut_rt_thread_first()))
+		return fast;
+	if (fast && !rs)
+		return 1; /* the locked writer: system calls */
 	/* set_event_pid and co (evpid.c): without lists, one load and one branch */
 	uint32_t eg = __atomic_load_n(&ut_rt_ev_gen, __ATOMIC_ACQUIRE);
 
 	if (__builtin_expect(eg != 0, 0)) {
-		if (ut_thr.ev_gen != eg)
+		if (ut_thr.ev_gen != eg) {
+			if (fast)
+				return 1;
 			ut_evpid_refresh(eg);
+		}
 		m0 &= ut_thr.ev_ok[0];
 		m1 &= ut_thr.ev_ok[1];
 		if (!(m0 | m1))
-			return;
+			return 0;
 	}
+	struct flt_row *row = __atomic_load_n(&flt_live, __ATOMIC_ACQUIRE) ? flt_row_of(ev, 0) : NULL;
+
+	if (row && fast && filters_call(row, m0, m1))
+		return 1;
 	e->h = (struct ut_ev){.len = (uint16_t)len,
 			      .type = UT_EV_EVENT,
 			      .flags = ut_thr.evflags,
@@ -681,7 +716,6 @@ UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned i
 	memcpy(rec + 4, &pid, 4);
 	for (unsigned int i = UT_EVENT_HDR + size; i < len; i++)
 		rec[i - UT_EVENT_HDR] = 0; /* the padding: no stack bytes in the ring */
-	struct flt_row *row = __atomic_load_n(&flt_live, __ATOMIC_ACQUIRE) ? flt_row_of(ev, 0) : NULL;
 	char comm[16] = "";
 
 	for (unsigned int slot = 0; slot < UT_EVT_INSTANCE_SLOTS; slot++) {
@@ -695,10 +729,13 @@ UT_EXPORT void utrace_event_write(struct utrace_event *ev, void *buf, unsigned i
 		if (f && !filter_passes(f, rec, size, comm))
 			goto next; /* refused: not written, not counted, as in the kernel */
 		area = ut_rt_slot_area(ctl, slot);
-		if (area)
-			ut_rt_write_ev(ctl, area, &e->h);
+		if (area && rs)
+			ut_rb_write_post(area, ut_rt_nr_cpus, &e->h, rs, &(uint64_t){0});
+		else if (area)
+			ut_rt_write_ev(ctl, area, &e->h); /* locked, or counted lost */
 next:
 		if (slot < 64 && !(m0 >> slot >> 1) && !m1)
 			break; /* no more bits */
 	}
+	return 0;
 }

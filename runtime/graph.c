@@ -141,9 +141,6 @@ _Static_assert(offsetof(struct ut_gframe, igen) == 88, "graph.S GF_IGEN");
 _Static_assert((GF_VALID | GF_INST | GF_NOTOP | GF_IONE) == 0x1181, "graph.S GF_IFRAME");
 _Static_assert(UT_MAX_SITES == 1u << 22, "graph.S ROUTE_GMASKS");
 
-/* common/arch/x86_64/rb_write.S: ut_rb_write that also reports the wpos committed */
-int ut_rb_write_post(void *area, unsigned int nr_cpus, struct ut_ev *ev, struct rseq *rs,
-		     uint64_t *post);
 int ut_graph_cas_on_cpu(struct rseq *rs, unsigned int cpu, uint64_t *addr, uint64_t e0,
 			uint64_t e1, uint64_t n0);
 int ut_graph_rewind_on_cpu(struct rseq *rs, unsigned int cpu, void *area, uint64_t post,

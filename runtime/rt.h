@@ -450,6 +450,10 @@ uint8_t ut_sigblocked_now(void);
 struct rseq;
 /* Choose (and if needed register) this thread's area; sets ut_thr.rseq.  Slow path. */
 struct rseq *ut_rseq_thread_init(void);
+/* common/arch/x86_64/rb_write.S: ut_rb_write with the caller's rseq area, reporting
+ * the wpos committed (graph.c) */
+int ut_rb_write_post(void *area, unsigned int nr_cpus, struct ut_ev *ev, struct rseq *rs,
+		     uint64_t *post);
 /* ut_thr.rseq, for ut_rb_write (rb_write.S) when glibc registered no area. */
 struct rseq *ut_rb_rseq_fallback(void);
 
@@ -576,6 +580,9 @@ void ut_stack_apply(const struct ut_ctl *ctl);
 void ut_stack_check(uintptr_t *frame, uintptr_t fp);
 /* A new thread: the top of its stack from its attributes. */
 void ut_stack_thread_start(void);
+/* The top and lowest address of the thread's own stack, which sp is on, found
+ * once (ut_thr.stk_top, stk_lo): async-signal-safe. */
+void ut_stack_own(uintptr_t sp);
 /* The function event (and its stack with func_stack_trace) from C, any write mode:
  * tramp.S for a thread without rseq in locked mode, probe.c. */
 void ut_rt_func_locked(uintptr_t *frame, uintptr_t fp, struct ut_ctl *ctl);
@@ -604,6 +611,15 @@ void ut_events_apply(void);
 void ut_events_detach(void);
 /* After dlopen() returned: the new objects' events. */
 void ut_events_dl_opened(void);
+struct utrace_event;
+/*
+ * utrace_event_write()'s body.  fast: the caller saved no vector state (an SDT
+ * probe's fast path, xol.h): 1 and nothing written where the write needs more
+ * (the thread's first event, event pid lists to reload, a filter on COMM, no
+ * rseq); 0
+ * otherwise.
+ */
+int ut_event_write(struct utrace_event *ev, void *buf, unsigned int size, int fast);
 
 /* ---- which threads record events (evpid.c) ----------------------------------------------- */
 

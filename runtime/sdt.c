@@ -30,10 +30,15 @@
  * stored before the site is armed (no thread reaches the probe before), so that
  * the first hit after arming is written; the semaphore says "enabled" last.
  *
- * Hitting.  The probe's fn builds the record on its stack from the registers
- * xol hands it and memory read with process_vm_readv() on the own process (an
- * address that faults gives 0, never a crash) and writes it with
- * utrace_event_write(): the writer, filters and instances of every event.
+ * Hitting.  A hit first runs sdt_fast, with only the general registers saved
+ * (xol.S; this file is built not to touch the others): it builds the record on
+ * its stack from the registers xol hands it, constants, and memory that is
+ * surely mapped (the thread's own stack above its frame, a global the note names
+ * inside the object's data), and writes it with ut_event_write(), the writer of
+ * every program event.  Anything else (an operand elsewhere in memory, the
+ * thread's first event, a filter on COMM, ...) sends the hit to sdt_hit, with
+ * the whole state saved, which reads other memory with process_vm_readv() on
+ * the own process (an address that faults gives 0, never a crash).
  *
  * Probes come from one mmap'd table and are reused once their object is gone.
  */
@@ -64,6 +69,7 @@ struct ut_sdt_probe {
 	char print_fmt[SDT_FMT_MAX];
 	struct ut_sdt_arg args[UT_SDT_ARGS_MAX];
 	uint64_t sym_addr[UT_SDT_ARGS_MAX];
+	uint8_t direct[UT_SDT_ARGS_MAX]; /* a global in the object's data: read directly */
 	uint32_t nargs;
 	uint8_t used, armed, said, said_trap; /* said: not armed; said_trap: armed as an int3 */
 	uintptr_t addr;
@@ -95,8 +101,9 @@ struct scan {
 
 /*
  * Does [addr, addr + len) lie in one of the object's loaded segments with flags
- * want (PF_X: code, PF_W: data), outside its read-only-after-relocation part?  A
- * note is the file's word only: a site or a semaphore elsewhere is not touched.
+ * want (PF_X: code, PF_W: data, outside its read-only-after-relocation part; PF_R:
+ * readable)?  A note is the file's word only: a site or a semaphore elsewhere is
+ * not touched, a global elsewhere not read directly.
  */
 static int in_segment(const struct scan *sc, uintptr_t addr, size_t len, unsigned int want)
 {
@@ -110,7 +117,7 @@ static int in_segment(const struct scan *sc, uintptr_t addr, size_t len, unsigne
 		if (ph->p_type == PT_LOAD && (ph->p_flags & want) == want && addr >= lo &&
 		    addr + len <= hi && addr + len > addr)
 			ok = 1;
-		if (ph->p_type == PT_GNU_RELRO && addr < hi && addr + len > lo)
+		if (ph->p_type == PT_GNU_RELRO && (want & PF_W) && addr < hi && addr + len > lo)
 			return 0;
 	}
 	return ok;
@@ -286,9 +293,16 @@ static void add_note(const struct ut_sdt_note *n, void *arg)
 	if (!(p = probe_alloc()))
 		return;
 	nargs = ut_sdt_args_parse(n->args, p->args, UT_SDT_ARGS_MAX);
-	for (int i = 0; i < nargs; i++)
-		if (p->args[i].has_sym && !(p->sym_addr[i] = sym_lookup(sc, p->args[i].sym)))
+	for (int i = 0; i < nargs; i++) {
+		const struct ut_sdt_arg *a = &p->args[i];
+
+		if (a->has_sym && !(p->sym_addr[i] = sym_lookup(sc, a->sym)))
 			nargs = -ENOENT;
+		else if (a->has_sym && a->index == UT_SDT_NOREG &&
+			 (a->reg == UT_SDT_NOREG || a->reg == UT_SDT_RIP))
+			p->direct[i] = in_segment(sc, p->sym_addr[i] + (uint64_t)a->disp, a->size,
+						  PF_R);
+	}
 	strcpy(p->system, n->provider);
 	strcpy(p->name, n->name);
 	p->nargs = nargs > 0 ? (uint32_t)nargs : 0;
@@ -347,34 +361,115 @@ int ut_sdt_scan(const char *path, const struct dl_phdr_info *info,
 
 /* ---- hitting -------------------------------------------------------------------------------- */
 
-/* n bytes at addr of this process, 0 or -EFAULT: process_vm_readv faults for us. */
+/*
+ * This file is built with -mgeneral-regs-only (Makefile: RT_GPR_SRC): sdt_fast
+ * runs with only the general registers saved (xol.S), so nothing here may use a
+ * vector or x87 register, nor call what does (libc's memcpy): copies of a size
+ * known only at run time go through copy_small().
+ */
+static void copy_small(void *dst, const void *src, size_t n)
+{
+	switch (n) {
+	case 1: __builtin_memcpy(dst, src, 1); break;
+	case 2: __builtin_memcpy(dst, src, 2); break;
+	case 4: __builtin_memcpy(dst, src, 4); break;
+	default: __builtin_memcpy(dst, src, 8); break;
+	}
+}
+
+/*
+ * Is [addr, addr + n) on the thread's own stack, between the caller's frame and
+ * the stack's top?  All of that is mapped (the stack tracer reads it the same
+ * way), the probed frame and its red zone included; the top is not known for a
+ * thread until sdt_hit or the stack tracer found it.
+ */
+static int on_own_stack(uint64_t addr, size_t n)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), top = ut_thr.stk_top;
+
+	return top && sp >= ut_thr.stk_lo && sp < top && addr >= sp && addr + n <= top &&
+	       addr + n > addr;
+}
+
+/* The fast path's reads: the stack directly, anything else -EAGAIN (sdt_hit then). */
+static int read_fast(uint64_t addr, void *buf, size_t n)
+{
+	if (!on_own_stack(addr, n))
+		return -EAGAIN;
+	copy_small(buf, (const void *)(uintptr_t)addr, n);
+	return 0;
+}
+
+/* A global the note names, checked at scan time to lie in the object's data. */
+static int read_static(uint64_t addr, void *buf, size_t n)
+{
+	copy_small(buf, (const void *)(uintptr_t)addr, n);
+	return 0;
+}
+
+/*
+ * sdt_hit's reads: the stack directly, other addresses with process_vm_readv() on
+ * the own process, which faults for us: 0, or -EFAULT (the value is then 0).
+ */
 static int read_mem(uint64_t addr, void *buf, size_t n)
 {
 	struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
-	long got = syscall(SYS_process_vm_readv, (pid_t)syscall(SYS_getpid), &local, 1UL, &remote,
-			   1UL, 0UL);
+	long got;
 
+	if (!read_fast(addr, buf, n))
+		return 0;
+	got = syscall(SYS_process_vm_readv, (pid_t)syscall(SYS_getpid), &local, 1UL, &remote, 1UL,
+		      0UL);
 	return got == (long)n ? 0 : -EFAULT;
+}
+
+/*
+ * Build p's record into buf (after UT_EVENT_HDR bytes) from regs, memory read
+ * with rd (globals the note names directly), and write it: 0, or 1 when rd could
+ * not read an operand or ut_event_write() answered 1 (fast only), nothing written.
+ */
+static int sdt_emit(struct ut_sdt_probe *p, const struct ut_xol_regs *regs,
+		    int (*rd)(uint64_t addr, void *buf, size_t n), int fast)
+{
+	unsigned long long buf[(UT_EVENT_HDR + SDT_REC_MAX + 7) / 8];
+	unsigned char *rec = (unsigned char *)buf + UT_EVENT_HDR;
+	const uint64_t *r = (const uint64_t *)regs;
+	int fault = 0;
+
+	__builtin_memcpy(rec + 8, &regs->rip, 8);
+	for (uint32_t i = 0; i < p->nargs; i++) {
+		uint64_t v = ut_sdt_fetch(&p->args[i], r, p->sym_addr[i],
+					  p->direct[i] ? read_static : rd, &fault);
+
+		if (fault && fast)
+			return 1;
+		copy_small(rec + p->fields[i + 1].offset, &v, p->args[i].size); /* little-endian */
+	}
+	return ut_event_write(&p->ev, buf, p->ev.size, fast);
+}
+
+/* xol's fast fn: no system call, no vector register; 1 sends the hit to sdt_hit. */
+static int sdt_fast(void *ctx, const struct ut_xol_regs *regs)
+{
+	struct ut_sdt_probe *p = ctx;
+
+	if (!(p->ev.mask[0] | p->ev.mask[1]))
+		return 0;
+	return sdt_emit(p, regs, read_fast, 1);
 }
 
 /* xol's fn: any thread, possibly in signal context; errno is kept. */
 static void sdt_hit(void *ctx, const struct ut_xol_regs *regs)
 {
 	struct ut_sdt_probe *p = ctx;
-	unsigned long long buf[(UT_EVENT_HDR + SDT_REC_MAX + 7) / 8];
-	unsigned char *rec = (unsigned char *)buf + UT_EVENT_HDR;
-	const uint64_t *r = (const uint64_t *)regs;
-	int saved = errno, fault = 0;
+	int saved = errno;
 
 	if (!(p->ev.mask[0] | p->ev.mask[1]))
 		return;
-	memcpy(rec + 8, &regs->rip, 8);
-	for (uint32_t i = 0; i < p->nargs; i++) {
-		uint64_t v = ut_sdt_fetch(&p->args[i], r, p->sym_addr[i], read_mem, &fault);
-
-		memcpy(rec + p->fields[i + 1].offset, &v, p->args[i].size); /* little-endian */
-	}
-	utrace_event_write(&p->ev, buf, p->ev.size);
+	/* outside any handler the thread is on its own stack: find its top once */
+	if (!ut_thr.stk_top && !ut_thr.sigdepth)
+		ut_stack_own((uintptr_t)__builtin_frame_address(0));
+	sdt_emit(p, regs, read_mem, 0);
 	errno = saved;
 }
 
@@ -389,7 +484,7 @@ void ut_sdt_set(struct ut_sdt_probe *p, int on)
 	int err;
 
 	if (on && !p->armed) {
-		err = ut_xol_arm(p->addr, p->lo, p->hi, sdt_hit, p, &p->x);
+		err = ut_xol_arm(p->addr, p->lo, p->hi, sdt_hit, sdt_fast, p, &p->x);
 		if (err) {
 			if (!p->said)
 				ut_note("SDT probe %s:%s at %#lx not armed (%s)", p->system,

@@ -131,10 +131,25 @@ static uintptr_t mapping_end(uintptr_t addr)
 	return 0;
 }
 
+/* The main thread's stack grows down to RLIMIT_STACK below its top (its mapping
+ * grows with it, so the mapping's start is no bound). */
+void ut_stack_own(uintptr_t sp)
+{
+	struct rlimit rl;
+	uintptr_t room = (uintptr_t)1 << 33, top;
+
+	if (ut_thr.stk_top)
+		return;
+	top = mapping_end(sp);
+	if (!getrlimit(RLIMIT_STACK, &rl) && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < room)
+		room = (uintptr_t)rl.rlim_cur;
+	ut_thr.stk_lo = top > room ? top - room : 0;
+	ut_thr.stk_top = top; /* last: sdt.c's fast path reads it from this thread's probes */
+}
+
 /*
  * The top of the stack sp is on and, in *lo, its lowest address; *alt: the
- * alternate signal stack.  The main thread's stack grows down to RLIMIT_STACK
- * below its top (its mapping grows with it, so the mapping's start is no bound).
+ * alternate signal stack.
  */
 static uintptr_t stack_top(uintptr_t sp, int *alt, uintptr_t *lo)
 {
@@ -146,16 +161,7 @@ static uintptr_t stack_top(uintptr_t sp, int *alt, uintptr_t *lo)
 		*lo = (uintptr_t)ss.ss_sp;
 		return (uintptr_t)ss.ss_sp + ss.ss_size;
 	}
-	if (!ut_thr.stk_top) {
-		struct rlimit rl;
-		uintptr_t room = (uintptr_t)1 << 33;
-
-		ut_thr.stk_top = mapping_end(sp);
-		if (!getrlimit(RLIMIT_STACK, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-		    rl.rlim_cur < room)
-			room = (uintptr_t)rl.rlim_cur;
-		ut_thr.stk_lo = ut_thr.stk_top > room ? ut_thr.stk_top - room : 0;
-	}
+	ut_stack_own(sp);
 	*lo = ut_thr.stk_lo;
 	return ut_thr.stk_top;
 }

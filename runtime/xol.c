@@ -7,8 +7,10 @@
  * instructions around addr (start <= addr < end):
  *
  *   copies of [start, addr)    relocated by insn.c; falls through into
- *   the probe's entry          ut_xol_entry (arch/x86_64/xol.S: saves every
- *                              register, calls the probe's fn, restores)
+ *   the probe's entry          ut_xol_entry (arch/x86_64/xol.S: saves the
+ *                              general registers, calls the probe's fast fn if
+ *                              it has one, else or when that asks, saves the
+ *                              vector state too and calls its fn; restores)
  *   copies of [addr, end)      then a jmp back to end
  *
  * A branch among the window's instructions goes to the copy of its target (one
@@ -80,9 +82,10 @@
 #define ANSWER_NS 200000000l /* (b): how long threads have to answer */
 
 struct ut_xol {
+	ut_xol_fast fast; /* first, then ctx: xol.S reads them */
+	void *ctx;
 	uintptr_t addr, lo, hi;
 	ut_xol_fn fn;
-	void *ctx;
 	uintptr_t slot;	 /* its code; 0: a free entry (never used, or forgotten) */
 	uintptr_t start; /* the window [start, start + disp) the slot stands for */
 	uint8_t mode;	 /* enum ut_xol_mode: int3 at addr, or jmp at start */
@@ -97,6 +100,8 @@ struct ut_xol {
 };
 
 void ut_xol_entry(void); /* xol.S */
+_Static_assert(offsetof(struct ut_xol, fast) == 0 && offsetof(struct ut_xol, ctx) == 8,
+	       "xol.S's XOL_FAST and XOL_CTX");
 void ut_xol_hit(struct ut_xol *x, const struct ut_xol_regs *regs);
 
 static struct ut_xol xols[XOL_MAX];
@@ -717,8 +722,8 @@ static int prepare(struct ut_xol *x, uintptr_t addr, uintptr_t lo, uintptr_t hi)
 	return err;
 }
 
-int ut_xol_arm(uintptr_t addr, uintptr_t lo, uintptr_t hi, ut_xol_fn fn, void *ctx,
-	       struct ut_xol **out)
+int ut_xol_arm(uintptr_t addr, uintptr_t lo, uintptr_t hi, ut_xol_fn fn, ut_xol_fast fast,
+	       void *ctx, struct ut_xol **out)
 {
 	struct ut_xol *x;
 	uint8_t b[JMP_LEN];
@@ -758,6 +763,7 @@ int ut_xol_arm(uintptr_t addr, uintptr_t lo, uintptr_t hi, ut_xol_fn fn, void *c
 	}
 	x->ctx = ctx;
 	__atomic_store_n(&x->fn, fn, __ATOMIC_RELEASE);
+	__atomic_store_n(&x->fast, fast, __ATOMIC_RELEASE);
 	__atomic_store_n(&x->mode, UT_XOL_TRAP, __ATOMIC_RELEASE);
 	memcpy(b, (const void *)addr, JMP_LEN);
 	b[0] = 0xcc;

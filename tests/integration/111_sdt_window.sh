@@ -45,8 +45,7 @@ int3s() {
 
 ut_mount
 traced "$P" list
-i=0
-while [ $i -lt 250 ] && ! grep -q '^ut_loop:mid$' "$T/available_events"; do sleep 0.02; i=$((i + 1)); done
+wait_listed_event ut_loop:mid
 expect_eq "both probes are listed" "ut_loop:guarded
 ut_loop:mid" "$(grep '^ut_loop:' "$T/available_events" | sort)"
 echo 1 > "$T/events/ut_loop/enable"

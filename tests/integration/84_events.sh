@@ -20,8 +20,12 @@ expect_eq "disabled: every site of the executable is a 5-byte NOP, before and af
 	"before 0f 0f
 after 0f 0f" "$out"
 expect_eq "disabled: no event in the trace" 0 "$(grep -c ': ints: \|: strs: \|: linked: ' "$T/trace")"
+# utracefs takes the announcements from its socket on its own time: wait for them
+# (at most 20 s), then check there are exactly three
+announced() { grep -c 'trace event ut_[a-z]*:[a-z]* has id' "$LOG"; }
+i=0; while [ "$(announced)" -lt 3 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 expect_eq "disabled: the definitions were announced (three objects' events, one id each)" 3 \
-	"$(grep -c 'trace event ut_[a-z]*:[a-z]* has id' "$LOG")"
+	"$(announced)"
 ut_umount || fail "unmount"
 
 # -- enabled: jumps, records with every field ----------------------------------------------------

@@ -159,7 +159,7 @@ else
 	expect_eq "utrace list -e 'libstdcxx:*' lists libstdc++'s probes once a C++ program ran" \
 		"libstdcxx:catch
 libstdcxx:rethrow
-libstdcxx:throw" "$(i=0; while [ $i -lt 500 ] && ! grep -q '^libstdcxx:throw$' "$T/available_events"; do sleep 0.02; i=$((i + 1)); done; "$UTRACE" list -e 'libstdcxx:*' | sort)"
+libstdcxx:throw" "$(wait_listed_event libstdcxx:throw 500; "$UTRACE" list -e 'libstdcxx:*' | sort)"
 	kill "$cxx" 2>/dev/null; wait "$cxx" 2>/dev/null
 	echo 'libstdcxx:throw libstdcxx:catch' > "$T/set_event"
 	out=$(traced "$PROGS/sdt_cxx")

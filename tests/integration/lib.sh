@@ -97,6 +97,14 @@ fake_sites() {
 
 # traced PROG ARGS...: run a program with the runtime preloaded.
 traced() { LD_PRELOAD=$LIBUTRACE "$@"; }
+# wait_listed_event SYSTEM:EVENT [TRIES]: until available_events lists it (TRIES * 20 ms, 250
+# unless given): utracefs enters a program's events as it reads the program's socket.
+wait_listed_event() {
+	i=0
+	while [ $i -lt "${2:-250}" ] && ! grep -qx "$1" "$T/available_events"; do
+		sleep 0.02; i=$((i + 1))
+	done
+}
 # start_driven PROG NAME FD: start the traced test program PROG (-l: it reads commands)
 # from the fifo $UT_TMP/NAME.in, held open on FD here, writing to $UT_TMP/NAME.out, and
 # wait until it has said its pid (answers are read with ask).

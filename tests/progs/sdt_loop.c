@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sdt_note.h"
 #include "xol_sdt.c" /* guarded_loop(), the probe ut_loop:guarded */
 
 unsigned short ut_loop_mid_semaphore __attribute__((section(".probes"), used));
@@ -49,19 +50,7 @@ __asm__(".text\n"
 	"1:	add $1, %rax\n"
 	"	ret\n"
 	".size mid_fn, . - mid_fn\n"
-	".pushsection .note.stapsdt,\"\",\"note\"\n"
-	".balign 4\n"
-	".4byte 992f-991f, 994f-993f, 3\n"
-	"991: .asciz \"stapsdt\"\n"
-	"992: .balign 4\n"
-	"993: .8byte 990b\n"
-	".8byte _.stapsdt.base\n"
-	".8byte ut_loop_mid_semaphore\n"
-	".asciz \"ut_loop\"\n"
-	".asciz \"mid\"\n"
-	".asciz \"8@%rdi\"\n"
-	"994: .balign 4\n"
-	".popsection\n");
+	SDT_NOTE("ut_loop", "mid", "8@%rdi", "", "ut_loop_mid_semaphore"));
 
 static uintptr_t bias;
 static const ElfW(Phdr) * phdr;

@@ -30,6 +30,7 @@
 #include <sys/sdt.h>
 #include <unistd.h>
 
+#include "sdt_note.h"
 #include "sdt_sites.h"
 
 void lib_sdt_fire(int v);
@@ -64,21 +65,10 @@ static __attribute__((noipa)) void fire_forms(const uint64_t *a, uint64_t idx)
 {
 	register long r8 __asm__("r8") = -9;
 
-	__asm__ volatile("990: nop\n"
-			 ".pushsection .note.stapsdt,\"\",\"note\"\n"
-			 ".balign 4\n"
-			 ".4byte 992f-991f, 994f-993f, 3\n"
-			 "991: .asciz \"stapsdt\"\n"
-			 "992: .balign 4\n"
-			 "993: .8byte 990b + 0x1000\n"
-			 ".8byte _.stapsdt.base + 0x1000\n"
-			 ".8byte 0\n"
-			 ".asciz \"ut_sdt\"\n"
-			 ".asciz \"forms\"\n"
-			 ".asciz \"8@(%%rsi,%%rdi,8) 8@-8(%%rsi,%%rdi,8) -2@%%cx 1@%%ah -4@%%r8d "
-			 "8@sdt_global(%%rip) -8@$-42 8@(%%rdx)\"\n"
-			 "994: .balign 4\n"
-			 ".popsection\n"
+	__asm__ volatile("990: nop\n" SDT_NOTE("ut_sdt", "forms",
+						"8@(%%rsi,%%rdi,8) 8@-8(%%rsi,%%rdi,8) -2@%%cx 1@%%ah "
+						"-4@%%r8d 8@sdt_global(%%rip) -8@$-42 8@(%%rdx)",
+						" + 0x1000", "0")
 			 :
 			 : "S"(a), "D"(idx), "c"(0xfff6L), "a"(0x7f00L), "r"(r8), "d"(16L)
 			 : "memory");

@@ -20,6 +20,21 @@
 	.size \name, . - \name
 	.endm
 
+	/* the registers the C ABI's callee keeps, for functions that set every one */
+	.macro PUSH_CALLEE
+	.irp r, rbx, rbp, r12, r13, r14, r15
+	push %\r
+	.cfi_adjust_cfa_offset 8
+	.endr
+	.endm
+
+	.macro POP_CALLEE
+	.irp r, r15, r14, r13, r12, rbp, rbx
+	pop %\r
+	.cfi_adjust_cfa_offset -8
+	.endr
+	.endm
+
 	/*
 	 * hidden: out of the dynamic symbol table, so that dladdr1() on a function
 	 * whose first instruction is a label finds the function (with its size), not
@@ -32,6 +47,10 @@
 	.endm
 
 	.bss
+	.globl xf_keep_in, xf_keep_out
+	.p2align 4
+xf_keep_in: .skip 384		/* rax..r15 (rsp unused), xmm0-15 */
+xf_keep_out: .skip 392		/* the same, then the flags */
 	.globl xf_rsp_seen, xf_ret_seen
 xf_rsp_seen: .quad 0	/* rsp just before xf_regs_at */
 xf_ret_seen: .quad 0	/* the return address xf_helper saw */
@@ -50,18 +69,7 @@ xf_table:
  * the flags survived); returns 0x1001.
  */
 FUNC xf_regs
-	push %rbx
-	.cfi_adjust_cfa_offset 8
-	push %rbp
-	.cfi_adjust_cfa_offset 8
-	push %r12
-	.cfi_adjust_cfa_offset 8
-	push %r13
-	.cfi_adjust_cfa_offset 8
-	push %r14
-	.cfi_adjust_cfa_offset 8
-	push %r15
-	.cfi_adjust_cfa_offset 8
+	PUSH_CALLEE
 	movq %rsp, xf_rsp_seen(%rip)
 	mov $0x1000, %rax
 	mov $0x2000, %rbx
@@ -82,18 +90,7 @@ FUNC xf_regs
 LABEL xf_regs_at
 	adc $0, %rax
 	add $0, %rbx			/* displaced too in JMP mode */
-	pop %r15
-	.cfi_adjust_cfa_offset -8
-	pop %r14
-	.cfi_adjust_cfa_offset -8
-	pop %r13
-	.cfi_adjust_cfa_offset -8
-	pop %r12
-	.cfi_adjust_cfa_offset -8
-	pop %rbp
-	.cfi_adjust_cfa_offset -8
-	pop %rbx
-	.cfi_adjust_cfa_offset -8
+	POP_CALLEE
 	ret
 END xf_regs
 
@@ -224,6 +221,82 @@ LABEL xf_mid_at
 1:	add $1, %rax
 	ret
 END xf_mid
+
+/*
+ * void xf_keep(void): rax..r15 but rsp hold xf_keep_in[0..15] and xmm0-15
+ * xf_keep_in[16..47] (two quads each), CF set, then xf_keep_at (a 1-byte nop: the
+ * probe); right after it every one of them, and the flags, go to xf_keep_out in
+ * the same order (struct ut_xol_regs' for the general ones), flags at [48].
+ */
+FUNC xf_keep
+	PUSH_CALLEE
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	movdqu xf_keep_in+128+16*\i(%rip), %xmm\i
+	.endr
+	movq xf_keep_in+0(%rip), %rax
+	movq xf_keep_in+8(%rip), %rbx
+	movq xf_keep_in+16(%rip), %rcx
+	movq xf_keep_in+24(%rip), %rdx
+	movq xf_keep_in+32(%rip), %rsi
+	movq xf_keep_in+40(%rip), %rdi
+	movq xf_keep_in+48(%rip), %rbp
+	movq xf_keep_in+64(%rip), %r8
+	movq xf_keep_in+72(%rip), %r9
+	movq xf_keep_in+80(%rip), %r10
+	movq xf_keep_in+88(%rip), %r11
+	movq xf_keep_in+96(%rip), %r12
+	movq xf_keep_in+104(%rip), %r13
+	movq xf_keep_in+112(%rip), %r14
+	movq xf_keep_in+120(%rip), %r15
+	stc
+LABEL xf_keep_at
+	nop
+	movq %rax, xf_keep_out+0(%rip)
+	pushfq
+	popq %rax
+	movq %rax, xf_keep_out+384(%rip)
+	movq %rbx, xf_keep_out+8(%rip)
+	movq %rcx, xf_keep_out+16(%rip)
+	movq %rdx, xf_keep_out+24(%rip)
+	movq %rsi, xf_keep_out+32(%rip)
+	movq %rdi, xf_keep_out+40(%rip)
+	movq %rbp, xf_keep_out+48(%rip)
+	movq %r8, xf_keep_out+64(%rip)
+	movq %r9, xf_keep_out+72(%rip)
+	movq %r10, xf_keep_out+80(%rip)
+	movq %r11, xf_keep_out+88(%rip)
+	movq %r12, xf_keep_out+96(%rip)
+	movq %r13, xf_keep_out+104(%rip)
+	movq %r14, xf_keep_out+112(%rip)
+	movq %r15, xf_keep_out+120(%rip)
+	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	movdqu %xmm\i, xf_keep_out+128+16*\i(%rip)
+	.endr
+	POP_CALLEE
+	ret
+END xf_keep
+
+/*
+ * int xf_fast_clobber(struct fast *ctx, const struct ut_xol_regs *regs): a
+ * probe's fast fn that counts the hit (ctx->hits), keeps regs->rip (ctx->rip),
+ * leaves every general register the C ABI lets it clobber changed, and answers
+ * ctx->answer.  No vector register: as the fast path requires.
+ */
+FUNC xf_fast_clobber
+	incq 8(%rdi)
+	movq 128(%rsi), %rax
+	movq %rax, 16(%rdi)
+	movl (%rdi), %eax
+	movq $-1, %rcx
+	movq $-2, %rdx
+	movq $-3, %rsi
+	movq $-4, %r8
+	movq $-5, %r9
+	movq $-6, %r10
+	movq $-7, %r11
+	movq $-8, %rdi
+	ret
+END xf_fast_clobber
 
 /* never called: an int3 that is not ours */
 FUNC xf_int3

@@ -33,8 +33,10 @@
 extern char xf_regs[], xf_regs_at[], xf_call[], xf_call_at[], xf_call_ret[], xf_rip[], xf_rip_at[],
     xf_jcc[], xf_jcc_at[], xf_loop[], xf_loop_at[], xf_loop_head[], xf_switch[], xf_switch_at[],
     xf_sys[], xf_sys_at[], xf_work[], xf_work_at[], xf_int3[], xf_sdt[], xf_sdt_at[], xf_mid[],
-    xf_mid_at[];
-extern uint64_t xf_rsp_seen, xf_ret_seen, xf_data;
+    xf_mid_at[], xf_keep[], xf_keep_at[];
+extern uint64_t xf_rsp_seen, xf_ret_seen, xf_data, xf_keep_in[48], xf_keep_out[49];
+void xf_keep_fn(void) __asm__("xf_keep");
+int xf_fast_clobber(void *ctx, const struct ut_xol_regs *regs);
 long xf_regs_fn(void) __asm__("xf_regs");
 long xf_call_fn(long) __asm__("xf_call");
 long xf_rip_fn(long) __asm__("xf_rip");
@@ -108,8 +110,8 @@ static void *first_insn(void *f)
 }
 
 /* Arm at `at` in the function fn (bounded: with its bounds) with handler(ctx). */
-static int arm_with(void *at, void *fn, int bounded, ut_xol_fn handler, void *ctx,
-		    struct ut_xol **x)
+static int arm_with(void *at, void *fn, int bounded, ut_xol_fn handler, ut_xol_fast fast,
+		    void *ctx, struct ut_xol **x)
 {
 	uintptr_t lo = 0, hi = 0;
 	int err;
@@ -117,14 +119,14 @@ static int arm_with(void *at, void *fn, int bounded, ut_xol_fn handler, void *ct
 	if (bounded)
 		bounds(fn, &lo, &hi);
 	pthread_mutex_lock(&ut_rt_lock);
-	err = ut_xol_arm((uintptr_t)at, lo, hi, handler, ctx, x);
+	err = ut_xol_arm((uintptr_t)at, lo, hi, handler, fast, ctx, x);
 	pthread_mutex_unlock(&ut_rt_lock);
 	return err;
 }
 
 static int arm(void *at, void *fn, int bounded, struct hit *h, struct ut_xol **x)
 {
-	return arm_with(at, fn, bounded, on_hit, h, x);
+	return arm_with(at, fn, bounded, on_hit, NULL, h, x);
 }
 
 static int disarm(struct ut_xol *x)
@@ -156,16 +158,17 @@ static void expect_mode(struct ut_xol *x, int want)
  * that did not answer in time (the runtime's control thread, preempted on a busy
  * machine) left the probe in TRAP mode: the verdict must not depend on scheduling.
  */
-static int arm_mode_with(void *at, void *fn, ut_xol_fn handler, void *ctx, struct ut_xol **x,
+static int arm_mode_with(void *at, void *fn, ut_xol_fn handler, ut_xol_fast fast, void *ctx,
+			 struct ut_xol **x,
 			 int want)
 {
-	int err = arm_with(at, fn, 1, handler, ctx, x);
+	int err = arm_with(at, fn, 1, handler, fast, ctx, x);
 
 	for (int i = 0;
 	     !err && want == UT_XOL_JMP && !force_trap && i < 20 && ut_xol_mode(*x) == UT_XOL_TRAP;
 	     i++) {
 		disarm(*x);
-		err = arm_with(at, fn, 1, handler, ctx, x);
+		err = arm_with(at, fn, 1, handler, fast, ctx, x);
 	}
 	if (!err && want >= 0)
 		expect_mode(*x, want);
@@ -174,7 +177,7 @@ static int arm_mode_with(void *at, void *fn, ut_xol_fn handler, void *ctx, struc
 
 static int arm_mode(void *at, void *fn, struct hit *h, struct ut_xol **x, int want)
 {
-	return arm_mode_with(at, fn, on_hit, h, x, want);
+	return arm_mode_with(at, fn, on_hit, NULL, h, x, want);
 }
 
 /*
@@ -311,6 +314,60 @@ void case_regs(void)
 	      h.nbt, in_fn, in_caller);
 	CHECK(disarm(x) == 0, "disarm");
 	printf("ok regs\n");
+}
+
+/*
+ * A probe with a fast fn (xf_fast_clobber, which changes every general register
+ * the C ABI lets it): every general register, xmm0-15 and the flags as they were
+ * after the hit; fn runs only when the fast fn answers 1, and then sees the
+ * registers the program had.
+ */
+struct fast {
+	int answer; /* what xf_fast_clobber answers: 0 done, 1 call fn too */
+	long hits;
+	uint64_t rip;
+	struct hit h; /* fn's */
+};
+
+static void on_fast_fn(void *ctx, const struct ut_xol_regs *r)
+{
+	on_hit(&((struct fast *)ctx)->h, r);
+}
+
+static void case_fast(void)
+{
+	for (int answer = 0; answer < 2; answer++) {
+		struct fast f = {.answer = answer};
+		const struct hit *h = &f.h;
+		struct ut_xol *x;
+
+		for (int i = 0; i < 48; i++)
+			xf_keep_in[i] = 0x0101010101010101ull * (uint64_t)(i + 1) ^ 0x8000000000000000ull;
+		CHECK(arm_mode_with(xf_keep_at, xf_keep, on_fast_fn, xf_fast_clobber, &f, &x,
+				    UT_XOL_JMP) == 0,
+		      "arm");
+		for (int r = 0; r < 3; r++) {
+			memset(xf_keep_out, 0, sizeof(uint64_t) * 49);
+			xf_keep_fn();
+			for (int i = 0; i < 48; i++)
+				CHECK(i == 7 || xf_keep_out[i] == xf_keep_in[i],
+				      "answer %d: %s %d: %#lx, want %#lx", answer,
+				      i < 16 ? "register" : "xmm quad", i < 16 ? i : i - 16,
+				      (long)xf_keep_out[i], (long)xf_keep_in[i]);
+			CHECK(xf_keep_out[48] & 1, "answer %d: CF lost (flags %#lx)", answer,
+			      (long)xf_keep_out[48]);
+			CHECK(!(xf_keep_out[48] & 0x400), "answer %d: DF set", answer);
+		}
+		CHECK(f.hits == 3 && f.rip == (uintptr_t)xf_keep_at, "answer %d: %ld fast hits, rip %#lx",
+		      answer, f.hits, (long)f.rip);
+		CHECK(h->n == (answer ? 3 : 0), "answer %d: fn ran %ld times", answer, h->n);
+		for (int i = 0; answer && i < 16; i++)
+			CHECK(i == 7 || (&h->last.rax)[i] == xf_keep_in[i], "fn's register %d: %#lx", i,
+			      (long)(&h->last.rax)[i]);
+		printf("fast, answer %d: %s\n", answer, mode_name(ut_xol_mode(x)));
+		CHECK(disarm(x) == 0, "disarm");
+	}
+	printf("ok fast\n");
 }
 
 static void case_call(void)
@@ -493,7 +550,7 @@ static void case_sdt(void)
 	if (!at)
 		return;
 	memcpy(before, (void *)at, sizeof(before));
-	CHECK(arm_mode_with((void *)at, (void *)guarded_loop, on_sdt, &h, &x, UT_XOL_JMP) == 0,
+	CHECK(arm_mode_with((void *)at, (void *)guarded_loop, on_sdt, NULL, &h, &x, UT_XOL_JMP) == 0,
 	      "arm");
 	ut_loop_guarded_semaphore = 1;
 	traps = ut_xol_traps();
@@ -679,7 +736,7 @@ int main(int argc, char **argv)
 	} cases[] = {
 	    {"regs", case_regs}, {"call", case_call},	    {"simple", case_simple},
 	    {"api", case_api},	 {"threads", case_threads}, {"blocked", case_blocked},
-	    {"sdt", case_sdt},	 {"cost", case_cost},
+	    {"sdt", case_sdt},	 {"cost", case_cost},	    {"fast", case_fast},
 	};
 	const char *e = getenv("UTRACE_TEST_XOL");
 

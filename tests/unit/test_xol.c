@@ -28,7 +28,10 @@
  *  - blocked: a thread that blocks SIGTRAP never answers: the probe stays TRAP;
  *  - sdt: a semaphore-guarded STAP_PROBE3 in a loop, as gcc -O2 builds it, found
  *    by its note: JMP mode, no SIGTRAP, every hit with its three arguments right;
- *    with the semaphore at 0, no hit and the loop's result unchanged.
+ *    with the semaphore at 0, no hit and the loop's result unchanged;
+ *  - fast: a probe with a fast fn that changes every general register the C ABI
+ *    lets it: all sixteen general registers, xmm0-15 and the flags as they were,
+ *    the fast fn called each hit, fn only when it answers 1 (the registers right).
  */
 #include <libgen.h>
 #include <limits.h>
@@ -78,6 +81,7 @@ CASE(api)
 CASE(threads)
 CASE(blocked)
 CASE(sdt)
+CASE(fast)
 
 int main(void)
 {
@@ -86,7 +90,7 @@ int main(void)
 	    cmocka_unit_test(test_regs),    cmocka_unit_test(test_call),
 	    cmocka_unit_test(test_simple),  cmocka_unit_test(test_api),
 	    cmocka_unit_test(test_threads), cmocka_unit_test(test_blocked),
-	    cmocka_unit_test(test_sdt),
+	    cmocka_unit_test(test_sdt),	    cmocka_unit_test(test_fast),
 	};
 
 	/* this binary is BUILD/tests/test_xol, the program BUILD/tests/progs/xol_prog */

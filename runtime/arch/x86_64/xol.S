@@ -23,10 +23,16 @@
  * program's rsp is rsp + 152.  The entry pushes the flags (nothing between addr and
  * here changes them), addr again and the general registers, so that the frame reads
  * as struct ut_xol_regs (rax at the lowest address, then rbx ... r15, rip,
- * flags), fills in the program's rsp, saves the whole vector and x87 state
- * (fpsave.h: addr may be anywhere, even amid x87 code), and calls
- * ut_xol_hit(site, regs); then it restores everything and `ret $144` returns
- * into the copy with the program's own rsp.
+ * flags) and fills in the program's rsp.  Then, for a probe that has a fast
+ * function (site->fast: an SDT probe's, built to touch no vector or x87 register,
+ * -mgeneral-regs-only), it calls fast(ctx, regs) on a 16-byte aligned stack and
+ * nothing more: the C ABI's callee keeps rbx, rbp, r12-r15, and every other
+ * general register is restored from the frame.  Only when fast() answers non-zero
+ * (it needs what it may not do: a system call, libc) does it go on as a probe
+ * without one does at once: save the whole vector and x87 state (fpsave.h: addr
+ * may be anywhere, even amid x87 code) and call ut_xol_hit(site, regs).  Then it
+ * restores everything and `ret $144` returns into the copy with the program's own
+ * rsp.
  *
  * CFI: the frame is described as a signal frame whose CFA is the program's rsp
  * and whose return address is addr (at CFA - 144), so an unwinder started in the
@@ -41,6 +47,8 @@
 #define GPRS 128	/* rax ... r15 */
 #define REGS_RSP 56	/* offsetof(struct ut_xol_regs, rsp) */
 #define CFA0 (RED + SLOT_PUSHED)
+#define XOL_FAST 0	/* offsetof(struct ut_xol, fast) */
+#define XOL_CTX 8	/* offsetof(struct ut_xol, ctx) */
 
 	.text
 	.globl ut_xol_entry
@@ -75,14 +83,28 @@ ut_xol_entry:
 	PUSH %rax
 	leaq GPRS + 16 + CFA0(%rsp), %rax
 	movq %rax, REGS_RSP(%rsp)		/* the program's rsp */
-	movq GPRS + 16 + 16(%rsp), %rdi		/* the site */
-	movq %rsp, %rsi				/* the registers */
 	cld					/* the C ABI's direction flag */
+	movq GPRS + 16 + 16(%rsp), %rdi		/* the site */
+	movq XOL_FAST(%rdi), %rax
+	testq %rax, %rax
+	jz 1f
+	movq XOL_CTX(%rdi), %rdi
+	movq %rsp, %rsi				/* the registers */
+	movq %rsp, %rbx				/* saved in the frame */
+	.cfi_def_cfa_register %rbx
+	andq $-16, %rsp
+	call *%rax
+	movq %rbx, %rsp
+	.cfi_def_cfa_register %rsp
+	testl %eax, %eax
+	jz 2f					/* done: no vector state was touched */
+	movq GPRS + 16 + 16(%rsp), %rdi
+1:	movq %rsp, %rsi				/* the registers */
 	SAVE_FP 1, 1				/* x87 too (1) */
 	fninit					/* C expects an empty x87 stack */
 	call ut_xol_hit
 	RESTORE_FP 1, 0, 1
-	POP %rax
+2:	POP %rax
 	POP %rbx
 	POP %rcx
 	POP %rdx
