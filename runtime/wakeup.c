@@ -46,7 +46,6 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <semaphore.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -300,7 +299,8 @@ static sem_fn real_sem_post, real_sem_wait, real_sem_trywait;
 static sem_timed_fn real_sem_timedwait;
 static sem_clock_fn real_sem_clockwait;
 typedef long (*syscall_fn)(long, ...);
-static syscall_fn real_syscall;
+/* libc's syscall(), which syscall.S jumps to (it reads the pointer itself) */
+syscall_fn ut_syscall_real;
 
 void ut_wake_resolve(void)
 {
@@ -311,7 +311,7 @@ void ut_wake_resolve(void)
 	real_sem_trywait = (sem_fn)ut_real("sem_trywait");
 	real_sem_timedwait = (sem_timed_fn)ut_real("sem_timedwait");
 	real_sem_clockwait = (sem_clock_fn)ut_real("sem_clockwait");
-	real_syscall = (syscall_fn)ut_real("syscall");
+	ut_syscall_real = (syscall_fn)ut_real("syscall");
 }
 
 /* A call before the constructor resolved its pointer (another library's constructor). */
@@ -417,26 +417,33 @@ UT_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timespec *ts
 }
 
 /*
- * The futex system call made through syscall(): FUTEX_WAIT and FUTEX_WAIT_BITSET
- * are a wakee's wait on the futex word's address, FUTEX_WAKE and FUTEX_WAKE_BITSET
- * a waker's wake of one waiter (val 1) or of all (more).  Every other call, and
- * every call while no latency tracer counts wakes, goes straight on: the six
- * argument words read from the variadic list, one test.  The runtime's own futex
- * calls (its code range, its own work) are not seen.
+ * The futex system call made through syscall() (arch/x86_64/syscall.S jumps here
+ * only for SYS_futex while a latency tracer counts wakes; every other call goes
+ * to libc's without a frame of ours): FUTEX_WAIT and FUTEX_WAIT_BITSET are a
+ * wakee's wait on the futex word's address, FUTEX_WAKE and FUTEX_WAKE_BITSET a
+ * waker's wake of one waiter (val 1) or of all (more).  The six argument words
+ * are the registers and the stack word the program passed, used or not, as
+ * libc's syscall() reads them.  The runtime's own futex calls (its code range,
+ * its own work) are not seen.
  */
-static long __attribute__((noinline)) futex_slow(const long *a, uintptr_t ret)
+long ut_syscall_futex(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+long ut_syscall_unresolved(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+
+long __attribute__((noinline)) ut_syscall_futex(long nr, long a0, long a1, long a2, long a3,
+						 long a4, long a5)
 {
-	int op = (int)a[1] & FUTEX_CMD_MASK, waiting = 0, saved;
+	uintptr_t ret = (uintptr_t)__builtin_return_address(0);
+	int op = (int)a1 & FUTEX_CMD_MASK, waiting = 0, saved;
 	struct ut_wake_wait w;
 	long r;
 
 	if (ut_wake_mode && ut_lat_is_program(ret)) {
 		if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
-			ut_wake_signal((const void *)a[0], a[2] > 1, (uintptr_t)syscall, ret);
+			ut_wake_signal((const void *)a0, a2 > 1, (uintptr_t)syscall, ret);
 		else if (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET)
-			waiting = ut_wake_begin(&w, (const void *)a[0]);
+			waiting = ut_wake_begin(&w, (const void *)a0);
 	}
-	r = real_syscall(SYS_futex, a[0], a[1], a[2], a[3], a[4], a[5]);
+	r = ut_syscall_unresolved(nr, a0, a1, a2, a3, a4, a5);
 	if (waiting) {
 		saved = errno;
 		ut_wake_end(&w, r == 0, (uintptr_t)syscall, ret);
@@ -445,18 +452,10 @@ static long __attribute__((noinline)) futex_slow(const long *a, uintptr_t ret)
 	return r;
 }
 
-UT_EXPORT long syscall(long nr, ...)
+/* A call before the constructor resolved libc's syscall() (another library's constructor). */
+long ut_syscall_unresolved(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {
-	long a[6];
-	va_list ap;
-
-	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long); /* as the kernel's ABI: six words, used or not */
-	va_end(ap);
-	if (__builtin_expect(!real_syscall, 0))
-		real_syscall = (syscall_fn)ut_real("syscall");
-	if (__builtin_expect(ut_lat_wraps, 0) && nr == SYS_futex)
-		return futex_slow(a, (uintptr_t)__builtin_return_address(0));
-	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (__builtin_expect(!ut_syscall_real, 0))
+		ut_syscall_real = (syscall_fn)ut_real("syscall");
+	return ut_syscall_real(nr, a0, a1, a2, a3, a4, a5);
 }
