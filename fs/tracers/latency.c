@@ -28,6 +28,7 @@
  * acts on the top's control page (an instance's latency tracer is EBUSY).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <linux/futex.h>
 #include <limits.h>
 #include <pthread.h>
@@ -155,10 +156,13 @@ int tfs_lat_msg(pid_t pid, const void *buf)
 	struct tfs_instance *inst = &tfs_top;
 	const struct tracer *t = __atomic_load_n(&inst->tracer, __ATOMIC_ACQUIRE);
 	struct tfs_lat_max m = {0};
+	char task[64];
 
 	if (r->tid <= 0 || r->start_tsc > r->end_tsc || r->end_tsc > r->last_tsc)
 		return -EPROTO;
-	if (t && t->use_max_tr) {
+	/* a thread of the sender's only: another process's would show in its name */
+	snprintf(task, sizeof(task), "/proc/%d/task/%d", (int)pid, (int)r->tid);
+	if (t && t->use_max_tr && !access(task, F_OK)) {
 		uint64_t s = tfs_clock_ns(TFS_CLOCK_MONO, r->start_tsc);
 		uint64_t e = tfs_clock_ns(TFS_CLOCK_MONO, r->end_tsc);
 
@@ -179,7 +183,6 @@ int tfs_lat_msg(pid_t pid, const void *buf)
 		m.only_task = !(r->flags & UT_LATF_ALL_TASKS);
 		tfs_lat_update_max(inst, &m);
 	}
-	(void)pid;
 	report_done(inst, r->tid);
 	return 0;
 }

@@ -117,6 +117,18 @@ expect_eq "silent: a connection that never says HELLO is closed" "silent closed
 end" "$out"
 check "silent"
 
+# -- a latency report that names another process's thread -----------------------------
+# it must not become the maximum: its trace would show the other process's events
+if grep -qw irqsoff "$T/available_tracers"; then
+	echo irqsoff > "$T/current_tracer"
+	sleep 60 & victim=$!
+	out=$("$H" "$S" latency $victim 2>&1)
+	expect_match "latency: the report is taken" "latency (open|closed)" "$out"
+	expect_eq "latency: another process's thread is no maximum" 0 "$(cat "$T/tracing_max_latency")"
+	kill $victim; wait $victim 2>/dev/null
+	echo nop > "$T/current_tracer"
+fi
+
 exec 7>&-
 echo nop > "$T/current_tracer"
 ut_umount

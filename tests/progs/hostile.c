@@ -20,6 +20,9 @@
  *                             prints "kept K", the registrations utracefs kept
  *   hostile SOCKET silent     connect and say nothing: prints "silent closed" when
  *                             utracefs closed the connection (within 10 s)
+ *   hostile SOCKET latency TID  a latency tracer's report (UT_MSG_LATENCY) of a
+ *                             10 ms section of thread TID, which is not ours:
+ *                             prints "latency open" or "latency closed"
  *   hostile SOCKET events     trace event announcements (UT_MSG_EVENT, ut_event.h):
  *                             malformed definitions and garbage on one connection
  *                             ("bad open", "garbage open": refused, the connection
@@ -587,6 +590,18 @@ static void do_events(void)
 	verdict("oversize", fd);
 }
 
+static void do_latency(int tid)
+{
+	struct ut_msg_latency m = {.h = {UT_MSG_LATENCY, sizeof(m)}};
+	int fd = registered();
+
+	m.tid = tid;
+	m.start_tsc = 1000;
+	m.end_tsc = m.last_tsc = 1000 + 30000000ull; /* 10 ms at 3 GHz: the longest yet */
+	send_raw(fd, &m, sizeof(m));
+	verdict("latency", fd);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -612,6 +627,8 @@ int main(int argc, char **argv)
 		do_silent();
 	else if (!strcmp(argv[2], "events"))
 		do_events();
+	else if (!strcmp(argv[2], "latency") && argc > 3)
+		do_latency(atoi(argv[3]));
 	else
 		return 2;
 	printf("end\n");
