@@ -23,6 +23,7 @@
 #include "printk_fmt.h"
 #include "settings.h"
 #include "tracers/tracers.h"
+#include "top_fixture.h"
 
 /* A function to trace: its address is known, its name is in .symtab. */
 __attribute__((noinline, used)) int out_anchor(int x)
@@ -34,24 +35,9 @@ __attribute__((noinline, used)) int out_caller(int x)
 	return out_anchor(x) + 2;
 }
 
-static struct tfs_buf b;
-
-static void opt(enum tfs_opt o, bool on)
-{
-	if (on)
-		tfs_top.opts |= 1ull << o;
-	else
-		tfs_top.opts &= ~(1ull << o);
-}
-
 static int setup(void **state)
 {
-	tfs.nr_cpus = 2;
-	tfs_top.clock = TFS_CLOCK_LOCAL;
-	tfs_top.tracer = &tfs_nop_tracer;
-	tfs_opts_init(&tfs_top, true); /* the top's boot options, every tracer's defaults */
-	tfs_buf_reset(&b);
-	return 0;
+	return top_setup(&tfs_nop_tracer);
 }
 
 /*

@@ -22,25 +22,11 @@
 #include "settings.h"
 #include "tracers/sampling.h"
 #include "tracers/tracers.h"
-
-static struct tfs_buf b;
-
-static void opt(enum tfs_opt o, bool on)
-{
-	if (on)
-		tfs_top.opts |= 1ull << o;
-	else
-		tfs_top.opts &= ~(1ull << o);
-}
+#include "top_fixture.h"
 
 static int setup(void **state)
 {
-	tfs.nr_cpus = 2;
-	tfs_top.clock = TFS_CLOCK_LOCAL;
-	tfs_top.tracer = &tfs_hwlat_tracer;
-	tfs_opts_init(&tfs_top, true);
-	tfs_buf_reset(&b);
-	return 0;
+	return top_setup(&tfs_hwlat_tracer);
 }
 
 static const char *line(const struct ut_ev *ev)
